@@ -1,0 +1,327 @@
+// bloomkit/bloom_filter.hpp — Bloom filters: "definitely not in the set" or "probably in it",
+// in a fraction of the memory of the set itself (Bloom 1970).
+//
+// One implementation, three layouts (a policy decides where a key's bits go):
+//
+//   block_bloom_filter        k bits in one 512-bit block: one cache line per key (the default,
+//                             also spelled bloom_filter)
+//   classic_bloom_filter      k bits anywhere: the fewest bits for a given FPR
+//   split_block_bloom_filter  the Apache Parquet split-block filter, bit for bit
+//
+// Every key is hashed once (hash.hpp); its probes are derived from that one digest. Filters are
+// sized from (expected keys, target FPR) with the exact model of their layout (sizing.hpp), so
+// the FPR measured at the expected count meets the target; or built from an explicit geometry.
+//
+// Thread safety. A filter is a value type with the usual rules: any number of threads may call
+// const members at once; a mutating member needs exclusive access. The one exception is the
+// concurrent mode: any number of threads may call insert(..., concurrent) and
+// contains(..., concurrent) on the same filter at once (words are set with atomic OR and read
+// with atomic loads). A key whose insert returned before a query began (and happens-before it,
+// e.g. the inserting thread was joined) is always found; a key inserted during the query may
+// or may not be. Nothing else may run on the filter meanwhile. insert's "was new" answer, and
+// inserted_count(), can count a key twice when two threads insert it at the same moment.
+#pragma once
+
+#include <algorithm>
+#include <atomic>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <iterator>
+#include <optional>
+#include <ranges>
+#include <span>
+#include <string>
+
+#include "bloomkit/detail/block_layout.hpp"
+#include "bloomkit/detail/bulk_pipeline.hpp"
+#include "bloomkit/detail/classic_layout.hpp"
+#include "bloomkit/detail/split_block_layout.hpp"
+#include "bloomkit/detail/word_access.hpp"
+#include "bloomkit/detail/word_storage.hpp"
+#include "bloomkit/error.hpp"
+#include "bloomkit/hash.hpp"
+#include "bloomkit/sizing.hpp"
+
+namespace bloomkit {
+
+/// Tag selecting the thread-safe flavour of insert and contains.
+struct concurrent_t {
+    explicit concurrent_t() = default;
+};
+inline constexpr concurrent_t concurrent{};
+
+/// How a filter hashes. Keep the defaults for reproducible files; pass random_seed() (or a
+/// secret) when an adversary chooses the keys.
+struct filter_options {
+    std::uint64_t seed = default_seed;
+    /// Defaults to the layout's own: XXH3-128, or XXH64 for split block (as Parquet requires).
+    std::optional<hash_algorithm> hash{};
+};
+
+namespace detail {
+struct bloom_file_access;
+}
+
+template <class Layout>
+class basic_bloom_filter {
+public:
+    using layout_type = Layout;
+    using word_type = typename Layout::word_type;
+    using size_type = std::uint64_t;
+
+    /// A filter sized so that its FPR, once it holds `expected_keys` keys, is at most `fpp`.
+    /// Throws invalid_argument for expected_keys = 0 or fpp outside (0, 1).
+    basic_bloom_filter(size_type expected_keys, double fpp, filter_options options = {})
+        : basic_bloom_filter(plan_bloom(Layout::id, static_cast<double>(expected_keys), fpp).geometry, options) {
+        expected_keys_ = expected_keys;
+        target_fpp_ = fpp;
+    }
+
+    /// A filter of exactly `geometry.bits` bits (rounded up to whole blocks) and
+    /// `geometry.hashes` probes per key.
+    explicit basic_bloom_filter(bloom_geometry geometry, filter_options options = {})
+        : layout_(bloom_geometry{round_bits(Layout::id, geometry.bits), geometry.hashes}),
+          hasher_(options.hash.value_or(Layout::default_hash), options.seed),
+          words_(layout_.word_count()) {}
+
+    // --- Single keys -------------------------------------------------------------------------
+
+    /// Adds a key. Returns true if the key was new: at least one of its bits was clear (false
+    /// means the filter already answered "maybe" for it).
+    template <hashable_key Key>
+    bool insert(const Key& key) {
+        return insert_one<detail::plain_access>(hasher_(key));
+    }
+    template <hashable_key Key>
+    bool insert(const Key& key, concurrent_t) {
+        return insert_one<detail::atomic_access>(hasher_(key));
+    }
+
+    /// False: the key was never inserted. True: it probably was (or is a false positive).
+    template <hashable_key Key>
+    [[nodiscard]] bool contains(const Key& key) const {
+        return contains_digest<detail::plain_access>(hasher_(key));
+    }
+    template <hashable_key Key>
+    [[nodiscard]] bool contains(const Key& key, concurrent_t) const {
+        return contains_digest<detail::atomic_access>(hasher_(key));
+    }
+
+    // --- Bulk: pipelined (hash a batch, prefetch, then touch memory) -------------------------
+
+    /// Inserts every key of [first, last); returns how many were new.
+    template <std::forward_iterator It, std::sentinel_for<It> Sentinel>
+        requires hashable_key<std::iter_value_t<It>>
+    size_type insert(It first, Sentinel last) {
+        return insert_many<detail::plain_access>(first, last);
+    }
+    template <std::forward_iterator It, std::sentinel_for<It> Sentinel>
+        requires hashable_key<std::iter_value_t<It>>
+    size_type insert(It first, Sentinel last, concurrent_t) {
+        return insert_many<detail::atomic_access>(first, last);
+    }
+
+    /// Inserts every key of a range; returns how many were new.
+    template <std::ranges::forward_range Range>
+        requires hashable_key<std::ranges::range_value_t<Range>>
+    size_type insert_range(Range&& keys) {
+        return insert(std::ranges::begin(keys), std::ranges::end(keys));
+    }
+
+    /// Writes contains(key) for every key of [first, last) to `out`, in order; returns the
+    /// output iterator past the last answer.
+    template <std::forward_iterator It, std::sentinel_for<It> Sentinel, std::output_iterator<bool> Out>
+        requires hashable_key<std::iter_value_t<It>>
+    Out contains(It first, Sentinel last, Out out) const {
+        return contains_many<detail::plain_access>(first, last, out);
+    }
+    template <std::forward_iterator It, std::sentinel_for<It> Sentinel, std::output_iterator<bool> Out>
+        requires hashable_key<std::iter_value_t<It>>
+    Out contains(It first, Sentinel last, Out out, concurrent_t) const {
+        return contains_many<detail::atomic_access>(first, last, out);
+    }
+
+    /// How many keys of [first, last) the filter may contain.
+    template <std::forward_iterator It, std::sentinel_for<It> Sentinel>
+        requires hashable_key<std::iter_value_t<It>>
+    [[nodiscard]] size_type count_contained(It first, Sentinel last) const {
+        size_type found = 0;
+        pipeline(first, last, [&](const auto& probe) {
+            found += layout_.template test<detail::plain_access>(words_.data(), probe) ? 1 : 0;
+        });
+        return found;
+    }
+
+    // --- Whole-filter operations -------------------------------------------------------------
+
+    /// Forgets every key.
+    void clear() {
+        word_type* words = words_.mutable_data();
+        std::fill_n(words, words_.size(), word_type{0});
+        inserted_ = 0;
+    }
+
+    /// Union: afterwards the filter answers "maybe" for every key either filter held, exactly
+    /// as if all of them had been inserted into it. Throws incompatible_filters unless both
+    /// have the same geometry, hash algorithm and seed.
+    basic_bloom_filter& operator|=(const basic_bloom_filter& other) {
+        combine(other, "union", [](word_type a, word_type b) { return a | b; });
+        inserted_ += other.inserted_;
+        return *this;
+    }
+
+    /// Intersection: keeps the bits set in both. Every key inserted into both filters is still
+    /// found; the FPR is at most that of either filter (and may exceed that of a filter built
+    /// from the true intersection). Throws incompatible_filters like operator|=.
+    basic_bloom_filter& operator&=(const basic_bloom_filter& other) {
+        combine(other, "intersection", [](word_type a, word_type b) { return a & b; });
+        const double estimate = approximate_count();
+        inserted_ = std::isfinite(estimate) ? static_cast<size_type>(std::llround(estimate)) : inserted_;
+        return *this;
+    }
+
+    friend basic_bloom_filter operator|(basic_bloom_filter a, const basic_bloom_filter& b) { return a |= b; }
+    friend basic_bloom_filter operator&(basic_bloom_filter a, const basic_bloom_filter& b) { return a &= b; }
+
+    /// Same geometry, hashing and bits. (Metadata such as expected_keys is not compared.)
+    friend bool operator==(const basic_bloom_filter& a, const basic_bloom_filter& b) noexcept {
+        return a.compatible_with(b) && std::equal(a.words().begin(), a.words().end(), b.words().begin());
+    }
+
+    /// Whether `other` has the same geometry, hash algorithm and seed, so the two combine.
+    [[nodiscard]] bool compatible_with(const basic_bloom_filter& other) const noexcept {
+        return geometry() == other.geometry() && hasher_ == other.hasher_;
+    }
+
+    // --- Observers ---------------------------------------------------------------------------
+
+    [[nodiscard]] static constexpr bloom_layout layout() noexcept { return Layout::id; }
+    [[nodiscard]] bloom_geometry geometry() const noexcept { return layout_.geometry(); }
+    [[nodiscard]] size_type bit_count() const noexcept { return geometry().bits; }
+    [[nodiscard]] std::uint32_t hash_count() const noexcept { return geometry().hashes; }
+    [[nodiscard]] size_type size_in_bytes() const noexcept { return words_.size() * sizeof(word_type); }
+    [[nodiscard]] const hasher& hash_function() const noexcept { return hasher_; }
+
+    /// The n and p the filter was sized for; 0 when it was built from an explicit geometry.
+    [[nodiscard]] size_type expected_keys() const noexcept { return expected_keys_; }
+    [[nodiscard]] double target_fpp() const noexcept { return target_fpp_; }
+
+    /// How many inserts reported a new key (summed over unions). Duplicates are not counted,
+    /// and neither are keys that were false positives when inserted.
+    [[nodiscard]] size_type inserted_count() const noexcept { return inserted_; }
+
+    /// Number of bits set (one pass over the words).
+    [[nodiscard]] size_type set_bit_count() const noexcept {
+        size_type set = 0;
+        for (const word_type word : words()) set += static_cast<size_type>(std::popcount(word));
+        return set;
+    }
+
+    /// Keys the filter holds, estimated from its fill (sizing.hpp); +infinity when every bit
+    /// is set. Unlike inserted_count() it survives intersection and counts keys inserted by
+    /// other programs into a loaded file. O(m).
+    [[nodiscard]] double approximate_count() const noexcept {
+        return estimate_keys(Layout::id, geometry(), set_bit_count());
+    }
+
+    /// The probability that a key never inserted is reported present, from the fill. O(m).
+    [[nodiscard]] double current_fpr() const { return bloomkit::current_fpr(Layout::id, geometry(), set_bit_count()); }
+
+    /// The words holding the bits, little-endian order within each word as in the file format.
+    [[nodiscard]] std::span<const word_type> words() const noexcept { return words_.words(); }
+
+    /// True for a filter mapped from a file: it can be queried, not modified.
+    [[nodiscard]] bool read_only() const noexcept { return words_.read_only(); }
+
+private:
+    friend struct detail::bloom_file_access;
+
+    // Assembles a filter from a file's fields (file.hpp validates them first).
+    basic_bloom_filter(bloom_geometry geometry, hasher h, detail::word_storage<word_type> words)
+        : layout_(geometry), hasher_(h), words_(std::move(words)) {}
+
+    template <class Access>
+    bool insert_one(const digest& d) {
+        const bool added = layout_.template set<Access>(words_.mutable_data(), layout_.locate(d));
+        if (added) count_inserted<Access>(1);
+        return added;
+    }
+
+    template <class Access>
+    [[nodiscard]] bool contains_digest(const digest& d) const noexcept {
+        return layout_.template test<Access>(words_.data(), layout_.locate(d));
+    }
+
+    template <class Access, class It, class Sentinel>
+    size_type insert_many(It first, Sentinel last) {
+        word_type* words = words_.mutable_data();
+        size_type added = 0;
+        pipeline(first, last, [&](const auto& probe) { added += layout_.template set<Access>(words, probe) ? 1 : 0; });
+        count_inserted<Access>(added);
+        return added;
+    }
+
+    template <class Access, class It, class Sentinel, class Out>
+    Out contains_many(It first, Sentinel last, Out out) const {
+        pipeline(first, last, [&](const auto& probe) { *out++ = layout_.template test<Access>(words_.data(), probe); });
+        return out;
+    }
+
+    template <class It, class Sentinel, class Visit>
+    void pipeline(It first, Sentinel last, Visit visit) const {
+        detail::pipelined(
+            first, last, [this](const auto& key) { return layout_.locate(hasher_(key)); },
+            [this](const auto& probe) { layout_.prefetch(words_.data(), probe); }, visit);
+    }
+
+    template <class Access>
+    void count_inserted(size_type added) noexcept {
+        if (added == 0) return;
+        if constexpr (std::is_same_v<Access, detail::atomic_access>)
+            std::atomic_ref<size_type>(inserted_).fetch_add(added, std::memory_order_relaxed);
+        else
+            inserted_ += added;
+    }
+
+    template <class Op>
+    void combine(const basic_bloom_filter& other, const char* operation, Op op) {
+        require_compatible(other, operation);
+        word_type* words = words_.mutable_data();
+        const word_type* theirs = other.words_.data();
+        for (size_type i = 0; i < words_.size(); ++i) words[i] = op(words[i], theirs[i]);
+    }
+
+    void require_compatible(const basic_bloom_filter& other, const char* operation) const {
+        auto refuse = [&](const std::string& why) {
+            throw incompatible_filters(std::string("cannot take the ") + operation + " of two Bloom filters with " + why);
+        };
+        if (bit_count() != other.bit_count())
+            refuse("different sizes (" + std::to_string(bit_count()) + " vs " + std::to_string(other.bit_count()) + " bits)");
+        if (hash_count() != other.hash_count())
+            refuse("different numbers of probes (" + std::to_string(hash_count()) + " vs " +
+                   std::to_string(other.hash_count()) + ")");
+        if (hasher_.algorithm() != other.hasher_.algorithm())
+            refuse("different hash algorithms (" + std::string(to_string(hasher_.algorithm())) + " vs " +
+                   std::string(to_string(other.hasher_.algorithm())) + ")");
+        if (hasher_.seed() != other.hasher_.seed())
+            refuse("different seeds (" + std::to_string(hasher_.seed()) + " vs " + std::to_string(other.hasher_.seed()) + ")");
+    }
+
+    Layout layout_;
+    hasher hasher_;
+    detail::word_storage<word_type> words_;
+    size_type expected_keys_ = 0;
+    double target_fpp_ = 0;
+    size_type inserted_ = 0;
+};
+
+using classic_bloom_filter = basic_bloom_filter<classic_layout>;
+using block_bloom_filter = basic_bloom_filter<block_layout>;
+using split_block_bloom_filter = basic_bloom_filter<split_block_layout>;
+
+/// The default Bloom filter: the cache-blocked layout.
+using bloom_filter = block_bloom_filter;
+
+}  // namespace bloomkit

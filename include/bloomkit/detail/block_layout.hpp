@@ -1,0 +1,44 @@
+// bloomkit/detail/block_layout.hpp — the cache-blocked Bloom filter: all k probes of a key in
+// one 512-bit block, i.e. one 64-byte cache line (Putze, Sanders & Singler 2007). bloomkit's
+// default layout: one memory access per lookup, at the price of ~3–10% more bits than classic
+// for the same FPR (sizing.hpp models the difference exactly and sizes for it).
+//
+// Block: multiply-high of the digest's high half by the number of blocks.
+// Bits: the digest's low 32 bits x, multiplied by 0x9e3779b9 (2^32 / golden ratio) once per
+// probe; the top 9 bits of each product pick one of the 512 bits. This is the scheme of
+// RocksDB's FastLocalBloom, whose authors measured it at the FPR of independent probes. Every
+// product is x·c^(i+1) mod 2^32, so a SIMD backend computes eight probes at once from the
+// powers of c and sets the same bits as this scalar loop.
+#pragma once
+
+#include <cstdint>
+
+#include "bloomkit/detail/blocked_layout.hpp"
+
+namespace bloomkit {
+
+class block_layout : public detail::blocked_layout<block_layout, std::uint64_t, 8> {
+public:
+    static constexpr bloom_layout id = bloom_layout::block;
+    static constexpr hash_algorithm default_hash = hash_algorithm::xxh3_128;
+    static constexpr std::uint32_t probe_multiplier = 0x9e3779b9U;
+
+    explicit block_layout(bloom_geometry g) : blocked_layout(g) {}
+
+    [[nodiscard]] probe locate(const digest& d) const noexcept {
+        return {detail::reduce(d.high, block_count()), static_cast<std::uint32_t>(d.low)};
+    }
+
+    [[nodiscard]] detail::block_mask<std::uint64_t, 8> mask(std::uint32_t pattern) const noexcept {
+        detail::block_mask<std::uint64_t, 8> mask{};
+        std::uint32_t product = pattern;
+        for (std::uint32_t i = 0; i < geometry().hashes; ++i) {
+            product *= probe_multiplier;
+            const std::uint32_t bit = product >> (32 - 9);  // 0..511
+            mask[bit / 64] |= std::uint64_t{1} << (bit % 64);
+        }
+        return mask;
+    }
+};
+
+}  // namespace bloomkit

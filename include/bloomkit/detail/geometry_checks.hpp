@@ -1,0 +1,32 @@
+// bloomkit/detail/geometry_checks.hpp — the validation every layout runs on a (bits, hashes)
+// pair before it trusts it, whether it came from a caller or from a file.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "bloomkit/error.hpp"
+#include "bloomkit/sizing.hpp"
+
+namespace bloomkit::detail {
+
+/// Throws invalid_argument unless `g` is a geometry `layout` can hold: at least one block,
+/// whole blocks, 1..max_hashes probes (exactly 8 for split block).
+inline void check_geometry(bloom_layout layout, bloom_geometry g) {
+    const std::string name{to_string(layout)};
+    if (g.bits == 0) throw invalid_argument("a " + name + " Bloom filter needs at least one bit");
+    const std::uint64_t block = block_bits(layout);
+    if (block != 0 && g.bits % block != 0)
+        throw invalid_argument("a " + name + " Bloom filter has a whole number of " + std::to_string(block) +
+                               "-bit blocks; " + std::to_string(g.bits) + " bits is not one");
+    if (layout == bloom_layout::split_block) {
+        if (g.hashes != 8)
+            throw invalid_argument("a split-block Bloom filter sets exactly 8 bits per key, not " +
+                                   std::to_string(g.hashes));
+    } else if (g.hashes == 0 || g.hashes > max_hashes) {
+        throw invalid_argument("the number of hash probes must be between 1 and " + std::to_string(max_hashes) +
+                               ", got " + std::to_string(g.hashes));
+    }
+}
+
+}  // namespace bloomkit::detail

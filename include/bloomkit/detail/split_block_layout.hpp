@@ -1,0 +1,42 @@
+// bloomkit/detail/split_block_layout.hpp — the split-block Bloom filter, bit for bit as the
+// Apache Parquet format specifies it (parquet-format, BloomFilter.md).
+//
+// A block is 256 bits: eight 32-bit words, and every key sets exactly one bit in each word
+// (k = 8). With the XXH64 hasher at seed 0 (the layout's default) h is the 64-bit hash:
+//   block = ((h >> 32) · z) >> 32       for z blocks,
+//   bit in word i = (x · salt[i] mod 2^32) >> 27,   x = the low 32 bits of h.
+// The product is taken in 128 bits, which equals the spec's rule for every z < 2^32 and stays
+// in range beyond it. Words are stored little-endian, so a saved payload is a Parquet bitset.
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+#include "bloomkit/detail/blocked_layout.hpp"
+
+namespace bloomkit {
+
+class split_block_layout : public detail::blocked_layout<split_block_layout, std::uint32_t, 8> {
+public:
+    static constexpr bloom_layout id = bloom_layout::split_block;
+    static constexpr hash_algorithm default_hash = hash_algorithm::xxh64;
+
+    /// The eight odd constants of the Parquet spec, one per word of a block.
+    static constexpr std::array<std::uint32_t, 8> salt = {0x47b6137bU, 0x44974d91U, 0x8824ad5bU, 0xa2b7289dU,
+                                                          0x705495c7U, 0x2df1424bU, 0x9efc4947U, 0x5c6bfb31U};
+
+    explicit split_block_layout(bloom_geometry g) : blocked_layout(g) {}
+
+    [[nodiscard]] probe locate(const digest& d) const noexcept {
+        const auto block = static_cast<std::uint64_t>((static_cast<detail::uint128>(d.low >> 32) * block_count()) >> 32);
+        return {block, static_cast<std::uint32_t>(d.low)};
+    }
+
+    [[nodiscard]] detail::block_mask<std::uint32_t, 8> mask(std::uint32_t pattern) const noexcept {
+        detail::block_mask<std::uint32_t, 8> mask{};
+        for (std::size_t i = 0; i < 8; ++i) mask[i] = std::uint32_t{1} << ((pattern * salt[i]) >> 27);
+        return mask;
+    }
+};
+
+}  // namespace bloomkit

@@ -1,0 +1,141 @@
+// bloomkit/detail/word_storage.hpp — the array of words a filter's bits live in: owned and
+// zeroed, or a read-only view of a memory-mapped file.
+//
+// Owned arrays are 64-byte aligned so a 512-bit block is one cache line. Large ones come
+// straight from mmap: the kernel hands out zero pages lazily (a 60 GB filter is allocated
+// instantly and costs memory only where keys land), and they are marked for transparent huge
+// pages, which cuts the TLB misses of random lookups over a big filter.
+#pragma once
+
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <new>
+#include <span>
+
+#include "bloomkit/error.hpp"
+
+namespace bloomkit::detail {
+
+inline constexpr std::size_t cache_line = 64;
+
+/// Owning allocation: heap for small arrays, anonymous mmap for large ones.
+class zeroed_block {
+public:
+    static constexpr std::size_t mmap_threshold = std::size_t{1} << 21;  // one huge page
+
+    zeroed_block() = default;
+    explicit zeroed_block(std::size_t bytes) : bytes_(bytes) {
+        if (bytes == 0) return;
+        if (bytes >= mmap_threshold) {
+            void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+            if (p == MAP_FAILED) throw std::bad_alloc();
+#ifdef MADV_HUGEPAGE
+            ::madvise(p, bytes, MADV_HUGEPAGE);  // a hint; ignored where THP is off
+#endif
+            data_ = p;
+            mapped_ = true;
+        } else {
+            data_ = ::operator new(bytes, std::align_val_t{cache_line});
+            std::memset(data_, 0, bytes);
+        }
+    }
+    zeroed_block(zeroed_block&& other) noexcept { swap(other); }
+    zeroed_block& operator=(zeroed_block&& other) noexcept {
+        zeroed_block(std::move(other)).swap(*this);
+        return *this;
+    }
+    zeroed_block(const zeroed_block&) = delete;
+    zeroed_block& operator=(const zeroed_block&) = delete;
+    ~zeroed_block() {
+        if (data_ == nullptr) return;
+        if (mapped_) ::munmap(data_, bytes_);
+        else ::operator delete(data_, std::align_val_t{cache_line});
+    }
+
+    [[nodiscard]] void* data() const noexcept { return data_; }
+
+    void swap(zeroed_block& other) noexcept {
+        std::swap(data_, other.data_);
+        std::swap(bytes_, other.bytes_);
+        std::swap(mapped_, other.mapped_);
+    }
+
+private:
+    void* data_ = nullptr;
+    std::size_t bytes_ = 0;
+    bool mapped_ = false;
+};
+
+/// A filter's words: owned (mutable, deep-copied) or a view kept alive by `keepalive`
+/// (read-only, copies share the view).
+template <class Word>
+class word_storage {
+public:
+    word_storage() = default;
+
+    /// `count` zeroed words. Throws std::bad_alloc when the memory cannot be had.
+    explicit word_storage(std::uint64_t count) : size_(count) {
+        if (count > std::numeric_limits<std::size_t>::max() / sizeof(Word)) throw std::bad_alloc();
+        owned_ = zeroed_block(static_cast<std::size_t>(count) * sizeof(Word));
+        data_ = static_cast<Word*>(owned_.data());
+    }
+
+    /// A read-only view of `count` words at `data`, valid while `keepalive` lives.
+    static word_storage view(const Word* data, std::uint64_t count, std::shared_ptr<const void> keepalive) {
+        word_storage storage;
+        storage.data_ = const_cast<Word*>(data);  // never written: read_only() guards every writer
+        storage.size_ = count;
+        storage.keepalive_ = std::move(keepalive);
+        return storage;
+    }
+
+    word_storage(const word_storage& other) : size_(other.size_), keepalive_(other.keepalive_) {
+        if (other.read_only()) {
+            data_ = other.data_;
+        } else {
+            *this = word_storage(other.size_);
+            std::copy_n(other.data_, size_, data_);
+        }
+    }
+    word_storage& operator=(const word_storage& other) {
+        if (this != &other) *this = word_storage(other);
+        return *this;
+    }
+    word_storage(word_storage&& other) noexcept { swap(other); }
+    word_storage& operator=(word_storage&& other) noexcept {
+        word_storage(std::move(other)).swap(*this);
+        return *this;
+    }
+    ~word_storage() = default;
+
+    [[nodiscard]] bool read_only() const noexcept { return keepalive_ != nullptr; }
+    [[nodiscard]] std::uint64_t size() const noexcept { return size_; }
+    [[nodiscard]] const Word* data() const noexcept { return data_; }
+    [[nodiscard]] Word* mutable_data() const {
+        if (read_only())
+            throw read_only_filter("this filter is a read-only view of a memory-mapped file; load() it to modify it");
+        return data_;
+    }
+    [[nodiscard]] std::span<const Word> words() const noexcept { return {data_, static_cast<std::size_t>(size_)}; }
+
+    void swap(word_storage& other) noexcept {
+        std::swap(data_, other.data_);
+        std::swap(size_, other.size_);
+        owned_.swap(other.owned_);
+        keepalive_.swap(other.keepalive_);
+    }
+
+private:
+    Word* data_ = nullptr;
+    std::uint64_t size_ = 0;
+    zeroed_block owned_;
+    std::shared_ptr<const void> keepalive_;
+};
+
+}  // namespace bloomkit::detail

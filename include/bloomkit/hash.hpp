@@ -1,0 +1,267 @@
+// bloomkit/hash.hpp — from a key to the one 128-bit digest every filter works from.
+//
+// Two steps, both fixed so that a filter means the same thing on every machine:
+//
+//  1. Key to bytes. Strings, string views, C strings and contiguous ranges of bytes hash as
+//     their bytes. Integers (and enums) hash as their little-endian bytes in their own width,
+//     as the Apache Parquet spec hashes INT32/INT64 values — so 5 as int32_t and 5 as
+//     int64_t are different keys: use one type consistently. Any other type opts in by
+//     specialising bloomkit::key_bytes (below). Pointers, floats and padding bytes never hash
+//     by accident: a type with no byte representation does not compile.
+//
+//  2. Bytes to digest. One hash call per key yields 128 bits; every probe a filter makes is
+//     derived from these, never from a second hash call. The default is XXH3-128 (xxHash,
+//     Yann Collet), inlined from libxxhash's header. XXH64 is there because the Parquet
+//     split-block Bloom filter spec prescribes it (seed 0); it yields 64 bits, and the high
+//     half of its digest is a fixed bijective remix of the low half (for layouts that read it).
+//
+// The seed belongs to the filter and is saved with it. The default seed (0) keeps files
+// reproducible and matches Parquet; when keys may come from an adversary who wants to
+// manufacture false positives, pass random_seed() or a secret seed to the filter.
+#pragma once
+
+#include <bit>
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <ranges>
+#include <span>
+#include <string>
+#include <string_view>
+#include <type_traits>
+
+#ifndef XXH_INLINE_ALL
+#define XXH_INLINE_ALL
+#endif
+#include <xxhash.h>
+
+#include "bloomkit/error.hpp"
+
+namespace bloomkit {
+
+/// The 128 bits a key hashes to. Layouts split it as they need (block index from one half,
+/// bit positions from the other).
+struct digest {
+    std::uint64_t low = 0;
+    std::uint64_t high = 0;
+    friend constexpr bool operator==(const digest&, const digest&) = default;
+};
+
+/// Hash functions a filter may use; the numeric values are stored in files.
+enum class hash_algorithm : std::uint8_t {
+    xxh3_128 = 1,  ///< XXH3 128-bit: the default, fastest on short and long keys alike
+    xxh64 = 2,     ///< XXH64: what the Parquet split-block Bloom filter spec prescribes
+};
+
+/// The seed every filter uses unless told otherwise. Zero, as Parquet requires for XXH64.
+inline constexpr std::uint64_t default_seed = 0;
+
+/// A seed from the operating system's entropy source, for filters whose keys an adversary
+/// may choose: without the seed, the adversary cannot predict which keys collide.
+inline std::uint64_t random_seed() {
+    std::random_device device;
+    return (std::uint64_t{device()} << 32) ^ device();
+}
+
+[[nodiscard]] constexpr std::string_view to_string(hash_algorithm algorithm) noexcept {
+    switch (algorithm) {
+        case hash_algorithm::xxh3_128: return "xxh3-128";
+        case hash_algorithm::xxh64: return "xxh64";
+    }
+    return "unknown";
+}
+
+/// Customisation point: specialise for a user type to give it a byte representation.
+/// The call operator feeds the key's parts to `sink`, which accepts anything that is itself a
+/// key (strings, integers, byte spans, other specialised types):
+///
+///     template <> struct bloomkit::key_bytes<order_id> {
+///         template <class Sink> void operator()(const order_id& id, Sink& sink) const {
+///             sink(id.shard);   // std::uint32_t: 4 little-endian bytes
+///             sink(id.serial);  // std::uint64_t: 8 little-endian bytes
+///         }
+///     };
+///
+/// The parts are concatenated and hashed once. When more than one part has a variable length,
+/// feed a length before each, so that ("ab", "c") and ("a", "bc") stay different keys.
+template <class Key>
+struct key_bytes;
+
+namespace detail {
+
+template <class T>
+inline constexpr bool is_byte_like_v =
+    std::is_same_v<T, char> || std::is_same_v<T, signed char> || std::is_same_v<T, unsigned char> ||
+    std::is_same_v<T, char8_t> || std::is_same_v<T, std::byte>;
+
+}  // namespace detail
+
+/// Keys that already are a run of bytes and hash in place, without a copy.
+template <class Key>
+concept byte_sequence_key =
+    std::convertible_to<const Key&, std::string_view> ||
+    (std::ranges::contiguous_range<const Key&> && std::ranges::sized_range<const Key&> &&
+     detail::is_byte_like_v<std::remove_cv_t<std::ranges::range_value_t<const Key&>>>);
+
+/// Keys that hash as their little-endian bytes.
+template <class Key>
+concept integer_key = std::integral<Key> || std::is_enum_v<Key>;
+
+/// Keys a user gave a byte representation through key_bytes.
+template <class Key>
+concept custom_key = requires { sizeof(key_bytes<Key>); };
+
+/// Anything a filter accepts as a key.
+template <class Key>
+concept hashable_key = byte_sequence_key<Key> || integer_key<Key> || custom_key<Key>;
+
+namespace detail {
+
+/// The bytes of a byte-sequence key, without copying.
+template <byte_sequence_key Key>
+std::span<const std::byte> as_bytes(const Key& key) noexcept {
+    if constexpr (std::convertible_to<const Key&, std::string_view>) {
+        const std::string_view view = key;
+        return {reinterpret_cast<const std::byte*>(view.data()), view.size()};
+    } else {
+        return {reinterpret_cast<const std::byte*>(std::ranges::data(key)), std::ranges::size(key)};
+    }
+}
+
+/// Little-endian bytes of an integer, whatever the machine's byte order.
+template <class Key>
+struct integer_of {
+    using type = Key;
+};
+template <class Key>
+    requires std::is_enum_v<Key>
+struct integer_of<Key> {
+    using type = std::underlying_type_t<Key>;
+};
+
+template <integer_key Key>
+struct little_endian_bytes {
+    using value_type = typename integer_of<Key>::type;
+    unsigned char bytes[sizeof(value_type)];
+
+    explicit little_endian_bytes(Key key) noexcept {
+        auto value = static_cast<std::make_unsigned_t<value_type>>(static_cast<value_type>(key));
+        for (auto& byte : bytes) {
+            byte = static_cast<unsigned char>(value & 0xffU);
+            if constexpr (sizeof(value_type) > 1) value >>= 8;
+        }
+    }
+    [[nodiscard]] std::span<const std::byte> span() const noexcept {
+        return std::as_bytes(std::span<const unsigned char>(bytes));
+    }
+};
+
+/// Collects the parts of a custom key into one contiguous run of bytes, on the stack while it
+/// is short, so the key can still be hashed with a single call.
+class byte_sink {
+public:
+    byte_sink() = default;
+    byte_sink(const byte_sink&) = delete;
+    byte_sink& operator=(const byte_sink&) = delete;
+
+    template <hashable_key Part>
+    void operator()(const Part& part);
+
+    void append(std::span<const std::byte> part) {
+        if (spill_.empty() && size_ + part.size() <= sizeof(inline_)) {
+            if (!part.empty()) std::memcpy(inline_ + size_, part.data(), part.size());
+        } else {
+            if (spill_.empty()) spill_.assign(reinterpret_cast<const char*>(inline_), size_);
+            spill_.append(reinterpret_cast<const char*>(part.data()), part.size());
+        }
+        size_ += part.size();
+    }
+
+    [[nodiscard]] std::span<const std::byte> bytes() const noexcept {
+        if (spill_.empty()) return {inline_, size_};
+        return {reinterpret_cast<const std::byte*>(spill_.data()), spill_.size()};
+    }
+
+private:
+    std::byte inline_[192];
+    std::size_t size_ = 0;
+    std::string spill_;
+};
+
+/// Calls `use` with the key's bytes as one span: in place for byte sequences, from the stack
+/// for integers, through a byte_sink for custom keys.
+template <hashable_key Key, class Use>
+decltype(auto) with_key_bytes(const Key& key, Use&& use) {
+    if constexpr (byte_sequence_key<Key>) {
+        return use(as_bytes(key));
+    } else if constexpr (integer_key<Key>) {
+        const little_endian_bytes<Key> bytes(key);
+        return use(bytes.span());
+    } else {
+        byte_sink sink;
+        key_bytes<Key>{}(key, sink);
+        return use(sink.bytes());
+    }
+}
+
+template <hashable_key Part>
+void byte_sink::operator()(const Part& part) {
+    with_key_bytes(part, [this](std::span<const std::byte> bytes) { append(bytes); });
+}
+
+/// MurmurHash3's 64-bit finaliser (Appleby): a bijection with full avalanche, used to derive
+/// the high half of a 64-bit hash's digest.
+constexpr std::uint64_t mix64(std::uint64_t x) noexcept {
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ULL;
+    x ^= x >> 33;
+    return x;
+}
+
+}  // namespace detail
+
+/// A seeded hash function from key bytes to a digest. Cheap to copy; part of a filter's
+/// identity (two filters combine only if their hashers are equal).
+class hasher {
+public:
+    constexpr hasher() noexcept = default;
+    constexpr explicit hasher(hash_algorithm algorithm, std::uint64_t seed = default_seed)
+        : algorithm_(checked(algorithm)), seed_(seed) {}
+
+    [[nodiscard]] constexpr hash_algorithm algorithm() const noexcept { return algorithm_; }
+    [[nodiscard]] constexpr std::uint64_t seed() const noexcept { return seed_; }
+
+    /// The digest of a run of bytes.
+    [[nodiscard]] digest hash_bytes(std::span<const std::byte> bytes) const noexcept {
+        if (algorithm_ == hash_algorithm::xxh64) {
+            const std::uint64_t h = XXH64(bytes.data(), bytes.size(), seed_);
+            return {h, detail::mix64(h)};
+        }
+        const XXH128_hash_t h = XXH3_128bits_withSeed(bytes.data(), bytes.size(), seed_);
+        return {h.low64, h.high64};
+    }
+
+    /// The digest of a key.
+    template <hashable_key Key>
+    [[nodiscard]] digest operator()(const Key& key) const {
+        return detail::with_key_bytes(key, [this](std::span<const std::byte> bytes) { return hash_bytes(bytes); });
+    }
+
+    friend constexpr bool operator==(const hasher&, const hasher&) = default;
+
+private:
+    static constexpr hash_algorithm checked(hash_algorithm algorithm) {
+        if (algorithm != hash_algorithm::xxh3_128 && algorithm != hash_algorithm::xxh64)
+            throw invalid_argument("unknown hash algorithm code " + std::to_string(static_cast<int>(algorithm)));
+        return algorithm;
+    }
+
+    hash_algorithm algorithm_ = hash_algorithm::xxh3_128;
+    std::uint64_t seed_ = default_seed;
+};
+
+}  // namespace bloomkit

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs the Debian packages bloomkit needs, only those that are missing (idempotent).
+# Run as root, or as a user with sudo.
+set -euo pipefail
+
+packages=(
+    cmake make g++           # the build
+    libxxhash-dev            # XXH3 / XXH64 (header-only use)
+    libcli11-dev libfmt-dev  # the bloomkit command
+    googletest libgtest-dev  # tests
+    libbenchmark-dev         # the benchmark program
+    wamerican-huge cracklib-runtime  # word lists for `make demo`
+)
+
+missing=()
+for package in "${packages[@]}"; do
+    status=$(dpkg-query -W -f='${Status}' "$package" 2>/dev/null || true)
+    [[ "$status" == "install ok installed" ]] || missing+=("$package")
+done
+[[ ${#missing[@]} -eq 0 ]] && exit 0
+
+echo "install-deps: installing ${missing[*]}" >&2
+sudo=""
+if [[ $(id -u) -ne 0 ]]; then
+    command -v sudo >/dev/null || { echo "install-deps: need root (or sudo) to install: ${missing[*]}" >&2; exit 1; }
+    sudo="sudo"
+fi
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2

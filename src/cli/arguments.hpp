@@ -1,0 +1,35 @@
+// src/cli/arguments.hpp — parsing and printing the values the subcommands share, with error
+// messages that name the option and the offending text.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "bloomkit/hash.hpp"
+#include "bloomkit/sizing.hpp"
+
+namespace bloomkit::cli {
+
+/// A count of keys: a whole number >= 1, in plain or scientific notation ("1000000", "50e9").
+std::uint64_t parse_key_count(std::string_view option, const std::string& text);
+
+/// A false-positive rate strictly between 0 and 1 ("0.01", "1e-3").
+double parse_probability(std::string_view option, const std::string& text);
+
+/// "block", "classic" or "split-block".
+bloom_layout parse_layout(const std::string& text);
+
+/// A 64-bit seed in decimal or 0x-hex, or "random" for one from the OS entropy source.
+std::uint64_t parse_seed(const std::string& text);
+
+/// "59.96 GB" — decimal units, as disks are sold; exact bytes are printed beside it.
+std::string human_bytes(double bytes);
+
+/// A JSON string literal.
+std::string json_string(std::string_view text);
+
+/// A JSON number (null for infinity / NaN, which JSON cannot spell).
+std::string json_number(double value);
+
+}  // namespace bloomkit::cli

@@ -1,0 +1,42 @@
+// src/cli/progress.hpp — a progress line on stderr, only when stderr is a terminal (never in a
+// pipe or a log), at most a few times a second.
+#pragma once
+
+#include <fmt/core.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+
+namespace bloomkit::cli {
+
+class progress {
+public:
+    explicit progress(const char* verb) : verb_(verb), enabled_(::isatty(STDERR_FILENO) == 1) {}
+    ~progress() {
+        if (shown_) fmt::print(stderr, "\r\033[K");
+    }
+    progress(const progress&) = delete;
+    progress& operator=(const progress&) = delete;
+
+    void update(std::uint64_t lines, std::uint64_t bytes) {
+        if (!enabled_) return;
+        const auto now = std::chrono::steady_clock::now();
+        if (now - last_ < std::chrono::milliseconds(250)) return;
+        last_ = now;
+        const double seconds = std::chrono::duration<double>(now - start_).count();
+        fmt::print(stderr, "\r{} {} lines, {:.1f} MB ({:.0f} MB/s)\033[K", verb_, lines, bytes / 1e6,
+                   seconds > 0 ? bytes / 1e6 / seconds : 0.0);
+        shown_ = true;
+    }
+
+private:
+    const char* verb_;
+    bool enabled_;
+    bool shown_ = false;
+    std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+    std::chrono::steady_clock::time_point last_{};
+};
+
+}  // namespace bloomkit::cli
