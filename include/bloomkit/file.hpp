@@ -83,7 +83,7 @@ inline std::uint64_t checksum(const void* data, std::size_t size) noexcept { ret
 /// Payload bytes of a filter of this layout and geometry: whole words (the blocked layouts'
 /// blocks are whole words already; classic rounds up to a 64-bit word).
 inline std::uint64_t payload_bytes(bloom_layout layout, bloom_geometry g) noexcept {
-    return layout == bloom_layout::classic ? (g.bits + 63) / 64 * 8 : g.bits / 8;
+    return layout == bloom_layout::classic ? (g.bits / 64 + (g.bits % 64 != 0)) * 8 : g.bits / 8;
 }
 
 inline std::array<std::byte, file_header_size> encode_header(const file_header& h) {

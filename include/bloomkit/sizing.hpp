@@ -28,8 +28,11 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <map>
+#include <mutex>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "bloomkit/error.hpp"
@@ -105,12 +108,16 @@ inline double loaded_block_fpr(double load, double probes, double range) noexcep
     return std::pow(1.0 - unset, probes);
 }
 
-/// Σ_i Poisson(i; λ) · f(i), over the terms that matter: ±12σ around λ. The probabilities
+/// How far from λ a Poisson(λ) sum must reach: beyond 9σ (+ a margin for small λ) the terms
+/// add less than 1e-15.
+inline double poisson_spread(double lambda) noexcept { return 9.0 * std::sqrt(lambda) + 20.0; }
+
+/// Σ_i Poisson(i; λ) · f(i), over the terms that matter (see poisson_spread). The probabilities
 /// come from one lgamma and the recurrence P(i+1) = P(i)·λ/(i+1).
 template <class F>
 double poisson_expectation(double lambda, F f) noexcept {
     if (lambda == 0) return f(0.0);
-    const double spread = 12.0 * std::sqrt(lambda) + 24.0;
+    const double spread = poisson_spread(lambda);
     const double first = std::max(0.0, std::floor(lambda - spread));
     const double last = std::ceil(lambda + spread);
     double pmf = poisson_pmf(lambda, first);
@@ -133,34 +140,72 @@ inline double blocked_fpr_mean_fill(double lambda, double k, double block) noexc
 /// evolves as a Markov chain, one probe at a time: an occupied bit is hit with probability
 /// s/B (S stays), a clear one otherwise (S grows by one). Cost: O(k · i_max · B).
 inline double blocked_fpr_exact(double lambda, std::uint32_t k, std::uint32_t block) {
-    const double spread = 12.0 * std::sqrt(lambda) + 24.0;
+    const double spread = poisson_spread(lambda);
     const auto first = static_cast<std::uint64_t>(std::max(0.0, std::floor(lambda - spread)));
     const auto last = static_cast<std::uint64_t>(std::ceil(lambda + spread));
-    std::vector<double> occupancy(block + 1, 0.0), next(block + 1, 0.0), hit_all(block + 1);
-    occupancy[0] = 1.0;
-    for (std::uint32_t s = 0; s <= block; ++s) hit_all[s] = std::pow(static_cast<double>(s) / block, k);
+    const double size = block;
+    // occupancy[s + 1] = P(S = s); occupancy[0] stays 0 so that s - 1 needs no branch.
+    std::vector<double> occupancy(block + 2, 0.0), next(block + 2, 0.0), hit_all(block + 1);
+    occupancy[1] = 1.0;
+    for (std::uint32_t s = 0; s <= block; ++s) hit_all[s] = std::pow(s / size, k);
+    // Only a window [low, high] of S carries probability worth adding (mass below 1e-30 is
+    // dropped): the chain only moves up, and concentrates within a few dozen states.
+    std::uint32_t low = 0, high = 0;
     double pmf = poisson_pmf(lambda, static_cast<double>(first));
     double fpr = 0;
-    std::uint64_t reachable = 0;  // S cannot exceed the number of probes made so far
     for (std::uint64_t keys = 0; keys <= last; ++keys) {
         if (keys >= first) {
             double given_keys = 0;
-            for (std::uint64_t s = 0; s <= reachable; ++s) given_keys += occupancy[s] * hit_all[s];
+            for (std::uint32_t s = low; s <= high; ++s) given_keys += occupancy[s + 1] * hit_all[s];
             fpr += pmf * given_keys;
             pmf *= lambda / static_cast<double>(keys + 1);
         }
         for (std::uint32_t probe = 0; probe < k; ++probe) {
-            const std::uint64_t top = std::min<std::uint64_t>(reachable + 1, block);
-            for (std::uint64_t s = 0; s <= top; ++s) {
-                const double stay = s <= reachable ? occupancy[s] * static_cast<double>(s) / block : 0.0;
-                const double grow = s > 0 ? occupancy[s - 1] * static_cast<double>(block - (s - 1)) / block : 0.0;
-                next[s] = stay + grow;
-            }
-            reachable = top;
+            high = std::min(high + 1, block);
+            for (std::uint32_t s = low; s <= high; ++s)
+                next[s + 1] = occupancy[s + 1] * (s / size) + occupancy[s] * ((size - (s - 1.0)) / size);
+            next[low] = 0.0;  // below the window (or the sentinel)
             occupancy.swap(next);
+            while (low < high && occupancy[low + 1] < 1e-30) occupancy[++low] = 0.0;
+            while (high > low && occupancy[high + 1] < 1e-30) occupancy[1 + high--] = 0.0;
         }
     }
     return fpr;
+}
+
+/// Split-block FPR at λ keys per 256-bit block: each key sets one bit of each 32-bit word, so
+/// the eight words are independent given the load and the model is exact.
+inline double split_block_fpr_at(double lambda) noexcept {
+    return poisson_expectation(lambda, [](double load) { return std::pow(-std::expm1(load * std::log1p(-1.0 / 32)), 8); });
+}
+
+/// The λ (keys per block) at which an increasing FPR function `fpr_of` reaches p: regula
+/// falsi (Illinois variant) on log FPR against log λ, where the curve is nearly straight, so a
+/// handful of evaluations of an expensive model suffice.
+template <class F>
+double solve_lambda(F fpr_of, double p, double guess) {
+    double lo = guess, hi = guess;
+    double f_lo = std::log(fpr_of(lo)), f_hi = f_lo;
+    const double target = std::log(p);
+    while (f_lo > target) f_lo = std::log(fpr_of(lo /= 2));
+    while (f_hi <= target) f_hi = std::log(fpr_of(hi *= 2));
+    double x_lo = std::log(lo), x_hi = std::log(hi);
+    int stale = 0;  // which end stayed put last time (Illinois halves its weight)
+    for (int iteration = 0; iteration < 60 && x_hi - x_lo > 1e-12; ++iteration) {
+        const double x = x_lo + (target - f_lo) * (x_hi - x_lo) / (f_hi - f_lo);
+        const double f = std::log(fpr_of(std::exp(x)));
+        if (std::abs(f - target) < 1e-12) return std::exp(x);
+        if (f <= target) {
+            x_lo = x, f_lo = f;
+            if (stale == -1) f_hi = target + (f_hi - target) / 2;
+            stale = -1;
+        } else {
+            x_hi = x, f_hi = f;
+            if (stale == 1) f_lo = target + (f_lo - target) / 2;
+            stale = 1;
+        }
+    }
+    return std::exp(x_lo);
 }
 
 }  // namespace detail
@@ -180,10 +225,7 @@ inline double blocked_fpr_exact(double lambda, std::uint32_t k, std::uint32_t bl
 /// Split-block (Parquet) FPR: blocks of 256 bits, one of 32 bits set in each of 8 words.
 [[nodiscard]] inline double split_block_fpr(double n, double m) noexcept {
     const double lambda = n * 256.0 / m;
-    // Each key in the block sets one bit of each word: a word holds `load` probes over 32 bits.
-    return detail::poisson_expectation(lambda, [](double load) {
-        return std::pow(1.0 - std::exp(load * std::log1p(-1.0 / 32)), 8);
-    });
+    return detail::split_block_fpr_at(lambda);
 }
 
 /// The modelled FPR of a filter of the given layout and geometry holding n keys.
@@ -208,6 +250,53 @@ inline double blocked_fpr_exact(double lambda, std::uint32_t k, std::uint32_t bl
     return std::max<std::uint64_t>((bits + block - 1) / block, 1) * block;
 }
 
+namespace detail {
+
+/// The probe counts worth trying for target p: the optimum sits near log2(1/p) for classic
+/// and a little below it for blocked layouts; the band is generous around both.
+inline std::pair<std::uint32_t, std::uint32_t> hash_count_band(double p) noexcept {
+    const double ideal_k = -std::log2(p);
+    return {static_cast<std::uint32_t>(std::max(1.0, std::floor(ideal_k / 2) - 1)),
+            static_cast<std::uint32_t>(std::min<double>(max_hashes, std::ceil(ideal_k * 1.5) + 2))};
+}
+
+/// For a blocked layout and target p: the number of probes k and the largest load λ (keys per
+/// block) whose FPR is at most p. Independent of n, so it is computed once per (layout, p)
+/// and remembered (a few milliseconds of model evaluations the first time).
+inline std::pair<std::uint32_t, double> blocked_optimum(bloom_layout layout, double p) {
+    static std::mutex mutex;
+    static std::map<std::pair<bloom_layout, double>, std::pair<std::uint32_t, double>> known;
+    {
+        const std::lock_guard lock(mutex);
+        if (const auto it = known.find({layout, p}); it != known.end()) return it->second;
+    }
+    const double bits_per_key = -std::log(p) / (std::log(2.0) * std::log(2.0));  // classic ideal
+    const double guess = static_cast<double>(block_bits(layout)) / bits_per_key;
+    std::pair<std::uint32_t, double> best{8, 0.0};
+    if (layout == bloom_layout::split_block) {
+        best.second = solve_lambda(split_block_fpr_at, p, guess);
+    } else {
+        // Rank k by the cheap mean-fill model around log2(1/p); settle the two best with the
+        // exact model, which asks a few percent more bits and never reorders distant k.
+        const auto [first_k, last_k] = hash_count_band(p);
+        std::vector<std::pair<double, std::uint32_t>> ranked;
+        for (std::uint32_t k = first_k; k <= last_k; ++k)
+            ranked.emplace_back(solve_lambda([&](double l) { return blocked_fpr_mean_fill(l, k, 512); }, p, guess), k);
+        std::sort(ranked.rbegin(), ranked.rend());  // largest λ = fewest bits first
+        for (std::size_t i = 0; i < std::min<std::size_t>(2, ranked.size()); ++i) {
+            const std::uint32_t k = ranked[i].second;
+            const double lambda = solve_lambda([&](double l) { return blocked_fpr_exact(l, k, 512); }, p, ranked[i].first);
+            if (lambda > best.second) best = {k, lambda};
+        }
+    }
+    const std::lock_guard lock(mutex);
+    if (known.size() > 4096) known.clear();  // bounded, whatever the callers ask
+    known.emplace(std::pair{layout, p}, best);
+    return best;
+}
+
+}  // namespace detail
+
 /// The geometry with the fewest bits whose modelled FPR at n keys is at most p.
 /// Throws bloomkit::invalid_argument for n < 1, p outside (0, 1) or NaN, and when the
 /// answer would exceed 2^64 bits.
@@ -221,58 +310,30 @@ inline double blocked_fpr_exact(double lambda, std::uint32_t k, std::uint32_t bl
         throw invalid_argument("a filter for " + std::to_string(n) + " keys at p = " + std::to_string(p) +
                                " would need more than 2^64 bits");
 
-    const std::uint64_t block = block_bits(layout);
-    const std::uint64_t unit = block == 0 ? 1 : block;
-    // The best k sits near log2(1/p) (a little below it for blocked layouts); searching a
-    // generous band around it keeps planning to milliseconds.
-    const double ideal_k = -std::log2(p);
-    const bool fixed_k = layout == bloom_layout::split_block;
-    const auto first_k = fixed_k ? 8U : static_cast<std::uint32_t>(std::max(1.0, std::floor(ideal_k / 2) - 1));
-    const auto last_k = fixed_k ? 8U : static_cast<std::uint32_t>(std::min<double>(max_hashes, std::ceil(ideal_k * 1.5) + 2));
-    // Every layout needs at least the ideal classic size; none that is worth having needs
-    // more than 64 times it (a k far from the optimum can, and is skipped).
-    const auto smallest = std::max<std::uint64_t>(1, static_cast<std::uint64_t>(ideal * 0.9 / static_cast<double>(unit)));
-    const auto largest = static_cast<std::uint64_t>(std::min(ideal * 64.0, ceiling) / static_cast<double>(unit)) + 1;
-
-    // The smallest size in [lo, hi] (whole blocks) whose FPR by `model` meets p; the FPR
-    // falls as m grows. Returns 0 if even hi does not.
-    auto smallest_meeting = [&](std::uint64_t lo, std::uint64_t hi, auto model) -> std::uint64_t {
-        if (model(hi) > p) return 0;
-        while (lo < hi) {
-            const std::uint64_t mid = lo + (hi - lo) / 2;
-            if (model(mid) <= p) hi = mid; else lo = mid + 1;
-        }
-        return lo;
-    };
-    struct candidate {
-        std::uint64_t units;
-        std::uint32_t k;
-    };
-    std::vector<candidate> candidates;
-    for (std::uint32_t k = first_k; k <= last_k; ++k) {
-        auto quick_model = [&](std::uint64_t units) {
-            const double m = static_cast<double>(units * unit);
-            return layout == bloom_layout::block ? detail::blocked_fpr_mean_fill(n * 512.0 / m, k, 512)
-                                                 : expected_fpr(layout, n, {units * unit, k});
-        };
-        if (const std::uint64_t units = smallest_meeting(smallest, largest, quick_model)) candidates.push_back({units, k});
-    }
-    std::sort(candidates.begin(), candidates.end(), [](candidate a, candidate b) { return a.units < b.units; });
-    // The block layout's quick model is a little optimistic: settle the three most promising
-    // k with the exact model, which only ever asks for a few percent more.
-    if (layout == bloom_layout::block) {
-        if (candidates.size() > 3) candidates.resize(3);
-        for (candidate& c : candidates) {
-            auto exact_model = [&](std::uint64_t units) { return expected_fpr(layout, n, {units * unit, c.k}); };
-            c.units = smallest_meeting(c.units, std::min(largest, c.units + c.units / 8 + 1), exact_model);
-        }
-        std::erase_if(candidates, [](candidate c) { return c.units == 0; });
-        std::sort(candidates.begin(), candidates.end(), [](candidate a, candidate b) { return a.units < b.units; });
-    }
     bloom_plan best{{0, 0}, 1.0};
-    if (!candidates.empty()) {
-        const bloom_geometry g{candidates.front().units * unit, candidates.front().k};
-        best = {g, expected_fpr(layout, n, g)};
+    auto consider = [&](bloom_geometry g) {
+        if (g.bits != 0 && (best.geometry.bits == 0 || g.bits < best.geometry.bits)) best = {g, expected_fpr(layout, n, g)};
+    };
+    if (layout == bloom_layout::classic) {
+        // A closed form: binary search for the smallest m meeting p, for every k in the band.
+        const auto [first_k, last_k] = detail::hash_count_band(p);
+        for (std::uint32_t k = first_k; k <= last_k; ++k) {
+            auto lo = static_cast<std::uint64_t>(ideal * 0.9) + 1;
+            auto hi = static_cast<std::uint64_t>(std::min(ideal * 64.0, ceiling));
+            if (classic_fpr(n, static_cast<double>(hi), k) > p) continue;
+            while (lo < hi) {
+                const std::uint64_t mid = lo + (hi - lo) / 2;
+                if (classic_fpr(n, static_cast<double>(mid), k) <= p) hi = mid; else lo = mid + 1;
+            }
+            consider({lo, k});
+        }
+    } else {
+        // Blocked: the FPR depends on the load λ = n/blocks alone, so the best (k, λ) for p
+        // holds for every n; the blocks follow as ⌈n/λ⌉ (a smaller λ only lowers the FPR).
+        const auto [k, lambda] = detail::blocked_optimum(layout, p);
+        const double blocks = std::ceil(n / lambda);
+        const auto block = static_cast<double>(block_bits(layout));
+        if (blocks * block <= ceiling) consider({static_cast<std::uint64_t>(blocks * block), k});
     }
     if (best.geometry.bits == 0)
         throw invalid_argument("no " + std::string(to_string(layout)) + " Bloom filter of at most 2^64 bits reaches p = " +
@@ -285,20 +346,24 @@ inline double blocked_fpr_exact(double lambda, std::uint32_t k, std::uint32_t bl
 /// classic, a block for block, a 32-bit word for split block); a key leaves a given bit of its
 /// range clear with probability q, and the number of keys per range is Poisson(λ = n/z), so
 /// the expected clear fraction is E[q^L] = e^(-λ(1-q)), which inverts to
-/// n = -z·ln(1 - X/m) / (1 - q). (Classic: -(m/k)·ln(1 - X/m), the textbook formula.)
+/// n = -z·ln(1 - X/m) / (1 - q). Classic is one range and inverts exactly:
+/// n = ln(1 - X/m) / (k·ln(1 - 1/m)) ≈ -(m/k)·ln(1 - X/m), the textbook formula.
 /// Returns +infinity when every bit is set: the filter then answers "maybe" to every key and
 /// how many it holds cannot be told.
 [[nodiscard]] inline double estimate_keys(bloom_layout layout, bloom_geometry g, std::uint64_t set_bits) noexcept {
     if (set_bits == 0 || g.bits == 0) return 0.0;
     if (set_bits >= g.bits) return std::numeric_limits<double>::infinity();
     const auto m = static_cast<double>(g.bits);
-    double ranges = 1, untouched = 0;  // z and q above
+    const double clear_fraction_log = std::log1p(-static_cast<double>(set_bits) / m);
     switch (layout) {
-        case bloom_layout::classic: untouched = std::exp(g.hashes * std::log1p(-1.0 / m)); break;
-        case bloom_layout::block: ranges = m / 512; untouched = std::exp(g.hashes * std::log1p(-1.0 / 512)); break;
-        case bloom_layout::split_block: ranges = m / 256; untouched = 31.0 / 32; break;
+        case bloom_layout::classic:  // one range, no Poisson averaging: (1-1/m)^(k·n) = 1 - X/m exactly
+            return clear_fraction_log / (g.hashes * std::log1p(-1.0 / m));
+        case bloom_layout::block:
+            return -(m / 512) * clear_fraction_log / -std::expm1(g.hashes * std::log1p(-1.0 / 512));
+        case bloom_layout::split_block:
+            return -(m / 256) * clear_fraction_log * 32;  // 1 - q = 1/32
     }
-    return -ranges * std::log1p(-static_cast<double>(set_bits) / m) / -std::expm1(std::log(untouched));
+    return 0.0;
 }
 
 /// The FPR a filter has now, from its fill: the model at the estimated key count. For the

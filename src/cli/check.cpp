@@ -26,18 +26,19 @@ struct check_options {
 };
 
 /// Collects output lines and writes them to stdout in large blocks: never a write per line.
+/// The owner calls flush() at the end; what a failed run leaves unflushed is dropped.
 class buffered_stdout {
 public:
-    ~buffered_stdout() { flush(); }
     void line(std::string_view text) {
         buffer_.append(text);
         buffer_.push_back('\n');
         if (buffer_.size() >= (std::size_t{1} << 20)) flush();
     }
     void flush() {
-        if (!buffer_.empty() && std::fwrite(buffer_.data(), 1, buffer_.size(), stdout) != buffer_.size())
-            throw error("cannot write to standard output");
+        const std::size_t size = buffer_.size();
+        const std::size_t written = size == 0 ? 0 : std::fwrite(buffer_.data(), 1, size, stdout);
         buffer_.clear();
+        if (written != size) throw error("cannot write to standard output");
     }
 
 private:
@@ -69,7 +70,6 @@ int run_check(const check_options& options) {
         mapped.filter());
     if (options.count) out.line(fmt::format("present\t{}\nabsent\t{}", present, absent));
     out.flush();
-    if (std::fflush(stdout) != 0) throw error("cannot write to standard output");
     return (options.absent ? absent : present) > 0 ? found : nothing_found;
 }
 

@@ -26,6 +26,17 @@ int main(int argc, char** argv) {
         commands.emplace_back(app.get_subcommands({}).at(before), std::move(run));
     }
 
+    // CLI11 would only say "A subcommand is required" for a misspelt one.
+    const auto is_command = [&](const char* name) {
+        for (const auto& entry : commands)
+            if (entry.first->get_name() == name) return true;
+        return false;
+    };
+    if (argc > 1 && argv[1][0] != '-' && !is_command(argv[1])) {
+        fmt::print(stderr, "bloomkit: unknown command '{}' (choose plan, build, add, check or info; see --help)\n", argv[1]);
+        return failure;
+    }
+
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
@@ -35,8 +46,13 @@ int main(int argc, char** argv) {
     }
 
     try {
-        for (auto& [command, run] : commands)
-            if (command->parsed()) return run();
+        for (auto& [command, run] : commands) {
+            if (!command->parsed()) continue;
+            const int code = run();
+            // Output lost to a full disk or a closed pipe is an error, not a success.
+            if (std::fflush(stdout) != 0 || std::ferror(stdout)) throw bloomkit::error("cannot write to standard output");
+            return code;
+        }
     } catch (const bloomkit::error& e) {
         fmt::print(stderr, "bloomkit: {}\n", e.what());
     } catch (const std::bad_alloc&) {

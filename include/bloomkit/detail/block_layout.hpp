@@ -29,15 +29,14 @@ public:
         return {detail::reduce(d.high, block_count()), static_cast<std::uint32_t>(d.low)};
     }
 
-    [[nodiscard]] detail::block_mask<std::uint64_t, 8> mask(std::uint32_t pattern) const noexcept {
-        detail::block_mask<std::uint64_t, 8> mask{};
+    template <class Visit>
+    void for_each_bit(std::uint32_t pattern, Visit visit) const noexcept {
         std::uint32_t product = pattern;
         for (std::uint32_t i = 0; i < geometry().hashes; ++i) {
             product *= probe_multiplier;
             const std::uint32_t bit = product >> (32 - 9);  // 0..511
-            mask[bit / 64] |= std::uint64_t{1} << (bit % 64);
+            visit(bit / 64, std::uint64_t{1} << (bit % 64));
         }
-        return mask;
     }
 };
 

@@ -2,11 +2,12 @@
 // block of W words and a mask of bits within it, so a lookup touches a single cache line
 // (Putze, Sanders & Singler, "Cache-, Hash- and Space-Efficient Bloom Filters", 2007).
 //
-// A concrete layout (block, split block) supplies the block index and the mask; testing,
-// setting and prefetching a masked block is written once, here.
+// A concrete layout (block, split block) supplies the block index and the key's bits within
+// the block; testing, setting and prefetching are written once, here. Both are branch-free:
+// a probe's bit is as likely set as not, so a branch per probe would be mispredicted half the
+// time, which costs more than testing the remaining probes of a line already in L1.
 #pragma once
 
-#include <array>
 #include <cstddef>
 #include <cstdint>
 
@@ -17,10 +18,6 @@
 
 namespace bloomkit::detail {
 
-/// Bits to test or set in one block: one mask word per block word.
-template <class Word, std::size_t Words>
-using block_mask = std::array<Word, Words>;
-
 /// Where a key lands in a blocked layout: which block, and the 32 bits that pick its bits.
 struct block_probe {
     std::uint64_t block;
@@ -29,8 +26,9 @@ struct block_probe {
 
 /// Base of the blocked layouts. `Derived` provides
 ///     static constexpr bloom_layout id;
-///     block_mask<Word, Words> mask(std::uint32_t pattern) const;
-///     std::uint64_t block_of(const digest&) const;
+///     probe locate(const digest&) const;
+///     template <class Visit> void for_each_bit(std::uint32_t pattern, Visit visit) const;
+/// where for_each_bit calls visit(word_in_block, bit_mask) once per probe.
 template <class Derived, class Word, std::size_t Words>
 class blocked_layout {
 public:
@@ -47,21 +45,17 @@ public:
 
     template <class Access>
     [[nodiscard]] bool test(const word_type* words, const probe& p) const noexcept {
-        const auto mask = self().mask(p.pattern);
         const word_type* block = words + p.block * Words;
-        // No early exit: the words share a cache line, and a branch-free loop vectorises.
         word_type missing = 0;
-        for (std::size_t i = 0; i < Words; ++i) missing |= (Access::load(block[i]) & mask[i]) ^ mask[i];
+        self().for_each_bit(p.pattern, [&](std::size_t word, word_type bit) { missing |= ~Access::load(block[word]) & bit; });
         return missing == 0;
     }
 
     template <class Access>
     bool set(word_type* words, const probe& p) const noexcept {
-        const auto mask = self().mask(p.pattern);
         word_type* block = words + p.block * Words;
         bool changed = false;
-        for (std::size_t i = 0; i < Words; ++i)
-            if (mask[i] != 0) changed |= Access::set(block[i], mask[i]);
+        self().for_each_bit(p.pattern, [&](std::size_t word, word_type bit) { changed |= Access::set(block[word], bit); });
         return changed;
     }
 

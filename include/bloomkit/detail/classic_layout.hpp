@@ -32,7 +32,7 @@ public:
     explicit classic_layout(bloom_geometry g) : geometry_(g) { detail::check_geometry(id, g); }
 
     [[nodiscard]] bloom_geometry geometry() const noexcept { return geometry_; }
-    [[nodiscard]] std::uint64_t word_count() const noexcept { return (geometry_.bits + 63) / 64; }
+    [[nodiscard]] std::uint64_t word_count() const noexcept { return geometry_.bits / 64 + (geometry_.bits % 64 != 0); }
 
     [[nodiscard]] probe locate(const digest& d) const noexcept { return d; }
 

@@ -32,10 +32,9 @@ public:
         return {block, static_cast<std::uint32_t>(d.low)};
     }
 
-    [[nodiscard]] detail::block_mask<std::uint32_t, 8> mask(std::uint32_t pattern) const noexcept {
-        detail::block_mask<std::uint32_t, 8> mask{};
-        for (std::size_t i = 0; i < 8; ++i) mask[i] = std::uint32_t{1} << ((pattern * salt[i]) >> 27);
-        return mask;
+    template <class Visit>
+    void for_each_bit(std::uint32_t pattern, Visit visit) const noexcept {
+        for (std::size_t word = 0; word < 8; ++word) visit(word, std::uint32_t{1} << ((pattern * salt[word]) >> 27));
     }
 };
 

@@ -1,0 +1,127 @@
+// Tests of bloomkit/hash.hpp: key bytes, the customisation point, the hashers' known answers.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "bloomkit/hash.hpp"
+
+namespace {
+
+using bloomkit::digest;
+using bloomkit::hash_algorithm;
+using bloomkit::hasher;
+
+struct order_id {
+    std::uint32_t shard;
+    std::string serial;
+};
+
+enum class colour : std::uint16_t { red = 0x0102 };
+
+}  // namespace
+
+template <>
+struct bloomkit::key_bytes<order_id> {
+    template <class Sink>
+    void operator()(const order_id& id, Sink& sink) const {
+        sink(id.shard);
+        sink(static_cast<std::uint64_t>(id.serial.size()));
+        sink(id.serial);
+    }
+};
+
+namespace {
+
+digest bytes_digest(const hasher& h, std::initializer_list<unsigned char> bytes) {
+    const std::vector<unsigned char> v(bytes);
+    return h.hash_bytes(std::as_bytes(std::span(v)));
+}
+
+TEST(Hash, Xxh3KnownAnswers) {
+    // XXH3-128 of the empty input, seed 0 (xxHash's own sanity value).
+    const digest empty = hasher()(std::string_view{});
+    EXPECT_EQ(empty.low, 0x6001C324468D497FULL);
+    EXPECT_EQ(empty.high, 0x99AA06D3014798D8ULL);
+    // The library call and the hasher agree for a seeded, longer input.
+    const std::string text = "the quick brown fox jumps over the lazy dog";
+    const XXH128_hash_t direct = XXH3_128bits_withSeed(text.data(), text.size(), 42);
+    const digest ours = hasher(hash_algorithm::xxh3_128, 42)(text);
+    EXPECT_EQ(ours.low, direct.low64);
+    EXPECT_EQ(ours.high, direct.high64);
+}
+
+TEST(Hash, Xxh64KnownAnswer) {
+    // XXH64 of the empty input, seed 0: 0xEF46DB3751D8E999 (xxHash's sanity value).
+    const digest empty = hasher(hash_algorithm::xxh64)(std::string_view{});
+    EXPECT_EQ(empty.low, 0xEF46DB3751D8E999ULL);
+    EXPECT_NE(empty.high, empty.low);  // the high half is derived, not a copy
+}
+
+TEST(Hash, StringLikeKeysHashAsTheirBytes) {
+    const hasher h;
+    const digest expected = bytes_digest(h, {'a', 'b', 'c'});
+    EXPECT_EQ(h(std::string("abc")), expected);
+    EXPECT_EQ(h(std::string_view("abc")), expected);
+    EXPECT_EQ(h("abc"), expected);  // a C string: no terminating NUL
+    EXPECT_EQ(h(std::vector<char>{'a', 'b', 'c'}), expected);
+    EXPECT_EQ(h(std::array<unsigned char, 3>{'a', 'b', 'c'}), expected);
+    EXPECT_EQ(h(std::vector<std::byte>{std::byte{'a'}, std::byte{'b'}, std::byte{'c'}}), expected);
+    EXPECT_NE(h("abd"), expected);
+}
+
+TEST(Hash, EmbeddedNulAndHighBytesAreKeyBytes) {
+    const hasher h;
+    const std::string with_nul("a\0b", 3);
+    EXPECT_EQ(h(with_nul), bytes_digest(h, {'a', 0, 'b'}));
+    EXPECT_NE(h(with_nul), h("a"));
+    EXPECT_EQ(h(std::string("\xff\xfe")), bytes_digest(h, {0xff, 0xfe}));
+}
+
+TEST(Hash, IntegersHashAsLittleEndianBytesOfTheirWidth) {
+    const hasher h;
+    EXPECT_EQ(h(std::uint32_t{0x01020304}), bytes_digest(h, {0x04, 0x03, 0x02, 0x01}));
+    EXPECT_EQ(h(std::int64_t{-2}), bytes_digest(h, {0xfe, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}));
+    EXPECT_EQ(h(std::uint8_t{7}), bytes_digest(h, {7}));
+    EXPECT_EQ(h(colour::red), bytes_digest(h, {0x02, 0x01}));
+    // Width is part of the key, as in Parquet: 5 as int32 and as int64 differ.
+    EXPECT_NE(h(std::int32_t{5}), h(std::int64_t{5}));
+}
+
+TEST(Hash, CustomKeysFeedTheirPartsInOrder) {
+    const hasher h;
+    const order_id id{0x0a0b0c0d, "xyz"};
+    const digest expected = bytes_digest(h, {0x0d, 0x0c, 0x0b, 0x0a, 3, 0, 0, 0, 0, 0, 0, 0, 'x', 'y', 'z'});
+    EXPECT_EQ(h(id), expected);
+    // A long part spills from the inline buffer to the heap with the same result.
+    const order_id long_id{1, std::string(1000, 'q')};
+    std::vector<unsigned char> bytes = {1, 0, 0, 0, 0xe8, 0x03, 0, 0, 0, 0, 0, 0};
+    bytes.insert(bytes.end(), 1000, 'q');
+    EXPECT_EQ(h(long_id), h.hash_bytes(std::as_bytes(std::span(bytes))));
+}
+
+TEST(Hash, SeedAndAlgorithmChangeTheDigest) {
+    EXPECT_NE(hasher(hash_algorithm::xxh3_128, 1)("key"), hasher(hash_algorithm::xxh3_128, 2)("key"));
+    EXPECT_NE(hasher(hash_algorithm::xxh64, 0)("key"), hasher(hash_algorithm::xxh3_128, 0)("key"));
+    EXPECT_EQ(hasher(hash_algorithm::xxh64, 9), hasher(hash_algorithm::xxh64, 9));
+    EXPECT_NE(hasher(hash_algorithm::xxh64, 9), hasher(hash_algorithm::xxh64, 10));
+}
+
+TEST(Hash, RandomSeedsDiffer) {
+    // Two 64-bit draws from the OS entropy source collide with probability 2^-64.
+    EXPECT_NE(bloomkit::random_seed(), bloomkit::random_seed());
+}
+
+TEST(Hash, UnknownAlgorithmIsRejected) {
+    EXPECT_THROW(hasher(static_cast<hash_algorithm>(9)), bloomkit::invalid_argument);
+}
+
+// Keys without a byte representation (pointers, floats) do not compile.
+static_assert(!bloomkit::hashable_key<const int*>);
+static_assert(!bloomkit::hashable_key<double>);
+static_assert(bloomkit::hashable_key<order_id>);
+static_assert(bloomkit::hashable_key<std::u8string>);
+
+}  // namespace
