@@ -120,7 +120,7 @@ inline file_header decode_header(std::span<const std::byte> bytes, std::uint64_t
     auto bad_field = [&](const std::string& why) { fail(format_errc::invalid_field, why); };
 
     const std::size_t magic_seen = std::min(bytes.size(), file_magic.size());
-    if (std::memcmp(bytes.data(), file_magic.data(), magic_seen) != 0)
+    if (magic_seen > 0 && std::memcmp(bytes.data(), file_magic.data(), magic_seen) != 0)  // an empty map has no data()
         fail(format_errc::bad_magic, "not a bloomkit filter file (its first bytes are not the bloomkit signature)");
     if (bytes.size() < f::version + 2)
         fail(format_errc::truncated, "truncated: " + std::to_string(file_size) + " bytes, not even a whole header");

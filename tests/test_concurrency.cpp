@@ -1,0 +1,186 @@
+// Tests of the concurrent mode (bloom_filter.hpp): writers inserting with
+// insert(..., bloomkit::concurrent) while readers query with contains(..., bloomkit::concurrent).
+// Also built alone under -fsanitize=thread, so it depends on nothing but the library; sized to
+// run there in seconds.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <numeric>
+#include <span>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "bloomkit/bloom_filter.hpp"
+
+namespace {
+
+constexpr std::uint64_t key_count = 200'000;
+constexpr std::size_t writer_count = 4;
+constexpr std::size_t reader_count = 2;
+// Writers publish their progress after every chunk; readers check the latest published one.
+constexpr std::uint64_t chunk = 1024;
+constexpr std::uint64_t slice = key_count / writer_count;
+static_assert(key_count % writer_count == 0);
+
+enum class insert_mode { single, bulk };
+
+std::vector<std::uint64_t> make_keys() {
+    std::vector<std::uint64_t> keys(key_count);
+    std::iota(keys.begin(), keys.end(), std::uint64_t{1} << 32);
+    return keys;
+}
+
+/// The keys writer `w` inserts; the writers' slices are disjoint.
+std::span<const std::uint64_t> slice_of(const std::vector<std::uint64_t>& keys, std::size_t w) {
+    return std::span(keys).subspan(w * slice, slice);
+}
+
+/// How far each writer has got: the first done[w] keys of its slice are inserted.
+struct progress {
+    std::array<std::atomic<std::uint64_t>, writer_count> done{};
+    std::atomic<bool> writers_finished{false};
+};
+
+template <class Filter>
+void write_slice(Filter& filter, std::span<const std::uint64_t> keys, insert_mode mode,
+                 std::atomic<std::uint64_t>& done) {
+    for (std::uint64_t begin = 0; begin < keys.size(); begin += chunk) {
+        const auto batch = keys.subspan(begin, std::min<std::uint64_t>(chunk, keys.size() - begin));
+        if (mode == insert_mode::bulk) {
+            filter.insert(batch.begin(), batch.end(), bloomkit::concurrent);
+        } else {
+            for (const std::uint64_t key : batch) filter.insert(key, bloomkit::concurrent);
+        }
+        done.store(begin + batch.size(), std::memory_order_release);
+    }
+}
+
+/// What a reader saw: how many published keys it checked, and how many of those were missing.
+struct reader_result {
+    std::uint64_t checked = 0;
+    std::uint64_t missing = 0;
+    std::uint64_t unpublished_hits = 0;  // any value is right; kept so the queries are not dead code
+};
+
+/// Queries while the writers run, one key at a time or in bulk. A key whose insert was
+/// published (release/acquire on the progress counter) must be found; the keys after it,
+/// which may be being inserted right now, may or may not be.
+template <class Filter>
+reader_result read_while_writing(const Filter& filter, const std::vector<std::uint64_t>& keys, bool bulk,
+                                 const progress& shared) {
+    reader_result result;
+    std::vector<char> answers(chunk);
+    bool last_pass = false;
+    // One pass more after the writers finish, so that every reader checks something.
+    while (!last_pass) {
+        last_pass = shared.writers_finished.load(std::memory_order_acquire);
+        for (std::size_t w = 0; w < writer_count; ++w) {
+            const std::uint64_t done = shared.done[w].load(std::memory_order_acquire);
+            const auto keys_of_w = slice_of(keys, w);
+            const auto published = keys_of_w.subspan(done - std::min(done, chunk), std::min(done, chunk));
+            if (bulk) {
+                const auto end =
+                    filter.contains(published.begin(), published.end(), answers.begin(), bloomkit::concurrent);
+                result.missing += static_cast<std::uint64_t>(std::count(answers.begin(), end, 0));
+            } else {
+                for (const std::uint64_t key : published)
+                    result.missing += filter.contains(key, bloomkit::concurrent) ? 0 : 1;
+            }
+            result.checked += published.size();
+            for (const std::uint64_t key : keys_of_w.subspan(done, std::min<std::uint64_t>(64, slice - done)))
+                result.unpublished_hits += filter.contains(key, bloomkit::concurrent) ? 1 : 0;
+        }
+        std::this_thread::yield();  // six threads share few cores: let the writers progress
+    }
+    return result;
+}
+
+template <class Filter>
+Filter empty_filter() {
+    static const Filter empty(key_count, 0.01);  // sizing is slow in Debug builds: do it once
+    return empty;
+}
+
+/// The filter the concurrent builds must equal: the same keys, inserted one at a time.
+template <class Filter>
+const Filter& sequential_build(const std::vector<std::uint64_t>& keys) {
+    static const Filter built = [&] {
+        Filter filter = empty_filter<Filter>();
+        for (const std::uint64_t key : keys) filter.insert(key);
+        return filter;
+    }();
+    return built;
+}
+
+template <class Filter>
+void build_concurrently_and_compare(insert_mode mode) {
+    const std::vector<std::uint64_t> keys = make_keys();
+    Filter filter = empty_filter<Filter>();
+    progress shared;
+    std::array<reader_result, reader_count> results{};
+
+    std::vector<std::thread> readers;
+    for (std::size_t r = 0; r < reader_count; ++r) {
+        const bool bulk = r % 2 == 1;
+        readers.emplace_back([&, r, bulk] { results[r] = read_while_writing(filter, keys, bulk, shared); });
+    }
+    std::vector<std::thread> writers;
+    for (std::size_t w = 0; w < writer_count; ++w)
+        writers.emplace_back([&, w] { write_slice(filter, slice_of(keys, w), mode, shared.done[w]); });
+    for (auto& writer : writers) writer.join();
+    shared.writers_finished.store(true, std::memory_order_release);
+    for (auto& reader : readers) reader.join();
+
+    for (std::size_t r = 0; r < reader_count; ++r) {
+        SCOPED_TRACE("reader " + std::to_string(r));
+        EXPECT_GT(results[r].checked, 0U);
+        EXPECT_EQ(results[r].missing, 0U) << "published keys not found while writers ran";
+    }
+
+    EXPECT_EQ(filter.count_contained(keys.begin(), keys.end()), key_count);
+
+    const Filter& sequential = sequential_build<Filter>(keys);
+    EXPECT_EQ(filter.set_bit_count(), sequential.set_bit_count());
+    EXPECT_TRUE(filter == sequential) << "the concurrent build differs from the sequential one";
+
+    // Which of two overlapping keys counts as new depends on the interleaving, so the count
+    // may differ from the sequential one, but only by the few keys that collide; a count that
+    // lost updates would fall far short.
+    EXPECT_LE(filter.inserted_count(), key_count);
+    EXPECT_GE(filter.inserted_count(), key_count - key_count / 50);
+}
+
+template <class Filter>
+class ConcurrentInsert : public ::testing::Test {};
+
+struct layout_name {
+    template <class Filter>
+    static std::string GetName(int) {
+        switch (Filter::layout()) {
+            case bloomkit::bloom_layout::classic: return "classic";
+            case bloomkit::bloom_layout::block: return "block";
+            case bloomkit::bloom_layout::split_block: return "split_block";
+        }
+        return "unknown";
+    }
+};
+
+using layouts =
+    ::testing::Types<bloomkit::classic_bloom_filter, bloomkit::block_bloom_filter, bloomkit::split_block_bloom_filter>;
+TYPED_TEST_SUITE(ConcurrentInsert, layouts, layout_name);
+
+TYPED_TEST(ConcurrentInsert, SingleKeyInsertsEqualASequentialBuild) {
+    build_concurrently_and_compare<TypeParam>(insert_mode::single);
+}
+
+TYPED_TEST(ConcurrentInsert, BulkInsertsEqualASequentialBuild) {
+    build_concurrently_and_compare<TypeParam>(insert_mode::bulk);
+}
+
+}  // namespace
