@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "bloomkit/bloom_filter.hpp"
+#include "layout_types.hpp"
 
 namespace {
 
@@ -116,8 +117,7 @@ TEST(KnownAnswer, ClassicLayoutFollowsEnhancedDoubleHashing) {
 
 template <class Filter>
 class EveryLayout : public testing::Test {};
-using layouts = testing::Types<classic_bloom_filter, block_bloom_filter, split_block_bloom_filter>;
-TYPED_TEST_SUITE(EveryLayout, layouts);
+TYPED_TEST_SUITE(EveryLayout, bloomkit_test::bloom_layouts, bloomkit_test::layout_name);
 
 TYPED_TEST(EveryLayout, NoFalseNegativesAcrossRandomSizes) {
     std::mt19937_64 rng(7);

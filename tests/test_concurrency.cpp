@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "bloomkit/bloom_filter.hpp"
+#include "layout_types.hpp"
 
 namespace {
 
@@ -159,21 +160,7 @@ void build_concurrently_and_compare(insert_mode mode) {
 template <class Filter>
 class ConcurrentInsert : public ::testing::Test {};
 
-struct layout_name {
-    template <class Filter>
-    static std::string GetName(int) {
-        switch (Filter::layout()) {
-            case bloomkit::bloom_layout::classic: return "classic";
-            case bloomkit::bloom_layout::block: return "block";
-            case bloomkit::bloom_layout::split_block: return "split_block";
-        }
-        return "unknown";
-    }
-};
-
-using layouts =
-    ::testing::Types<bloomkit::classic_bloom_filter, bloomkit::block_bloom_filter, bloomkit::split_block_bloom_filter>;
-TYPED_TEST_SUITE(ConcurrentInsert, layouts, layout_name);
+TYPED_TEST_SUITE(ConcurrentInsert, bloomkit_test::bloom_layouts, bloomkit_test::layout_name);
 
 TYPED_TEST(ConcurrentInsert, SingleKeyInsertsEqualASequentialBuild) {
     build_concurrently_and_compare<TypeParam>(insert_mode::single);

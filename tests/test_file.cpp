@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "bloomkit/bloomkit.hpp"
+#include "layout_types.hpp"
 
 namespace fs = std::filesystem;
 using bloomkit::format_errc;
@@ -250,21 +251,7 @@ protected:
     temp_dir dir_;
 };
 
-struct layout_name {
-    template <class Filter>
-    static std::string GetName(int) {
-        switch (Filter::layout()) {
-            case bloomkit::bloom_layout::classic: return "classic";
-            case bloomkit::bloom_layout::block: return "block";
-            case bloomkit::bloom_layout::split_block: return "split_block";
-        }
-        return "unknown";
-    }
-};
-
-using layouts =
-    ::testing::Types<bloomkit::classic_bloom_filter, bloomkit::block_bloom_filter, bloomkit::split_block_bloom_filter>;
-TYPED_TEST_SUITE(FileFormat, layouts, layout_name);
+TYPED_TEST_SUITE(FileFormat, bloomkit_test::bloom_layouts, bloomkit_test::layout_name);
 
 TYPED_TEST(FileFormat, LoadRoundTripPreservesEverything) {
     const auto original = sized_filter<TypeParam>();

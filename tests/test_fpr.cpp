@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "bloomkit/bloom_filter.hpp"
+#include "layout_types.hpp"
 
 namespace {
 
@@ -48,8 +49,7 @@ measurement measure(std::uint64_t n, double p) {
 
 template <class Filter>
 class MeasuredFpr : public testing::Test {};
-using layouts = testing::Types<classic_bloom_filter, block_bloom_filter, split_block_bloom_filter>;
-TYPED_TEST_SUITE(MeasuredFpr, layouts);
+TYPED_TEST_SUITE(MeasuredFpr, bloomkit_test::bloom_layouts, bloomkit_test::layout_name);
 
 TYPED_TEST(MeasuredFpr, MatchesTheModelAndMeetsTheTarget) {
     for (const std::uint64_t n : {1'000ULL, 100'000ULL, 1'000'000ULL}) {
