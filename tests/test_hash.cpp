@@ -86,6 +86,7 @@ TEST(Hash, IntegersHashAsLittleEndianBytesOfTheirWidth) {
     EXPECT_EQ(h(std::int64_t{-2}), bytes_digest(h, {0xfe, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}));
     EXPECT_EQ(h(std::uint8_t{7}), bytes_digest(h, {7}));
     EXPECT_EQ(h(colour::red), bytes_digest(h, {0x02, 0x01}));
+    EXPECT_EQ(h(true), bytes_digest(h, {1}));
     // Width is part of the key, as in Parquet: 5 as int32 and as int64 differ.
     EXPECT_NE(h(std::int32_t{5}), h(std::int64_t{5}));
 }

@@ -148,8 +148,8 @@ public:
         requires hashable_key<std::iter_value_t<It>>
     [[nodiscard]] size_type count_contained(It first, Sentinel last) const {
         size_type found = 0;
-        pipeline(first, last, [&](const auto& probe) {
-            found += layout_.template test<detail::plain_access>(words_.data(), probe) ? 1 : 0;
+        test_batches<detail::plain_access>(first, last, [&](std::span<const bool> answers) {
+            found += static_cast<size_type>(std::count(answers.begin(), answers.end(), true));
         });
         return found;
     }
@@ -258,22 +258,34 @@ private:
     size_type insert_many(It first, Sentinel last) {
         word_type* words = words_.mutable_data();
         size_type added = 0;
-        pipeline(first, last, [&](const auto& probe) { added += layout_.template set<Access>(words, probe) ? 1 : 0; });
+        pipeline(first, last, [&](const auto& probes) {
+            for (const auto& probe : probes) added += layout_.template set<Access>(words, probe) ? 1 : 0;
+        });
         count_inserted<Access>(added);
         return added;
     }
 
     template <class Access, class It, class Sentinel, class Out>
     Out contains_many(It first, Sentinel last, Out out) const {
-        pipeline(first, last, [&](const auto& probe) { *out++ = layout_.template test<Access>(words_.data(), probe); });
+        test_batches<Access>(first, last, [&](std::span<const bool> answers) { out = std::copy(answers.begin(), answers.end(), out); });
         return out;
     }
 
-    template <class It, class Sentinel, class Visit>
-    void pipeline(It first, Sentinel last, Visit visit) const {
+    // Answers [first, last) a pipelined batch at a time: use(span of answers).
+    template <class Access, class It, class Sentinel, class Use>
+    void test_batches(It first, Sentinel last, Use use) const {
+        bool answers[detail::pipeline_batch];
+        pipeline(first, last, [&](const auto& probes) {
+            layout_.template test_batch<Access>(words_.data(), probes, answers);
+            use(std::span<const bool>(answers, probes.size()));
+        });
+    }
+
+    template <class It, class Sentinel, class VisitBatch>
+    void pipeline(It first, Sentinel last, VisitBatch visit_batch) const {
         detail::pipelined(
             first, last, [this](const auto& key) { return layout_.locate(hasher_(key)); },
-            [this](const auto& probe) { layout_.prefetch(words_.data(), probe); }, visit);
+            [this](const auto& probe) { layout_.prefetch(words_.data(), probe); }, visit_batch);
     }
 
     template <class Access>

@@ -37,6 +37,7 @@
 #endif
 #include <xxhash.h>
 
+#include "bloomkit/detail/endian.hpp"
 #include "bloomkit/error.hpp"
 
 namespace bloomkit {
@@ -140,6 +141,10 @@ template <class Key>
 struct integer_of<Key> {
     using type = std::underlying_type_t<Key>;
 };
+template <>
+struct integer_of<bool> {  // one byte, 0 or 1
+    using type = unsigned char;
+};
 
 template <integer_key Key>
 struct little_endian_bytes {
@@ -147,11 +152,9 @@ struct little_endian_bytes {
     unsigned char bytes[sizeof(value_type)];
 
     explicit little_endian_bytes(Key key) noexcept {
-        auto value = static_cast<std::make_unsigned_t<value_type>>(static_cast<value_type>(key));
-        for (auto& byte : bytes) {
-            byte = static_cast<unsigned char>(value & 0xffU);
-            if constexpr (sizeof(value_type) > 1) value >>= 8;
-        }
+        // One store on little-endian machines (a byte loop here cost more than the hash).
+        const auto value = little_endian(static_cast<std::make_unsigned_t<value_type>>(static_cast<value_type>(key)));
+        std::memcpy(bytes, &value, sizeof value);
     }
     [[nodiscard]] std::span<const std::byte> span() const noexcept {
         return std::as_bytes(std::span<const unsigned char>(bytes));

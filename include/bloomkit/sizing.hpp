@@ -260,6 +260,33 @@ inline std::pair<std::uint32_t, std::uint32_t> hash_count_band(double p) noexcep
             static_cast<std::uint32_t>(std::min<double>(max_hashes, std::ceil(ideal_k * 1.5) + 2))};
 }
 
+/// A first guess at the load λ (keys per block of `block` positions) that reaches p: the block
+/// divided by the classic ideal bits per key. solve_lambda() brackets the true λ from it.
+inline double load_guess(double p, std::uint64_t block) noexcept {
+    const double bits_per_key = -std::log(p) / (std::log(2.0) * std::log(2.0));
+    return static_cast<double>(block) / bits_per_key;
+}
+
+/// For target p and blocks of `block` positions, each key probing k of them uniformly: the k
+/// and the largest load λ whose exact FPR is at most p. Ranks k by the cheap mean-fill model
+/// around log2(1/p); settles the two best with the exact model, which asks a few percent more
+/// bits and never reorders distant k. A few milliseconds: callers remember the answer.
+inline std::pair<std::uint32_t, double> best_blocked_probes(double p, std::uint32_t block) {
+    const double guess = load_guess(p, block);
+    const auto [first_k, last_k] = hash_count_band(p);
+    std::vector<std::pair<double, std::uint32_t>> ranked;
+    for (std::uint32_t k = first_k; k <= last_k; ++k)
+        ranked.emplace_back(solve_lambda([&](double l) { return blocked_fpr_mean_fill(l, k, block); }, p, guess), k);
+    std::sort(ranked.rbegin(), ranked.rend());  // largest λ = fewest bits first
+    std::pair<std::uint32_t, double> best{ranked.front().second, 0.0};
+    for (std::size_t i = 0; i < std::min<std::size_t>(2, ranked.size()); ++i) {
+        const std::uint32_t k = ranked[i].second;
+        const double lambda = solve_lambda([&](double l) { return blocked_fpr_exact(l, k, block); }, p, ranked[i].first);
+        if (lambda > best.second) best = {k, lambda};
+    }
+    return best;
+}
+
 /// For a blocked layout and target p: the number of probes k and the largest load λ (keys per
 /// block) whose FPR is at most p. Independent of n, so it is computed once per (layout, p)
 /// and remembered (a few milliseconds of model evaluations the first time).
@@ -270,25 +297,11 @@ inline std::pair<std::uint32_t, double> blocked_optimum(bloom_layout layout, dou
         const std::lock_guard lock(mutex);
         if (const auto it = known.find({layout, p}); it != known.end()) return it->second;
     }
-    const double bits_per_key = -std::log(p) / (std::log(2.0) * std::log(2.0));  // classic ideal
-    const double guess = static_cast<double>(block_bits(layout)) / bits_per_key;
     std::pair<std::uint32_t, double> best{8, 0.0};
-    if (layout == bloom_layout::split_block) {
-        best.second = solve_lambda(split_block_fpr_at, p, guess);
-    } else {
-        // Rank k by the cheap mean-fill model around log2(1/p); settle the two best with the
-        // exact model, which asks a few percent more bits and never reorders distant k.
-        const auto [first_k, last_k] = hash_count_band(p);
-        std::vector<std::pair<double, std::uint32_t>> ranked;
-        for (std::uint32_t k = first_k; k <= last_k; ++k)
-            ranked.emplace_back(solve_lambda([&](double l) { return blocked_fpr_mean_fill(l, k, 512); }, p, guess), k);
-        std::sort(ranked.rbegin(), ranked.rend());  // largest λ = fewest bits first
-        for (std::size_t i = 0; i < std::min<std::size_t>(2, ranked.size()); ++i) {
-            const std::uint32_t k = ranked[i].second;
-            const double lambda = solve_lambda([&](double l) { return blocked_fpr_exact(l, k, 512); }, p, ranked[i].first);
-            if (lambda > best.second) best = {k, lambda};
-        }
-    }
+    if (layout == bloom_layout::split_block)
+        best.second = solve_lambda(split_block_fpr_at, p, load_guess(p, block_bits(layout)));
+    else
+        best = best_blocked_probes(p, static_cast<std::uint32_t>(block_bits(layout)));
     const std::lock_guard lock(mutex);
     if (known.size() > 4096) known.clear();  // bounded, whatever the callers ask
     known.emplace(std::pair{layout, p}, best);
@@ -350,6 +363,17 @@ inline std::pair<std::uint32_t, double> blocked_optimum(bloom_layout layout, dou
 /// n = ln(1 - X/m) / (k·ln(1 - 1/m)) ≈ -(m/k)·ln(1 - X/m), the textbook formula.
 /// Returns +infinity when every bit is set: the filter then answers "maybe" to every key and
 /// how many it holds cannot be told.
+namespace detail {
+
+/// Keys in z = m/B blocks of B positions, X of the m positions set, when each key sets k
+/// uniform positions of its block (see estimate_keys): n = -z·ln(1 - X/m) / (1 - (1 - 1/B)^k),
+/// given clear_fraction_log = ln(1 - X/m). The callers handle X = 0 and X = m.
+inline double blocked_key_estimate(double m, double block, std::uint32_t k, double clear_fraction_log) noexcept {
+    return -(m / block) * clear_fraction_log / -std::expm1(k * std::log1p(-1.0 / block));
+}
+
+}  // namespace detail
+
 [[nodiscard]] inline double estimate_keys(bloom_layout layout, bloom_geometry g, std::uint64_t set_bits) noexcept {
     if (set_bits == 0 || g.bits == 0) return 0.0;
     if (set_bits >= g.bits) return std::numeric_limits<double>::infinity();
@@ -359,7 +383,7 @@ inline std::pair<std::uint32_t, double> blocked_optimum(bloom_layout layout, dou
         case bloom_layout::classic:  // one range, no Poisson averaging: (1-1/m)^(k·n) = 1 - X/m exactly
             return clear_fraction_log / (g.hashes * std::log1p(-1.0 / m));
         case bloom_layout::block:
-            return -(m / 512) * clear_fraction_log / -std::expm1(g.hashes * std::log1p(-1.0 / 512));
+            return detail::blocked_key_estimate(m, 512, g.hashes, clear_fraction_log);
         case bloom_layout::split_block:
             return -(m / 256) * clear_fraction_log * 32;  // 1 - q = 1/32
     }
@@ -372,6 +396,102 @@ inline std::pair<std::uint32_t, double> blocked_optimum(bloom_layout layout, dou
     const double n = estimate_keys(layout, g, set_bits);
     if (std::isinf(n)) return 1.0;
     return expected_fpr(layout, n, g);
+}
+
+// =============================================================================================
+// Counting Bloom filter (Fan, Cao, Almeida & Broder 2000, "Summary Cache")
+//
+// Every bit becomes a 4-bit counter, 128 counters to a 512-bit block. A counter is nonzero
+// exactly where a Bloom filter with one bit per counter would have its bit set, so the exact
+// blocked model above holds unchanged with B = 128 positions per block. Four times the bits
+// of a Bloom filter, and more: 128-position blocks load less evenly than 512-bit ones, so they
+// need more positions per key (10.8 at 1%, against 9.9 for 512-bit blocks).
+// =============================================================================================
+
+/// Counters per block: 512 bits of 4-bit counters, one cache line.
+inline constexpr std::uint32_t counting_block_counters = 128;
+
+/// Number of 4-bit counters (a multiple of 128) and probes per key of a counting Bloom filter.
+struct counting_geometry {
+    std::uint64_t counters = 0;
+    std::uint32_t hashes = 0;
+    friend constexpr bool operator==(const counting_geometry&, const counting_geometry&) = default;
+};
+
+/// What plan_counting_bloom() recommends for (n, p): the geometry and its modelled FPR at n.
+struct counting_plan {
+    counting_geometry geometry;
+    double fpr = 0;
+    [[nodiscard]] double bits_per_key(double n) const noexcept { return 4.0 * static_cast<double>(geometry.counters) / n; }
+    [[nodiscard]] std::uint64_t bytes() const noexcept { return geometry.counters / 2; }
+};
+
+/// The modelled FPR of a counting Bloom filter holding n keys (distinct keys: a key inserted
+/// twice makes no more counters nonzero than once).
+[[nodiscard]] inline double counting_fpr(double n, counting_geometry g) {
+    if (n <= 0) return 0.0;
+    return blocked_fpr(n, static_cast<double>(g.counters), g.hashes, counting_block_counters);
+}
+
+/// Smallest allowed counter count at or above `counters`: whole blocks, at least one. Throws
+/// when the filter's bits (4 per counter) would not fit in 64 bits.
+[[nodiscard]] inline std::uint64_t round_counters(std::uint64_t counters) {
+    constexpr std::uint64_t limit = std::uint64_t{1} << 62;  // 2^64 bits of 4-bit counters
+    if (counters > limit)
+        throw invalid_argument("a counting Bloom filter of " + std::to_string(counters) +
+                               " counters does not fit in 64-bit sizes");
+    const std::uint64_t blocks = (counters + counting_block_counters - 1) / counting_block_counters;
+    return std::max<std::uint64_t>(blocks, 1) * counting_block_counters;
+}
+
+namespace detail {
+
+/// best_blocked_probes() for 128-counter blocks, remembered per p like blocked_optimum().
+inline std::pair<std::uint32_t, double> counting_optimum(double p) {
+    static std::mutex mutex;
+    static std::map<double, std::pair<std::uint32_t, double>> known;
+    {
+        const std::lock_guard lock(mutex);
+        if (const auto it = known.find(p); it != known.end()) return it->second;
+    }
+    const auto best = best_blocked_probes(p, counting_block_counters);
+    const std::lock_guard lock(mutex);
+    if (known.size() > 4096) known.clear();  // bounded, whatever the callers ask
+    known.emplace(p, best);
+    return best;
+}
+
+}  // namespace detail
+
+/// The counting geometry with the fewest counters whose modelled FPR at n keys is at most p.
+/// Throws invalid_argument for n < 1, p outside (0, 1) or NaN, and beyond 2^64 bits.
+[[nodiscard]] inline counting_plan plan_counting_bloom(double n, double p) {
+    detail::require_keys(n);
+    detail::require_probability(p);
+    const auto [k, lambda] = detail::counting_optimum(p);
+    const double blocks = std::ceil(n / lambda);
+    if (!(blocks * counting_block_counters <= 0x1p62))
+        throw invalid_argument("a counting Bloom filter for " + std::to_string(n) + " keys at p = " + std::to_string(p) +
+                               " would need more than 2^64 bits");
+    const counting_geometry g{static_cast<std::uint64_t>(blocks) * counting_block_counters, k};
+    return {g, counting_fpr(n, g)};
+}
+
+/// Distinct keys a counting filter holds, estimated from its number of nonzero counters as
+/// estimate_keys() does for a block Bloom filter; +infinity when no counter is zero.
+[[nodiscard]] inline double estimate_counting_keys(counting_geometry g, std::uint64_t nonzero_counters) noexcept {
+    if (nonzero_counters == 0 || g.counters == 0) return 0.0;
+    if (nonzero_counters >= g.counters) return std::numeric_limits<double>::infinity();
+    const auto m = static_cast<double>(g.counters);
+    return detail::blocked_key_estimate(m, counting_block_counters, g.hashes,
+                                        std::log1p(-static_cast<double>(nonzero_counters) / m));
+}
+
+/// The FPR a counting filter has now, from its nonzero counters; 1 when none is zero.
+[[nodiscard]] inline double current_counting_fpr(counting_geometry g, std::uint64_t nonzero_counters) {
+    const double n = estimate_counting_keys(g, nonzero_counters);
+    if (std::isinf(n)) return 1.0;
+    return counting_fpr(n, g);
 }
 
 }  // namespace bloomkit

@@ -11,9 +11,12 @@
 // powers of c and sets the same bits as this scalar loop.
 #pragma once
 
+#include <array>
 #include <cstdint>
 
 #include "bloomkit/detail/blocked_layout.hpp"
+#include "bloomkit/detail/cpu_features.hpp"
+#include "bloomkit/detail/simd/block_kernels.hpp"
 
 namespace bloomkit {
 
@@ -31,13 +34,40 @@ public:
 
     template <class Visit>
     void for_each_bit(std::uint32_t pattern, Visit visit) const noexcept {
-        std::uint32_t product = pattern;
+        // Independent products x·c^(i+1), not a chain of x *= c: the multiplications overlap
+        // instead of waiting on each other (and vectorise: simd/block_kernels.hpp).
         for (std::uint32_t i = 0; i < geometry().hashes; ++i) {
-            product *= probe_multiplier;
-            const std::uint32_t bit = product >> (32 - 9);  // 0..511
+            const std::uint32_t bit = (pattern * multiplier_powers[i]) >> (32 - 9);  // 0..511
             visit(bit / 64, std::uint64_t{1} << (bit % 64));
         }
     }
+
+    bool test_batch_simd(const word_type* words, std::span<const probe> probes, bool* out) const noexcept {
+#ifdef BLOOMKIT_X86_SIMD
+        // AVX-512 pays only when k > 8: up to 8 probes fit one AVX2 step, which is cheaper.
+        const simd_level level = active_simd_level();
+        if (level == simd_level::avx512 && geometry().hashes > 8) {
+            detail::simd::block_test_avx512(words, probes.data(), probes.size(), geometry().hashes,
+                                            multiplier_powers.data(), out);
+            return true;
+        }
+        if (level != simd_level::scalar) {
+            detail::simd::block_test_avx2(words, probes.data(), probes.size(), geometry().hashes, multiplier_powers.data(),
+                                          out);
+            return true;
+        }
+#endif
+        (void)words, (void)probes, (void)out;
+        return false;
+    }
+
+    /// c^(i+1) mod 2^32 for probe i: the multipliers of the probes, in order.
+    static constexpr std::array<std::uint32_t, max_hashes + 16> multiplier_powers = [] {
+        std::array<std::uint32_t, max_hashes + 16> powers{};  // + 16: a SIMD step's idle lanes
+        std::uint32_t power = 1;
+        for (auto& p : powers) p = power *= probe_multiplier;
+        return powers;
+    }();
 };
 
 }  // namespace bloomkit

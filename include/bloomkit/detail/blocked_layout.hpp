@@ -10,9 +10,12 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
+#include <type_traits>
 
 #include "bloomkit/detail/bits.hpp"
 #include "bloomkit/detail/geometry_checks.hpp"
+#include "bloomkit/detail/word_access.hpp"
 #include "bloomkit/hash.hpp"
 #include "bloomkit/sizing.hpp"
 
@@ -28,7 +31,9 @@ struct block_probe {
 ///     static constexpr bloom_layout id;
 ///     probe locate(const digest&) const;
 ///     template <class Visit> void for_each_bit(std::uint32_t pattern, Visit visit) const;
-/// where for_each_bit calls visit(word_in_block, bit_mask) once per probe.
+///     bool test_batch_simd(const Word*, std::span<const probe>, bool* out) const;
+/// where for_each_bit calls visit(word_in_block, bit_mask) once per probe, and test_batch_simd
+/// answers a batch with the CPU's SIMD backend (returning false when there is none).
 template <class Derived, class Word, std::size_t Words>
 class blocked_layout {
 public:
@@ -49,6 +54,16 @@ public:
         word_type missing = 0;
         self().for_each_bit(p.pattern, [&](std::size_t word, word_type bit) { missing |= ~Access::load(block[word]) & bit; });
         return missing == 0;
+    }
+
+    /// out[i] = test(probes[i]) for a batch of located (and prefetched) keys: through the
+    /// derived layout's SIMD kernel when the CPU has one, else one key at a time. Concurrent
+    /// (atomic) access stays scalar: a vector load is not an atomic one.
+    template <class Access>
+    void test_batch(const word_type* words, std::span<const probe> probes, bool* out) const noexcept {
+        if constexpr (std::is_same_v<Access, plain_access>)
+            if (self().test_batch_simd(words, probes, out)) return;
+        for (std::size_t i = 0; i < probes.size(); ++i) out[i] = test<Access>(words, probes[i]);
     }
 
     template <class Access>

@@ -11,15 +11,16 @@
 
 #include <cstddef>
 #include <iterator>
+#include <span>
 
 namespace bloomkit::detail {
 
 inline constexpr std::size_t pipeline_batch = 32;
 
-/// For every key of [first, last): probe = locate(key); prefetch(probe); and, a batch later,
-/// visit(probe) — visits happen in key order. Returns nothing; visit accumulates results.
-template <std::forward_iterator It, std::sentinel_for<It> Sentinel, class Locate, class Prefetch, class Visit>
-void pipelined(It first, Sentinel last, Locate locate, Prefetch prefetch, Visit visit) {
+/// For every key of [first, last): probe = locate(key) and prefetch(probe); then, a batch at
+/// a time and in key order, visit_batch(std::span<const probe>).
+template <std::forward_iterator It, std::sentinel_for<It> Sentinel, class Locate, class Prefetch, class VisitBatch>
+void pipelined(It first, Sentinel last, Locate locate, Prefetch prefetch, VisitBatch visit_batch) {
     using probe = decltype(locate(*first));
     probe batch[pipeline_batch];
     while (first != last) {
@@ -28,7 +29,7 @@ void pipelined(It first, Sentinel last, Locate locate, Prefetch prefetch, Visit 
             batch[size] = locate(*first);
             prefetch(batch[size]);
         }
-        for (std::size_t i = 0; i < size; ++i) visit(batch[i]);
+        visit_batch(std::span<const probe>(batch, size));
     }
 }
 

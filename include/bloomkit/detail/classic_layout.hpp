@@ -11,7 +11,9 @@
 // block layout unless bits are scarcer than memory bandwidth.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <span>
 
 #include "bloomkit/detail/bits.hpp"
 #include "bloomkit/detail/geometry_checks.hpp"
@@ -48,6 +50,11 @@ public:
         return for_each_bit(p, [&](std::uint64_t bit) {
             return (Access::load(words[bit / 64]) >> (bit % 64) & 1) != 0;
         });
+    }
+
+    template <class Access>
+    void test_batch(const word_type* words, std::span<const probe> probes, bool* out) const noexcept {
+        for (std::size_t i = 0; i < probes.size(); ++i) out[i] = test<Access>(words, probes[i]);
     }
 
     template <class Access>

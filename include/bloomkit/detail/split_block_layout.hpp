@@ -13,6 +13,8 @@
 #include <cstdint>
 
 #include "bloomkit/detail/blocked_layout.hpp"
+#include "bloomkit/detail/cpu_features.hpp"
+#include "bloomkit/detail/simd/split_block_kernels.hpp"
 
 namespace bloomkit {
 
@@ -30,6 +32,17 @@ public:
     [[nodiscard]] probe locate(const digest& d) const noexcept {
         const auto block = static_cast<std::uint64_t>((static_cast<detail::uint128>(d.low >> 32) * block_count()) >> 32);
         return {block, static_cast<std::uint32_t>(d.low)};
+    }
+
+    bool test_batch_simd(const word_type* words, std::span<const probe> probes, bool* out) const noexcept {
+#ifdef BLOOMKIT_X86_SIMD
+        if (active_simd_level() != simd_level::scalar) {
+            detail::simd::split_block_test_avx2(words, probes.data(), probes.size(), salt.data(), out);
+            return true;
+        }
+#endif
+        (void)words, (void)probes, (void)out;
+        return false;
     }
 
     template <class Visit>

@@ -1,0 +1,616 @@
+// bloomkit/binary_fuse_filter.hpp — static filters for a key set known in advance: binary fuse
+// filters (Thomas Mueller Graf & Daniel Lemire, "Binary Fuse Filters: Fast and Smaller Than Xor
+// Filters", ACM Journal of Experimental Algorithmics 27, 2022, arXiv:2201.01174).
+//
+// A binary fuse filter stores one f-bit fingerprint per slot in an array of about 1.125·n
+// slots (3-wise) or 1.075·n (4-wise). Each key owns 3 (or 4) slots, one in each of 3 (or 4)
+// consecutive segments, and is "in" the filter when the XOR of its slots equals its
+// fingerprint. A key never added matches by chance with probability 2^-f, so at 8 bits the
+// filter answers with an FPR of 0.39% in ~9.0 bits/key (3-wise) — a Bloom filter needs ~11.5
+// for that — and a lookup is 3 (or 4) independent memory reads, with no branch on the data.
+//
+// The price: the filter is built once from the complete key set and cannot take another key
+// (the slots are the solution of one XOR system for exactly those keys), and two filters
+// cannot be merged (two solutions XORed together solve neither system; build from the union of
+// the keys instead). Use a Bloom filter for sets that grow.
+//
+// Construction (the paper's algorithm):
+//  1. hash every key once with the filter's hasher (XXH3-128 by default, seeded with the
+//     filter's seed) and drop repeated digests, so duplicate input keys are harmless;
+//  2. for a construction seed s, remix each digest into a per-attempt 128-bit hash (below),
+//     bucket the keys by the segment of their first slot (a counting sort, so that adding the
+//     keys to the slot table walks memory in order), and add each key to its slots' counters;
+//  3. peel: a slot holding exactly one key fixes that key; remove it and repeat. If every key
+//     peels, assign fingerprints in reverse peeling order. If not (a small cyclic core is left,
+//     probability well under 1% for large n), retry with the next seed: s' = mix64(s + φ).
+//     The first attempt uses the filter's seed, so a given (keys, seed) always builds the same
+//     array, whatever the input order; after 100 failed attempts the constructor throws.
+//
+// Per-attempt hash. The keys are hashed once; an attempt only remixes each 128-bit digest
+// {low, high} with its seed s by MurmurHash3's finaliser (fmix64, a bijection):
+//      b = fmix64(high ^ s ^ K)           the in-segment offsets of slots 1.. (18 bits each)
+//      a = fmix64(low ^ s) ^ b            slot 0 = multiply-high(a, segments·segment length);
+//                                         fingerprint = the low f bits of a
+// Slot i > 0 is slot 0 moved i segments on, with its low bits XORed by the i-th 18-bit field
+// of b (the "binary" in binary fuse: segment lengths are powers of two). The two halves keep
+// the slots independent for any array size: one 64-bit hash cannot give 40 bits of slot 0 and
+// 3·18 bits of offsets without reusing bits. a depends on both halves so that two distinct
+// digests differing in one half still get different slots, whatever that half is.
+//
+// Sizes are 64-bit throughout (more than 2^32 keys work). Building needs about 60 bytes per
+// key of temporary memory (digests, the bucketed per-attempt hashes, the slot table of a
+// 128-bit XOR and an 8-bit count per slot, the peeling order); the filter itself keeps only its
+// array. A filter may also be a read-only view of a memory-mapped file (file.hpp).
+//
+// Thread safety: a filter is immutable once built; any number of threads may query it at once.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cmath>
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <initializer_list>
+#include <iterator>
+#include <limits>
+#include <ranges>
+#include <span>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "bloomkit/bloom_filter.hpp"  // filter_options
+#include "bloomkit/detail/bits.hpp"
+#include "bloomkit/detail/bulk_pipeline.hpp"
+#include "bloomkit/detail/word_storage.hpp"
+#include "bloomkit/error.hpp"
+#include "bloomkit/hash.hpp"
+
+namespace bloomkit {
+
+/// A binary fuse filter could not be built: peeling failed for every construction seed tried.
+/// With a sound hash function this does not happen in practice (each attempt fails with
+/// probability well under 1/2); it signals an input the hash cannot tell apart.
+class binary_fuse_construction_error : public error {
+public:
+    using error::error;
+};
+
+// --- Sizing: the paper's parameters, as pure functions --------------------------------------
+
+/// How a binary fuse filter's array is cut: `segment_count` segments where a key's first slot
+/// may fall, each `segment_length` slots (a power of two), plus arity - 1 segments more for the
+/// key's other slots, so array_length = (segment_count + arity - 1) · segment_length.
+/// The empty filter (no keys) has no slots at all: every field is 0.
+struct binary_fuse_geometry {
+    std::uint64_t segment_length = 0;
+    std::uint64_t segment_count = 0;
+    std::uint64_t array_length = 0;
+    friend constexpr bool operator==(const binary_fuse_geometry&, const binary_fuse_geometry&) = default;
+};
+
+/// The longest segment: 2^18 slots. Slot offsets take 18 bits each of a 64-bit hash.
+inline constexpr std::uint64_t binary_fuse_max_segment_length = std::uint64_t{1} << 18;
+
+/// The most keys a filter may be sized for (far beyond any memory; keeps the arithmetic exact).
+inline constexpr std::uint64_t binary_fuse_max_keys = std::uint64_t{1} << 56;
+
+namespace detail {
+
+inline void require_fuse_arity(unsigned arity) {
+    if (arity != 3 && arity != 4)
+        throw invalid_argument("binary fuse filters are 3-wise or 4-wise, not " + std::to_string(arity) + "-wise");
+}
+
+inline void require_fuse_keys(std::uint64_t keys) {
+    if (keys > binary_fuse_max_keys)
+        throw invalid_argument("a binary fuse filter holds at most 2^56 keys, not " + std::to_string(keys));
+}
+
+/// The paper's formulas are fitted for n >= 2 (ln 1 = 0 would divide by zero); one key is
+/// sized like two.
+inline double fuse_sizing_keys(std::uint64_t keys) noexcept {
+    return static_cast<double>(std::max<std::uint64_t>(keys, 2));
+}
+
+}  // namespace detail
+
+/// Slots per segment for `keys` keys: 2^floor(ln n / ln 3.33 + 2.25) for 3-wise,
+/// 2^floor(ln n / ln 2.91 - 0.5) for 4-wise (Graf & Lemire, fitted so that construction
+/// rarely fails), capped at 2^18 (and at least 1). 0 for no keys.
+[[nodiscard]] inline std::uint64_t binary_fuse_segment_length(unsigned arity, std::uint64_t keys) {
+    detail::require_fuse_arity(arity);
+    detail::require_fuse_keys(keys);
+    if (keys == 0) return 0;
+    // A log divided by a log, as in the paper, so the base needs no explaining.
+    const double ln_n = std::log(detail::fuse_sizing_keys(keys));
+    const double exponent = arity == 3 ? std::floor(ln_n / std::log(3.33) + 2.25) : std::floor(ln_n / std::log(2.91) - 0.5);
+    const int max_exponent = std::countr_zero(binary_fuse_max_segment_length);
+    return std::uint64_t{1} << std::clamp(static_cast<int>(exponent), 0, max_exponent);
+}
+
+/// Slots per key the array needs before rounding to whole segments: max(1.125, 0.875 +
+/// 0.25·ln(10^6)/ln n) for 3-wise, max(1.075, 0.77 + 0.305·ln(600000)/ln n) for 4-wise.
+/// Small sets need more room: peeling a few random keys fails more often.
+[[nodiscard]] inline double binary_fuse_size_factor(unsigned arity, std::uint64_t keys) {
+    detail::require_fuse_arity(arity);
+    detail::require_fuse_keys(keys);
+    const double ln_n = std::log(detail::fuse_sizing_keys(keys));
+    if (arity == 3) return std::max(1.125, 0.875 + 0.25 * std::log(1e6) / ln_n);
+    return std::max(1.075, 0.77 + 0.305 * std::log(600000.0) / ln_n);
+}
+
+/// The array for `keys` distinct keys: round(n · size factor) slots, rounded up to whole
+/// segments, of which arity - 1 are the tail every key's last slots may reach.
+[[nodiscard]] inline binary_fuse_geometry binary_fuse_geometry_for(unsigned arity, std::uint64_t keys) {
+    const std::uint64_t segment_length = binary_fuse_segment_length(arity, keys);
+    if (keys == 0) return {};
+    const double capacity = std::round(detail::fuse_sizing_keys(keys) * binary_fuse_size_factor(arity, keys));
+    const auto slots = static_cast<std::uint64_t>(capacity);
+    const std::uint64_t segments = (slots + segment_length - 1) / segment_length;
+    const std::uint64_t segment_count = segments > arity ? segments - (arity - 1) : 1;
+    return {segment_length, segment_count, (segment_count + arity - 1) * segment_length};
+}
+
+/// Bits per key of a filter built from `keys` distinct keys with f-bit fingerprints.
+[[nodiscard]] inline double binary_fuse_bits_per_key(unsigned arity, unsigned fingerprint_bits, std::uint64_t keys) {
+    if (keys == 0) return 0;
+    const binary_fuse_geometry g = binary_fuse_geometry_for(arity, keys);
+    return static_cast<double>(g.array_length) * fingerprint_bits / static_cast<double>(keys);
+}
+
+/// Everything that describes a built filter besides its hasher and its array: what the file
+/// format stores.
+struct binary_fuse_parameters {
+    std::uint32_t arity = 3;
+    std::uint32_t fingerprint_bits = 8;
+    std::uint64_t keys = 0;               ///< distinct keys (digests) the filter was built from
+    binary_fuse_geometry geometry{};
+    std::uint64_t construction_seed = 0;  ///< the seed of the attempt that peeled
+    friend constexpr bool operator==(const binary_fuse_parameters&, const binary_fuse_parameters&) = default;
+};
+
+namespace detail {
+
+struct fuse_file_access;
+
+/// A key's hash for one construction attempt (see the top of this file). Slot 0 and the
+/// fingerprint come from `a`, the other slots' offsets from `b`.
+struct fuse_hash {
+    std::uint64_t a = 0;
+    std::uint64_t b = 0;
+
+    fuse_hash& operator^=(const fuse_hash& other) noexcept {
+        a ^= other.a;
+        b ^= other.b;
+        return *this;
+    }
+    friend constexpr bool operator==(const fuse_hash&, const fuse_hash&) = default;
+};
+
+/// Keeps b's remix distinct from a's even where a digest's halves are equal.
+inline constexpr std::uint64_t fuse_offset_salt = 0x9e3779b97f4a7c15ULL;  // 2^64 / golden ratio
+
+/// The per-attempt remix of a digest: two bijections, so distinct digests stay distinct.
+[[nodiscard]] constexpr fuse_hash fuse_remix(const digest& d, std::uint64_t seed) noexcept {
+    const std::uint64_t b = mix64(d.high ^ seed ^ fuse_offset_salt);
+    return {mix64(d.low ^ seed) ^ b, b};
+}
+
+/// The seed of the attempt after the one that used `seed`: a fixed bijective step, so a
+/// construction is a deterministic function of its first seed.
+[[nodiscard]] constexpr std::uint64_t next_construction_seed(std::uint64_t seed) noexcept {
+    return mix64(seed + fuse_offset_salt);
+}
+
+/// How many seeds construction tries before it gives up.
+inline constexpr unsigned fuse_max_attempts = 100;
+
+template <class Fingerprint>
+[[nodiscard]] constexpr Fingerprint fuse_fingerprint(const fuse_hash& h) noexcept {
+    return static_cast<Fingerprint>(h.a);  // the low bits: multiply-high for slot 0 reads the high ones
+}
+
+/// Where a key's slots are: the same for building and for querying.
+template <unsigned Arity>
+class fuse_addressing {
+public:
+    using slots = std::array<std::uint64_t, Arity>;
+    static constexpr unsigned offset_bits = 18;  // log2(binary_fuse_max_segment_length)
+    static_assert(offset_bits * (Arity - 1) <= 64, "the offsets must fit in one 64-bit word");
+
+    fuse_addressing() = default;
+    explicit fuse_addressing(const binary_fuse_geometry& g) noexcept
+        : segment_length_(g.segment_length),
+          segment_mask_(g.segment_length == 0 ? 0 : g.segment_length - 1),
+          segment_count_(g.segment_count),
+          first_slot_range_(g.segment_count * g.segment_length) {}
+
+    /// Slot 0 anywhere in the first segment_count segments; slot i in the i-th segment after
+    /// it, at an offset flipped by 18 bits of b. Segments are powers of two, so the XOR never
+    /// leaves the segment: the slots are always distinct.
+    [[nodiscard]] slots operator()(const fuse_hash& h) const noexcept {
+        slots at;
+        const std::uint64_t first = reduce(h.a, first_slot_range_);
+        at[0] = first;
+        for (unsigned i = 1; i < Arity; ++i)
+            at[i] = (first + i * segment_length_) ^ ((h.b >> (offset_bits * (i - 1))) & segment_mask_);
+        return at;
+    }
+
+    /// The segment of slot 0: the bucket a key is sorted into.
+    [[nodiscard]] std::uint64_t segment_of(const fuse_hash& h) const noexcept { return reduce(h.a, segment_count_); }
+    [[nodiscard]] std::uint64_t segment_count() const noexcept { return segment_count_; }
+
+private:
+    std::uint64_t segment_length_ = 0;
+    std::uint64_t segment_mask_ = 0;
+    std::uint64_t segment_count_ = 0;
+    std::uint64_t first_slot_range_ = 0;
+};
+
+/// Digests of every key of [first, last), in input order.
+template <class It, class Sentinel>
+std::vector<digest> hash_all(It first, Sentinel last, const hasher& h) {
+    std::vector<digest> digests;
+    if constexpr (std::sized_sentinel_for<Sentinel, It>) digests.reserve(static_cast<std::size_t>(last - first));
+    for (; first != last; ++first) digests.push_back(h(*first));
+    return digests;
+}
+
+/// Removes repeated digests (in O(n): a counting sort on the top bits, which are uniform, then
+/// tiny sorts inside each bucket). The order left is not the input's; nothing depends on it.
+inline void keep_distinct(std::vector<digest>& digests) {
+    const std::size_t n = digests.size();
+    if (n < 2) return;
+    // About four digests per bucket, so the bucket sorts are tiny insertion sorts. Equal
+    // digests share a bucket.
+    const int bits = std::clamp(static_cast<int>(std::bit_width(n)) - 2, 1, 30);
+    const auto bucket_of = [bits](const digest& d) { return static_cast<std::size_t>(d.low >> (64 - bits)); };
+    std::vector<std::size_t> begin((std::size_t{1} << bits) + 1, 0);  // bucket b is [begin[b], begin[b + 1])
+    for (const digest& d : digests) ++begin[bucket_of(d) + 1];
+    for (std::size_t b = 1; b < begin.size(); ++b) begin[b] += begin[b - 1];
+    std::vector<digest> bucketed(n);
+    std::vector<std::size_t> next(begin.begin(), begin.end() - 1);
+    for (const digest& d : digests) bucketed[next[bucket_of(d)]++] = d;
+
+    const auto by_value = [](const digest& x, const digest& y) { return std::tie(x.low, x.high) < std::tie(y.low, y.high); };
+    auto kept = digests.begin();
+    for (std::size_t b = 0; b + 1 < begin.size(); ++b) {
+        const auto first = bucketed.begin() + static_cast<std::ptrdiff_t>(begin[b]);
+        const auto last = bucketed.begin() + static_cast<std::ptrdiff_t>(begin[b + 1]);
+        std::sort(first, last, by_value);
+        kept = std::unique_copy(first, last, kept);
+    }
+    digests.erase(kept, digests.end());
+}
+
+/// One construction attempt after another over the same slot table: hypergraph peeling.
+template <unsigned Arity>
+class fuse_peeler {
+public:
+    explicit fuse_peeler(const binary_fuse_geometry& g)
+        : addressing_(g), edges_(g.array_length), degree_(g.array_length) {}
+
+    /// Tries construction seed `seed`; true if every key peeled.
+    bool peel(const std::vector<digest>& keys, std::uint64_t seed) {
+        bucket_by_segment(keys, seed);
+        std::fill(edges_.begin(), edges_.end(), fuse_hash{});
+        std::fill(degree_.begin(), degree_.end(), std::uint8_t{0});
+        if (!add_keys()) return false;
+        return peel_all(keys.size());
+    }
+
+    /// Writes the fingerprints of a successful peel into `fingerprints` (zeroed, one per slot).
+    /// Backwards through the peeling order: when a key is assigned, every other key on its
+    /// slots is already final, so its own slot can be set to make the key's XOR come out right.
+    template <class Fingerprint>
+    void assign(Fingerprint* fingerprints) const noexcept {
+        for (auto slot = order_.rbegin(); slot != order_.rend(); ++slot) {
+            const fuse_hash& key = edges_[*slot];
+            auto value = fuse_fingerprint<Fingerprint>(key);
+            for (const std::uint64_t at : addressing_(key)) value = static_cast<Fingerprint>(value ^ fingerprints[at]);
+            fingerprints[*slot] = value;  // it was 0, so XORing it in above changed nothing
+        }
+    }
+
+private:
+    /// Counting sort of the per-attempt hashes by the segment of their first slot: the keys
+    /// are then added in slot order, touching a sliding window of arity segments of the table
+    /// instead of random lines all over it.
+    void bucket_by_segment(const std::vector<digest>& keys, std::uint64_t seed) {
+        std::vector<std::uint64_t> end(addressing_.segment_count(), 0);
+        for (const digest& d : keys) ++end[addressing_.segment_of(fuse_remix(d, seed))];
+        std::uint64_t total = 0;
+        for (std::uint64_t& e : end) e = total += e;
+        bucketed_.resize(keys.size());
+        for (auto d = keys.rbegin(); d != keys.rend(); ++d) {
+            const fuse_hash h = fuse_remix(*d, seed);
+            bucketed_[--end[addressing_.segment_of(h)]] = h;
+        }
+    }
+
+    /// Adds every key to its slots: XOR of the keys there, and how many. False when a count
+    /// reached 128 (counts are 8 bits; no sane input comes near: the mean is about 2.7).
+    bool add_keys() noexcept {
+        std::uint8_t seen = 0;
+        for (const fuse_hash& key : bucketed_) {
+            for (const std::uint64_t at : addressing_(key)) {
+                edges_[at] ^= key;
+                seen |= ++degree_[at];
+            }
+        }
+        return seen < 0x80;  // a count must pass 128 before it can wrap
+    }
+
+    /// Peels every slot holding one key, sweeping the table in order and following at once the
+    /// slots each peel leaves with one key (they are nearby, so this stays in cache).
+    bool peel_all(std::uint64_t keys) {
+        order_.clear();
+        order_.reserve(keys);
+        pending_.clear();
+        for (std::uint64_t slot = 0; slot < degree_.size(); ++slot) {
+            if (degree_[slot] != 1) continue;
+            pending_.push_back(slot);
+            while (!pending_.empty()) {
+                const std::uint64_t next = pending_.back();
+                pending_.pop_back();
+                if (degree_[next] == 1) peel_at(next);
+            }
+        }
+        return order_.size() == keys;
+    }
+
+    /// Removes the only key left at `slot` from all its slots, remembering it at `slot`.
+    void peel_at(std::uint64_t slot) {
+        const fuse_hash key = edges_[slot];
+        order_.push_back(slot);
+        for (const std::uint64_t at : addressing_(key)) {
+            edges_[at] ^= key;
+            if (--degree_[at] == 1) pending_.push_back(at);
+        }
+        edges_[slot] = key;  // no other key is left there: the slot keeps naming its key
+    }
+
+    fuse_addressing<Arity> addressing_;
+    std::vector<fuse_hash> edges_;         // per slot: XOR of the keys still on it
+    std::vector<std::uint8_t> degree_;     // per slot: how many keys are still on it
+    std::vector<fuse_hash> bucketed_;      // this attempt's hashes, by segment
+    std::vector<std::uint64_t> order_;     // slots in peeling order, each naming its key
+    std::vector<std::uint64_t> pending_;   // slots found holding one key, not yet peeled
+};
+
+/// Builds the fingerprint array for distinct digests `keys` in `geometry`, trying construction
+/// seeds from `seed` on. Returns the seed that worked; throws after `max_attempts` failures.
+template <class Fingerprint, unsigned Arity>
+std::uint64_t build_fuse_array(const std::vector<digest>& keys, const binary_fuse_geometry& geometry,
+                               std::uint64_t seed, Fingerprint* fingerprints, unsigned max_attempts = fuse_max_attempts) {
+    fuse_peeler<Arity> peeler(geometry);
+    const std::uint64_t first_seed = seed;
+    for (unsigned attempt = 0; attempt < max_attempts; ++attempt, seed = next_construction_seed(seed)) {
+        if (peeler.peel(keys, seed)) {
+            peeler.assign(fingerprints);
+            return seed;
+        }
+    }
+    throw binary_fuse_construction_error(
+        "could not build a binary fuse filter from " + std::to_string(keys.size()) + " distinct keys in " +
+        std::to_string(geometry.array_length) + " slots after " + std::to_string(max_attempts) +
+        " construction seeds (the first was " + std::to_string(first_seed) +
+        "); distinct keys should never cause this: check the key type's key_bytes");
+}
+
+}  // namespace detail
+
+/// A static binary fuse filter with `Fingerprint` (std::uint8_t or std::uint16_t) fingerprints
+/// and `Arity` (3 or 4) slots per key. FPR 2^-bits; 3-wise costs ~1.125 × bits per key for
+/// large sets, 4-wise ~1.075 × but builds more slowly and reads one more slot per lookup.
+///
+/// Built once from a range of keys; no insert, no union (see the top of this file).
+template <class Fingerprint, unsigned Arity>
+    requires(std::same_as<Fingerprint, std::uint8_t> || std::same_as<Fingerprint, std::uint16_t>) &&
+            (Arity == 3 || Arity == 4)
+class basic_binary_fuse_filter {
+public:
+    using fingerprint_type = Fingerprint;
+    using size_type = std::uint64_t;
+
+    /// The empty filter: holds no key, contains() is always false.
+    basic_binary_fuse_filter() = default;
+
+    /// A filter holding every key of [first, last). Duplicates are allowed (and counted once).
+    /// Throws binary_fuse_construction_error if no construction seed works (see the top of
+    /// this file), std::bad_alloc when the temporary memory (~60 bytes/key) cannot be had.
+    template <std::forward_iterator It, std::sentinel_for<It> Sentinel>
+        requires hashable_key<std::iter_value_t<It>>
+    basic_binary_fuse_filter(It first, Sentinel last, filter_options options = {})
+        : hasher_(options.hash.value_or(hash_algorithm::xxh3_128), options.seed) {
+        build(detail::hash_all(first, last, hasher_), options.seed);
+    }
+
+    /// A filter holding every key of `keys`. A string or a byte vector is one key, not a range
+    /// of byte keys, so it is refused here; use the iterator pair for a range of bytes as keys.
+    template <std::ranges::forward_range Range>
+        requires hashable_key<std::ranges::range_value_t<Range>> && (!byte_sequence_key<Range>)
+    explicit basic_binary_fuse_filter(const Range& keys, filter_options options = {})
+        : basic_binary_fuse_filter(std::ranges::begin(keys), std::ranges::end(keys), options) {}
+
+    /// A filter holding the keys listed: binary_fuse8_filter f({"alpha", "beta"}).
+    template <hashable_key Key>
+    basic_binary_fuse_filter(std::initializer_list<Key> keys, filter_options options = {})
+        : basic_binary_fuse_filter(keys.begin(), keys.end(), options) {}
+
+    // --- Queries -----------------------------------------------------------------------------
+
+    /// False: the key was not in the set the filter was built from. True: it was, or it is a
+    /// false positive (probability 2^-bits).
+    template <hashable_key Key>
+    [[nodiscard]] bool contains(const Key& key) const {
+        return !empty() && matches(locate(hasher_(key)));
+    }
+
+    /// Writes contains(key) for every key of [first, last) to `out`, in order; returns the
+    /// output iterator past the last answer. Pipelined: hashes a batch, prefetches every slot,
+    /// then reads them.
+    template <std::forward_iterator It, std::sentinel_for<It> Sentinel, std::output_iterator<bool> Out>
+        requires hashable_key<std::iter_value_t<It>>
+    Out contains(It first, Sentinel last, Out out) const {
+        if (empty()) {
+            for (; first != last; ++first) *out++ = false;
+            return out;
+        }
+        pipeline(first, last, [&](const probe& p) { *out++ = matches(p); });
+        return out;
+    }
+
+    /// How many keys of [first, last) the filter may contain.
+    template <std::forward_iterator It, std::sentinel_for<It> Sentinel>
+        requires hashable_key<std::iter_value_t<It>>
+    [[nodiscard]] size_type count_contained(It first, Sentinel last) const {
+        if (empty()) return 0;
+        size_type found = 0;
+        pipeline(first, last, [&](const probe& p) { found += matches(p) ? 1 : 0; });
+        return found;
+    }
+
+    /// Same parameters (construction seed included), hashing and fingerprints.
+    friend bool operator==(const basic_binary_fuse_filter& x, const basic_binary_fuse_filter& y) noexcept {
+        const auto a = x.fingerprints();
+        const auto b = y.fingerprints();
+        return x.parameters_ == y.parameters_ && x.hasher_ == y.hasher_ && std::equal(a.begin(), a.end(), b.begin(), b.end());
+    }
+
+    // --- Observers ---------------------------------------------------------------------------
+
+    [[nodiscard]] static constexpr unsigned arity() noexcept { return Arity; }
+    [[nodiscard]] static constexpr unsigned fingerprint_bits() noexcept { return 8 * sizeof(Fingerprint); }
+    /// The probability that a key not in the set is reported present: 2^-bits.
+    [[nodiscard]] static constexpr double expected_fpr() noexcept {
+        return 1.0 / static_cast<double>(std::uint64_t{1} << fingerprint_bits());
+    }
+
+    /// Distinct keys the filter was built from (distinct 128-bit digests, strictly speaking).
+    [[nodiscard]] size_type size() const noexcept { return parameters_.keys; }
+    [[nodiscard]] bool empty() const noexcept { return parameters_.keys == 0; }
+    [[nodiscard]] size_type size_in_bytes() const noexcept { return array_length() * sizeof(Fingerprint); }
+    /// Bits of the array per key (0 for the empty filter).
+    [[nodiscard]] double bits_per_key() const noexcept {
+        return empty() ? 0.0 : static_cast<double>(array_length()) * fingerprint_bits() / static_cast<double>(size());
+    }
+    [[nodiscard]] const hasher& hash_function() const noexcept { return hasher_; }
+
+    [[nodiscard]] const binary_fuse_parameters& parameters() const noexcept { return parameters_; }
+    [[nodiscard]] const binary_fuse_geometry& geometry() const noexcept { return parameters_.geometry; }
+    [[nodiscard]] size_type segment_length() const noexcept { return geometry().segment_length; }
+    [[nodiscard]] size_type segment_count() const noexcept { return geometry().segment_count; }
+    [[nodiscard]] size_type array_length() const noexcept { return geometry().array_length; }
+    /// The seed of the construction attempt that succeeded (the filter's seed, unless peeling
+    /// needed a retry).
+    [[nodiscard]] std::uint64_t construction_seed() const noexcept { return parameters_.construction_seed; }
+
+    /// The array: one fingerprint per slot, in native byte order.
+    [[nodiscard]] std::span<const Fingerprint> fingerprints() const noexcept { return fingerprints_.words(); }
+
+    /// True for a filter mapped from a file.
+    [[nodiscard]] bool read_only() const noexcept { return fingerprints_.read_only(); }
+
+private:
+    friend struct detail::fuse_file_access;
+
+    /// What a lookup needs, computed before memory is touched.
+    struct probe {
+        typename detail::fuse_addressing<Arity>::slots at;
+        Fingerprint fingerprint;
+    };
+
+    // Assembles a filter from a file's fields. Checks that they describe a consistent filter
+    // (not that the geometry is the one this build's sizing would pick: a file written where
+    // std::log rounds differently must still load).
+    basic_binary_fuse_filter(const binary_fuse_parameters& parameters, const hasher& h,
+                             detail::word_storage<Fingerprint> fingerprints)
+        : parameters_(checked(parameters, fingerprints.size())),
+          hasher_(h),
+          fingerprints_(std::move(fingerprints)),
+          addressing_(parameters_.geometry) {}
+
+    void build(std::vector<digest> digests, std::uint64_t seed) {
+        detail::keep_distinct(digests);
+        parameters_ = {Arity, fingerprint_bits(), digests.size(), binary_fuse_geometry_for(Arity, digests.size()), seed};
+        addressing_ = detail::fuse_addressing<Arity>(parameters_.geometry);
+        fingerprints_ = detail::word_storage<Fingerprint>(array_length());
+        if (empty()) return;
+        parameters_.construction_seed =
+            detail::build_fuse_array<Fingerprint, Arity>(digests, geometry(), seed, fingerprints_.mutable_data());
+    }
+
+    [[nodiscard]] probe locate(const digest& d) const noexcept {
+        const detail::fuse_hash h = detail::fuse_remix(d, parameters_.construction_seed);
+        return {addressing_(h), detail::fuse_fingerprint<Fingerprint>(h)};
+    }
+
+    [[nodiscard]] bool matches(const probe& p) const noexcept {
+        const Fingerprint* slots = fingerprints_.data();
+        auto x = p.fingerprint;
+        for (const std::uint64_t at : p.at) x = static_cast<Fingerprint>(x ^ slots[at]);
+        return x == 0;
+    }
+
+    template <class It, class Sentinel, class Visit>
+    void pipeline(It first, Sentinel last, Visit visit) const {
+        detail::pipelined(
+            first, last, [this](const auto& key) { return locate(hasher_(key)); },
+            [this](const probe& p) {
+                for (const std::uint64_t at : p.at) detail::prefetch(fingerprints_.data() + at);
+            },
+            [&visit](std::span<const probe> batch) {
+                for (const probe& p : batch) visit(p);
+            });
+    }
+
+    static const binary_fuse_parameters& checked(const binary_fuse_parameters& p, std::uint64_t stored) {
+        auto refuse = [](const std::string& why) { throw invalid_argument("inconsistent binary fuse filter: " + why); };
+        if (p.arity != Arity || p.fingerprint_bits != fingerprint_bits())
+            refuse(std::to_string(p.arity) + "-wise with " + std::to_string(p.fingerprint_bits) + "-bit fingerprints, expected " +
+                   std::to_string(Arity) + "-wise with " + std::to_string(fingerprint_bits()) + "-bit");
+        const binary_fuse_geometry& g = p.geometry;
+        if (p.keys == 0) {
+            if (g != binary_fuse_geometry{}) refuse("no keys but a non-empty array");
+        } else {
+            if (!std::has_single_bit(g.segment_length) || g.segment_length > binary_fuse_max_segment_length)
+                refuse("segment length " + std::to_string(g.segment_length) + " is not a power of two up to 2^18");
+            if (g.segment_count == 0 || g.segment_count > std::numeric_limits<std::uint64_t>::max() / g.segment_length - Arity)
+                refuse("segment count " + std::to_string(g.segment_count) + " is 0 or too large");
+            if (g.array_length != (g.segment_count + Arity - 1) * g.segment_length)
+                refuse("array length " + std::to_string(g.array_length) + " is not (segment count + " +
+                       std::to_string(Arity - 1) + ") x segment length");
+            if (p.keys > g.array_length)
+                refuse(std::to_string(p.keys) + " keys cannot fit in " + std::to_string(g.array_length) + " slots");
+        }
+        if (stored != g.array_length)
+            refuse(std::to_string(stored) + " fingerprints stored for an array of " + std::to_string(g.array_length));
+        return p;
+    }
+
+    binary_fuse_parameters parameters_{Arity, fingerprint_bits(), 0, {}, default_seed};
+    hasher hasher_{};
+    detail::word_storage<Fingerprint> fingerprints_;
+    detail::fuse_addressing<Arity> addressing_;
+};
+
+/// 3-wise, 8-bit fingerprints: FPR 0.39% in ~9.0 bits/key. The default.
+using binary_fuse8_filter = basic_binary_fuse_filter<std::uint8_t, 3>;
+/// 3-wise, 16-bit fingerprints: FPR 0.0015% in ~18 bits/key.
+using binary_fuse16_filter = basic_binary_fuse_filter<std::uint16_t, 3>;
+/// 4-wise, 8-bit: ~8.6 bits/key, one more memory read per lookup, slower to build.
+using binary_fuse8_4wise_filter = basic_binary_fuse_filter<std::uint8_t, 4>;
+/// 4-wise, 16-bit: ~17.2 bits/key.
+using binary_fuse16_4wise_filter = basic_binary_fuse_filter<std::uint16_t, 4>;
+
+/// The default static filter.
+using binary_fuse_filter = binary_fuse8_filter;
+
+}  // namespace bloomkit

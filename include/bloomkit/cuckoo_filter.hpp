@@ -1,0 +1,600 @@
+// bloomkit/cuckoo_filter.hpp — the cuckoo filter: approximate membership that also supports
+// deleting keys and counting duplicates (Fan, Andersen, Kaminsky & Mitzenmacher, "Cuckoo
+// Filter: Practically Better Than Bloom", CoNEXT 2014).
+//
+// The table is a power-of-two number of buckets of b = 4 slots; a slot holds an f-bit
+// fingerprint of a key (f = 8, 12 or 16), or 0 when empty. A key may live in two buckets:
+//
+//     i1 = bucket from the key's digest        i2 = i1 XOR h(fingerprint)
+//
+// (partial-key cuckoo hashing): either bucket follows from the other and the fingerprint alone,
+// so a fingerprint can be moved to its other bucket without the key. An insert takes a free
+// slot in i1 or i2; when both are full it evicts a fingerprint, moves it to its other bucket,
+// and so on, for at most cuckoo_max_kicks (500) relocations. With b = 4 this fills about 95% of
+// the slots before an insert has to give up. The FPR is about 2b·load / 2^f: a query compares
+// its fingerprint with the 8 slots of its two buckets (3.1% at f = 8, 0.2% at 12, 0.012% at 16,
+// with every slot full), and the cost is f / load bits per key.
+//
+// Nothing is ever lost. The walk moves fingerprints around; when it runs out of relocations it
+// still holds one, the last one evicted, which may belong to any earlier key. That victim goes
+// into the stash, one slot held in the object and consulted by every query, so the insert
+// that ended that way did store its key. While the stash is occupied, an insert that finds no
+// free slot in its own two buckets reports the filter full and changes nothing; a removal
+// frees a slot and tries to move the victim back into the table.
+//
+// insert() returns true when the key is stored and false when the filter is full (nothing
+// changed, nothing lost). The same key can be stored up to 2b = 8 times (only 4 if its two
+// buckets coincide): copies can live only in its own two buckets, so once those hold nothing
+// else, a further copy is refused as full without a futile walk. count(key) says how many
+// copies are stored (a false positive adds copies of another key's matching fingerprint).
+//
+// Removal hazard: remove() deletes one fingerprint that matches the key in the key's buckets.
+// Removing a key that was never inserted (or more times than it was) can delete the matching
+// fingerprint of another key, which then becomes a false negative. Remove only what you
+// inserted.
+//
+// No union. Unlike a Bloom filter's bits, two cuckoo tables cannot be OR-ed: a slot holds one
+// fingerprint, and where a fingerprint sits depends on the whole history of inserts. Merging
+// means re-inserting every fingerprint of one table into the other, which can fail (reporting
+// full) when the combined load is past ~95%: not the total, exact operation |= promises.
+//
+// Storage: buckets are packed back to back in a word array, bucket i at bits [4f·i, 4f·(i+1))
+// and slot j of it at bits [f·j, f·(j+1)) within the bucket, in the bit numbering of
+// detail/byte_window.hpp (bit k is bit k % 64 of word k / 64). A bucket is 32, 48 or 64 bits,
+// starting on a byte, so one 64-bit window load reads any bucket; the array is padded so the
+// last bucket's window stays in bounds. Padding bits stay zero.
+//
+// Every key is hashed once (hash.hpp): the bucket comes from the digest's high half (multiply-
+// high reduction), the fingerprint from its low half. The eviction choices during a walk come
+// from a generator seeded with where the walk starts, so the filter's bits depend only on the
+// sequence of operations (no hidden generator state to save with a file).
+//
+// Thread safety: a value type; any number of threads may call const members at once, a
+// mutating member needs exclusive access.
+#pragma once
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <initializer_list>
+#include <iterator>
+#include <ranges>
+#include <span>
+#include <string>
+#include <utility>
+
+#include "bloomkit/bloom_filter.hpp"
+#include "bloomkit/detail/bits.hpp"
+#include "bloomkit/detail/bulk_pipeline.hpp"
+#include "bloomkit/detail/byte_window.hpp"
+#include "bloomkit/detail/word_storage.hpp"
+#include "bloomkit/error.hpp"
+#include "bloomkit/hash.hpp"
+#include "bloomkit/sizing.hpp"
+
+namespace bloomkit {
+
+// --- Sizing: pure functions ------------------------------------------------------------------
+
+/// Slots per bucket. Four is the paper's choice: ~95% occupancy for 3 bits of FPR per key.
+inline constexpr std::uint32_t cuckoo_bucket_size = 4;
+
+/// Relocations an insert may make before it parks the last victim in the stash.
+inline constexpr std::uint32_t cuckoo_max_kicks = 500;
+
+/// The load at which a filter sized from (n, p) holds n keys. Walks start failing at ~95–96%
+/// with b = 4, so n keys always fit; the power-of-two bucket count usually leaves more room.
+inline constexpr double cuckoo_max_load = 0.95;
+
+/// The largest bucket count: keeps every byte offset and size well inside 64 bits.
+inline constexpr std::uint64_t cuckoo_max_buckets = std::uint64_t{1} << 58;
+
+/// Number of buckets (a power of two) and fingerprint bits (8, 12 or 16) of a cuckoo filter.
+struct cuckoo_geometry {
+    std::uint64_t buckets = 0;
+    std::uint32_t fingerprint_bits = 0;
+    friend constexpr bool operator==(const cuckoo_geometry&, const cuckoo_geometry&) = default;
+};
+
+/// Words (64-bit) holding a table of this geometry: the buckets, plus the padding that keeps
+/// the last bucket's 64-bit window in bounds.
+[[nodiscard]] constexpr std::uint64_t cuckoo_word_count(cuckoo_geometry g) noexcept {
+    if (g.buckets == 0) return 0;
+    const std::uint64_t last_window_end = (g.buckets - 1) * (g.fingerprint_bits / 2) + 8;  // bytes
+    return (last_window_end + 7) / 8;
+}
+
+/// What plan_cuckoo() recommends for (n, p), and the FPR the model predicts at n keys.
+struct cuckoo_plan {
+    cuckoo_geometry geometry;
+    double fpr = 0;
+    [[nodiscard]] std::uint64_t bytes() const noexcept { return cuckoo_word_count(geometry) * 8; }
+    [[nodiscard]] double bits_per_key(double n) const noexcept { return static_cast<double>(bytes()) * 8 / n; }
+};
+
+/// The FPR of a cuckoo filter with f-bit fingerprints whose slots are a fraction `load` full:
+/// a query compares its fingerprint with the 2b slots of its two buckets, each holding a
+/// fingerprint with probability `load`, equal to the query's with probability 1/(2^f - 1)
+/// (fingerprints are uniform over the nonzero values). At load 1 this is the bound the
+/// filter never exceeds, ≈ 2b / 2^f. (The one-slot stash adds ~2/(buckets · 2^f): ignored.)
+[[nodiscard]] inline double cuckoo_fpr(std::uint32_t fingerprint_bits, double load) noexcept {
+    const double fingerprints = std::ldexp(1.0, static_cast<int>(fingerprint_bits)) - 1;
+    return -std::expm1(2.0 * cuckoo_bucket_size * load * std::log1p(-1.0 / fingerprints));
+}
+
+/// The fewest fingerprint bits (8, 12 or 16) whose FPR stays at most p however full the table
+/// gets. Throws invalid_argument for p outside (0, 1), and below what 16 bits give (~0.0122%).
+[[nodiscard]] inline std::uint32_t cuckoo_fingerprint_bits_for(double p) {
+    detail::require_probability(p);
+    for (const std::uint32_t bits : {8U, 12U, 16U})
+        if (cuckoo_fpr(bits, 1.0) <= p) return bits;
+    throw invalid_argument("a cuckoo filter's false-positive rate is at best " + std::to_string(cuckoo_fpr(16, 1.0)) +
+                           " (16-bit fingerprints); for p = " + std::to_string(p) + " use a Bloom filter");
+}
+
+/// The fewest buckets (a power of two) that hold n keys at a load of at most cuckoo_max_load.
+/// Throws invalid_argument for n < 1 (or NaN) and beyond cuckoo_max_buckets.
+[[nodiscard]] inline std::uint64_t cuckoo_buckets_for(double n) {
+    detail::require_keys(n);
+    const double buckets = std::ceil(n / (cuckoo_max_load * cuckoo_bucket_size));
+    if (buckets > static_cast<double>(cuckoo_max_buckets))
+        throw invalid_argument("a cuckoo filter for " + std::to_string(n) + " keys would need more than 2^58 buckets");
+    return std::bit_ceil(static_cast<std::uint64_t>(buckets));
+}
+
+/// The smallest cuckoo filter that holds n keys with an FPR of at most p (at any load).
+[[nodiscard]] inline cuckoo_plan plan_cuckoo(double n, double p) {
+    const std::uint32_t bits = cuckoo_fingerprint_bits_for(p);
+    const std::uint64_t buckets = cuckoo_buckets_for(n);
+    const double load = n / (static_cast<double>(buckets) * cuckoo_bucket_size);
+    return {{buckets, bits}, cuckoo_fpr(bits, load)};
+}
+
+namespace detail {
+
+/// Throws invalid_argument unless a table of this geometry can exist: fingerprints of 8, 12 or
+/// 16 bits, and 1 to 2^58 buckets, a power of two (the XOR of partial-key cuckoo hashing must
+/// stay inside the table).
+inline void check_cuckoo_geometry(cuckoo_geometry g) {
+    const std::uint32_t f = g.fingerprint_bits;
+    if (f != 8 && f != 12 && f != 16)
+        throw invalid_argument("a cuckoo filter's fingerprints have 8, 12 or 16 bits, not " + std::to_string(f));
+    if (g.buckets == 0 || g.buckets > cuckoo_max_buckets)
+        throw invalid_argument("a cuckoo filter has 1 to 2^58 buckets, not " + std::to_string(g.buckets));
+    if (!std::has_single_bit(g.buckets))
+        throw invalid_argument("a cuckoo filter's bucket count must be a power of two; " + std::to_string(g.buckets) +
+                               " is not (nearest above: " + std::to_string(std::bit_ceil(g.buckets)) + ")");
+}
+
+/// The four f-bit slots of a bucket, compared all at once (SWAR: SIMD within a register).
+/// Bucket values are 64-bit windows; bits above the bucket's 4f are ignored.
+class fingerprint_lanes {
+public:
+    explicit constexpr fingerprint_lanes(std::uint32_t bits) noexcept
+        : bits_(bits),
+          slot_mask_((std::uint64_t{1} << bits) - 1),
+          lowest_((std::uint64_t{1} | std::uint64_t{1} << bits | std::uint64_t{1} << 2 * bits | std::uint64_t{1} << 3 * bits)),
+          highest_(lowest_ << (bits - 1)) {}
+
+    [[nodiscard]] constexpr std::uint32_t bits() const noexcept { return bits_; }
+    /// The largest fingerprint, 2^f - 1, which also masks one slot.
+    [[nodiscard]] constexpr std::uint64_t max_fingerprint() const noexcept { return slot_mask_; }
+    [[nodiscard]] constexpr std::uint64_t bucket_bytes() const noexcept { return bits_ / 2; }  // 4f bits
+
+    /// The top bit of every slot of `bucket` that equals `fingerprint` (0: none). Exact per
+    /// slot: adding 2^(f-1) - 1 to a slot's low f - 1 bits sets its top bit unless they are all
+    /// zero, and cannot carry into the next slot (the textbook x - 0x01.. trick can).
+    [[nodiscard]] constexpr std::uint64_t matching(std::uint64_t bucket, std::uint64_t fingerprint) const noexcept {
+        const std::uint64_t x = bucket ^ (fingerprint * lowest_);
+        const std::uint64_t low_bits = highest_ - lowest_;  // the f - 1 low bits of every slot
+        const std::uint64_t nonzero = ((x & low_bits) + low_bits) | x;
+        return ~nonzero & highest_;
+    }
+    [[nodiscard]] constexpr std::uint64_t empty_slots(std::uint64_t bucket) const noexcept { return matching(bucket, 0); }
+    [[nodiscard]] constexpr bool is_full_of(std::uint64_t bucket, std::uint64_t fingerprint) const noexcept {
+        return matching(bucket, fingerprint) == highest_;
+    }
+
+    /// Bit offset, within the bucket, of the first slot flagged in `flags` (nonzero).
+    [[nodiscard]] constexpr unsigned first_slot(std::uint64_t flags) const noexcept {
+        return static_cast<unsigned>(std::countr_zero(flags)) - (bits_ - 1);
+    }
+    [[nodiscard]] constexpr std::uint64_t slot(std::uint64_t bucket, unsigned offset) const noexcept {
+        return (bucket >> offset) & slot_mask_;
+    }
+    [[nodiscard]] constexpr std::uint64_t with_slot(std::uint64_t bucket, unsigned offset, std::uint64_t fingerprint) const noexcept {
+        return (bucket & ~(slot_mask_ << offset)) | (fingerprint << offset);
+    }
+
+private:
+    std::uint32_t bits_;
+    std::uint64_t slot_mask_;
+    std::uint64_t lowest_;   // bit 0 of every slot
+    std::uint64_t highest_;  // bit f - 1 of every slot
+};
+
+/// The "random" choices of one relocation walk: an LCG (Knuth's MMIX constants), read from its
+/// top bits, seeded from where the walk starts. Reproducible, so equal histories give equal
+/// filters; varied, so walks from different places take different paths.
+class walk_choices {
+public:
+    walk_choices(std::uint64_t bucket, std::uint64_t fingerprint) noexcept
+        : state_(mix64(bucket ^ (fingerprint * 0x9e3779b97f4a7c15ULL))) {}
+
+    /// A slot index in [0, cuckoo_bucket_size).
+    [[nodiscard]] unsigned next_slot() noexcept {
+        state_ = state_ * 6364136223846793005ULL + 1442695040888963407ULL;
+        return static_cast<unsigned>(state_ >> 62);
+    }
+
+private:
+    std::uint64_t state_;
+};
+static_assert(cuckoo_bucket_size == 4, "walk_choices::next_slot draws two bits");
+
+struct cuckoo_file_access;
+
+}  // namespace detail
+
+/// The stash: the one fingerprint a failed relocation walk could not place, and one of its two
+/// buckets (the other follows from the fingerprint). Fingerprint 0 means the stash is empty.
+struct cuckoo_victim {
+    std::uint32_t fingerprint = 0;
+    std::uint64_t bucket = 0;
+    [[nodiscard]] constexpr bool occupied() const noexcept { return fingerprint != 0; }
+    friend constexpr bool operator==(const cuckoo_victim&, const cuckoo_victim&) = default;
+};
+
+class cuckoo_filter {
+public:
+    using word_type = std::uint64_t;
+    using size_type = std::uint64_t;
+
+    /// A filter that holds `expected_keys` keys at a load of at most 95%, with fingerprints
+    /// just long enough that its FPR stays at most `fpp` at any load (plan_cuckoo). Throws
+    /// invalid_argument for expected_keys = 0, fpp outside (0, 1), or fpp below ~0.0122%.
+    cuckoo_filter(size_type expected_keys, double fpp, filter_options options = {})
+        : cuckoo_filter(plan_cuckoo(static_cast<double>(expected_keys), fpp).geometry, options) {
+        expected_keys_ = expected_keys;
+        target_fpp_ = fpp;
+    }
+
+    /// An empty table of exactly this geometry. Throws invalid_argument unless the bucket
+    /// count is a power of two (1 to 2^58) and the fingerprints have 8, 12 or 16 bits.
+    explicit cuckoo_filter(cuckoo_geometry geometry, filter_options options = {})
+        : geometry_(checked(geometry)),
+          lanes_(geometry.fingerprint_bits),
+          hasher_(options.hash.value_or(hash_algorithm::xxh3_128), options.seed),
+          words_(cuckoo_word_count(geometry)) {}
+
+    // --- Single keys -------------------------------------------------------------------------
+
+    /// Stores a key. True: stored (contains(key) is true from now on, until it is removed).
+    /// False: the filter is full — the stash is occupied and both of the key's buckets are
+    /// full, or they already hold 8 copies of its fingerprint; nothing changed, nothing lost.
+    template <hashable_key Key>
+    [[nodiscard]] bool insert(const Key& key) {
+        return insert_probe(words_.mutable_data(), locate(hasher_(key)));
+    }
+
+    /// False: the key is not stored. True: it probably is (or is a false positive).
+    template <hashable_key Key>
+    [[nodiscard]] bool contains(const Key& key) const {
+        return contains_probe(locate(hasher_(key)));
+    }
+
+    /// How many copies of the key are stored: the fingerprints matching it in its two buckets
+    /// and the stash (so a false positive counts another key's fingerprint too).
+    template <hashable_key Key>
+    [[nodiscard]] size_type count(const Key& key) const {
+        return count_probe(locate(hasher_(key)));
+    }
+
+    /// Removes one copy of the key; returns whether a matching fingerprint was found. Hazard:
+    /// for a key that was never inserted, a match is another key's fingerprint, and removing
+    /// it makes that key a false negative (see the top of this file). Remove only what you
+    /// inserted.
+    template <hashable_key Key>
+    bool remove(const Key& key) {
+        return remove_probe(words_.mutable_data(), locate(hasher_(key)));
+    }
+
+    // --- Bulk: pipelined (hash a batch, prefetch both buckets of each key, then visit) --------
+
+    /// Inserts every key of [first, last), in order; returns how many were stored. Fewer than
+    /// the number of keys means the filter became full: use the overload with an output
+    /// iterator to learn which keys were not stored.
+    template <std::forward_iterator It, std::sentinel_for<It> Sentinel>
+        requires hashable_key<std::iter_value_t<It>>
+    [[nodiscard]] size_type insert(It first, Sentinel last) {
+        word_type* words = words_.mutable_data();
+        size_type stored = 0;
+        pipeline(first, last, [&](const probe& p) { stored += insert_probe(words, p) ? 1 : 0; });
+        return stored;
+    }
+
+    /// Inserts every key of [first, last), in order, writing insert(key)'s answer for each to
+    /// `out`; returns the output iterator past the last answer.
+    template <std::forward_iterator It, std::sentinel_for<It> Sentinel, std::output_iterator<bool> Out>
+        requires hashable_key<std::iter_value_t<It>>
+    Out insert(It first, Sentinel last, Out out) {
+        word_type* words = words_.mutable_data();
+        pipeline(first, last, [&](const probe& p) { *out++ = insert_probe(words, p); });
+        return out;
+    }
+
+    /// Inserts every key of a range; returns how many were stored.
+    template <std::ranges::forward_range Range>
+        requires hashable_key<std::ranges::range_value_t<Range>>
+    [[nodiscard]] size_type insert_range(Range&& keys) {
+        return insert(std::ranges::begin(keys), std::ranges::end(keys));
+    }
+
+    /// Writes contains(key) for every key of [first, last) to `out`, in order; returns the
+    /// output iterator past the last answer.
+    template <std::forward_iterator It, std::sentinel_for<It> Sentinel, std::output_iterator<bool> Out>
+        requires hashable_key<std::iter_value_t<It>>
+    Out contains(It first, Sentinel last, Out out) const {
+        pipeline(first, last, [&](const probe& p) { *out++ = contains_probe(p); });
+        return out;
+    }
+
+    /// How many keys of [first, last) the filter may contain.
+    template <std::forward_iterator It, std::sentinel_for<It> Sentinel>
+        requires hashable_key<std::iter_value_t<It>>
+    [[nodiscard]] size_type count_contained(It first, Sentinel last) const {
+        size_type found = 0;
+        pipeline(first, last, [&](const probe& p) { found += contains_probe(p) ? 1 : 0; });
+        return found;
+    }
+
+    // --- Whole-filter operations -------------------------------------------------------------
+
+    /// Forgets every key (the stash included).
+    void clear() {
+        std::fill_n(words_.mutable_data(), words_.size(), word_type{0});
+        victim_ = {};
+        size_ = 0;
+    }
+
+    /// The same state: geometry, hashing, table and stash. Two filters holding the same keys
+    /// inserted in different orders may differ (fingerprints sit where their history put
+    /// them). Metadata such as expected_keys is not compared.
+    friend bool operator==(const cuckoo_filter& a, const cuckoo_filter& b) noexcept {
+        return a.geometry_ == b.geometry_ && a.hasher_ == b.hasher_ && a.victim_ == b.victim_ &&
+               std::ranges::equal(a.words(), b.words());
+    }
+
+    // No operator|=: see "No union" at the top of this file.
+
+    // --- Observers ---------------------------------------------------------------------------
+
+    [[nodiscard]] cuckoo_geometry geometry() const noexcept { return geometry_; }
+    [[nodiscard]] size_type bucket_count() const noexcept { return geometry_.buckets; }
+    [[nodiscard]] std::uint32_t fingerprint_bits() const noexcept { return geometry_.fingerprint_bits; }
+    [[nodiscard]] static constexpr std::uint32_t bucket_size() noexcept { return cuckoo_bucket_size; }
+
+    /// Fingerprints stored, the stash included: successful inserts minus successful removals.
+    [[nodiscard]] size_type size() const noexcept { return size_; }
+    [[nodiscard]] bool empty() const noexcept { return size_ == 0; }
+    /// Slots in the table (the stash not included).
+    [[nodiscard]] size_type capacity() const noexcept { return geometry_.buckets * cuckoo_bucket_size; }
+    /// size() / capacity(): inserts start reporting full at about 0.95.
+    [[nodiscard]] double load_factor() const noexcept {
+        return static_cast<double>(size_) / static_cast<double>(capacity());
+    }
+    /// The FPR at the current load, by the model of cuckoo_fpr().
+    [[nodiscard]] double current_fpr() const noexcept { return cuckoo_fpr(fingerprint_bits(), load_factor()); }
+
+    [[nodiscard]] size_type size_in_bytes() const noexcept { return words_.size() * sizeof(word_type); }
+    [[nodiscard]] const hasher& hash_function() const noexcept { return hasher_; }
+
+    /// The n and p the filter was sized for; 0 when it was built from an explicit geometry.
+    [[nodiscard]] size_type expected_keys() const noexcept { return expected_keys_; }
+    [[nodiscard]] double target_fpp() const noexcept { return target_fpp_; }
+
+    /// The stash (a victim of a failed relocation walk, or empty).
+    [[nodiscard]] cuckoo_victim stash() const noexcept { return victim_; }
+
+    /// Fingerprints in the table and the stash, counted slot by slot (O(size_in_bytes)): equal
+    /// to size() unless the words were damaged or a file lied about its count.
+    [[nodiscard]] size_type count_fingerprints() const noexcept {
+        size_type stored = victim_.occupied() ? 1 : 0;
+        for (size_type bucket = 0; bucket < geometry_.buckets; ++bucket)
+            stored += cuckoo_bucket_size - static_cast<size_type>(std::popcount(lanes_.empty_slots(load(bucket))));
+        return stored;
+    }
+
+    /// The words holding the table (the payload of the file format).
+    [[nodiscard]] std::span<const word_type> words() const noexcept { return words_.words(); }
+
+    /// True for a filter mapped from a file: it can be queried, not modified.
+    [[nodiscard]] bool read_only() const noexcept { return words_.read_only(); }
+
+private:
+    friend struct detail::cuckoo_file_access;
+
+    /// Where a key lives: its two buckets (possibly the same one) and its fingerprint.
+    struct probe {
+        size_type bucket = 0;
+        size_type alternate = 0;
+        std::uint64_t fingerprint = 0;
+    };
+
+    // Assembles a filter from a file's fields (file.hpp validates them first; the geometry, the
+    // word count and the stash are checked again here because they guard memory accesses).
+    cuckoo_filter(cuckoo_geometry geometry, hasher h, detail::word_storage<word_type> words, cuckoo_victim victim,
+                  size_type stored_count)
+        : geometry_(checked(geometry)), lanes_(geometry.fingerprint_bits), hasher_(h), words_(std::move(words)),
+          victim_(victim), size_(stored_count) {
+        if (words_.size() != cuckoo_word_count(geometry))
+            throw invalid_argument("a cuckoo table of " + std::to_string(geometry.buckets) + " buckets of " +
+                                   std::to_string(geometry.fingerprint_bits) + "-bit fingerprints has " +
+                                   std::to_string(cuckoo_word_count(geometry)) + " words, not " +
+                                   std::to_string(words_.size()));
+        if (victim.fingerprint > lanes_.max_fingerprint() || victim.bucket >= geometry.buckets)
+            throw invalid_argument("the cuckoo filter's stash (fingerprint " + std::to_string(victim.fingerprint) +
+                                   ", bucket " + std::to_string(victim.bucket) + ") does not fit its geometry");
+    }
+
+    static cuckoo_geometry checked(cuckoo_geometry geometry) {
+        detail::check_cuckoo_geometry(geometry);
+        return geometry;
+    }
+
+    // --- Hashing: one digest gives the bucket and the fingerprint ----------------------------
+
+    [[nodiscard]] probe locate(const digest& d) const noexcept {
+        // Multiply-high onto [1, 2^f - 1]: 0 marks an empty slot, so no key may have it.
+        const std::uint64_t fingerprint = detail::reduce(d.low, lanes_.max_fingerprint()) + 1;
+        const size_type bucket = detail::reduce(d.high, geometry_.buckets);
+        return {bucket, alternate(bucket, fingerprint), fingerprint};
+    }
+
+    /// The fingerprint's other bucket: an involution (alternate(alternate(i)) = i), so a
+    /// fingerprint can move between its two buckets without its key. The fingerprint is
+    /// scrambled (Fibonacci hashing, then the top bits) so that close fingerprints send their
+    /// keys far apart.
+    [[nodiscard]] size_type alternate(size_type bucket, std::uint64_t fingerprint) const noexcept {
+        return bucket ^ detail::reduce(fingerprint * 0x9e3779b97f4a7c15ULL, geometry_.buckets);
+    }
+
+    // --- Buckets -----------------------------------------------------------------------------
+
+    [[nodiscard]] std::uint64_t offset_of(size_type bucket) const noexcept { return bucket * lanes_.bucket_bytes(); }
+
+    [[nodiscard]] std::uint64_t load(size_type bucket) const noexcept {
+        return detail::load_window(words_.data(), offset_of(bucket));
+    }
+
+    void prefetch(size_type bucket) const noexcept {
+        const auto* bytes = reinterpret_cast<const unsigned char*>(words_.data()) + offset_of(bucket);
+        detail::prefetch(bytes);
+        detail::prefetch(bytes + 7);  // a 12-bit bucket may straddle two cache lines
+    }
+
+    /// Puts the fingerprint in a free slot of the bucket, if it has one.
+    bool try_place(word_type* words, size_type bucket, std::uint64_t fingerprint) const noexcept {
+        const std::uint64_t window = load(bucket);
+        const std::uint64_t vacant = lanes_.empty_slots(window);
+        if (vacant == 0) return false;
+        detail::store_window(words, offset_of(bucket), window | (fingerprint << lanes_.first_slot(vacant)));
+        return true;
+    }
+
+    /// Clears one slot of the bucket holding the fingerprint, if there is one.
+    bool erase_one(word_type* words, size_type bucket, std::uint64_t fingerprint) const noexcept {
+        const std::uint64_t window = load(bucket);
+        const std::uint64_t found = lanes_.matching(window, fingerprint);
+        if (found == 0) return false;
+        detail::store_window(words, offset_of(bucket), lanes_.with_slot(window, lanes_.first_slot(found), 0));
+        return true;
+    }
+
+    /// Puts the fingerprint in slot `slot` of the bucket and returns the one it evicted.
+    std::uint64_t swap_slot(word_type* words, size_type bucket, unsigned slot, std::uint64_t fingerprint) const noexcept {
+        const std::uint64_t window = load(bucket);
+        const unsigned offset = slot * lanes_.bits();
+        detail::store_window(words, offset_of(bucket), lanes_.with_slot(window, offset, fingerprint));
+        return lanes_.slot(window, offset);
+    }
+
+    // --- The operations on a located key -----------------------------------------------------
+
+    [[nodiscard]] bool stash_matches(const probe& p) const noexcept {
+        return victim_.fingerprint == p.fingerprint && (victim_.bucket == p.bucket || victim_.bucket == p.alternate);
+    }
+
+    [[nodiscard]] bool contains_probe(const probe& p) const noexcept {
+        const std::uint64_t found = lanes_.matching(load(p.bucket), p.fingerprint) |
+                                    lanes_.matching(load(p.alternate), p.fingerprint);
+        return found != 0 || stash_matches(p);
+    }
+
+    [[nodiscard]] size_type count_probe(const probe& p) const noexcept {
+        auto copies_in = [&](size_type bucket) {
+            return static_cast<size_type>(std::popcount(lanes_.matching(load(bucket), p.fingerprint)));
+        };
+        const size_type in_table = copies_in(p.bucket) + (p.alternate != p.bucket ? copies_in(p.alternate) : 0);
+        return in_table + (stash_matches(p) ? 1 : 0);
+    }
+
+    bool insert_probe(word_type* words, const probe& p) {
+        if (try_place(words, p.bucket, p.fingerprint) || try_place(words, p.alternate, p.fingerprint)) return stored();
+        // Both buckets are full. A walk could end with a victim, which needs the stash free;
+        // and one among nothing but copies of this fingerprint would only swap equal values.
+        if (victim_.occupied() || holds_only_copies(p)) return false;
+        relocate(words, p.bucket, p.fingerprint);
+        return stored();
+    }
+
+    bool stored() noexcept {
+        ++size_;
+        return true;
+    }
+
+    [[nodiscard]] bool holds_only_copies(const probe& p) const noexcept {
+        return lanes_.is_full_of(load(p.bucket), p.fingerprint) && lanes_.is_full_of(load(p.alternate), p.fingerprint);
+    }
+
+    /// The cuckoo walk, for a fingerprint whose two buckets are full (`bucket` being one of
+    /// them): evict a fingerprint to make room, move the evicted one to its other bucket, and
+    /// repeat until one lands in a free slot. After cuckoo_max_kicks evictions the one still
+    /// in hand goes to the stash, which must be empty: everything stays stored.
+    void relocate(word_type* words, size_type bucket, std::uint64_t fingerprint) {
+        detail::walk_choices choices(bucket, fingerprint);
+        for (std::uint32_t kick = 0; kick < cuckoo_max_kicks; ++kick) {
+            fingerprint = swap_slot(words, bucket, choices.next_slot(), fingerprint);
+            bucket = alternate(bucket, fingerprint);
+            if (try_place(words, bucket, fingerprint)) return;
+        }
+        victim_ = {static_cast<std::uint32_t>(fingerprint), bucket};
+    }
+
+    bool remove_probe(word_type* words, const probe& p) {
+        if (stash_matches(p)) {  // the cheapest copy to drop, and it frees the stash
+            victim_ = {};
+        } else if (erase_one(words, p.bucket, p.fingerprint) || erase_one(words, p.alternate, p.fingerprint)) {
+            rehome_victim(words);
+        } else {
+            return false;
+        }
+        --size_;
+        return true;
+    }
+
+    /// After a removal frees a slot, gives the stash's victim another chance at the table, so
+    /// that inserts stop reporting full. Nothing is lost: a failed walk re-fills the stash.
+    void rehome_victim(word_type* words) {
+        if (!victim_.occupied()) return;
+        const cuckoo_victim victim = std::exchange(victim_, {});
+        const std::uint64_t fingerprint = victim.fingerprint;
+        if (try_place(words, victim.bucket, fingerprint) ||
+            try_place(words, alternate(victim.bucket, fingerprint), fingerprint))
+            return;
+        relocate(words, victim.bucket, fingerprint);
+    }
+
+    template <class It, class Sentinel, class Visit>
+    void pipeline(It first, Sentinel last, Visit visit) const {
+        detail::pipelined(
+            first, last, [this](const auto& key) { return locate(hasher_(key)); },
+            [this](const probe& p) {
+                prefetch(p.bucket);
+                prefetch(p.alternate);
+            },
+            visit);
+    }
+
+    cuckoo_geometry geometry_;
+    detail::fingerprint_lanes lanes_;
+    hasher hasher_;
+    detail::word_storage<word_type> words_;
+    cuckoo_victim victim_{};
+    size_type size_ = 0;
+    size_type expected_keys_ = 0;
+    double target_fpp_ = 0;
+};
+
+}  // namespace bloomkit

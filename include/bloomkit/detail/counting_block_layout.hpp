@@ -1,0 +1,139 @@
+// bloomkit/detail/counting_block_layout.hpp — where a key's counters are in a counting Bloom
+// filter, and what is done to them: test, increment, decrement, read the least.
+//
+// The placement is the block Bloom filter's own (block_layout.hpp), seen four bits at a time.
+// A block is 512 bits either way: eight 64-bit words, holding 512 bits or 128 4-bit counters.
+// A key's counters are the 4-bit groups holding the bits block_layout sets for it, so its
+// probe i picks counter (top 9 bits of x·0x9e3779b9^(i+1)) / 4 — the top 7 bits, uniform over
+// the 128 counters as the sizing model assumes. Reusing the placement instead of restating it
+// keeps one rule for both filters: the nonzero counters of a counting filter are exactly the
+// 4-bit groups with a bit set in the block Bloom filter of the same keys (same seed, 4 bits
+// per counter), which the tests check.
+//
+// A key's counters are a set: two probes landing on one counter select it once. An insert
+// adds exactly one to each of the key's counters, so count(), the least of them, estimates
+// the key's multiplicity rather than twice it, and removing undoes inserting exactly.
+// Every operation is branch-free over the block's eight words (nibble_counters.hpp).
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "bloomkit/detail/block_layout.hpp"
+#include "bloomkit/detail/nibble_counters.hpp"
+#include "bloomkit/detail/word_access.hpp"
+#include "bloomkit/error.hpp"
+#include "bloomkit/hash.hpp"
+#include "bloomkit/sizing.hpp"
+
+namespace bloomkit::detail {
+
+class counting_block_layout {
+public:
+    using word_type = std::uint64_t;
+    using probe = block_layout::probe;
+    static constexpr std::size_t words_per_block = block_layout::words_per_block;
+    static_assert(words_per_block * counters_per_word == counting_block_counters);
+    static constexpr std::uint32_t max_count = static_cast<std::uint32_t>(counter_saturated);
+
+    /// Throws invalid_argument unless `g` has whole blocks of counters (at least one) and
+    /// 1..max_hashes probes.
+    explicit counting_block_layout(counting_geometry g)
+        : geometry_(checked(g)), placement_(bloom_geometry{g.counters * 4, g.hashes}) {}
+
+    [[nodiscard]] counting_geometry geometry() const noexcept { return geometry_; }
+    [[nodiscard]] std::uint64_t word_count() const noexcept { return placement_.word_count(); }
+
+    [[nodiscard]] probe locate(const digest& d) const noexcept { return placement_.locate(d); }
+    void prefetch(const word_type* words, const probe& p) const noexcept { placement_.prefetch(words, p); }
+
+    /// Whether every counter of the key is nonzero.
+    [[nodiscard]] bool test(const word_type* words, const probe& p) const noexcept {
+        return all_nonzero(block_of(words, p), lanes_of(p));
+    }
+
+    /// Adds one to each counter of the key, except saturated ones (they stay at 15). Returns
+    /// whether one of them was zero: the key was certainly absent before.
+    bool increment(word_type* words, const probe& p) const noexcept {
+        const lanes key = lanes_of(p);
+        word_type* block = block_of(words, p);
+        word_type was_zero = 0;
+        for (std::size_t i = 0; i < words_per_block; ++i) {
+            was_zero |= key[i] & ~nonzero_counters(block[i]);
+            block[i] += key[i] & ~saturated_counters(block[i]);
+        }
+        return was_zero != 0;
+    }
+
+    /// If every counter of the key is nonzero, subtracts one from each except saturated ones
+    /// and returns true; otherwise changes nothing and returns false.
+    bool decrement_if_present(word_type* words, const probe& p) const noexcept {
+        const lanes key = lanes_of(p);
+        word_type* block = block_of(words, p);
+        if (!all_nonzero(block, key)) return false;
+        for (std::size_t i = 0; i < words_per_block; ++i) block[i] -= key[i] & ~saturated_counters(block[i]);
+        return true;
+    }
+
+    /// Subtracts one from each counter of the key that is neither zero nor saturated.
+    void decrement(word_type* words, const probe& p) const noexcept {
+        const lanes key = lanes_of(p);
+        word_type* block = block_of(words, p);
+        for (std::size_t i = 0; i < words_per_block; ++i)
+            block[i] -= key[i] & nonzero_counters(block[i]) & ~saturated_counters(block[i]);
+    }
+
+    /// The least of the key's counters: 0 if it is absent, at most 15.
+    [[nodiscard]] std::uint32_t min_count(const word_type* words, const probe& p) const noexcept {
+        const lanes key = lanes_of(p);
+        const word_type* block = block_of(words, p);
+        std::uint32_t least = max_count;
+        for (std::size_t i = 0; i < words_per_block; ++i) {
+            const std::uint32_t in_word = min_counter(block[i], key[i]);
+            least = in_word < least ? in_word : least;
+        }
+        return least;
+    }
+
+private:
+    /// One lane mask per word of a block (nibble_counters.hpp): the key's counters.
+    using lanes = std::array<word_type, words_per_block>;
+
+    /// The key's counters: the bits a block Bloom filter would set in an empty block, each
+    /// widened to the 4-bit counter it falls in.
+    [[nodiscard]] lanes lanes_of(probe p) const noexcept {
+        lanes key{};
+        p.block = 0;  // into `key`, which stands for the key's block
+        placement_.set<plain_access>(key.data(), p);
+        for (word_type& word : key) word = nonzero_counters(word);
+        return key;
+    }
+
+    [[nodiscard]] static bool all_nonzero(const word_type* block, const lanes& key) noexcept {
+        word_type missing = 0;
+        for (std::size_t i = 0; i < words_per_block; ++i) missing |= key[i] & ~nonzero_counters(block[i]);
+        return missing == 0;
+    }
+
+    template <class Word>
+    [[nodiscard]] static Word* block_of(Word* words, const probe& p) noexcept {
+        return words + p.block * words_per_block;
+    }
+
+    static counting_geometry checked(counting_geometry g) {
+        if (g.counters == 0) throw invalid_argument("a counting Bloom filter needs at least one counter");
+        if (g.counters % counting_block_counters != 0)
+            throw invalid_argument("a counting Bloom filter has a whole number of " +
+                                   std::to_string(counting_block_counters) + "-counter blocks; " +
+                                   std::to_string(g.counters) + " counters is not one");
+        (void)round_counters(g.counters);  // throws beyond 64-bit sizes
+        return g;                          // block_layout checks the number of probes
+    }
+
+    counting_geometry geometry_;
+    block_layout placement_;
+};
+
+}  // namespace bloomkit::detail

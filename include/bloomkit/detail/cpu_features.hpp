@@ -1,0 +1,80 @@
+// bloomkit/detail/cpu_features.hpp — which SIMD backend the running CPU supports, decided once
+// at run time (the library is built for the baseline x86-64, so one binary runs anywhere and
+// still uses AVX2 / AVX-512 where the machine has them).
+//
+// Every backend sets and tests exactly the same bits as the scalar code: the choice changes
+// speed, never a filter's contents or answers (tests/test_simd.cpp checks this on every
+// backend the machine has). BLOOMKIT_SIMD=scalar|avx2|avx512 in the environment, or
+// limit_simd_level(), caps the choice: for tests, benchmarks and bisecting a suspicion.
+#pragma once
+
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <string_view>
+
+namespace bloomkit {
+
+enum class simd_level : int { scalar = 0, avx2 = 1, avx512 = 2 };
+
+[[nodiscard]] constexpr std::string_view to_string(simd_level level) noexcept {
+    switch (level) {
+        case simd_level::avx512: return "avx512";
+        case simd_level::avx2: return "avx2";
+        case simd_level::scalar: break;
+    }
+    return "scalar";
+}
+
+namespace detail {
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define BLOOMKIT_X86_SIMD 1
+#endif
+
+inline simd_level detect_simd_level() noexcept {
+#ifdef BLOOMKIT_X86_SIMD
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl"))
+        return simd_level::avx512;
+    if (__builtin_cpu_supports("avx2")) return simd_level::avx2;
+#endif
+    return simd_level::scalar;
+}
+
+inline simd_level environment_cap() noexcept {
+    const char* value = std::getenv("BLOOMKIT_SIMD");
+    if (value == nullptr) return simd_level::avx512;
+    const std::string_view cap(value);
+    if (cap == "scalar") return simd_level::scalar;
+    if (cap == "avx2") return simd_level::avx2;
+    return simd_level::avx512;
+}
+
+inline std::atomic<int>& simd_level_in_use() noexcept {
+    static std::atomic<int> level{static_cast<int>(
+        static_cast<int>(detect_simd_level()) < static_cast<int>(environment_cap()) ? detect_simd_level() : environment_cap())};
+    return level;
+}
+
+}  // namespace detail
+
+/// The best SIMD backend of this CPU (ignoring any cap).
+[[nodiscard]] inline simd_level supported_simd_level() noexcept {
+    static const simd_level level = detail::detect_simd_level();
+    return level;
+}
+
+/// The backend bulk operations use now.
+[[nodiscard]] inline simd_level active_simd_level() noexcept {
+    return static_cast<simd_level>(detail::simd_level_in_use().load(std::memory_order_relaxed));
+}
+
+/// Caps the backend at `level` (never above what the CPU supports); returns the one in use.
+inline simd_level limit_simd_level(simd_level level) noexcept {
+    const simd_level chosen = static_cast<int>(level) < static_cast<int>(supported_simd_level()) ? level : supported_simd_level();
+    detail::simd_level_in_use().store(static_cast<int>(chosen), std::memory_order_relaxed);
+    return chosen;
+}
+
+}  // namespace bloomkit

@@ -1,0 +1,80 @@
+// bloomkit/detail/simd/block_kernels.hpp — AVX2 and AVX-512 lookups for the 512-bit block
+// layout, a batch of already-located keys at a time.
+//
+// The block is viewed as sixteen 32-bit words (on a little-endian machine bit b of 64-bit word
+// j is bit b % 32 of 32-bit word 2j + b / 32), so probe i's 9-bit position p — the top 9 bits
+// of x·c^(i+1) mod 2^32 — is bit p % 32 of 32-bit word p / 32, i.e. word = product >> 28 and
+// bit = (product >> 23) & 31. AVX2 handles 8 probes per step: vpmulld for the products, two
+// in-register permutes and a blend to fetch each probe's word from the block, vpsllvd for the
+// bit. AVX-512 handles 16: one vpermd over the whole block held in a zmm register. Lanes past
+// k test an empty mask. Same arithmetic as detail/block_layout.hpp, so the same answers.
+#pragma once
+
+#include "bloomkit/detail/cpu_features.hpp"
+
+#ifdef BLOOMKIT_X86_SIMD
+#include <immintrin.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "bloomkit/detail/blocked_layout.hpp"
+
+namespace bloomkit::detail::simd {
+
+__attribute__((target("avx2"))) inline void block_test_avx2(const std::uint64_t* words, const block_probe* probes,
+                                                            std::size_t count, std::uint32_t hashes,
+                                                            const std::uint32_t* powers, bool* out) noexcept {
+    const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    const __m256i one = _mm256_set1_epi32(1);
+    const __m256i seven = _mm256_set1_epi32(7);
+    for (std::size_t key = 0; key < count; ++key) {
+        const auto* block = reinterpret_cast<const __m256i*>(words + probes[key].block * 8);
+        const __m256i low = _mm256_load_si256(block);
+        const __m256i high = _mm256_load_si256(block + 1);
+        const __m256i pattern = _mm256_set1_epi32(static_cast<int>(probes[key].pattern));
+        __m256i missing = _mm256_setzero_si256();
+        for (std::uint32_t first = 0; first < hashes; first += 8) {
+            const __m256i multipliers = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(powers + first));
+            const __m256i product = _mm256_mullo_epi32(pattern, multipliers);
+            const __m256i word = _mm256_srli_epi32(product, 28);
+            const __m256i bit = _mm256_and_si256(_mm256_srli_epi32(product, 23), _mm256_set1_epi32(31));
+            const __m256i in_high = _mm256_cmpgt_epi32(word, seven);
+            const __m256i fetched = _mm256_blendv_epi8(_mm256_permutevar8x32_epi32(low, word),
+                                                       _mm256_permutevar8x32_epi32(high, word), in_high);
+            const __m256i active = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(hashes - first)), lane);
+            const __m256i mask = _mm256_and_si256(_mm256_sllv_epi32(one, bit), active);
+            missing = _mm256_or_si256(missing, _mm256_andnot_si256(fetched, mask));
+        }
+        out[key] = _mm256_testz_si256(missing, missing) != 0;
+    }
+}
+
+// GCC 12's own AVX-512 headers trip -Wmaybe-uninitialized (their _mm512_undefined_* helpers).
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+__attribute__((target("avx512f,avx512bw,avx512vl"))) inline void block_test_avx512(
+    const std::uint64_t* words, const block_probe* probes, std::size_t count, std::uint32_t hashes,
+    const std::uint32_t* powers, bool* out) noexcept {
+    const __m512i one = _mm512_set1_epi32(1);
+    for (std::size_t key = 0; key < count; ++key) {
+        const __m512i block = _mm512_load_si512(words + probes[key].block * 8);
+        const __m512i pattern = _mm512_set1_epi32(static_cast<int>(probes[key].pattern));
+        __mmask16 missing = 0;
+        for (std::uint32_t first = 0; first < hashes; first += 16) {
+            const std::uint32_t left = hashes - first;
+            const auto active = static_cast<__mmask16>(left >= 16 ? 0xffffU : (1U << left) - 1);
+            const __m512i product = _mm512_mullo_epi32(pattern, _mm512_loadu_si512(powers + first));
+            const __m512i fetched = _mm512_permutexvar_epi32(_mm512_srli_epi32(product, 28), block);
+            const __m512i mask = _mm512_sllv_epi32(one, _mm512_and_si512(_mm512_srli_epi32(product, 23), _mm512_set1_epi32(31)));
+            // A lane misses when its bit is clear in the fetched word.
+            missing |= _mm512_mask_testn_epi32_mask(active, _mm512_and_si512(fetched, mask), mask);
+        }
+        out[key] = missing == 0;
+    }
+}
+#pragma GCC diagnostic pop
+
+}  // namespace bloomkit::detail::simd
+
+#endif  // BLOOMKIT_X86_SIMD

@@ -1,0 +1,73 @@
+// The SIMD backends answer exactly as the scalar code: for every layout, every backend this CPU
+// has, and probe counts that fill a SIMD step, leave it part-empty, or need several.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "bloomkit/bloom_filter.hpp"
+#include "bloomkit/detail/cpu_features.hpp"
+#include "layout_types.hpp"
+
+namespace {
+
+using namespace bloomkit;
+
+/// Restores the detected backend when a test ends.
+struct simd_guard {
+    ~simd_guard() { limit_simd_level(simd_level::avx512); }
+};
+
+std::vector<simd_level> levels_of_this_cpu() {
+    std::vector<simd_level> levels{simd_level::scalar};
+    if (supported_simd_level() >= simd_level::avx2) levels.push_back(simd_level::avx2);
+    if (supported_simd_level() >= simd_level::avx512) levels.push_back(simd_level::avx512);
+    return levels;
+}
+
+template <class Filter>
+class SimdBackends : public testing::Test {};
+TYPED_TEST_SUITE(SimdBackends, bloomkit_test::bloom_layouts, bloomkit_test::layout_name);
+
+TYPED_TEST(SimdBackends, AnswerExactlyAsTheScalarCode) {
+    const simd_guard guard;
+    std::mt19937_64 rng(17);
+    const bool split = TypeParam::layout() == bloom_layout::split_block;
+    for (const std::uint32_t k : split ? std::vector<std::uint32_t>{8} : std::vector<std::uint32_t>{1, 3, 7, 8, 9, 16, 17, 33, 64}) {
+        // Filled until about half of all queries say "maybe" (fill^k = 1/2): answers are an even
+        // mix of yes and no, so a wrong lane shows.
+        const std::uint64_t bits = 512 * (4 + rng() % 64);
+        TypeParam filter(bloom_geometry{bits, k}, {.seed = rng()});
+        const double fill = std::pow(0.5, 1.0 / (split ? 8 : k));
+        const auto keys = static_cast<std::uint64_t>(-static_cast<double>(bits) * std::log1p(-fill) / (split ? 8 : k));
+        for (std::uint64_t i = 0; i < keys; ++i) filter.insert(rng());
+        std::vector<std::uint64_t> probes(5000);
+        for (auto& p : probes) p = rng();
+
+        std::vector<bool> expected;
+        for (const auto p : probes) expected.push_back(filter.contains(p, concurrent));  // the scalar path
+        std::size_t yes = 0;
+        for (const bool answer : expected) yes += answer ? 1 : 0;
+        ASSERT_GT(yes, 0U);
+        ASSERT_LT(yes, probes.size());
+        for (const simd_level level : levels_of_this_cpu()) {
+            SCOPED_TRACE(testing::Message() << "k=" << k << " backend=" << to_string(level));
+            ASSERT_EQ(limit_simd_level(level), level);
+            std::vector<bool> answers;
+            filter.contains(probes.begin(), probes.end(), std::back_inserter(answers));
+            EXPECT_EQ(answers, expected);
+            EXPECT_EQ(filter.count_contained(probes.begin(), probes.end()), yes);
+        }
+    }
+}
+
+TEST(Simd, LimitNeverExceedsTheCpu) {
+    const simd_guard guard;
+    EXPECT_EQ(limit_simd_level(simd_level::scalar), simd_level::scalar);
+    EXPECT_EQ(active_simd_level(), simd_level::scalar);
+    EXPECT_LE(limit_simd_level(simd_level::avx512), supported_simd_level());
+}
+
+}  // namespace
