@@ -1,17 +1,27 @@
-// bloomkit_bench — bloomkit's filters side by side with std::unordered_set and the machine's
-// memory floor, on the same keys, in one run. Prints a Markdown table (or --json).
+// bloomkit_bench — bloomkit's filters side by side with libbloom, std::unordered_set and the
+// machine's memory floor, on the same keys, in one run. Prints Markdown tables (or --json).
 //
-//   bloomkit_bench [--n N] [--fpp P] [--keys int|url] [--json]
+//   bloomkit_bench [--n 1e6,1e8] [--fpp 0.01,0.001] [--keys int,url] [--sample 1e7] [--json]
 //
-// Every timed lookup's answers are checked (every inserted key found) so that a fast but
-// wrong path cannot win. The memory floor is independent random 64-byte reads over an array
-// the size of the block filter: what a lookup that touches one cache line cannot beat.
+// Keys are generated a chunk at a time (so 100M URL-like keys need no 10 GB of RAM), and only
+// the operation on a chunk is timed. Every lookup's answers are checked — every inserted key
+// must be found, bulk and single lookups must agree — so a fast but wrong path cannot win.
+// The memory floor is independent random 64-byte reads over an array the size of the block
+// filter, addresses known up front: what a lookup touching one cache line cannot beat.
+#include <bloom.h>  // libbloom
+
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <random>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <thread>
 #include <string>
 #include <unordered_set>
 #include <vector>
@@ -21,186 +31,368 @@
 namespace {
 
 using clock_type = std::chrono::steady_clock;
+constexpr std::uint64_t chunk_keys = 1 << 20;
 
-struct row {
-    std::string structure, operation;
-    double ns_per_op, bits_per_key, fpr;
-};
+// --- Keys ----------------------------------------------------------------------------------
 
-template <class F>
-double time_ns_per_op(std::size_t ops, F&& work) {
-    const auto start = clock_type::now();
-    work();
-    return std::chrono::duration<double, std::nano>(clock_type::now() - start).count() / static_cast<double>(ops);
+constexpr std::uint64_t splitmix64(std::uint64_t x) noexcept {
+    x += 0x9e3779b97f4a7c15ULL;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+    return x ^ (x >> 31);
 }
 
-void require(bool ok, const char* what) {
-    if (!ok) {
-        std::fprintf(stderr, "bloomkit_bench: wrong answer: %s\n", what);
-        std::exit(1);
+enum class key_kind { integer, url };
+enum class key_set : std::uint64_t { present = 1, absent = 2 };  // disjoint streams of keys
+
+std::uint64_t integer_key(key_set set, std::uint64_t i) { return splitmix64(i * 4 + static_cast<std::uint64_t>(set)); }
+
+std::string url_key(key_set set, std::uint64_t i) {
+    const std::uint64_t h = integer_key(set, i);
+    char buffer[96];
+    std::snprintf(buffer, sizeof buffer, "https://www.site%05u.example.com/articles/%016llx/index.html",
+                  static_cast<unsigned>(h % 100000), static_cast<unsigned long long>(splitmix64(h)));
+    return buffer;
+}
+
+template <class Key>
+std::vector<Key> make_chunk(key_set set, std::uint64_t first, std::uint64_t count) {
+    std::vector<Key> keys;
+    keys.reserve(count);
+    for (std::uint64_t i = first; i < first + count; ++i) {
+        if constexpr (std::is_same_v<Key, std::string>) keys.push_back(url_key(set, i));
+        else keys.push_back(integer_key(set, i));
     }
-}
-
-std::vector<std::string> make_urls(std::size_t count, std::uint64_t seed) {
-    std::mt19937_64 rng(seed);
-    std::vector<std::string> urls;
-    urls.reserve(count);
-    for (std::size_t i = 0; i < count; ++i) {
-        char buffer[96];
-        std::snprintf(buffer, sizeof buffer, "https://www.site%05u.example.com/articles/%016llx/index.html",
-                      static_cast<unsigned>(rng() % 100000), static_cast<unsigned long long>(rng()));
-        urls.emplace_back(buffer);
-    }
-    return urls;
-}
-
-std::vector<std::uint64_t> make_integers(std::size_t count, std::uint64_t seed) {
-    std::mt19937_64 rng(seed);
-    std::vector<std::uint64_t> keys(count);
-    for (auto& key : keys) key = rng();
     return keys;
 }
 
-/// Random 64-byte reads over `bytes` of memory, independent (addresses known up front, so the
-/// CPU overlaps the misses as a batched filter lookup can).
-double memory_floor_ns(std::size_t bytes, std::size_t reads) {
-    const std::size_t lines = std::max<std::size_t>(bytes / 64, 1);
-    std::vector<std::uint64_t> memory(lines * 8, 1);
-    std::vector<std::uint32_t> index(reads);
-    std::mt19937_64 rng(99);
-    for (auto& i : index) i = static_cast<std::uint32_t>(rng() % lines);
-    std::uint64_t sum = 0;
-    const double ns = time_ns_per_op(reads, [&] {
-        for (const std::uint32_t i : index) sum += memory[std::size_t{i} * 8];
-    });
-    require(sum == reads, "memory floor");
-    return ns;
+/// Half present, half absent keys, interleaved at random.
+template <class Key>
+std::vector<Key> make_mixed_chunk(std::uint64_t present_count, std::uint64_t first, std::uint64_t count) {
+    std::vector<Key> keys;
+    keys.reserve(count);
+    for (std::uint64_t i = first; i < first + count; ++i) {
+        const std::uint64_t h = splitmix64(i ^ 0x5eed);
+        const key_set set = h & 1 ? key_set::present : key_set::absent;
+        const std::uint64_t index = set == key_set::present ? (h >> 1) % present_count : i;
+        if constexpr (std::is_same_v<Key, std::string>) keys.push_back(url_key(set, index));
+        else keys.push_back(integer_key(set, index));
+    }
+    return keys;
+}
+
+std::size_t key_size(const std::uint64_t&) { return sizeof(std::uint64_t); }
+std::size_t key_size(const std::string& key) { return key.size(); }
+const void* key_data(const std::uint64_t& key) { return &key; }
+const void* key_data(const std::string& key) { return key.data(); }
+
+// --- Measurement ---------------------------------------------------------------------------
+
+[[noreturn]] void wrong(const std::string& what) {
+    std::fprintf(stderr, "bloomkit_bench: WRONG ANSWER: %s\n", what.c_str());
+    std::exit(1);
+}
+
+struct row {
+    std::string structure, operation;
+    double ns_per_op = 0;
+    double bits_per_key = 0;
+    double fpr = -1;  // measured; -1 where not applicable
+};
+
+/// Runs `op(chunk)` over `count` keys of a stream in chunks; returns ns per key (op time only).
+template <class Key, class Make, class Op>
+double timed_over_chunks(std::uint64_t count, Make make, Op op) {
+    double nanoseconds = 0;
+    for (std::uint64_t first = 0; first < count; first += chunk_keys) {
+        const std::vector<Key> chunk = make(first, std::min(chunk_keys, count - first));
+        const auto start = clock_type::now();
+        op(chunk);
+        nanoseconds += std::chrono::duration<double, std::nano>(clock_type::now() - start).count();
+    }
+    return nanoseconds / static_cast<double>(count);
+}
+
+struct workload {
+    std::uint64_t n;
+    std::uint64_t sample;  // lookups measured per operation
+    double fpp;
+};
+
+/// What the lookups of a structure are measured through: its single-key call, and its bulk
+/// one if it has one.
+template <class Key>
+struct structure {
+    std::string name;
+    double bits_per_key;
+    std::function<bool(const Key&)> contains;
+    std::function<std::uint64_t(const std::vector<Key>&)> bulk_count;  // optional
+};
+
+template <class Key>
+void measure_lookups(const structure<Key>& s, const workload& w, std::vector<row>& rows) {
+    auto present = [&](std::uint64_t first, std::uint64_t count) { return make_chunk<Key>(key_set::present, first, count); };
+    auto absent = [&](std::uint64_t first, std::uint64_t count) { return make_chunk<Key>(key_set::absent, first, count); };
+    auto mixed = [&](std::uint64_t first, std::uint64_t count) { return make_mixed_chunk<Key>(w.n, first, count); };
+    const std::uint64_t sample = std::min(w.n, w.sample);
+
+    std::uint64_t found = 0;
+    auto single = [&](const std::vector<Key>& chunk) {
+        for (const Key& key : chunk) found += s.contains(key) ? 1 : 0;
+    };
+    auto bulk = [&](const std::vector<Key>& chunk) { found += s.bulk_count(chunk); };
+
+    found = 0;
+    const double present_ns = timed_over_chunks<Key>(sample, present, single);
+    if (found != sample) wrong(s.name + ": an inserted key was not found");
+    found = 0;
+    const double absent_ns = timed_over_chunks<Key>(w.sample, absent, single);
+    const double fpr = static_cast<double>(found) / static_cast<double>(w.sample);
+    const std::uint64_t absent_found = found;
+    found = 0;
+    const double mixed_ns = timed_over_chunks<Key>(w.sample, mixed, single);
+    const std::uint64_t mixed_found = found;
+    rows.push_back({s.name, "lookup present", present_ns, s.bits_per_key, fpr});
+    rows.push_back({s.name, "lookup absent", absent_ns, s.bits_per_key, fpr});
+    rows.push_back({s.name, "lookup 50/50", mixed_ns, s.bits_per_key, fpr});
+    if (!s.bulk_count) return;
+
+    found = 0;
+    const double bulk_present_ns = timed_over_chunks<Key>(sample, present, bulk);
+    if (found != sample) wrong(s.name + ": bulk lookup missed an inserted key");
+    found = 0;
+    const double bulk_absent_ns = timed_over_chunks<Key>(w.sample, absent, bulk);
+    if (found != absent_found) wrong(s.name + ": bulk and single lookups disagree");
+    found = 0;
+    const double bulk_mixed_ns = timed_over_chunks<Key>(w.sample, mixed, bulk);
+    if (found != mixed_found) wrong(s.name + ": bulk and single lookups disagree on the mix");
+    rows.push_back({s.name, "lookup present (bulk)", bulk_present_ns, s.bits_per_key, fpr});
+    rows.push_back({s.name, "lookup absent (bulk)", bulk_absent_ns, s.bits_per_key, fpr});
+    rows.push_back({s.name, "lookup 50/50 (bulk)", bulk_mixed_ns, s.bits_per_key, fpr});
+}
+
+template <class Key>
+double insert_all(const workload& w, const std::function<void(const std::vector<Key>&)>& insert_chunk) {
+    return timed_over_chunks<Key>(
+        w.n, [&](std::uint64_t first, std::uint64_t count) { return make_chunk<Key>(key_set::present, first, count); },
+        insert_chunk);
 }
 
 template <class Filter, class Key>
-void bench_filter(const char* name, const std::vector<Key>& keys, const std::vector<Key>& absent, double fpp,
-                  std::vector<row>& rows) {
-    const double n = static_cast<double>(keys.size());
-    double insert_ns = 0, bulk_insert_ns = 0;
-    {
-        Filter filter(keys.size(), fpp);
-        insert_ns = time_ns_per_op(keys.size(), [&] {
-            for (const auto& key : keys) filter.insert(key);
-        });
+void bench_bloomkit(const char* name, const workload& w, std::vector<row>& rows) {
+    auto filter = std::make_unique<Filter>(w.n, w.fpp);
+    const double insert_ns = insert_all<Key>(w, [&](const std::vector<Key>& chunk) {
+        for (const Key& key : chunk) filter->insert(key);
+    });
+    auto bulk_filter = std::make_unique<Filter>(w.n, w.fpp);
+    const double bulk_insert_ns = insert_all<Key>(w, [&](const std::vector<Key>& chunk) { bulk_filter->insert(chunk.begin(), chunk.end()); });
+    if (!(*filter == *bulk_filter)) wrong(std::string(name) + ": bulk and single inserts built different filters");
+    filter.reset();
+    const double bits_per_key = static_cast<double>(bulk_filter->bit_count()) / static_cast<double>(w.n);
+    const structure<Key> s{name, bits_per_key, [&](const Key& key) { return bulk_filter->contains(key); },
+                           [&](const std::vector<Key>& chunk) { return bulk_filter->count_contained(chunk.begin(), chunk.end()); }};
+    rows.push_back({name, "insert", insert_ns, bits_per_key, -1});
+    rows.push_back({name, "insert (bulk)", bulk_insert_ns, bits_per_key, -1});
+    measure_lookups(s, w, rows);
+}
+
+template <class Key>
+void bench_libbloom(const workload& w, std::vector<row>& rows) {
+    if (w.n > static_cast<std::uint64_t>(INT32_MAX)) return;  // its API takes an int
+    struct bloom filter {};
+    if (bloom_init(&filter, static_cast<int>(w.n), w.fpp) != 0) wrong("libbloom: bloom_init failed");
+    const double insert_ns = insert_all<Key>(w, [&](const std::vector<Key>& chunk) {
+        for (const Key& key : chunk) bloom_add(&filter, key_data(key), static_cast<int>(key_size(key)));
+    });
+    const double bits_per_key = static_cast<double>(filter.bits) / static_cast<double>(w.n);
+    const structure<Key> s{"libbloom", bits_per_key,
+                           [&](const Key& key) { return bloom_check(&filter, key_data(key), static_cast<int>(key_size(key))) == 1; },
+                           {}};
+    rows.push_back({"libbloom", "insert", insert_ns, bits_per_key, -1});
+    measure_lookups(s, w, rows);
+    bloom_free(&filter);
+}
+
+/// Bytes the hash set allocates, counted by its allocator (nodes, buckets, string heaps).
+inline std::uint64_t set_bytes = 0;
+template <class T>
+struct counting_allocator {
+    using value_type = T;
+    counting_allocator() = default;
+    template <class U>
+    counting_allocator(const counting_allocator<U>&) noexcept {}
+    T* allocate(std::size_t n) {
+        set_bytes += n * sizeof(T);
+        return std::allocator<T>().allocate(n);
     }
-    Filter filter(keys.size(), fpp);
-    bulk_insert_ns = time_ns_per_op(keys.size(), [&] { filter.insert(keys.begin(), keys.end()); });
-    const double bits_per_key = static_cast<double>(filter.bit_count()) / n;
-
-    std::size_t found = 0;
-    const double positive_ns = time_ns_per_op(keys.size(), [&] {
-        for (const auto& key : keys) found += filter.contains(key) ? 1 : 0;
-    });
-    require(found == keys.size(), name);
-    const double bulk_positive_ns = time_ns_per_op(keys.size(), [&] { found = filter.count_contained(keys.begin(), keys.end()); });
-    require(found == keys.size(), name);
-    std::size_t false_positives = 0;
-    const double negative_ns = time_ns_per_op(absent.size(), [&] {
-        for (const auto& key : absent) false_positives += filter.contains(key) ? 1 : 0;
-    });
-    const double bulk_negative_ns =
-        time_ns_per_op(absent.size(), [&] { require(filter.count_contained(absent.begin(), absent.end()) == false_positives, name); });
-    const double fpr = static_cast<double>(false_positives) / static_cast<double>(absent.size());
-
-    rows.push_back({name, "insert", insert_ns, bits_per_key, fpr});
-    rows.push_back({name, "insert (bulk)", bulk_insert_ns, bits_per_key, fpr});
-    rows.push_back({name, "lookup, present", positive_ns, bits_per_key, fpr});
-    rows.push_back({name, "lookup, present (bulk)", bulk_positive_ns, bits_per_key, fpr});
-    rows.push_back({name, "lookup, absent", negative_ns, bits_per_key, fpr});
-    rows.push_back({name, "lookup, absent (bulk)", bulk_negative_ns, bits_per_key, fpr});
-}
+    void deallocate(T* p, std::size_t n) noexcept {
+        set_bytes -= n * sizeof(T);
+        std::allocator<T>().deallocate(p, n);
+    }
+    friend bool operator==(const counting_allocator&, const counting_allocator&) = default;
+};
 
 template <class Key>
-void bench_hash_set(const std::vector<Key>& keys, const std::vector<Key>& absent, std::vector<row>& rows) {
-    std::unordered_set<Key> set;
-    set.reserve(keys.size());
-    const double insert_ns = time_ns_per_op(keys.size(), [&] {
-        for (const auto& key : keys) set.insert(key);
+void bench_hash_set(const workload& w, std::vector<row>& rows) {
+    // A string's heap buffer is not counted by the set's allocator: add it by hand.
+    std::uint64_t string_heap = 0;
+    std::unordered_set<Key, std::hash<Key>, std::equal_to<Key>, counting_allocator<Key>> set;
+    set_bytes = 0;
+    set.reserve(w.n);
+    const double insert_ns = insert_all<Key>(w, [&](const std::vector<Key>& chunk) {
+        for (const Key& key : chunk) {
+            if constexpr (std::is_same_v<Key, std::string>)
+                if (key.size() > 15) string_heap += key.size() + 1;
+            set.insert(key);
+        }
     });
-    std::size_t found = 0;
-    const double positive_ns = time_ns_per_op(keys.size(), [&] {
-        for (const auto& key : keys) found += set.contains(key) ? 1 : 0;
-    });
-    require(found == keys.size(), "unordered_set");
-    std::size_t false_positives = 0;
-    const double negative_ns = time_ns_per_op(absent.size(), [&] {
-        for (const auto& key : absent) false_positives += set.contains(key) ? 1 : 0;
-    });
-    require(false_positives == 0, "unordered_set");
-    // Nodes + bucket array; string payloads beyond the small-string buffer are not counted,
-    // so this is a lower bound.
-    const double bytes = static_cast<double>(set.size()) * (sizeof(Key) + 2 * sizeof(void*)) +
-                         static_cast<double>(set.bucket_count()) * sizeof(void*);
-    const double bits_per_key = 8 * bytes / static_cast<double>(keys.size());
-    rows.push_back({"std::unordered_set", "insert", insert_ns, bits_per_key, 0});
-    rows.push_back({"std::unordered_set", "lookup, present", positive_ns, bits_per_key, 0});
-    rows.push_back({"std::unordered_set", "lookup, absent", negative_ns, bits_per_key, 0});
+    const double bits_per_key = 8.0 * static_cast<double>(set_bytes + string_heap) / static_cast<double>(w.n);
+    const structure<Key> s{"std::unordered_set", bits_per_key, [&](const Key& key) { return set.contains(key); }, {}};
+    rows.push_back({"std::unordered_set", "insert", insert_ns, bits_per_key, -1});
+    measure_lookups(s, w, rows);
 }
 
-template <class Key>
-std::vector<row> run(const std::vector<Key>& keys, const std::vector<Key>& absent, double fpp, double& floor_ns) {
+double memory_floor_ns(std::uint64_t bytes, std::uint64_t reads) {
+    const std::uint64_t lines = std::max<std::uint64_t>(bytes / 64, 1);
+    bloomkit::detail::word_storage<std::uint64_t> memory(lines * 8);
+    std::fill_n(const_cast<std::uint64_t*>(memory.data()), lines * 8, 1);  // touch every page
+    std::vector<std::uint64_t> index(std::min<std::uint64_t>(reads, chunk_keys));
+    double nanoseconds = 0;
+    std::uint64_t sum = 0;
+    for (std::uint64_t done = 0; done < reads; done += index.size()) {
+        for (std::uint64_t i = 0; i < index.size(); ++i) index[i] = bloomkit::detail::reduce(splitmix64(done + i), lines);
+        const auto start = clock_type::now();
+        for (const std::uint64_t line : index) sum += memory.data()[line * 8];
+        nanoseconds += std::chrono::duration<double, std::nano>(clock_type::now() - start).count();
+    }
+    if (sum != reads) wrong("memory floor");
+    return nanoseconds / static_cast<double>(reads);
+}
+
+// --- Report --------------------------------------------------------------------------------
+
+struct result {
+    workload w;
+    key_kind kind;
+    double floor_ns;
     std::vector<row> rows;
-    bench_filter<bloomkit::block_bloom_filter>("bloomkit block", keys, absent, fpp, rows);
-    bench_filter<bloomkit::split_block_bloom_filter>("bloomkit split-block", keys, absent, fpp, rows);
-    bench_filter<bloomkit::classic_bloom_filter>("bloomkit classic", keys, absent, fpp, rows);
-    bench_hash_set(keys, absent, rows);
-    const bloomkit::block_bloom_filter sized(keys.size(), fpp);
-    floor_ns = memory_floor_ns(sized.size_in_bytes(), keys.size());
-    return rows;
+};
+
+template <class Key>
+result run(const workload& w, key_kind kind) {
+    result r{w, kind, 0, {}};
+    bench_bloomkit<bloomkit::block_bloom_filter, Key>("bloomkit block", w, r.rows);
+    bench_bloomkit<bloomkit::split_block_bloom_filter, Key>("bloomkit split-block", w, r.rows);
+    bench_bloomkit<bloomkit::classic_bloom_filter, Key>("bloomkit classic", w, r.rows);
+    bench_libbloom<Key>(w, r.rows);
+    // 100M URL-like strings in a hash set need ~13 GB: past this machine's budget.
+    if (kind == key_kind::integer || w.n <= 20'000'000) bench_hash_set<Key>(w, r.rows);
+    r.floor_ns = memory_floor_ns(bloomkit::block_bloom_filter(w.n, w.fpp).size_in_bytes(), std::min(w.n, w.sample));
+    return r;
+}
+
+std::string cpu_model() {
+    std::ifstream cpuinfo("/proc/cpuinfo");
+    for (std::string line; std::getline(cpuinfo, line);)
+        if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
+    return "unknown";
+}
+
+std::optional<double> ns_of(const result& r, const std::string& structure, const std::string& operation) {
+    for (const row& x : r.rows)
+        if (x.structure == structure && x.operation == operation) return x.ns_per_op;
+    return std::nullopt;
+}
+
+/// "12.3x" when `baseline` has the operation (its single-key form for a bulk row), else "–".
+std::string ratio(const result& r, const row& x, const std::string& baseline) {
+    std::string operation = x.operation;
+    auto ns = ns_of(r, baseline, operation);
+    if (!ns && operation.ends_with(" (bulk)")) ns = ns_of(r, baseline, operation.substr(0, operation.size() - 7));
+    if (!ns || x.structure == baseline) return "–";
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%.1fx", *ns / x.ns_per_op);
+    return buffer;
+}
+
+void print_markdown(const std::vector<result>& results) {
+    std::printf("CPU: %s, %u threads; SIMD backend: %s (supported: %s); compiler: %s\n", cpu_model().c_str(),
+                std::max(1U, std::thread::hardware_concurrency()), std::string(to_string(bloomkit::active_simd_level())).c_str(),
+                std::string(to_string(bloomkit::supported_simd_level())).c_str(), __VERSION__);
+    for (const result& r : results) {
+        std::printf("\n### n = %llu %s keys, target FPR %g\n\n", static_cast<unsigned long long>(r.w.n),
+                    r.kind == key_kind::url ? "URL-like (~60-byte)" : "8-byte integer", r.w.fpp);
+        std::printf("Memory floor (random 64-byte reads over %.1f MB): %.2f ns/read. Lookups timed over %llu keys.\n\n",
+                    static_cast<double>(bloomkit::block_bloom_filter(r.w.n, r.w.fpp).size_in_bytes()) / 1e6, r.floor_ns,
+                    static_cast<unsigned long long>(std::min(r.w.n, r.w.sample)));
+        std::printf("| structure | operation | ns/op | bits/key | measured FPR | vs libbloom | vs unordered_set | vs floor |\n");
+        std::printf("|---|---|---:|---:|---:|---:|---:|---:|\n");
+        for (const row& x : r.rows) {
+            char fpr[32] = "–";
+            if (x.fpr >= 0) std::snprintf(fpr, sizeof fpr, "%.4f%%", 100 * x.fpr);
+            std::printf("| %s | %s | %.2f | %.2f | %s | %s | %s | %.2fx |\n", x.structure.c_str(), x.operation.c_str(), x.ns_per_op,
+                        x.bits_per_key, fpr, ratio(r, x, "libbloom").c_str(), ratio(r, x, "std::unordered_set").c_str(),
+                        x.ns_per_op / r.floor_ns);
+        }
+    }
+}
+
+void print_json(const std::vector<result>& results) {
+    std::printf("{\"cpu\": \"%s\", \"simd\": \"%s\", \"results\": [", cpu_model().c_str(),
+                std::string(to_string(bloomkit::active_simd_level())).c_str());
+    for (std::size_t i = 0; i < results.size(); ++i) {
+        const result& r = results[i];
+        std::printf("%s\n {\"n\": %llu, \"keys\": \"%s\", \"fpp\": %g, \"memory_floor_ns\": %.3f, \"rows\": [", i ? "," : "",
+                    static_cast<unsigned long long>(r.w.n), r.kind == key_kind::url ? "url" : "int", r.w.fpp, r.floor_ns);
+        for (std::size_t j = 0; j < r.rows.size(); ++j) {
+            const row& x = r.rows[j];
+            std::printf("%s\n  {\"structure\": \"%s\", \"operation\": \"%s\", \"ns_per_op\": %.3f, \"bits_per_key\": %.3f, \"fpr\": %.6g}",
+                        j ? "," : "", x.structure.c_str(), x.operation.c_str(), x.ns_per_op, x.bits_per_key, x.fpr);
+        }
+        std::printf("]}");
+    }
+    std::printf("\n]}\n");
+}
+
+std::vector<double> numbers(const std::string& list) {
+    std::vector<double> values;
+    for (std::size_t start = 0; start <= list.size();) {
+        const std::size_t comma = std::min(list.find(',', start), list.size());
+        values.push_back(std::stod(list.substr(start, comma - start)));
+        start = comma + 1;
+    }
+    return values;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-    std::size_t n = 1'000'000;
-    double fpp = 0.01;
-    std::string key_kind = "int";
+    std::string sizes = "1e6,1e8", rates = "0.01,0.001", kinds = "int,url";
+    double sample = 1e7;
     bool json = false;
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
-        if (arg == "--n" && i + 1 < argc) n = static_cast<std::size_t>(std::stod(argv[++i]));
-        else if (arg == "--fpp" && i + 1 < argc) fpp = std::stod(argv[++i]);
-        else if (arg == "--keys" && i + 1 < argc) key_kind = argv[++i];
+        const bool has_value = i + 1 < argc;
+        if (arg == "--n" && has_value) sizes = argv[++i];
+        else if (arg == "--fpp" && has_value) rates = argv[++i];
+        else if (arg == "--keys" && has_value) kinds = argv[++i];
+        else if (arg == "--sample" && has_value) sample = std::stod(argv[++i]);
         else if (arg == "--json") json = true;
         else {
-            std::fprintf(stderr, "usage: bloomkit_bench [--n N] [--fpp P] [--keys int|url] [--json]\n");
+            std::fprintf(stderr, "usage: bloomkit_bench [--n 1e6,1e8] [--fpp 0.01,0.001] [--keys int,url] [--sample 1e7] [--json]\n");
             return 2;
         }
     }
-
-    double floor_ns = 0;
-    const std::vector<row> rows = key_kind == "url" ? run(make_urls(n, 1), make_urls(n, 2), fpp, floor_ns)
-                                                    : run(make_integers(n, 1), make_integers(n, 2), fpp, floor_ns);
-    const auto set_ns = [&](const std::string& operation) {
-        for (const row& r : rows)
-            if (r.structure == "std::unordered_set" && operation.starts_with(r.operation)) return r.ns_per_op;
-        return 0.0;
-    };
-
-    if (json) {
-        std::printf("{\"n\": %zu, \"fpp\": %g, \"keys\": \"%s\", \"memory_floor_ns\": %.3f, \"rows\": [", n, fpp,
-                    key_kind.c_str(), floor_ns);
-        for (std::size_t i = 0; i < rows.size(); ++i)
-            std::printf("%s\n  {\"structure\": \"%s\", \"operation\": \"%s\", \"ns_per_op\": %.3f, \"bits_per_key\": %.3f, "
-                        "\"fpr\": %.6f}",
-                        i ? "," : "", rows[i].structure.c_str(), rows[i].operation.c_str(), rows[i].ns_per_op,
-                        rows[i].bits_per_key, rows[i].fpr);
-        std::printf("\n]}\n");
-        return 0;
-    }
-    std::printf("n = %zu %s keys, target FPR %g; memory floor (random 64-byte read over the block filter's size): %.2f ns\n\n",
-                n, key_kind == "url" ? "URL-like (~60-byte)" : "8-byte integer", fpp, floor_ns);
-    std::printf("| structure | operation | ns/op | bits/key | measured FPR | vs unordered_set | vs memory floor |\n");
-    std::printf("|---|---|---:|---:|---:|---:|---:|\n");
-    for (const row& r : rows) {
-        const double versus_set = set_ns(r.operation) / r.ns_per_op;
-        std::printf("| %s | %s | %.2f | %.2f | %.4f%% | %.2fx faster | %.2fx |\n", r.structure.c_str(), r.operation.c_str(),
-                    r.ns_per_op, r.bits_per_key, 100 * r.fpr, versus_set, r.ns_per_op / floor_ns);
-    }
+    std::vector<result> results;
+    for (const double n : numbers(sizes))
+        for (const std::string kind : {"int", "url"})
+            if (kinds.find(kind) != std::string::npos)
+                for (const double p : numbers(rates)) {
+                    const workload w{static_cast<std::uint64_t>(n), static_cast<std::uint64_t>(sample), p};
+                    std::fprintf(stderr, "bloomkit_bench: n=%g keys=%s p=%g ...\n", n, kind.c_str(), p);
+                    results.push_back(kind == std::string("url") ? run<std::string>(w, key_kind::url) : run<std::uint64_t>(w, key_kind::integer));
+                }
+    if (json) print_json(results);
+    else print_markdown(results);
     return 0;
 }

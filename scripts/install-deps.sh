@@ -9,6 +9,9 @@ packages=(
     libcli11-dev libfmt-dev  # the bloomkit command
     googletest libgtest-dev  # tests
     libbenchmark-dev         # the benchmark program
+    libbloom-dev             # the benchmark's baseline: libbloom
+    golang-github-dcso-bloom-cli  # the command benchmark's baseline: DCSO bloom
+    linux-perf               # perf stat for the benchmark notes (where the machine allows it)
     wamerican-huge cracklib-runtime  # word lists for `make demo`
 )
 

@@ -259,11 +259,15 @@ private:
         return layout_.locate(hasher_(key));
     }
 
+    // Calls visit(probe) for every key of [first, last), in order, a prefetched batch at a time.
     template <class It, class Sentinel, class Visit>
     void pipeline(It first, Sentinel last, Visit visit) const {
         detail::pipelined(
             first, last, [this](const auto& key) { return locate(key); },
-            [this](const probe& p) { layout_.prefetch(words_.data(), p); }, visit);
+            [this](const probe& p) { layout_.prefetch(words_.data(), p); },
+            [&](std::span<const probe> probes) {
+                for (const probe& p : probes) visit(p);
+            });
     }
 
     void forget_one() noexcept { inserted_ -= inserted_ > 0 ? 1 : 0; }

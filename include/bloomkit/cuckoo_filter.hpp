@@ -576,6 +576,7 @@ private:
         relocate(words, victim.bucket, fingerprint);
     }
 
+    /// Runs visit(probe) for every key of [first, last), in order, a prefetched batch at a time.
     template <class It, class Sentinel, class Visit>
     void pipeline(It first, Sentinel last, Visit visit) const {
         detail::pipelined(
@@ -584,7 +585,9 @@ private:
                 prefetch(p.bucket);
                 prefetch(p.alternate);
             },
-            visit);
+            [&visit](std::span<const probe> batch) {
+                for (const probe& p : batch) visit(p);
+            });
     }
 
     cuckoo_geometry geometry_;

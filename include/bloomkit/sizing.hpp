@@ -278,7 +278,7 @@ inline std::pair<std::uint32_t, double> best_blocked_probes(double p, std::uint3
     for (std::uint32_t k = first_k; k <= last_k; ++k)
         ranked.emplace_back(solve_lambda([&](double l) { return blocked_fpr_mean_fill(l, k, block); }, p, guess), k);
     std::sort(ranked.rbegin(), ranked.rend());  // largest λ = fewest bits first
-    std::pair<std::uint32_t, double> best{ranked.front().second, 0.0};
+    std::pair<std::uint32_t, double> best{8, 0.0};  // λ = 0 when no k in the band reaches p
     for (std::size_t i = 0; i < std::min<std::size_t>(2, ranked.size()); ++i) {
         const std::uint32_t k = ranked[i].second;
         const double lambda = solve_lambda([&](double l) { return blocked_fpr_exact(l, k, block); }, p, ranked[i].first);

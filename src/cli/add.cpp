@@ -14,12 +14,13 @@ namespace {
 struct add_options {
     std::string filter;
     std::vector<std::string> inputs;
+    unsigned threads = 0;
 };
 
 int run_add(const add_options& options) {
     line_reader lines(options.inputs);
     any_bloom_filter filter = load_any(options.filter);
-    insert_lines(filter, lines);
+    insert_lines(filter, lines, options.threads);
     save(filter, options.filter);
     warn_if_overfull(filter);
     return success;
@@ -32,6 +33,8 @@ action add_add_command(CLI::App& app) {
     CLI::App* add = app.add_subcommand("add", "Add lines to an existing filter file");
     add->add_option("filter", options->filter, "Filter file (rewritten atomically)")->required();
     add->add_option("inputs", options->inputs, "Input files; '-' or none reads stdin");
+    add->add_option("-t,--threads", options->threads, "Threads hashing and inserting (0: one per core)")
+        ->capture_default_str();
     return [options] { return run_add(*options); };
 }
 

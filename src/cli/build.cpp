@@ -19,6 +19,7 @@ struct build_options {
     std::string seed = "0";
     std::string output;
     std::vector<std::string> inputs;
+    unsigned threads = 0;
 };
 
 int run_build(const build_options& options) {
@@ -29,7 +30,7 @@ int run_build(const build_options& options) {
     line_reader lines(options.inputs);  // opens every input before the filter is allocated
 
     any_bloom_filter filter = make_filter(layout, n, p, {.seed = seed});
-    insert_lines(filter, lines);
+    insert_lines(filter, lines, options.threads);
     save(filter, options.output);  // atomic: on any failure no partial file is left behind
     warn_if_overfull(filter);
     return success;
@@ -47,6 +48,8 @@ action add_build_command(CLI::App& app) {
         ->capture_default_str();
     build->add_option("-o,--output", options->output, "Filter file to write (replaced atomically)")->required();
     build->add_option("inputs", options->inputs, "Input files; '-' or none reads stdin");
+    build->add_option("-t,--threads", options->threads, "Threads hashing and inserting (0: one per core)")
+        ->capture_default_str();
     return [options] { return run_build(*options); };
 }
 

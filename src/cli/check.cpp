@@ -64,7 +64,7 @@ int run_check(const check_options& options) {
                     (maybe ? present : absent) += 1;
                     if (!options.count && maybe != options.absent) out.line(batch[i]);
                 }
-                shown.update(lines.lines_read(), lines.bytes_read());
+                shown.update(lines.bytes_read());
             });
         },
         mapped.filter());

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <system_error>
@@ -13,20 +14,30 @@
 namespace bloomkit::cli {
 namespace {
 
-constexpr std::size_t initial_buffer = std::size_t{1} << 20;  // 1 MiB reads: few syscalls
+// 4 MiB reads: few system calls, and a block big enough to keep a worker thread busy for a
+// millisecond or more, so that handing blocks between threads costs nothing measurable.
+constexpr std::size_t block_bytes = std::size_t{4} << 20;
 
 [[noreturn]] void fail(const std::string& what, const std::string& name, int err) {
     throw io_error(what + " '" + name + "'", std::error_code(err, std::generic_category()));
 }
 
-std::string_view without_cr(const char* begin, const char* end) {
-    if (end > begin && end[-1] == '\r') --end;
-    return {begin, static_cast<std::size_t>(end - begin)};
-}
-
 }  // namespace
 
-line_reader::line_reader(const std::vector<std::string>& inputs) : buffer_(initial_buffer) {
+void split_lines(std::string_view text, std::vector<std::string_view>& lines) {
+    const char* line = text.data();
+    const char* const end = text.data() + text.size();
+    while (line < end) {
+        const auto* newline = static_cast<const char*>(std::memchr(line, '\n', static_cast<std::size_t>(end - line)));
+        const char* stop = newline != nullptr ? newline : end;
+        const char* content_end = stop > line && stop[-1] == '\r' ? stop - 1 : stop;
+        lines.emplace_back(line, static_cast<std::size_t>(content_end - line));
+        if (newline == nullptr) break;
+        line = newline + 1;
+    }
+}
+
+line_reader::line_reader(const std::vector<std::string>& inputs) {
     try {
         for (const std::string& name : inputs.empty() ? std::vector<std::string>{"-"} : inputs) {
             if (name == "-") {
@@ -55,44 +66,55 @@ line_reader::~line_reader() {
 }
 
 void line_reader::read(const batch_handler& handle) {
-    for (const input& in : inputs_) read_one(in, handle);
+    std::vector<std::string_view> lines;
+    read_blocks([&](line_block&& block) {
+        lines.clear();
+        split_lines(block.text(), lines);
+        handle(lines);
+    });
 }
 
-void line_reader::read_one(const input& in, const batch_handler& handle) {
-    std::size_t filled = 0;  // bytes of buffer_ holding data; [0, filled) starts at a line start
+void line_reader::read_blocks(const block_handler& handle, const std::function<std::vector<char>()>& recycle) {
+    for (const input& in : inputs_) read_one(in, handle, recycle);
+}
+
+void line_reader::read_one(const input& in, const block_handler& handle, const std::function<std::vector<char>()>& recycle) {
+    auto fresh_buffer = [&] {
+        std::vector<char> buffer = recycle ? recycle() : std::vector<char>{};
+        buffer.resize(std::max(buffer.size(), block_bytes));
+        return buffer;
+    };
+    line_block block{fresh_buffer(), 0};  // [0, size) read, starting at a line start
+    std::size_t scanned = 0;              // [0, scanned) holds no '\n'
     for (;;) {
-        if (filled == buffer_.size()) buffer_.resize(buffer_.size() * 2);  // a line longer than the buffer
-        const ::ssize_t got = ::read(in.fd, buffer_.data() + filled, buffer_.size() - filled);
+        if (block.size == block.buffer.size()) block.buffer.resize(block.buffer.size() * 2);  // a very long line
+        const ::ssize_t got = ::read(in.fd, block.buffer.data() + block.size, block.buffer.size() - block.size);
         if (got < 0) {
             if (errno == EINTR) continue;
             fail("cannot read", in.name, errno);
         }
         bytes_ += static_cast<std::uint64_t>(got);
-        const char* data = buffer_.data();
-        const char* const scanned_from = data + filled;
-        filled += static_cast<std::size_t>(got);
-        const char* const end = data + filled;
-
-        // Split the complete lines; the newline search starts where the new bytes begin.
-        batch_.clear();
-        const char* line = data;
-        const char* search = scanned_from;
-        while (const void* found = std::memchr(search, '\n', static_cast<std::size_t>(end - search))) {
-            const char* newline = static_cast<const char*>(found);
-            batch_.push_back(without_cr(line, newline));
-            line = search = newline + 1;
+        block.size += static_cast<std::size_t>(got);
+        if (got == 0) {  // end of input: what is left is a last line without '\n'
+            if (block.size > 0) handle(std::move(block));
+            return;
         }
-        if (got == 0 && line < end) batch_.push_back(without_cr(line, end));  // last line, no '\n'
-        if (!batch_.empty()) {
-            lines_ += batch_.size();
-            handle(batch_);
+        // Hand over everything up to the last '\n'; carry the incomplete line to a new block.
+        const char* data = block.buffer.data();
+        const auto* last_newline = static_cast<const char*>(::memrchr(data + scanned, '\n', block.size - scanned));
+        if (last_newline == nullptr) {
+            scanned = block.size;
+            continue;
         }
-        if (got == 0) return;
+        const auto complete = static_cast<std::size_t>(last_newline - data) + 1;
+        line_block next{fresh_buffer(), block.size - complete};
+        if (next.buffer.size() < next.size) next.buffer.resize(next.size * 2);
+        std::memcpy(next.buffer.data(), data + complete, next.size);
+        block.size = complete;
+        handle(std::move(block));
+        block = std::move(next);
+        scanned = block.size;  // the carried part of a line holds no '\n'
 
-        // Keep the incomplete last line at the front of the buffer.
-        const auto rest = static_cast<std::size_t>(end - line);
-        if (line != data && rest > 0) std::memmove(buffer_.data(), line, rest);
-        filled = rest;
     }
 }
 

@@ -1,9 +1,13 @@
 // src/cli/line_reader.hpp — reads keys, one per line, from files or stdin, in large blocks and
-// without copying lines: each batch is a list of views into the read buffer.
+// without copying lines: a batch is a list of views into the read buffer.
 //
 // A line is everything up to '\n', less one trailing '\r' (files from Windows). Lines may be
 // empty, hold NUL or non-UTF-8 bytes, or be longer than the buffer (which then grows to hold
 // them): every line is a key. A last line without '\n' is a line too.
+//
+// Two ways to consume the input: read() splits the lines on the calling thread and hands out
+// batches of views; read_blocks() hands out whole blocks of complete lines (owned, movable to
+// another thread), which split_lines() turns into views wherever the work is done.
 #pragma once
 
 #include <cstdint>
@@ -15,6 +19,16 @@
 
 namespace bloomkit::cli {
 
+/// A run of complete lines read from one input, owning its bytes.
+struct line_block {
+    std::vector<char> buffer;
+    std::size_t size = 0;  // bytes of buffer holding the lines
+    [[nodiscard]] std::string_view text() const noexcept { return {buffer.data(), size}; }
+};
+
+/// Appends a view of every line of `text` (lines of a line_block) to `lines`.
+void split_lines(std::string_view text, std::vector<std::string_view>& lines);
+
 class line_reader {
 public:
     /// Opens every input now ("-" or no inputs at all means stdin), so that a missing file
@@ -25,12 +39,17 @@ public:
     line_reader& operator=(const line_reader&) = delete;
 
     using batch_handler = std::function<void(std::span<const std::string_view> lines)>;
+    using block_handler = std::function<void(line_block&& block)>;
 
     /// Calls `handle` with consecutive batches of lines until every input is read. The views
     /// are valid only during the call.
     void read(const batch_handler& handle);
 
-    [[nodiscard]] std::uint64_t lines_read() const noexcept { return lines_; }
+    /// Calls `handle` with consecutive blocks of whole lines. `recycle`, if given, supplies the
+    /// buffer for the next block (e.g. one a worker has finished with); it may return an empty
+    /// vector, and a new one is allocated.
+    void read_blocks(const block_handler& handle, const std::function<std::vector<char>()>& recycle = {});
+
     [[nodiscard]] std::uint64_t bytes_read() const noexcept { return bytes_; }
 
 private:
@@ -38,12 +57,9 @@ private:
         std::string name;
         int fd;
     };
-    void read_one(const input& in, const batch_handler& handle);
+    void read_one(const input& in, const block_handler& handle, const std::function<std::vector<char>()>& recycle);
 
     std::vector<input> inputs_;
-    std::vector<char> buffer_;
-    std::vector<std::string_view> batch_;
-    std::uint64_t lines_ = 0;
     std::uint64_t bytes_ = 0;
 };
 

@@ -20,13 +20,13 @@ public:
     progress(const progress&) = delete;
     progress& operator=(const progress&) = delete;
 
-    void update(std::uint64_t lines, std::uint64_t bytes) {
+    void update(std::uint64_t bytes) {
         if (!enabled_) return;
         const auto now = std::chrono::steady_clock::now();
         if (now - last_ < std::chrono::milliseconds(250)) return;
         last_ = now;
         const double seconds = std::chrono::duration<double>(now - start_).count();
-        fmt::print(stderr, "\r{} {} lines, {:.1f} MB ({:.0f} MB/s)\033[K", verb_, lines, bytes / 1e6,
+        fmt::print(stderr, "\r{} {:.1f} MB ({:.0f} MB/s)\033[K", verb_, bytes / 1e6,
                    seconds > 0 ? bytes / 1e6 / seconds : 0.0);
         shown_ = true;
     }

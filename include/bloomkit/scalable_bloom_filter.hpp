@@ -1,0 +1,447 @@
+// bloomkit/scalable_bloom_filter.hpp — a Bloom filter that grows with its keys (Almeida, Baquero,
+// Preguiça & Hutchison, "Scalable Bloom Filters", Information Processing Letters 101(6), 2007).
+//
+// A filter sized for n keys that receives 10n answers "maybe" to almost everything. When n is
+// not known in advance, a scalable filter is a chain of block Bloom filters, its stages. Keys
+// go into the newest stage; once that holds the keys it was sized for, the next new key opens
+// a stage `growth` (s) times larger whose FPR target is `tightening` (r) times smaller. A key
+// is present if any stage says so, and an insert checks every stage first, so a key already
+// held anywhere is not inserted again (and does not use up the newest stage's capacity).
+//
+// Why the FPR stays below p however far the filter grows: stage i targets p_i = p0·r^i, and
+// an absent key is a false positive when at least one stage errs, which happens with
+// probability 1 - Π(1 - p_i) ≤ Σ p_i < p0 / (1 - r). So the first stage gets p0 = p·(1 - r),
+// and the sum of all stages' targets stays below p. The defaults are RedisBloom's: s = 2 and
+// r = 0.5, the first stage at p/2, the next at p/4... The paper prefers r = 0.8–0.9, which
+// tightens each new stage less (0.3 bits per key instead of 1.44) but makes the first stage
+// pay for it (p0 = p/10). Each stage is sized by the exact blocked model (sizing.hpp), so the
+// measured FPR of each full stage meets its target, and that of the whole filter meets p.
+//
+// What it costs. Lookups of absent keys probe every stage, one cache line each: after the keys
+// grow by a factor of g there are about log_s(g) stages (10 after 1000x with s = 2). Memory
+// per key grows with the stages, as each new stage needs log2(1/r)/ln 2 more bits per key:
+// with the defaults and p = 1%, 1000x growth costs about 23 bits per key, against 10 for a
+// block filter sized for the final count. A filter that keeps growing is a filter that was
+// sized too small: stage_count() and size_in_bytes() say how far it has come.
+//
+// Thread safety: const members may run concurrently; mutating ones need exclusive access.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <iterator>
+#include <optional>
+#include <ranges>
+#include <span>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "bloomkit/bloom_filter.hpp"
+#include "bloomkit/detail/compatibility.hpp"
+#include "bloomkit/error.hpp"
+#include "bloomkit/hash.hpp"
+#include "bloomkit/sizing.hpp"
+
+namespace bloomkit {
+
+/// How a scalable filter grows and hashes. The defaults are RedisBloom's (see above).
+struct scalable_options {
+    /// Each new stage holds this many times the keys of the one before: 1 to 16.
+    double growth = 2.0;
+    /// Each new stage's FPR target is this times the one before's: strictly between 0 and 1.
+    double tightening = 0.5;
+    std::uint64_t seed = default_seed;
+    /// Defaults to XXH3-128, as for block_bloom_filter.
+    std::optional<hash_algorithm> hash{};
+};
+
+/// What fixes a scalable filter's chain of stages: the first stage's capacity, the FPR bound
+/// of the whole filter, and how each stage follows from the one before.
+struct scalable_parameters {
+    std::uint64_t initial_capacity = 0;
+    double fpp = 0;
+    double growth = 2.0;
+    double tightening = 0.5;
+    friend constexpr bool operator==(const scalable_parameters&, const scalable_parameters&) = default;
+};
+
+namespace detail {
+struct scalable_file_access;
+}
+
+class scalable_bloom_filter {
+public:
+    using stage_type = block_bloom_filter;
+    using size_type = std::uint64_t;
+
+    static constexpr double max_growth = 16;
+
+    /// The keys a stage is sized for and its FPR target there.
+    struct stage_plan {
+        size_type capacity = 0;
+        double fpp = 0;
+        friend constexpr bool operator==(const stage_plan&, const stage_plan&) = default;
+    };
+
+    /// A filter whose first stage holds `initial_capacity` keys and whose FPR stays at most
+    /// `fpp` however many keys it receives. Throws invalid_argument for initial_capacity = 0,
+    /// fpp outside (0, 1), or options outside their ranges.
+    scalable_bloom_filter(size_type initial_capacity, double fpp, scalable_options options = {})
+        : scalable_bloom_filter(scalable_parameters{initial_capacity, fpp, options.growth, options.tightening},
+                                hasher(options.hash.value_or(stage_type::layout_type::default_hash), options.seed)) {}
+
+    // --- Single keys -------------------------------------------------------------------------
+
+    /// Adds a key unless a stage already answers "maybe" for it. Returns true if the key was
+    /// new. May open a stage (and so allocate, or throw invalid_argument if the next stage
+    /// cannot be sized: see planned_stage()).
+    template <hashable_key Key>
+    bool insert(const Key& key) {
+        if (contains(key)) return false;
+        return open_stage().insert(key);  // true: no stage held it, so one of its bits was clear
+    }
+
+    /// False: the key was never inserted. True: it probably was (or is a false positive).
+    template <hashable_key Key>
+    [[nodiscard]] bool contains(const Key& key) const {
+        // Newest first: the later stages are the larger ones and hold most keys, so a key that
+        // is present is found soonest. An absent key is checked against every stage anyway.
+        return std::any_of(stages_.rbegin(), stages_.rend(), [&](const stage_type& stage) { return stage.contains(key); });
+    }
+
+    // --- Bulk: each stage answers a chunk of keys with its own pipelined bulk lookup ----------
+
+    /// Inserts every key of [first, last), with the same effect and answer as inserting them
+    /// one by one; returns how many were new.
+    template <std::forward_iterator It, std::sentinel_for<It> Sentinel>
+        requires hashable_key<std::iter_value_t<It>>
+    size_type insert(It first, Sentinel last) {
+        size_type added = 0;
+        std::vector<char> found;
+        std::vector<It> fresh;
+        while (first != last) {
+            if (is_full(stages_.back())) {  // insert(key) opens a stage only for a key that is new
+                added += insert(*first) ? 1 : 0;
+                ++first;
+                continue;
+            }
+            stage_type& newest = stages_.back();
+            // A chunk no larger than the room left in the newest stage cannot fill it: the
+            // stages before it stay fixed while the chunk goes in, so the chunk is checked
+            // against them all at once; the newest stage then takes the keys none of them holds
+            // (and reports, as one insert would, whether each was new to it).
+            const It chunk = first;
+            const size_type room = newest.expected_keys() - newest.inserted_count();
+            mark_found(chunk, advance_up_to(first, last, std::min(room, bulk_chunk)),
+                       std::span(stages_).first(stages_.size() - 1), found);
+            fresh.clear();
+            It at = chunk;
+            for (const char held : found) {
+                if (held == 0) fresh.push_back(at);
+                ++at;
+            }
+            added += newest.insert_range(fresh | std::views::transform([](const It& key) -> decltype(auto) { return *key; }));
+        }
+        return added;
+    }
+
+    /// Inserts every key of a range; returns how many were new.
+    template <std::ranges::forward_range Range>
+        requires hashable_key<std::ranges::range_value_t<Range>>
+    size_type insert_range(Range&& keys) {
+        return insert(std::ranges::begin(keys), std::ranges::end(keys));
+    }
+
+    /// Writes contains(key) for every key of [first, last) to `out`, in order; returns the
+    /// output iterator past the last answer.
+    template <std::forward_iterator It, std::sentinel_for<It> Sentinel, std::output_iterator<bool> Out>
+        requires hashable_key<std::iter_value_t<It>>
+    Out contains(It first, Sentinel last, Out out) const {
+        for_each_chunk(first, last, [&](std::span<const char> found) {
+            for (const char held : found) *out++ = held != 0;
+        });
+        return out;
+    }
+
+    /// How many keys of [first, last) the filter may contain.
+    template <std::forward_iterator It, std::sentinel_for<It> Sentinel>
+        requires hashable_key<std::iter_value_t<It>>
+    [[nodiscard]] size_type count_contained(It first, Sentinel last) const {
+        size_type count = 0;
+        for_each_chunk(first, last, [&](std::span<const char> found) {
+            count += static_cast<size_type>(std::ranges::count_if(found, [](char held) { return held != 0; }));
+        });
+        return count;
+    }
+
+    // --- Whole-filter operations -------------------------------------------------------------
+
+    /// Forgets every key, and every stage but the first: back to the memory it started with.
+    void clear() {
+        stages_.front().clear();  // first: throws read_only_filter before anything changed
+        stages_.erase(stages_.begin() + 1, stages_.end());
+    }
+
+    /// Union, stage by stage: stages both filters have are OR-ed, and the stages only `other`
+    /// has are copied. Afterwards the filter answers "maybe" for every key either held. Only
+    /// filters of identical parameters and hashing combine, as only their stage i are alike.
+    /// The cost: a stage receives the keys of both, which may exceed its capacity (two filters
+    /// of one half-full stage each make one full stage; two of one full stage, one stage of
+    /// twice its capacity), and its FPR then exceeds its target; current_fpr() tells. The next
+    /// new key opens a fresh stage if the newest is over capacity. Throws
+    /// incompatible_filters otherwise.
+    scalable_bloom_filter& operator|=(const scalable_bloom_filter& other) {
+        require_compatible(other, "union");
+        require_writable();
+        const std::size_t common = std::min(stages_.size(), other.stages_.size());
+        std::vector<stage_type> extra;  // built first: if that throws, nothing has changed
+        for (std::size_t i = common; i < other.stages_.size(); ++i) extra.push_back(owned_copy(other.stages_[i]));
+        stages_.reserve(stages_.size() + extra.size());
+        for (std::size_t i = 0; i < common; ++i) stages_[i] |= other.stages_[i];
+        std::ranges::move(extra, std::back_inserter(stages_));
+        return *this;
+    }
+
+    friend scalable_bloom_filter operator|(scalable_bloom_filter a, const scalable_bloom_filter& b) { return a |= b; }
+
+    /// Same parameters, hashing, and stages with the same bits.
+    friend bool operator==(const scalable_bloom_filter& a, const scalable_bloom_filter& b) noexcept {
+        return a.params_ == b.params_ && a.hasher_ == b.hasher_ && a.stages_ == b.stages_;
+    }
+
+    /// Whether `other` has the same parameters, hash algorithm and seed, and its stages the
+    /// same geometry as this one's, so that the two combine.
+    [[nodiscard]] bool compatible_with(const scalable_bloom_filter& other) const noexcept {
+        const std::size_t common = std::min(stages_.size(), other.stages_.size());
+        return params_ == other.params_ && hasher_ == other.hasher_ &&
+               std::equal(stages_.begin(), stages_.begin() + static_cast<std::ptrdiff_t>(common), other.stages_.begin(),
+                          [](const stage_type& a, const stage_type& b) { return a.compatible_with(b); });
+    }
+
+    // --- Observers ---------------------------------------------------------------------------
+
+    [[nodiscard]] const scalable_parameters& parameters() const noexcept { return params_; }
+    [[nodiscard]] size_type initial_capacity() const noexcept { return params_.initial_capacity; }
+    /// The bound on the FPR of the whole filter, however many stages it grows.
+    [[nodiscard]] double target_fpp() const noexcept { return params_.fpp; }
+    [[nodiscard]] double growth() const noexcept { return params_.growth; }
+    [[nodiscard]] double tightening() const noexcept { return params_.tightening; }
+    [[nodiscard]] const hasher& hash_function() const noexcept { return hasher_; }
+
+    [[nodiscard]] std::size_t stage_count() const noexcept { return stages_.size(); }
+
+    /// The stages, oldest (smallest) first. Each one's expected_keys() and target_fpp() are its
+    /// capacity and FPR target; bit_count(), hash_count(), inserted_count() and current_fpr()
+    /// describe it as it is.
+    [[nodiscard]] std::span<const stage_type> stages() const noexcept { return stages_; }
+
+    /// Capacity and FPR target of stage `index` (0 = the first), whether or not it exists yet:
+    /// capacity_0 = initial capacity, capacity_(i+1) = ⌈capacity_i · growth⌉;
+    /// fpp_0 = p·(1 - tightening), fpp_(i+1) = fpp_i · tightening. Throws invalid_argument
+    /// when the capacity would exceed 2^63 keys.
+    [[nodiscard]] stage_plan planned_stage(std::size_t index) const {
+        stage_plan plan = first_stage(params_);
+        for (std::size_t i = 0; i < index; ++i) plan = next_stage(params_, plan);
+        return plan;
+    }
+
+    /// Bytes of all stages' bits.
+    [[nodiscard]] size_type size_in_bytes() const noexcept {
+        return sum_over_stages([](const stage_type& stage) { return stage.size_in_bytes(); });
+    }
+
+    /// How many inserts reported a new key, over all stages (and unions).
+    [[nodiscard]] size_type inserted_count() const noexcept {
+        return sum_over_stages([](const stage_type& stage) { return stage.inserted_count(); });
+    }
+
+    /// Keys held, estimated from the stages' fill (the sum of their estimates); +infinity
+    /// when a stage has every bit set. O(m).
+    [[nodiscard]] double approximate_count() const noexcept {
+        return sum_over_stages([](const stage_type& stage) { return stage.approximate_count(); });
+    }
+
+    /// The probability that a key never inserted is reported present: 1 - Π(1 - fpr_i) over
+    /// the stages' current FPRs (from their fill). O(m).
+    [[nodiscard]] double current_fpr() const {
+        // Σ log(1 - fpr_i), so that tiny rates are not lost to rounding in the product.
+        const double log_all_negative =
+            sum_over_stages([](const stage_type& stage) { return std::log1p(-stage.current_fpr()); });
+        return -std::expm1(log_all_negative);
+    }
+
+    /// True for a filter mapped from a file: it can be queried, not modified.
+    [[nodiscard]] bool read_only() const noexcept { return stages_.front().read_only(); }
+
+private:
+    friend struct detail::scalable_file_access;
+
+    // Keys per chunk of a bulk operation: each stage answers a chunk with one pipelined bulk
+    // lookup, and the chunk's flags (a byte per key) stay in the L1 cache meanwhile.
+    static constexpr size_type bulk_chunk = 4096;
+
+    // Assembles a filter from a file's parameters and stages (file.hpp validates the file
+    // first). Throws invalid_argument unless the stages are the chain the parameters describe,
+    // all hashing like `h`.
+    scalable_bloom_filter(scalable_parameters params, hasher h, std::vector<stage_type> stages)
+        : params_(checked(params)), hasher_(h), stages_(std::move(stages)) {
+        if (stages_.empty()) throw invalid_argument("a scalable Bloom filter has at least one stage");
+        stage_plan plan = first_stage(params_);
+        for (std::size_t i = 0; i < stages_.size(); ++i) {
+            if (i > 0) plan = next_stage(params_, plan);
+            const stage_type& stage = stages_[i];
+            if (stage.hash_function() != hasher_ || plan_of(stage) != plan)
+                throw invalid_argument("stage " + std::to_string(i) + " of a scalable Bloom filter (" +
+                                       std::to_string(stage.expected_keys()) + " keys at p = " +
+                                       std::to_string(stage.target_fpp()) + ") does not follow from its parameters (" +
+                                       std::to_string(plan.capacity) + " keys at p = " + std::to_string(plan.fpp) +
+                                       ", same hashing)");
+        }
+    }
+
+    scalable_bloom_filter(scalable_parameters params, hasher h) : params_(checked(params)), hasher_(h) {
+        stages_.push_back(make_stage(first_stage(params_)));
+    }
+
+    static scalable_parameters checked(scalable_parameters params) {
+        if (params.initial_capacity == 0)
+            throw invalid_argument("a scalable Bloom filter's initial capacity must be at least 1 key");
+        detail::require_probability(params.fpp);
+        if (!(params.growth >= 1 && params.growth <= max_growth))  // also rejects NaN
+            throw invalid_argument("a scalable Bloom filter's growth factor (how many times more keys each new stage "
+                                   "holds) must be between 1 and 16, got " + std::to_string(params.growth));
+        if (!(params.tightening > 0 && params.tightening < 1))
+            throw invalid_argument("a scalable Bloom filter's tightening ratio (each new stage's FPR over the one "
+                                   "before's) must be strictly between 0 and 1, got " + std::to_string(params.tightening));
+        return params;
+    }
+
+    static stage_plan first_stage(const scalable_parameters& params) noexcept {
+        return {params.initial_capacity, params.fpp * (1 - params.tightening)};
+    }
+
+    // Products of doubles are correctly rounded, so every machine computes the same chain (a
+    // file's stages are checked against it).
+    static stage_plan next_stage(const scalable_parameters& params, stage_plan previous) {
+        const double capacity = std::ceil(static_cast<double>(previous.capacity) * params.growth);
+        if (!(capacity <= 0x1p63))
+            throw invalid_argument("a scalable Bloom filter cannot grow a stage beyond 2^63 keys");
+        return {static_cast<size_type>(capacity), previous.fpp * params.tightening};
+    }
+
+    static stage_plan plan_of(const stage_type& stage) noexcept { return {stage.expected_keys(), stage.target_fpp()}; }
+
+    [[nodiscard]] stage_type make_stage(stage_plan plan) const {
+        try {
+            return stage_type(plan.capacity, plan.fpp, {.seed = hasher_.seed(), .hash = hasher_.algorithm()});
+        } catch (const invalid_argument& e) {
+            throw invalid_argument("cannot size a scalable Bloom filter stage for " + std::to_string(plan.capacity) +
+                                   " keys at p = " + std::to_string(plan.fpp) + ": " + e.what() +
+                                   " (a larger initial capacity or growth factor needs fewer stages)");
+        }
+    }
+
+    // An owned (writable) copy of a stage, even of one mapped read-only from a file.
+    [[nodiscard]] stage_type owned_copy(const stage_type& stage) const {
+        stage_type copy = make_stage(plan_of(stage));
+        copy |= stage;
+        return copy;
+    }
+
+    static bool is_full(const stage_type& stage) noexcept { return stage.inserted_count() >= stage.expected_keys(); }
+
+    // The newest stage, after opening a new one if it is full.
+    stage_type& open_stage() {
+        if (!is_full(stages_.back())) return stages_.back();
+        require_writable();  // a mapped filter must not grow a writable stage
+        stages_.push_back(make_stage(next_stage(params_, plan_of(stages_.back()))));
+        return stages_.back();
+    }
+
+    void require_writable() const {
+        if (read_only())
+            throw read_only_filter("this scalable Bloom filter is a read-only view of a memory-mapped file; load() it to "
+                                   "modify it");
+    }
+
+    void require_compatible(const scalable_bloom_filter& other, const char* operation) const {
+        const detail::compatibility_check check(operation, "scalable Bloom filters");
+        check.same("initial capacities", params_.initial_capacity, other.params_.initial_capacity, " keys")
+            .same("target false-positive rates", params_.fpp, other.params_.fpp)
+            .same("growth factors", params_.growth, other.params_.growth)
+            .same("tightening ratios", params_.tightening, other.params_.tightening)
+            .same_hashing(hasher_, other.hasher_);
+        const std::size_t common = std::min(stages_.size(), other.stages_.size());
+        for (std::size_t i = 0; i < common; ++i)  // differ only when built by different machines' math
+            check.same("stage sizes", stages_[i].bit_count(), other.stages_[i].bit_count(), " bits")
+                .same("stage probe counts", stages_[i].hash_count(), other.stages_[i].hash_count());
+    }
+
+    template <class Of>
+    std::invoke_result_t<Of, const stage_type&> sum_over_stages(Of of) const {
+        std::invoke_result_t<Of, const stage_type&> sum{};
+        for (const stage_type& stage : stages_) sum += of(stage);
+        return sum;
+    }
+
+    // Advances `first` by up to n keys (fewer at `last`); returns where it stopped.
+    template <class It, class Sentinel>
+    static It advance_up_to(It& first, Sentinel last, size_type n) {
+        std::ranges::advance(first, static_cast<std::iter_difference_t<It>>(n), last);
+        return first;
+    }
+
+    // found[i] = whether any of `stages` holds the i-th key of [first, last).
+    template <class It>
+    static void mark_found(It first, It last, std::span<const stage_type> stages, std::vector<char>& found) {
+        found.assign(static_cast<std::size_t>(std::ranges::distance(first, last)), 0);
+        for (const stage_type& stage : stages) stage.contains(first, last, or_into(found.data()));
+    }
+
+    // Calls use(found) for each chunk of [first, last): found[i] = whether the filter holds
+    // the chunk's i-th key.
+    template <class It, class Sentinel, class Use>
+    void for_each_chunk(It first, Sentinel last, Use use) const {
+        std::vector<char> found;
+        while (first != last) {
+            const It chunk = first;
+            mark_found(chunk, advance_up_to(first, last, bulk_chunk), stages_, found);
+            use(std::span<const char>(found));
+        }
+    }
+
+    // An output iterator for a stage's bulk contains(): ORs each answer into the next flag,
+    // so that after every stage has answered, a flag says whether any stage holds the key.
+    class or_into {
+    public:
+        using difference_type = std::ptrdiff_t;
+        explicit or_into(char* at) noexcept : at_(at) {}
+        const or_into& operator*() const noexcept { return *this; }
+        const or_into& operator=(bool answer) const noexcept {
+            *at_ = static_cast<char>(*at_ | static_cast<char>(answer));
+            return *this;
+        }
+        or_into& operator++() noexcept {
+            ++at_;
+            return *this;
+        }
+        or_into operator++(int) noexcept {
+            const or_into before = *this;
+            ++at_;
+            return before;
+        }
+
+    private:
+        char* at_;
+    };
+
+    scalable_parameters params_;
+    hasher hasher_;
+    std::vector<stage_type> stages_;  // never empty
+};
+
+}  // namespace bloomkit
