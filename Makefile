@@ -36,7 +36,9 @@ test-tsan: deps
 	cd build/tsan && ctest --output-on-failure --timeout 900 -L concurrency
 
 bench: release
+	@scripts/install-deps.sh bench
 	build/release/bench/bloomkit_bench $(BENCH_ARGS)
+	bench/cli_throughput.sh build/release
 
 clean:
 	rm -rf build

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian packages bloomkit needs, only those that are missing (idempotent).
-# Run as root, or as a user with sudo.
+# Run as root, or as a user with sudo. `install-deps.sh bench` adds the benchmark's baselines.
 set -euo pipefail
 
 packages=(
@@ -8,12 +8,15 @@ packages=(
     libxxhash-dev            # XXH3 / XXH64 (header-only use)
     libcli11-dev libfmt-dev  # the bloomkit command
     googletest libgtest-dev  # tests
-    libbenchmark-dev         # the benchmark program
-    libbloom-dev             # the benchmark's baseline: libbloom
-    golang-github-dcso-bloom-cli  # the command benchmark's baseline: DCSO bloom
-    linux-perf               # perf stat for the benchmark notes (where the machine allows it)
+    libbloom-dev             # the benchmark program's baseline, libbloom (built with everything)
     wamerican-huge cracklib-runtime  # word lists for `make demo`
 )
+if [[ "${1:-}" == "bench" ]]; then
+    packages+=(
+        golang-github-dcso-bloom-cli  # the command benchmark's baseline: DCSO bloom
+        linux-perf                    # perf stat, where the machine allows it
+    )
+fi
 
 missing=()
 for package in "${packages[@]}"; do

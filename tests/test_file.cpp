@@ -339,7 +339,7 @@ TYPED_TEST(FileFormat, LoadAnyAndMapAnyPickTheFilesLayout) {
     const auto path = this->dir_ / "filter.blm";
     bloomkit::save(original, path);
 
-    const bloomkit::any_bloom_filter loaded = bloomkit::load_any(path);
+    const bloomkit::any_filter loaded = bloomkit::load_any(path);
     ASSERT_TRUE(std::holds_alternative<TypeParam>(loaded)) << "alternative " << loaded.index();
     expect_same_filter(std::get<TypeParam>(loaded), original);
 
@@ -349,7 +349,7 @@ TYPED_TEST(FileFormat, LoadAnyAndMapAnyPickTheFilesLayout) {
     EXPECT_TRUE(std::get<TypeParam>(*mapped).read_only());
     EXPECT_NO_THROW(mapped.verify());
 
-    // save(any_bloom_filter) writes what save(TypeParam) does.
+    // save(any_filter) writes what save(TypeParam) does.
     const auto again = this->dir_ / "again.blm";
     bloomkit::save(loaded, again);
     EXPECT_EQ(read_bytes(again), read_bytes(path));
@@ -605,7 +605,8 @@ std::vector<forgery> block_forgeries() {
         return [=](bytes& f) { put_le(f, offset, get_le(f, offset, 8) + static_cast<std::uint64_t>(delta), 8); };
     };
     return {
-        {"unknown kind", set(field::kind, 2, 2), invalid, "unknown filter kind 2"},
+        {"unknown kind", set(field::kind, 6, 2), invalid, "unknown filter kind 6"},
+        {"block file relabelled counting", set(field::kind, 2, 2), invalid, "unknown counting Bloom filter layout"},
         {"kind zero", set(field::kind, 0, 2), invalid, "unknown filter kind 0"},
         {"layout 0", set(field::layout, 0, 1), invalid, "unknown Bloom filter layout 0"},
         {"layout 4", set(field::layout, 4, 1), invalid, "unknown Bloom filter layout 4"},

@@ -16,15 +16,19 @@
 //
 // Construction (the paper's algorithm):
 //  1. hash every key once with the filter's hasher (XXH3-128 by default, seeded with the
-//     filter's seed) and drop repeated digests, so duplicate input keys are harmless;
+//     filter's seed);
 //  2. for a construction seed s, remix each digest into a per-attempt 128-bit hash (below),
 //     bucket the keys by the segment of their first slot (a counting sort, so that adding the
 //     keys to the slot table walks memory in order), and add each key to its slots' counters;
 //  3. peel: a slot holding exactly one key fixes that key; remove it and repeat. If every key
-//     peels, assign fingerprints in reverse peeling order. If not (a small cyclic core is left,
-//     probability well under 1% for large n), retry with the next seed: s' = mix64(s + φ).
-//     The first attempt uses the filter's seed, so a given (keys, seed) always builds the same
-//     array, whatever the input order; after 100 failed attempts the constructor throws.
+//     peels, assign fingerprints in reverse peeling order. If not (a cyclic core is left: a
+//     few percent of attempts at most for large sets, more for tiny ones), retry with the
+//     next seed, s' = mix64(s + φ). Repeated keys never peel (equal digests share every
+//     slot), so the first failure also removes repeated digests and, if there were any,
+//     retries the same seed: input with no repeats never pays for the search.
+//     The first attempt uses the filter's seed, so a given key set and seed always build the
+//     same array, whatever the input order and repeats; after 100 failed seeds the
+//     constructor throws binary_fuse_construction_error.
 //
 // Per-attempt hash. The keys are hashed once; an attempt only remixes each 128-bit digest
 // {low, high} with its seed s by MurmurHash3's finaliser (fmix64, a bijection):
@@ -38,9 +42,10 @@
 // digests differing in one half still get different slots, whatever that half is.
 //
 // Sizes are 64-bit throughout (more than 2^32 keys work). Building needs about 60 bytes per
-// key of temporary memory (digests, the bucketed per-attempt hashes, the slot table of a
-// 128-bit XOR and an 8-bit count per slot, the peeling order); the filter itself keeps only its
-// array. A filter may also be a read-only view of a memory-mapped file (file.hpp).
+// key of temporary memory, 16 more when the input repeats keys (the digests, the bucketed
+// per-attempt hashes, the slot table of a 128-bit XOR and a count per slot, the peeling order);
+// the filter itself keeps only its array. A filter may also be a read-only view of a
+// memory-mapped file (file.hpp).
 //
 // Thread safety: a filter is immutable once built; any number of threads may query it at once.
 #pragma once
@@ -152,7 +157,7 @@ inline double fuse_sizing_keys(std::uint64_t keys) noexcept {
     const double capacity = std::round(detail::fuse_sizing_keys(keys) * binary_fuse_size_factor(arity, keys));
     const auto slots = static_cast<std::uint64_t>(capacity);
     const std::uint64_t segments = (slots + segment_length - 1) / segment_length;
-    const std::uint64_t segment_count = segments > arity ? segments - (arity - 1) : 1;
+    const std::uint64_t segment_count = std::max<std::uint64_t>(segments, arity) - (arity - 1);  // at least 1
     return {segment_length, segment_count, (segment_count + arity - 1) * segment_length};
 }
 
@@ -184,11 +189,6 @@ struct fuse_hash {
     std::uint64_t a = 0;
     std::uint64_t b = 0;
 
-    fuse_hash& operator^=(const fuse_hash& other) noexcept {
-        a ^= other.a;
-        b ^= other.b;
-        return *this;
-    }
     friend constexpr bool operator==(const fuse_hash&, const fuse_hash&) = default;
 };
 
@@ -289,20 +289,51 @@ inline void keep_distinct(std::vector<digest>& digests) {
     digests.erase(kept, digests.end());
 }
 
-/// One construction attempt after another over the same slot table: hypergraph peeling.
+/// One slot of the construction table, in 16 bytes: the XOR of the keys on it, and how many
+/// there are. The count lives in the top byte of b, which addressing never reads (the offsets
+/// take bits 0..53), so counting a key and XORing it touch the same cache line.
+struct fuse_slot {
+    static constexpr std::uint64_t count_one = std::uint64_t{1} << 56;
+    static constexpr std::uint64_t key_bits = count_one - 1;  // what a key keeps of b
+
+    std::uint64_t a = 0;
+    std::uint64_t b = 0;
+
+    /// Keys given to add() and remove() have b's top byte clear (see key_bits).
+    void add(const fuse_hash& key) noexcept {
+        a ^= key.a;
+        b = (b ^ key.b) + count_one;
+    }
+    void remove(const fuse_hash& key) noexcept {
+        a ^= key.a;
+        b = (b ^ key.b) - count_one;
+    }
+    [[nodiscard]] std::uint8_t count() const noexcept { return static_cast<std::uint8_t>(b >> 56); }
+    /// The key on the slot, when count() is 1 (or after peeling, see fuse_peeler).
+    [[nodiscard]] fuse_hash key() const noexcept { return {a, b & key_bits}; }
+};
+
+/// What one construction attempt came to.
+enum class peel_outcome : std::uint8_t {
+    peeled,    ///< every key peeled: assign() can fill the array
+    stuck,     ///< a core of keys is left that no slot isolates
+    overflow,  ///< a slot count reached 128 (pathological input)
+};
+
+/// Construction attempts over one slot table: hypergraph peeling.
 template <unsigned Arity>
 class fuse_peeler {
 public:
-    explicit fuse_peeler(const binary_fuse_geometry& g)
-        : addressing_(g), edges_(g.array_length), degree_(g.array_length) {}
+    static_assert(fuse_addressing<Arity>::offset_bits * (Arity - 1) <= 56, "offsets must stay clear of the count byte");
 
-    /// Tries construction seed `seed`; true if every key peeled.
-    bool peel(const std::vector<digest>& keys, std::uint64_t seed) {
+    explicit fuse_peeler(const binary_fuse_geometry& g) : addressing_(g), slot_count_(g.array_length) {}
+
+    /// Tries construction seed `seed` on `keys`.
+    peel_outcome peel(const std::vector<digest>& keys, std::uint64_t seed) {
         bucket_by_segment(keys, seed);
-        std::fill(edges_.begin(), edges_.end(), fuse_hash{});
-        std::fill(degree_.begin(), degree_.end(), std::uint8_t{0});
-        if (!add_keys()) return false;
-        return peel_all(keys.size());
+        slots_.assign(slot_count_, fuse_slot{});
+        if (!add_keys()) return peel_outcome::overflow;
+        return peel_all(keys.size()) ? peel_outcome::peeled : peel_outcome::stuck;
     }
 
     /// Writes the fingerprints of a successful peel into `fingerprints` (zeroed, one per slot).
@@ -311,7 +342,7 @@ public:
     template <class Fingerprint>
     void assign(Fingerprint* fingerprints) const noexcept {
         for (auto slot = order_.rbegin(); slot != order_.rend(); ++slot) {
-            const fuse_hash& key = edges_[*slot];
+            const fuse_hash key = slots_[*slot].key();
             auto value = fuse_fingerprint<Fingerprint>(key);
             for (const std::uint64_t at : addressing_(key)) value = static_cast<Fingerprint>(value ^ fingerprints[at]);
             fingerprints[*slot] = value;  // it was 0, so XORing it in above changed nothing
@@ -328,79 +359,111 @@ private:
         std::uint64_t total = 0;
         for (std::uint64_t& e : end) e = total += e;
         bucketed_.resize(keys.size());
-        for (auto d = keys.rbegin(); d != keys.rend(); ++d) {
-            const fuse_hash h = fuse_remix(*d, seed);
+        for (const digest& d : keys) {
+            fuse_hash h = fuse_remix(d, seed);
+            h.b &= fuse_slot::key_bits;
             bucketed_[--end[addressing_.segment_of(h)]] = h;
         }
     }
 
-    /// Adds every key to its slots: XOR of the keys there, and how many. False when a count
-    /// reached 128 (counts are 8 bits; no sane input comes near: the mean is about 2.7).
+    /// Adds every key to its slots. False when a count reached 128: counts are 8 bits, and no
+    /// sane input comes near (the mean is about 2.7).
     bool add_keys() noexcept {
         std::uint8_t seen = 0;
         for (const fuse_hash& key : bucketed_) {
             for (const std::uint64_t at : addressing_(key)) {
-                edges_[at] ^= key;
-                seen |= ++degree_[at];
+                slots_[at].add(key);
+                seen |= slots_[at].count();
             }
         }
         return seen < 0x80;  // a count must pass 128 before it can wrap
     }
 
-    /// Peels every slot holding one key, sweeping the table in order and following at once the
-    /// slots each peel leaves with one key (they are nearby, so this stays in cache).
+    /// Peels every slot holding one key, sweeping the table in order. A peel that leaves a
+    /// slot behind the sweep with one key peels it at once; slots ahead wait for the sweep.
+    /// A key's slots span arity consecutive segments, so the work stays within a few segments
+    /// of the sweep (in cache), where chasing every new single depth-first would wander the
+    /// whole table.
     bool peel_all(std::uint64_t keys) {
         order_.clear();
         order_.reserve(keys);
         pending_.clear();
-        for (std::uint64_t slot = 0; slot < degree_.size(); ++slot) {
-            if (degree_[slot] != 1) continue;
-            pending_.push_back(slot);
+        for (std::uint64_t sweep = 0; sweep < slot_count_; ++sweep) {
+            if (slots_[sweep].count() != 1) continue;
+            peel_at(sweep, sweep);
             while (!pending_.empty()) {
-                const std::uint64_t next = pending_.back();
+                const std::uint64_t slot = pending_.back();
                 pending_.pop_back();
-                if (degree_[next] == 1) peel_at(next);
+                if (slots_[slot].count() == 1) peel_at(slot, sweep);
             }
         }
         return order_.size() == keys;
     }
 
     /// Removes the only key left at `slot` from all its slots, remembering it at `slot`.
-    void peel_at(std::uint64_t slot) {
-        const fuse_hash key = edges_[slot];
+    void peel_at(std::uint64_t slot, std::uint64_t sweep) {
+        const fuse_hash key = slots_[slot].key();
         order_.push_back(slot);
         for (const std::uint64_t at : addressing_(key)) {
-            edges_[at] ^= key;
-            if (--degree_[at] == 1) pending_.push_back(at);
+            slots_[at].remove(key);
+            if (at < sweep && slots_[at].count() == 1) pending_.push_back(at);
         }
-        edges_[slot] = key;  // no other key is left there: the slot keeps naming its key
+        slots_[slot] = {key.a, key.b};  // count 0, and the slot keeps naming its key for assign()
     }
 
     fuse_addressing<Arity> addressing_;
-    std::vector<fuse_hash> edges_;         // per slot: XOR of the keys still on it
-    std::vector<std::uint8_t> degree_;     // per slot: how many keys are still on it
-    std::vector<fuse_hash> bucketed_;      // this attempt's hashes, by segment
-    std::vector<std::uint64_t> order_;     // slots in peeling order, each naming its key
-    std::vector<std::uint64_t> pending_;   // slots found holding one key, not yet peeled
+    std::uint64_t slot_count_;
+    std::vector<fuse_slot> slots_;
+    std::vector<fuse_hash> bucketed_;     // this attempt's hashes, by segment
+    std::vector<std::uint64_t> order_;    // slots in peeling order, each naming its key
+    std::vector<std::uint64_t> pending_;  // slots found holding one key, not yet peeled
 };
 
-/// Builds the fingerprint array for distinct digests `keys` in `geometry`, trying construction
-/// seeds from `seed` on. Returns the seed that worked; throws after `max_attempts` failures.
+/// What construction produced.
+template <class Fingerprint>
+struct fuse_array {
+    std::uint64_t keys = 0;  ///< distinct digests
+    binary_fuse_geometry geometry{};
+    std::uint64_t seed = 0;  ///< the construction seed that peeled
+    word_storage<Fingerprint> fingerprints;
+};
+
+/// Builds the array for the digests `keys` (repeats allowed), trying construction seeds from
+/// `seed` on. Repeated digests are removed only when an attempt fails: two equal keys share
+/// every slot, so neither is ever alone and a set with repeats never peels — a success proves
+/// there were none, and most inputs skip the cost of looking. After removing repeats the same
+/// seed is tried again, so the result depends on the set of keys only. Throws
+/// binary_fuse_construction_error after `max_attempts` failures on distinct keys.
 template <class Fingerprint, unsigned Arity>
-std::uint64_t build_fuse_array(const std::vector<digest>& keys, const binary_fuse_geometry& geometry,
-                               std::uint64_t seed, Fingerprint* fingerprints, unsigned max_attempts = fuse_max_attempts) {
-    fuse_peeler<Arity> peeler(geometry);
-    const std::uint64_t first_seed = seed;
-    for (unsigned attempt = 0; attempt < max_attempts; ++attempt, seed = next_construction_seed(seed)) {
-        if (peeler.peel(keys, seed)) {
-            peeler.assign(fingerprints);
-            return seed;
+fuse_array<Fingerprint> build_fuse_array(std::vector<digest> keys, std::uint64_t seed,
+                                         unsigned max_attempts = fuse_max_attempts) {
+    fuse_array<Fingerprint> built{keys.size(), binary_fuse_geometry_for(Arity, keys.size()), seed, {}};
+    if (keys.empty()) return built;
+    fuse_peeler<Arity> peeler(built.geometry);
+    bool distinct = false;
+    for (unsigned failures = 0; failures < max_attempts;) {
+        if (peeler.peel(keys, built.seed) == peel_outcome::peeled) {
+            built.fingerprints = word_storage<Fingerprint>(built.geometry.array_length);
+            peeler.assign(built.fingerprints.mutable_data());
+            return built;
         }
+        if (!distinct) {
+            distinct = true;
+            keep_distinct(keys);
+            if (keys.size() != built.keys) {  // the failure was the repeats: same seed, right size
+                built.keys = keys.size();
+                built.geometry = binary_fuse_geometry_for(Arity, keys.size());
+                peeler = fuse_peeler<Arity>(built.geometry);
+                continue;
+            }
+        }
+        ++failures;
+        built.seed = next_construction_seed(built.seed);
     }
     throw binary_fuse_construction_error(
         "could not build a binary fuse filter from " + std::to_string(keys.size()) + " distinct keys in " +
-        std::to_string(geometry.array_length) + " slots after " + std::to_string(max_attempts) +
-        " construction seeds (the first was " + std::to_string(first_seed) +
+        std::to_string(built.geometry.array_length) + " slots: " + std::to_string(max_attempts) +
+        " construction seeds failed (the last was " + std::to_string(built.seed) +
         "); distinct keys should never cause this: check the key type's key_bytes");
 }
 
@@ -538,13 +601,10 @@ private:
           addressing_(parameters_.geometry) {}
 
     void build(std::vector<digest> digests, std::uint64_t seed) {
-        detail::keep_distinct(digests);
-        parameters_ = {Arity, fingerprint_bits(), digests.size(), binary_fuse_geometry_for(Arity, digests.size()), seed};
+        auto built = detail::build_fuse_array<Fingerprint, Arity>(std::move(digests), seed);
+        parameters_ = {Arity, fingerprint_bits(), built.keys, built.geometry, built.seed};
+        fingerprints_ = std::move(built.fingerprints);
         addressing_ = detail::fuse_addressing<Arity>(parameters_.geometry);
-        fingerprints_ = detail::word_storage<Fingerprint>(array_length());
-        if (empty()) return;
-        parameters_.construction_seed =
-            detail::build_fuse_array<Fingerprint, Arity>(digests, geometry(), seed, fingerprints_.mutable_data());
     }
 
     [[nodiscard]] probe locate(const digest& d) const noexcept {

@@ -92,11 +92,11 @@ public:
     /// means the filter already answered "maybe" for it).
     template <hashable_key Key>
     bool insert(const Key& key) {
-        return insert_one<detail::plain_access>(hasher_(key));
+        return insert_digest<detail::plain_access>(hasher_(key));
     }
     template <hashable_key Key>
     bool insert(const Key& key, concurrent_t) {
-        return insert_one<detail::atomic_access>(hasher_(key));
+        return insert_digest<detail::atomic_access>(hasher_(key));
     }
 
     /// False: the key was never inserted. True: it probably was (or is a false positive).
@@ -108,6 +108,24 @@ public:
     [[nodiscard]] bool contains(const Key& key, concurrent_t) const {
         return contains_digest<detail::atomic_access>(hasher_(key));
     }
+
+    // --- Pre-hashed keys: for callers that probe several filters with one hash -------------
+    // The digest must come from hash_function() (filters that share a hasher share digests).
+
+    template <class Access = detail::plain_access>
+    bool insert_digest(const digest& d) {
+        const bool added = layout_.template set<Access>(words_.mutable_data(), layout_.locate(d));
+        if (added) count_inserted<Access>(1);
+        return added;
+    }
+
+    template <class Access = detail::plain_access>
+    [[nodiscard]] bool contains_digest(const digest& d) const noexcept {
+        return layout_.template test<Access>(words_.data(), layout_.locate(d));
+    }
+
+    /// Starts loading the memory a digest's key touches (before contains_digest/insert_digest).
+    void prefetch_digest(const digest& d) const noexcept { layout_.prefetch(words_.data(), layout_.locate(d)); }
 
     // --- Bulk: pipelined (hash a batch, prefetch, then touch memory) -------------------------
 
@@ -241,18 +259,6 @@ private:
     // Assembles a filter from a file's fields (file.hpp validates them first).
     basic_bloom_filter(bloom_geometry geometry, hasher h, detail::word_storage<word_type> words)
         : layout_(geometry), hasher_(h), words_(std::move(words)) {}
-
-    template <class Access>
-    bool insert_one(const digest& d) {
-        const bool added = layout_.template set<Access>(words_.mutable_data(), layout_.locate(d));
-        if (added) count_inserted<Access>(1);
-        return added;
-    }
-
-    template <class Access>
-    [[nodiscard]] bool contains_digest(const digest& d) const noexcept {
-        return layout_.template test<Access>(words_.data(), layout_.locate(d));
-    }
 
     template <class Access, class It, class Sentinel>
     size_type insert_many(It first, Sentinel last) {

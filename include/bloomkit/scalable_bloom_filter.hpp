@@ -13,16 +13,35 @@
 // probability 1 - Π(1 - p_i) ≤ Σ p_i < p0 / (1 - r). So the first stage gets p0 = p·(1 - r),
 // and the sum of all stages' targets stays below p. The defaults are RedisBloom's: s = 2 and
 // r = 0.5, the first stage at p/2, the next at p/4... The paper prefers r = 0.8–0.9, which
-// tightens each new stage less (0.3 bits per key instead of 1.44) but makes the first stage
-// pay for it (p0 = p/10). Each stage is sized by the exact blocked model (sizing.hpp), so the
-// measured FPR of each full stage meets its target, and that of the whole filter meets p.
+// tightens each new stage less (0.22 bits per key at r = 0.9, against 1.44) but makes the
+// first stage pay for it (p0 = p/10): about even after 10x growth, and ahead beyond. Each
+// stage is sized by the exact blocked model (sizing.hpp), so the measured FPR of each full
+// stage meets its target, and that of the whole filter meets p.
 //
 // What it costs. Lookups of absent keys probe every stage, one cache line each: after the keys
 // grow by a factor of g there are about log_s(g) stages (10 after 1000x with s = 2). Memory
-// per key grows with the stages, as each new stage needs log2(1/r)/ln 2 more bits per key:
-// with the defaults and p = 1%, 1000x growth costs about 23 bits per key, against 10 for a
-// block filter sized for the final count. A filter that keeps growing is a filter that was
-// sized too small: stage_count() and size_in_bytes() say how far it has come.
+// per key grows with the stages, since each needs log2(1/r)/ln 2 more bits per key than the
+// one before. Measured at p = 1% from 1000 keys to 1M: 28 bits per key with the defaults,
+// 18 with r = 0.9, against 10 for a block filter sized for 1M. A filter that keeps growing is
+// a filter that was sized too small: stage_count() and size_in_bytes() say how far it has come.
+// Opening a stage sizes it by the model: a few tens of milliseconds for a new p (remembered).
+//
+// Hashing. All stages share one hasher (algorithm and seed: the constructors and union check
+// it), so a key has the same digest in each. A key is hashed once, by hash_function(), and
+// every stage is probed with that digest (basic_bloom_filter's *_digest entry points): one
+// hash call per insert or lookup however many stages there are. The bulk operations pipeline
+// the digests (detail/bulk_pipeline.hpp): hash a batch, prefetch the key's line in every
+// stage, then run the single-key logic on each key in order, so a bulk insert makes exactly
+// the filter that single inserts would, stage openings included.
+//
+// Which stage first. Newest first, for lookups and for inserts. An absent key (and so every
+// new key an insert adds) must probe every stage, whatever the order. A present key stops at
+// the first stage that holds it, and the newest stages hold most keys: with growth s the
+// newest full stage holds a share (s - 1)/s of the keys of the full stages (half at s = 2),
+// and the stage being filled holds the most recently added keys, the ones a stream repeats
+// soonest. Oldest first would probe about stage_count() stages for a typical present key,
+// newest first one or two. For an insert, probing the newest stage first also leaves its
+// line in L1 for the write that follows.
 //
 // Thread safety: const members may run concurrently; mutating ones need exclusive access.
 #pragma once
@@ -41,6 +60,7 @@
 #include <vector>
 
 #include "bloomkit/bloom_filter.hpp"
+#include "bloomkit/detail/bulk_pipeline.hpp"
 #include "bloomkit/detail/compatibility.hpp"
 #include "bloomkit/error.hpp"
 #include "bloomkit/hash.hpp"
@@ -98,54 +118,38 @@ public:
 
     /// Adds a key unless a stage already answers "maybe" for it. Returns true if the key was
     /// new. May open a stage (and so allocate, or throw invalid_argument if the next stage
-    /// cannot be sized: see planned_stage()).
+    /// cannot be sized: see planned_stage()). Hashes the key once.
     template <hashable_key Key>
     bool insert(const Key& key) {
-        if (contains(key)) return false;
-        return open_stage().insert(key);  // true: no stage held it, so one of its bits was clear
+        return insert_hashed(hasher_(key));
     }
 
     /// False: the key was never inserted. True: it probably was (or is a false positive).
+    /// Hashes the key once and probes the stages newest first (see the top of this header).
     template <hashable_key Key>
     [[nodiscard]] bool contains(const Key& key) const {
-        // Newest first: the later stages are the larger ones and hold most keys, so a key that
-        // is present is found soonest. An absent key is checked against every stage anyway.
-        return std::any_of(stages_.rbegin(), stages_.rend(), [&](const stage_type& stage) { return stage.contains(key); });
+        return holds(hasher_(key), 0, stages_.size());
     }
 
-    // --- Bulk: each stage answers a chunk of keys with its own pipelined bulk lookup ----------
+    // --- Bulk: one digest per key, prefetched in every stage, then the single-key logic -----
 
     /// Inserts every key of [first, last), with the same effect and answer as inserting them
-    /// one by one; returns how many were new.
+    /// one by one (the same stages open at the same keys); returns how many were new.
     template <std::forward_iterator It, std::sentinel_for<It> Sentinel>
         requires hashable_key<std::iter_value_t<It>>
     size_type insert(It first, Sentinel last) {
         size_type added = 0;
-        std::vector<char> found;
-        std::vector<It> fresh;
-        while (first != last) {
-            if (is_full(stages_.back())) {  // insert(key) opens a stage only for a key that is new
-                added += insert(*first) ? 1 : 0;
-                ++first;
-                continue;
-            }
-            stage_type& newest = stages_.back();
-            // A chunk no larger than the room left in the newest stage cannot fill it: the
-            // stages before it stay fixed while the chunk goes in, so the chunk is checked
-            // against them all at once; the newest stage then takes the keys none of them holds
-            // (and reports, as one insert would, whether each was new to it).
-            const It chunk = first;
-            const size_type room = newest.expected_keys() - newest.inserted_count();
-            mark_found(chunk, advance_up_to(first, last, std::min(room, bulk_chunk)),
-                       std::span(stages_).first(stages_.size() - 1), found);
-            fresh.clear();
-            It at = chunk;
-            for (const char held : found) {
-                if (held == 0) fresh.push_back(at);
-                ++at;
-            }
-            added += newest.insert_range(fresh | std::views::transform([](const It& key) -> decltype(auto) { return *key; }));
-        }
+        pipeline(first, last, [&](std::span<const digest> digests) {
+            // Only the newest stage takes keys (and new stages are appended after it), so the
+            // stages before it stay as they are while the batch goes in: they answer for the
+            // whole batch at once. Each key then goes through the single-key logic, from the
+            // newest stage on, in order, exactly as insert(key) would.
+            const std::size_t settled = stages_.size() - 1;
+            bool held[detail::pipeline_batch] = {};
+            mark_held(std::span<const stage_type>(stages_).first(settled), digests, held);
+            for (std::size_t i = 0; i < digests.size(); ++i)
+                if (!held[i]) added += insert_hashed(digests[i], settled) ? 1 : 0;
+        });
         return added;
     }
 
@@ -161,8 +165,10 @@ public:
     template <std::forward_iterator It, std::sentinel_for<It> Sentinel, std::output_iterator<bool> Out>
         requires hashable_key<std::iter_value_t<It>>
     Out contains(It first, Sentinel last, Out out) const {
-        for_each_chunk(first, last, [&](std::span<const char> found) {
-            for (const char held : found) *out++ = held != 0;
+        pipeline(first, last, [&](std::span<const digest> digests) {
+            bool held[detail::pipeline_batch] = {};
+            mark_held(stages_, digests, held);
+            for (std::size_t i = 0; i < digests.size(); ++i) *out++ = held[i];
         });
         return out;
     }
@@ -172,8 +178,10 @@ public:
         requires hashable_key<std::iter_value_t<It>>
     [[nodiscard]] size_type count_contained(It first, Sentinel last) const {
         size_type count = 0;
-        for_each_chunk(first, last, [&](std::span<const char> found) {
-            count += static_cast<size_type>(std::ranges::count_if(found, [](char held) { return held != 0; }));
+        pipeline(first, last, [&](std::span<const digest> digests) {
+            bool held[detail::pipeline_batch] = {};
+            mark_held(stages_, digests, held);
+            count += static_cast<size_type>(std::count(held, held + digests.size(), true));
         });
         return count;
     }
@@ -280,10 +288,6 @@ public:
 private:
     friend struct detail::scalable_file_access;
 
-    // Keys per chunk of a bulk operation: each stage answers a chunk with one pipelined bulk
-    // lookup, and the chunk's flags (a byte per key) stay in the L1 cache meanwhile.
-    static constexpr size_type bulk_chunk = 4096;
-
     // Assembles a filter from a file's parameters and stages (file.hpp validates the file
     // first). Throws invalid_argument unless the stages are the chain the parameters describe,
     // all hashing like `h`.
@@ -354,10 +358,10 @@ private:
 
     static bool is_full(const stage_type& stage) noexcept { return stage.inserted_count() >= stage.expected_keys(); }
 
-    // The newest stage, after opening a new one if it is full.
+    // The newest stage, after opening a new one if it is full. The caller has checked that the
+    // filter is writable: a mapped filter must not grow a writable stage.
     stage_type& open_stage() {
         if (!is_full(stages_.back())) return stages_.back();
-        require_writable();  // a mapped filter must not grow a writable stage
         stages_.push_back(make_stage(next_stage(params_, plan_of(stages_.back()))));
         return stages_.back();
     }
@@ -388,56 +392,69 @@ private:
         return sum;
     }
 
-    // Advances `first` by up to n keys (fewer at `last`); returns where it stopped.
-    template <class It, class Sentinel>
-    static It advance_up_to(It& first, Sentinel last, size_type n) {
-        std::ranges::advance(first, static_cast<std::iter_difference_t<It>>(n), last);
-        return first;
+    // Whether a stage of index in [from, to) holds the key of digest `d`, newest stage first.
+    // Every stage hashes like hasher_, so the one digest serves them all.
+    [[nodiscard]] bool holds(const digest& d, std::size_t from, std::size_t to) const noexcept {
+        const auto begin = stages_.begin() + static_cast<std::ptrdiff_t>(from);
+        const auto end = stages_.begin() + static_cast<std::ptrdiff_t>(to);
+        return std::any_of(std::make_reverse_iterator(end), std::make_reverse_iterator(begin),
+                           [&](const stage_type& stage) { return stage.contains_digest(d); });
     }
 
-    // found[i] = whether any of `stages` holds the i-th key of [first, last).
-    template <class It>
-    static void mark_found(It first, It last, std::span<const stage_type> stages, std::vector<char>& found) {
-        found.assign(static_cast<std::size_t>(std::ranges::distance(first, last)), 0);
-        for (const stage_type& stage : stages) stage.contains(first, last, or_into(found.data()));
+    // insert(key) for a key hashed by hasher_ that no stage before index `from` holds. The
+    // stages before the newest are probed first, the newest last: a key no stage before it
+    // holds goes into the newest unless the newest holds it, and while the newest has room,
+    // setting its bits answers that too (insert_digest reports whether one was clear, and
+    // changes nothing when none was), so the newest is read once.
+    bool insert_hashed(const digest& d, std::size_t from = 0) {
+        const std::size_t newest = stages_.size() - 1;
+        if (from < newest && holds(d, from, newest)) return false;  // a key held anywhere is not inserted again
+        if (!is_full(stages_.back()) && !read_only()) return stages_.back().insert_digest(d);
+        if (stages_.back().contains_digest(d)) return false;
+        require_writable();  // before anything changes: a mapped filter neither grows nor changes
+        return open_stage().insert_digest(d);  // a new stage: every bit was clear
     }
 
-    // Calls use(found) for each chunk of [first, last): found[i] = whether the filter holds
-    // the chunk's i-th key.
-    template <class It, class Sentinel, class Use>
-    void for_each_chunk(It first, Sentinel last, Use use) const {
-        std::vector<char> found;
-        while (first != last) {
-            const It chunk = first;
-            mark_found(chunk, advance_up_to(first, last, bulk_chunk), stages_, found);
-            use(std::span<const char>(found));
+    // held[i] = true for every key of the batch that one of `stages` holds (and left as it was
+    // for the others). Stage by stage, newest first, each testing the batch's keys not yet
+    // found with the layout's batch test: the same bits contains_digest reads, several probes
+    // per SIMD step where the CPU has it, and no branch per probe.
+    static void mark_held(std::span<const stage_type> stages, std::span<const digest> digests, bool* held) noexcept {
+        using layout_type = stage_type::layout_type;
+        std::uint32_t pending[detail::pipeline_batch];  // indices of the keys not yet found
+        std::size_t count = 0;
+        for (std::size_t i = 0; i < digests.size(); ++i)
+            if (!held[i]) pending[count++] = static_cast<std::uint32_t>(i);
+        layout_type::probe probes[detail::pipeline_batch];
+        bool answers[detail::pipeline_batch];
+        for (auto stage = stages.rbegin(); stage != stages.rend() && count > 0; ++stage) {
+            const layout_type layout(stage->geometry());
+            for (std::size_t j = 0; j < count; ++j) probes[j] = layout.locate(digests[pending[j]]);
+            layout.test_batch<detail::plain_access>(stage->words().data(), std::span(probes, count), answers);
+            std::size_t still = 0;
+            for (std::size_t j = 0; j < count; ++j) {
+                held[pending[j]] = held[pending[j]] || answers[j];
+                pending[still] = pending[j];
+                still += answers[j] ? 0 : 1;
+            }
+            count = still;
         }
     }
 
-    // An output iterator for a stage's bulk contains(): ORs each answer into the next flag,
-    // so that after every stage has answered, a flag says whether any stage holds the key.
-    class or_into {
-    public:
-        using difference_type = std::ptrdiff_t;
-        explicit or_into(char* at) noexcept : at_(at) {}
-        const or_into& operator*() const noexcept { return *this; }
-        const or_into& operator=(bool answer) const noexcept {
-            *at_ = static_cast<char>(*at_ | static_cast<char>(answer));
-            return *this;
-        }
-        or_into& operator++() noexcept {
-            ++at_;
-            return *this;
-        }
-        or_into operator++(int) noexcept {
-            const or_into before = *this;
-            ++at_;
-            return before;
-        }
-
-    private:
-        char* at_;
-    };
+    // Hashes every key of [first, last) once, prefetches its line in every stage, then calls
+    // visit_batch(span of digests) a batch at a time, in key order. Prefetching reads the
+    // stages as they are when the batch is hashed: a stage that an insert opens mid-batch is
+    // not prefetched for the rest of that batch, which costs those few keys a cache miss and
+    // changes no answer (visit_batch probes the stages as they are when it reaches each key).
+    template <class It, class Sentinel, class VisitBatch>
+    void pipeline(It first, Sentinel last, VisitBatch visit_batch) const {
+        detail::pipelined(
+            first, last, [this](const auto& key) { return hasher_(key); },
+            [this](const digest& d) {
+                for (const stage_type& stage : stages_) stage.prefetch_digest(d);
+            },
+            visit_batch);
+    }
 
     scalable_parameters params_;
     hasher hasher_;

@@ -19,7 +19,7 @@ struct add_options {
 
 int run_add(const add_options& options) {
     line_reader lines(options.inputs);
-    any_bloom_filter filter = load_any(options.filter);
+    any_filter filter = load_any(options.filter);
     insert_lines(filter, lines, options.threads);
     save(filter, options.filter);
     warn_if_overfull(filter);

@@ -47,7 +47,7 @@ private:
 
 int run_check(const check_options& options) {
     line_reader lines(options.inputs);
-    const mapped_filter<any_bloom_filter> mapped = map_any(options.filter);
+    const mapped_filter<any_filter> mapped = map_any(options.filter);
     if (!options.no_verify) mapped.verify();
 
     std::uint64_t present = 0, absent = 0;

@@ -17,6 +17,7 @@ action add_plan_command(CLI::App& app);
 action add_build_command(CLI::App& app);
 action add_add_command(CLI::App& app);
 action add_check_command(CLI::App& app);
+action add_remove_command(CLI::App& app);
 action add_info_command(CLI::App& app);
 
 }  // namespace bloomkit::cli

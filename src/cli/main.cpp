@@ -1,4 +1,4 @@
-// src/cli/main.cpp — the bloomkit command: plan, build, add, check, info.
+// src/cli/main.cpp — the bloomkit command: plan, build, add, remove, check, info.
 //
 // Data goes to stdout, everything else to stderr. Exit codes follow grep: 0 found / success,
 // 1 nothing found (check), 2 any error — with a message that says what is wrong.
@@ -20,7 +20,7 @@ int main(int argc, char** argv) {
     app.set_version_flag("--version", "bloomkit 0.1.0");
 
     std::vector<std::pair<CLI::App*, action>> commands;
-    for (auto add : {add_plan_command, add_build_command, add_add_command, add_check_command, add_info_command}) {
+    for (auto add : {add_plan_command, add_build_command, add_add_command, add_remove_command, add_check_command, add_info_command}) {
         const std::size_t before = app.get_subcommands({}).size();
         action run = add(app);
         commands.emplace_back(app.get_subcommands({}).at(before), std::move(run));
@@ -33,7 +33,7 @@ int main(int argc, char** argv) {
         return false;
     };
     if (argc > 1 && argv[1][0] != '-' && !is_command(argv[1])) {
-        fmt::print(stderr, "bloomkit: unknown command '{}' (choose plan, build, add, check or info; see --help)\n", argv[1]);
+        fmt::print(stderr, "bloomkit: unknown command '{}' (choose plan, build, add, remove, check or info; see --help)\n", argv[1]);
         return failure;
     }
 

@@ -86,6 +86,16 @@ public:
         data_ = static_cast<Word*>(owned_.data());
     }
 
+    /// Takes over `block` (at least count·sizeof(Word) bytes, 64-byte aligned) as `count`
+    /// owned words: how a loaded payload becomes a filter's storage without a copy.
+    static word_storage adopt(zeroed_block block, std::uint64_t count) noexcept {
+        word_storage storage;
+        storage.owned_ = std::move(block);
+        storage.data_ = static_cast<Word*>(storage.owned_.data());
+        storage.size_ = count;
+        return storage;
+    }
+
     /// A read-only view of `count` words at `data`, valid while `keepalive` lives.
     static word_storage view(const Word* data, std::uint64_t count, std::shared_ptr<const void> keepalive) {
         word_storage storage;
