@@ -178,21 +178,48 @@ double insert_all(const workload& w, const std::function<void(const std::vector<
         insert_chunk);
 }
 
+/// Inserts a key, failing the run if the filter refuses it (a full cuckoo filter).
+template <class Filter, class Key>
+void insert_or_fail(Filter& filter, const Key& key, const char* name) {
+    if constexpr (std::is_same_v<Filter, bloomkit::cuckoo_filter>) {
+        if (!filter.insert(key)) wrong(std::string(name) + ": full before n keys");
+    } else {
+        filter.insert(key);
+    }
+}
+
 template <class Filter, class Key>
 void bench_bloomkit(const char* name, const workload& w, std::vector<row>& rows) {
     auto filter = std::make_unique<Filter>(w.n, w.fpp);
     const double insert_ns = insert_all<Key>(w, [&](const std::vector<Key>& chunk) {
-        for (const Key& key : chunk) filter->insert(key);
+        for (const Key& key : chunk) insert_or_fail(*filter, key, name);
     });
     auto bulk_filter = std::make_unique<Filter>(w.n, w.fpp);
-    const double bulk_insert_ns = insert_all<Key>(w, [&](const std::vector<Key>& chunk) { bulk_filter->insert(chunk.begin(), chunk.end()); });
+    const double bulk_insert_ns = insert_all<Key>(w, [&](const std::vector<Key>& chunk) {
+        const std::uint64_t added = bulk_filter->insert(chunk.begin(), chunk.end());
+        if (std::is_same_v<Filter, bloomkit::cuckoo_filter> && added != chunk.size()) wrong(std::string(name) + ": full before n keys");
+    });
     if (!(*filter == *bulk_filter)) wrong(std::string(name) + ": bulk and single inserts built different filters");
     filter.reset();
-    const double bits_per_key = static_cast<double>(bulk_filter->bit_count()) / static_cast<double>(w.n);
+    const double bits_per_key = 8.0 * static_cast<double>(bulk_filter->size_in_bytes()) / static_cast<double>(w.n);
     const structure<Key> s{name, bits_per_key, [&](const Key& key) { return bulk_filter->contains(key); },
                            [&](const std::vector<Key>& chunk) { return bulk_filter->count_contained(chunk.begin(), chunk.end()); }};
     rows.push_back({name, "insert", insert_ns, bits_per_key, -1});
     rows.push_back({name, "insert (bulk)", bulk_insert_ns, bits_per_key, -1});
+    measure_lookups(s, w, rows);
+}
+
+/// A static filter: "insert" is building it from all n keys at once.
+template <class Filter, class Key>
+void bench_fuse(const char* name, const workload& w, std::vector<row>& rows) {
+    const std::vector<Key> keys = make_chunk<Key>(key_set::present, 0, w.n);
+    const auto start = clock_type::now();
+    const Filter filter(keys);
+    const double build_ns = std::chrono::duration<double, std::nano>(clock_type::now() - start).count() / static_cast<double>(w.n);
+    const double bits_per_key = 8.0 * static_cast<double>(filter.size_in_bytes()) / static_cast<double>(w.n);
+    const structure<Key> s{name, bits_per_key, [&](const Key& key) { return filter.contains(key); },
+                           [&](const std::vector<Key>& chunk) { return filter.count_contained(chunk.begin(), chunk.end()); }};
+    rows.push_back({name, "build (all keys)", build_ns, bits_per_key, -1});
     measure_lookups(s, w, rows);
 }
 
@@ -284,6 +311,13 @@ result run(const workload& w, key_kind kind) {
     bench_bloomkit<bloomkit::block_bloom_filter, Key>("bloomkit block", w, r.rows);
     bench_bloomkit<bloomkit::split_block_bloom_filter, Key>("bloomkit split-block", w, r.rows);
     bench_bloomkit<bloomkit::classic_bloom_filter, Key>("bloomkit classic", w, r.rows);
+    bench_bloomkit<bloomkit::counting_bloom_filter, Key>("bloomkit counting", w, r.rows);
+    if (w.fpp >= 0.000123) bench_bloomkit<bloomkit::cuckoo_filter, Key>("bloomkit cuckoo", w, r.rows);
+    bench_bloomkit<bloomkit::scalable_bloom_filter, Key>("bloomkit scalable", w, r.rows);
+    if (kind == key_kind::integer || w.n <= 20'000'000) {  // fuse holds every key in memory while it builds
+        bench_fuse<bloomkit::binary_fuse8_filter, Key>("bloomkit fuse8", w, r.rows);
+        bench_fuse<bloomkit::binary_fuse8_4wise_filter, Key>("bloomkit fuse8 4-wise", w, r.rows);
+    }
     bench_libbloom<Key>(w, r.rows);
     // 100M URL-like strings in a hash set need ~13 GB: past this machine's budget.
     if (kind == key_kind::integer || w.n <= 20'000'000) bench_hash_set<Key>(w, r.rows);

@@ -23,9 +23,10 @@
 // mod-B pairing costs nothing in memory and next to nothing in time: h is reduced by
 // multiply-high as before, and (h + B − i) mod B is one comparison and one subtraction, no
 // division. It derives i2 from the fingerprint alone just the same, and with i1 uniform and
-// independent of the fingerprint, i2 is as uniform as with XOR. So B is simply the fewest
-// buckets that hold n keys at 95% load: f / 0.95 bits per key, plus the rounding of one
-// bucket. A key's two buckets coincide when 2·i1 ≡ h (mod B) — for about 1/B of keys, as with
+// independent of the fingerprint, i2 is as uniform as with XOR. So B is the fewest buckets
+// that hold n keys at 95% load, plus a margin of its square root for the small tables whose
+// achievable load fluctuates below 95% (cuckoo_buckets_for): f / 0.95 bits per key and 0.2%
+// more at n = 1M. A key's two buckets coincide when 2·i1 ≡ h (mod B) — for about 1/B of keys, as with
 // XOR (h = 0), and always when B = 1 — and such a key simply has one bucket (4 slots, 4
 // copies). One care: h must scramble the fingerprint non-linearly (mix64, see alternate()); a
 // linear one (f · φ) leaves few distinct differences h − h', which XOR did not mind but
@@ -100,10 +101,11 @@ inline constexpr std::uint32_t cuckoo_bucket_size = 4;
 /// Relocations an insert may make before it parks the last victim in the stash.
 inline constexpr std::uint32_t cuckoo_max_kicks = 500;
 
-/// The load at which a filter sized from (n, p) holds n keys. With b = 4, walks first fail at
-/// 95.3–96.4% load in tables of a million keys (and the stash takes one key more), so n keys
-/// fit. Small tables vary more: sized for n ≤ 1,000 keys, about 1 in 100–700 of them reports
-/// full (losing nothing) before taking all n random keys.
+/// The load that sizing starts from: cuckoo_buckets_for() takes the fewest buckets at most
+/// this full with n keys, then adds a margin. With b = 4, walks first fail at 95.3–96.4% load
+/// in tables of a million keys (and the stash takes one key more), so n keys would fit there.
+/// Small tables vary more: sized at exactly 95% for n ≤ 1,000 keys, about 1 in 100–700 of them
+/// reported full (losing nothing) before taking all n random keys; hence the margin.
 inline constexpr double cuckoo_max_load = 0.95;
 
 /// The largest bucket count: keeps every byte offset and size well inside 64 bits.
@@ -155,9 +157,10 @@ struct cuckoo_plan {
 /// Buckets that hold n keys: ceil(n / 3.8) — a load of at most cuckoo_max_load — plus
 /// ceil(sqrt) of that. The 95% a big table reaches is an average; a small one fluctuates around
 /// it (sized at exactly 95%, about 1% of filters for n <= 200 refused one of their n keys).
-/// The sqrt margin covers the fluctuation, which shrinks as 1/sqrt(B): no refusal in 300,000
-/// trials with n <= 1000, for 0.2% more memory at n = 1M. Throws invalid_argument for n < 1
-/// (or NaN) and beyond cuckoo_max_buckets.
+/// The sqrt margin covers the fluctuation, which shrinks as 1/sqrt(B): with n <= 1000 and
+/// 8-bit fingerprints about 1 filter in a million still refuses a key (4 in 4.3 million
+/// trials; none in 300,000 each at 12 and 16 bits), for 0.2% more memory at n = 1M. Throws
+/// invalid_argument for n < 1 (or NaN) and beyond cuckoo_max_buckets.
 [[nodiscard]] inline std::uint64_t cuckoo_buckets_for(double n) {
     detail::require_keys(n);
     const double at_max_load = std::max(1.0, std::ceil(n / (cuckoo_max_load * cuckoo_bucket_size)));
