@@ -18,8 +18,8 @@
 // contains(..., concurrent) on the same filter at once (words are set with atomic OR and read
 // with atomic loads). A key whose insert returned before a query began (and happens-before it,
 // e.g. the inserting thread was joined) is always found; a key inserted during the query may
-// or may not be. Nothing else may run on the filter meanwhile. insert's "was new" answer, and
-// inserted_count(), can count a key twice when two threads insert it at the same moment.
+// or may not be. Nothing else may run on the filter meanwhile. insert's "was new" answer can
+// be true in both of two threads inserting the same key at the same moment.
 #pragma once
 
 #include <algorithm>
@@ -115,7 +115,7 @@ public:
     template <class Access = detail::plain_access>
     bool insert_digest(const digest& d) {
         const bool added = layout_.template set<Access>(words_.mutable_data(), layout_.locate(d));
-        if (added) count_inserted<Access>(1);
+        count_inserted<Access>(1);
         return added;
     }
 
@@ -226,8 +226,9 @@ public:
     [[nodiscard]] size_type expected_keys() const noexcept { return expected_keys_; }
     [[nodiscard]] double target_fpp() const noexcept { return target_fpp_; }
 
-    /// How many inserts reported a new key (summed over unions). Duplicates are not counted,
-    /// and neither are keys that were false positives when inserted.
+    /// How many keys were inserted (summed over unions), repeats included: a count that does
+    /// not depend on the order of the inserts, so a filter built by several threads is the
+    /// same file as one built by one. approximate_count() estimates the distinct keys.
     [[nodiscard]] size_type inserted_count() const noexcept { return inserted_; }
 
     /// Number of bits set (one pass over the words).
@@ -263,11 +264,12 @@ private:
     template <class Access, class It, class Sentinel>
     size_type insert_many(It first, Sentinel last) {
         word_type* words = words_.mutable_data();
-        size_type added = 0;
+        size_type added = 0, keys = 0;
         pipeline(first, last, [&](const auto& probes) {
             for (const auto& probe : probes) added += layout_.template set<Access>(words, probe) ? 1 : 0;
+            keys += probes.size();
         });
-        count_inserted<Access>(added);
+        count_inserted<Access>(keys);
         return added;
     }
 
@@ -295,12 +297,12 @@ private:
     }
 
     template <class Access>
-    void count_inserted(size_type added) noexcept {
-        if (added == 0) return;
+    void count_inserted(size_type keys) noexcept {
+        if (keys == 0) return;
         if constexpr (std::is_same_v<Access, detail::atomic_access>)
-            std::atomic_ref<size_type>(inserted_).fetch_add(added, std::memory_order_relaxed);
+            std::atomic_ref<size_type>(inserted_).fetch_add(keys, std::memory_order_relaxed);
         else
-            inserted_ += added;
+            inserted_ += keys;
     }
 
     template <class Op>

@@ -50,7 +50,22 @@ void require_holds(const file_header& h, const std::string& where) {
     if (file_codec<Filter>::holds(h)) return;
     std::string held = std::string(to_string(h.kind)) + " filter";
     if (h.kind == filter_kind::bloom) held = std::string(to_string(h.layout)) + " Bloom filter";
+    if (h.kind == filter_kind::binary_fuse)
+        held = std::to_string(h.fuse.arity) + "-wise " + std::to_string(h.fuse.fingerprint_bits) + "-bit binary fuse filter";
     reject(format_errc::wrong_kind, where, "holds a " + held + ", not a " + file_codec<Filter>::name());
+}
+
+/// The filter `h` describes, from its payload; whatever the assembly rejects (a stage table
+/// out of bounds, an inconsistent fuse array...) is reported as an invalid field of `where`.
+template <class Filter>
+Filter assemble(const file_header& h, payload_source& payload, const std::string& where) {
+    try {
+        return file_codec<Filter>::assemble(h, payload);
+    } catch (const file_format_error& e) {
+        reject(e.reason(), where, e.what());
+    } catch (const invalid_argument& e) {
+        reject_field(where, e.what());
+    }
 }
 
 inline void require_payload_checksum(const file_header& h, std::uint64_t actual, const std::string& where) {
@@ -118,7 +133,7 @@ Filter load(const std::filesystem::path& path) {
         detail::reject(format_errc::truncated, path.string(), "truncated while reading");
     detail::require_payload_checksum(h, detail::checksum(payload.data(), static_cast<std::size_t>(h.payload_size)), path.string());
     detail::payload_source source(std::move(payload), h.payload_size);
-    return detail::file_codec<Filter>::assemble(h, source);
+    return detail::assemble<Filter>(h, source, path.string());
 }
 
 /// A filter queried in place in a read-only memory map of its file: opening costs no read of
@@ -156,7 +171,7 @@ mapped_filter<Filter> map(const std::filesystem::path& path) {
     detail::opened_map opened = detail::open_map(path);
     detail::require_holds<Filter>(opened.header, path.string());
     detail::payload_source source = opened.payload();
-    Filter filter = detail::file_codec<Filter>::assemble(opened.header, source);
+    Filter filter = detail::assemble<Filter>(opened.header, source, path.string());
     return mapped_filter<Filter>(std::move(filter), std::move(opened), path.string());
 }
 
@@ -195,7 +210,7 @@ inline mapped_filter<any_filter> map_any(const std::filesystem::path& path) {
     detail::opened_map opened = detail::open_map(path);
     any_filter filter = detail::by_kind(opened.header, [&](auto type) {
         detail::payload_source source = opened.payload();
-        return any_filter(detail::file_codec<typename decltype(type)::type>::assemble(opened.header, source));
+        return any_filter(detail::assemble<typename decltype(type)::type>(opened.header, source, path.string()));
     });
     return mapped_filter<any_filter>(std::move(filter), std::move(opened), path.string());
 }

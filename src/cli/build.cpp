@@ -28,8 +28,8 @@ struct build_options {
     std::string fpp = "0.01";
     std::string kind = "bloom";
     std::string layout;
-    unsigned bits = 0;
-    unsigned arity = 3;
+    std::string bits;   // empty: not given
+    std::string arity;
     std::string seed = "0";
     std::string output;
     std::vector<std::string> inputs;
@@ -53,19 +53,19 @@ kind_spec parse_kind_spec(const build_options& options) {
         if (spec.kind != filter_kind::bloom) throw invalid_argument("--layout applies to --kind bloom only");
         spec.layout = parse_layout(options.layout);
     }
-    if (options.bits != 0) {
-        if (spec.kind == filter_kind::cuckoo && options.bits != 8 && options.bits != 12 && options.bits != 16)
-            throw invalid_argument(fmt::format("--bits for a cuckoo filter is 8, 12 or 16, not {}", options.bits));
-        else if (spec.kind == filter_kind::binary_fuse && options.bits != 8 && options.bits != 16)
-            throw invalid_argument(fmt::format("--bits for a binary fuse filter is 8 or 16, not {}", options.bits));
-        else if (spec.kind != filter_kind::cuckoo && spec.kind != filter_kind::binary_fuse)
-            throw invalid_argument("--bits (fingerprint bits) applies to --kind cuckoo and --kind fuse only");
-        spec.bits = options.bits;
+    if (!options.bits.empty()) {
+        const bool cuckoo = spec.kind == filter_kind::cuckoo, fuse = spec.kind == filter_kind::binary_fuse;
+        if (!cuckoo && !fuse) throw invalid_argument("--bits (fingerprint bits) applies to --kind cuckoo and --kind fuse only");
+        const std::string& b = options.bits;
+        if (!(b == "8" || b == "16" || (cuckoo && b == "12")))
+            throw invalid_argument(fmt::format("--bits for a {} filter is {}, not '{}'", cuckoo ? "cuckoo" : "binary fuse",
+                                               cuckoo ? "8, 12 or 16" : "8 or 16", b));
+        spec.bits = static_cast<unsigned>(std::stoul(b));
     }
-    if (options.arity != 3) {
-        if (spec.kind != filter_kind::binary_fuse || options.arity != 4)
-            throw invalid_argument("--arity is 3 or 4, for --kind fuse only");
-        spec.arity = options.arity;
+    if (!options.arity.empty()) {
+        if (spec.kind != filter_kind::binary_fuse || (options.arity != "3" && options.arity != "4"))
+            throw invalid_argument(fmt::format("--arity is 3 or 4, for --kind fuse only (got '{}')", options.arity));
+        spec.arity = options.arity == "4" ? 4 : 3;
     }
     return spec;
 }

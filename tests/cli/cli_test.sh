@@ -8,8 +8,9 @@
 # finally "N passed, M failed"; exits 1 when anything failed.
 #
 # Exit codes under test (as grep's): check exits 0 when at least one line was selected, 1 when
-# none, 2 on any error; the other subcommands exit 0 on success, 2 on error. Errors go to
-# stderr, with nothing on stdout.
+# none, 2 on any error; remove exits 0 when at least one line was removed, 1 when none, 2 on
+# error; the other subcommands exit 0 on success, 2 on error. Errors go to stderr, with nothing
+# on stdout.
 set -u
 
 if [[ $# -ne 1 || ! -x $1 ]]; then
@@ -130,6 +131,22 @@ json_value() {
         else { match(s, /^[^,}]*/); print substr(s, 1, RLENGTH) } }' "$1"
 }
 
+# plan_value KIND KEY: the value of "KEY" in the entry of plan --json's "kinds" array (in $OUT)
+# whose "kind" is KIND (numbers / strings).
+plan_value() {
+    awk -v kind="\"kind\": \"$1\"," -v key="\"$2\": " 'BEGIN { RS = "{" }
+        index($0, kind) == 1 { i = index($0, key); if (i == 0) exit; s = substr($0, i + length(key));
+            if (substr(s, 1, 1) == "\"") { s = substr(s, 2); print substr(s, 1, index(s, "\"") - 1) }
+            else { match(s, /^[^,}]*/); print substr(s, 1, RLENGTH) }
+            exit }' "$OUT"
+}
+
+# count_of FILE WHAT: the number that check --count printed for WHAT (present / absent).
+count_of() { awk -F '\t' -v what="$2" '$1 == what { print $2 }' "$1"; }
+
+# stages_of FILE: the number of stages in an info --json of a scalable filter.
+stages_of() { awk '{ n += gsub(/"capacity": /, "") } END { print n + 0 }' "$1"; }
+
 # ---------------------------------------------------------------------------------------------
 # Test data
 
@@ -152,20 +169,39 @@ F=$T/filters/keys.bf       # the main filter: KEYS at -n 100000 -p 0.01, default
 
 run "$B" plan -n 50e9 -p 0.01
 check_rc "plan -n 50e9 -p 0.01 exits 0" 0
-classic=$(awk '$1 == "classic"' "$OUT")
+classic=$(awk '$1 == "bloom" && $2 == "classic"' "$OUT")
 check_cond "plan: classic layout needs 59.96 GB for 50e9 keys at 1%" "classic line: '$classic'" \
     test "${classic#*59.96 GB}" != "$classic"
-check_in "plan: all layouts listed (block)" "$OUT" "block "
-check_in "plan: all layouts listed (split-block)" "$OUT" "split-block"
+check_in "plan: all layouts listed (block)" "$OUT" "bloom block "
+check_in "plan: all layouts listed (split-block)" "$OUT" "bloom split-block"
+for kind in counting cuckoo scalable fuse; do
+    check_cond "plan: a row for --kind $kind, with its memory" "no '$kind' row: $(head -c 200 "$OUT")" \
+        awk -v k="$kind" '$1 == k && / [kMGT]?B / { found = 1 } END { exit !found }' "$OUT"
+done
+check_in "plan: a row for fuse --arity 4" "$OUT" "fuse --arity 4 "
 check_in "plan: key count echoed" "$OUT" "50000000000 keys"
 
 run "$B" plan -n 50e9 -p 0.01 --json
 check_rc "plan --json exits 0" 0
-check_in "plan --json has \"layouts\"" "$OUT" '"layouts"'
-for layout in block classic split-block; do
-    check_in "plan --json has layout $layout" "$OUT" "\"layout\": \"$layout\""
+check_in "plan --json has a \"kinds\" array" "$OUT" '"kinds": ['
+for kind in "bloom block" "bloom classic" "bloom split-block" counting cuckoo scalable fuse "fuse --arity 4"; do
+    check_eq "plan --json has kind '$kind', possible" true "$(plan_value "$kind" possible)"
 done
-check_in "plan --json classic bytes 59955966982" "$OUT" '"bytes": 59955966982'
+check_eq "plan --json: 8 kinds in all" 8 "$(awk '{ n += gsub(/"kind": /, "") } END { print n + 0 }' "$OUT")"
+check_eq "plan --json classic bytes 59955966982" 59955966982 "$(plan_value "bloom classic" bytes)"
+check_eq "plan --json: fuse has 8-bit fingerprints at 1%" f=8 "$(plan_value fuse probes)"
+check_eq "plan --json: counting can delete" "adds, deletes" "$(plan_value counting abilities)"
+check_eq "plan --json: scalable can grow" "adds, grows" "$(plan_value scalable abilities)"
+check_eq "plan --json: fuse is static" static "$(plan_value fuse abilities)"
+
+run "$B" plan -n 1000 -p 1e-6 --json
+check_rc "plan -p 1e-6 (beyond a fuse filter) exits 0" 0
+check_eq "plan -p 1e-6: fuse is not possible" false "$(plan_value fuse possible)"
+check_cond "plan -p 1e-6: the fuse entry says why" "why: '$(plan_value fuse why)'" test -n "$(plan_value fuse why)"
+check_eq "plan -p 1e-6: bloom block still possible" true "$(plan_value "bloom block" possible)"
+run "$B" plan -n 1000 -p 1e-6
+check_rc "plan -p 1e-6 table exits 0" 0
+check_in "plan -p 1e-6 table: the fuse row says why not" "$OUT" "1/65536"
 
 expect_success "plan -n 1 -p 1e-3 (smallest sensible) exits 0" "$B" plan -n 1 -p 1e-3
 expect_success "plan --keys 1000000 --fpp 0.001 (long options)" "$B" plan --keys 1000000 --fpp 0.001
@@ -303,9 +339,9 @@ for layout in block classic split-block; do
     run "$B" info "$LF"
     check_in "info reports layout $layout" "$OUT" "$layout layout"
     run "$B" plan -n $N -p 0.01 --json
-    plan_bits=$(awk -v l="\"layout\": \"$layout\"" 'index($0, l) { match($0, /"bits": [0-9]+/); print substr($0, RSTART + 8, RLENGTH - 8) }' "$OUT")
+    plan_bits=$(plan_value "bloom $layout" bits)
     run "$B" info --json "$LF"
-    check_eq "--layout $layout: the filter has the bits plan announced" "$plan_bits" "$(json_value "$OUT" bits)"
+    check_eq "--layout $layout: the filter has the bits plan announced" "${plan_bits:-(none in plan)}" "$(json_value "$OUT" bits)"
 done
 check_same "the default layout is block" "$F" "$T/filters/block.bf"
 check_cond "the layouts build different files" "classic = block" not_same "$T/filters/classic.bf" "$T/filters/block.bf"
@@ -357,6 +393,183 @@ for seed in abc -1 0x 0xZZ 18446744073709551616 12abc "1 " " 1" 1.5 ""; do
     expect_error "build --seed '$seed' -> 2" "--seed" "$B" build -n 10 --seed "$seed" -o "$T/filters/bad-seed.bf" "$T/keys-small.txt"
 done
 check_cond "a bad seed creates no file" "file created" test ! -e "$T/filters/bad-seed.bf"
+
+# ---------------------------------------------------------------------------------------------
+# kinds: counting Bloom, cuckoo, scalable Bloom and binary fuse filters next to bloom
+
+# kind_case LABEL KIND FP_MIN FP_MAX [OPTIONS...]: builds KEYS as --kind KIND OPTIONS at -n 100000
+# -p 0.01 into filters/kind-LABEL.bf; no false negatives, false positives over the 100k OTHERS
+# in [FP_MIN, FP_MAX], and info --json names the kind.
+kind_case() {
+    local label=$1 kind=$2 lo=$3 hi=$4
+    shift 4
+    local name="--kind $kind${*:+ $*}" KF=$T/filters/kind-$label.bf kfp
+    run "$B" build --kind "$kind" "$@" -n $N -p 0.01 -o "$KF" "$KEYS"
+    check_rc "build $name exits 0" 0
+    check_cond "build $name prints nothing on stdout" "stdout: $(head -c 100 "$OUT")" test ! -s "$OUT"
+    run "$B" check "$KF" "$KEYS"
+    check_rc "$name: check of the inserted lines exits 0" 0
+    check_same "$name: check prints every inserted line, in order (no false negatives)" "$KEYS" "$OUT"
+    run "$B" check --count "$KF" "$OTHERS"
+    kfp=$(count_of "$OUT" present)
+    check_cond "$name: false positives over 100k other lines in [$lo, $hi]" "'$kfp' false positives" \
+        test "${kfp:-999999}" -ge "$lo" -a "${kfp:-999999}" -le "$hi"
+    run "$B" info --json "$KF"
+    check_rc "$name: info --json exits 0" 0
+    check_eq "$name: info --json \"kind\"" "$kind" "$(json_value "$OUT" kind)"
+}
+# At -p 0.01: bloom and counting ~1000 (sd ~32); cuckoo picks 12-bit fingerprints (~185);
+# scalable's first stage is at p/2 (~500); fuse has 8-bit fingerprints: 1/256 = 0.39% (~391,
+# sd ~20), whatever -p asked for above 1/256.
+kind_case bloom bloom 1 $FP_LIMIT
+kind_case counting counting 1 $FP_LIMIT
+kind_case cuckoo cuckoo 1 $FP_LIMIT
+kind_case scalable scalable 1 $FP_LIMIT
+kind_case fuse fuse 290 500
+kind_case fuse4 fuse 290 500 --arity 4
+check_same "--kind bloom is the default" "$F" "$T/filters/kind-bloom.bf"
+
+describe_kind() {   # describe_kind LABEL TEXT: info's human output names the kind
+    run "$B" info "$T/filters/kind-$1.bf"
+    check_rc "info on a $1 filter exits 0" 0
+    check_in "info describes a $1 filter ('$2')" "$OUT" "$2"
+    check_cond "info on a $1 filter prints nothing on stderr" "stderr: $(err_line)" test ! -s "$ERR"
+}
+describe_kind bloom "Bloom filter, block layout"
+describe_kind counting "counting Bloom filter"
+describe_kind cuckoo "cuckoo filter"
+describe_kind scalable "scalable Bloom filter"
+describe_kind fuse "binary fuse filter"
+describe_kind fuse4 "4-wise"
+run "$B" info --json "$T/filters/kind-cuckoo.bf"
+check_eq "info --json: cuckoo at -p 0.01 has 12-bit fingerprints" 12 "$(json_value "$OUT" fingerprint_bits)"
+run "$B" info --json "$T/filters/kind-fuse.bf"
+check_eq "info --json: fuse at -p 0.01 has 8-bit fingerprints" 8 "$(json_value "$OUT" fingerprint_bits)"
+check_eq "info --json: fuse is 3-wise by default" 3 "$(json_value "$OUT" arity)"
+check_eq "info --json: fuse holds the 100000 keys" $N "$(json_value "$OUT" inserted_keys)"
+run "$B" info --json "$T/filters/kind-fuse4.bf"
+check_eq "info --json: fuse --arity 4 is 4-wise" 4 "$(json_value "$OUT" arity)"
+run "$B" info --json "$T/filters/kind-scalable.bf"
+check_eq "info --json: scalable -n 100000 holds its keys in 1 stage" 1 "$(stages_of "$OUT")"
+for label in counting cuckoo scalable fuse fuse4; do
+    run "$B" info --verify "$T/filters/kind-$label.bf"
+    check_rc "info --verify on a $label filter exits 0" 0
+done
+
+# plan announces the memory that build then takes
+run "$B" plan -n $N -p 0.01 --json
+for pair in counting:counting cuckoo:cuckoo fuse:fuse "fuse4:fuse --arity 4"; do
+    label=${pair%%:*}
+    plan_bytes=$(plan_value "${pair#*:}" bytes)
+    run "$B" info --json "$T/filters/kind-$label.bf"
+    check_eq "--kind ${pair#*:}: the filter has the bytes plan announced" "${plan_bytes:-(none in plan)}" "$(json_value "$OUT" bytes)"
+    run "$B" plan -n $N -p 0.01 --json
+done
+
+# Each kind from a file and from stdin, with and without -n (20k lines). Without -n the input
+# is counted first (stdin spooled): the same filter as -n (its line count); scalable starts at
+# 100000; fuse needs no count at all.
+SMALL=$T/keys-20k.txt
+head -n 20000 "$KEYS" >"$SMALL"
+printf 'present\t20000\nabsent\t0\n' >"$T/expected-small.txt"
+for kind in bloom counting cuckoo scalable fuse; do
+    KF=$T/filters/small-$kind
+    run "$B" build --kind $kind -o "$KF-file.bf" "$SMALL"
+    check_rc "build --kind $kind without -n from a file exits 0" 0
+    run "$B" check --count "$KF-file.bf" "$SMALL"
+    check_same "--kind $kind without -n: every line is found" "$T/expected-small.txt" "$OUT"
+    run "$B" build --kind $kind -o "$KF-pipe.bf" < <(cat "$SMALL")
+    check_rc "build --kind $kind without -n from a pipe exits 0" 0
+    check_same "--kind $kind without -n: from a pipe = from the file" "$KF-file.bf" "$KF-pipe.bf"
+    run "$B" build --kind $kind -o "$KF-dash.bf" - <"$SMALL"
+    check_same "--kind $kind without -n: from stdin ('-') = from the file" "$KF-file.bf" "$KF-dash.bf"
+    run "$B" build --kind $kind -n 20000 -o "$KF-n-file.bf" "$SMALL"
+    check_rc "build --kind $kind -n 20000 from a file exits 0" 0
+    run "$B" build --kind $kind -n 20000 -o "$KF-n-pipe.bf" < <(cat "$SMALL")
+    check_rc "build --kind $kind -n 20000 from a pipe exits 0" 0
+    check_same "--kind $kind -n 20000: from a pipe = from the file" "$KF-n-file.bf" "$KF-n-pipe.bf"
+    run "$B" check --count "$KF-n-pipe.bf" "$SMALL"
+    check_same "--kind $kind -n 20000 from a pipe: every line is found" "$T/expected-small.txt" "$OUT"
+    if [[ $kind == scalable ]]; then
+        run "$B" build --kind $kind -n 100000 -o "$KF-n-file.bf" "$SMALL"
+        check_same "--kind scalable without -n = -n 100000" "$KF-n-file.bf" "$KF-file.bf"
+        check_cond "--kind scalable: -n 20000 and -n 100000 differ" "same file" not_same "$KF-n-pipe.bf" "$KF-file.bf"
+    else
+        check_same "--kind $kind without -n = -n 20000 (the line count)" "$KF-n-file.bf" "$KF-file.bf"
+    fi
+done
+run "$B" info --json "$T/filters/small-cuckoo-pipe.bf"
+check_eq "--kind cuckoo without -n from a pipe: sized for the 20000 lines" 20000 "$(json_value "$OUT" expected_keys)"
+run "$B" build --kind counting -o "$T/filters/file-dash.bf" "$T/keys-a.txt" - <"$T/keys-b.txt"
+check_rc "build without -n from a file and stdin ('-') exits 0" 0
+check_same "... = the build of their concatenation with -n" "$T/filters/kind-counting.bf" "$T/filters/file-dash.bf"
+TMPDIR=$T/no-such-dir run "$B" build -o "$T/filters/no-spool.bf" <"$SMALL"
+check_cond "build without -n from stdin, no usable TMPDIR -> 2" "exit $RC; stderr: $(err_line)" test $RC -eq 2 -a -s "$ERR"
+check_cond "... and creates no output file" "file created" test ! -e "$T/filters/no-spool.bf"
+
+# fingerprint bits and arity
+for pair in cuckoo:8 cuckoo:12 cuckoo:16 fuse:8 fuse:16; do
+    kind=${pair%%:*} bits=${pair#*:}
+    KF=$T/filters/bits-$kind-$bits.bf
+    run "$B" build --kind $kind --bits $bits -o "$KF" "$SMALL"
+    check_rc "build --kind $kind --bits $bits exits 0" 0
+    run "$B" check --count "$KF" "$SMALL"
+    check_same "--kind $kind --bits $bits: every line is found" "$T/expected-small.txt" "$OUT"
+    run "$B" info --json "$KF"
+    check_eq "--kind $kind --bits $bits: info --json fingerprint_bits" "$bits" "$(json_value "$OUT" fingerprint_bits)"
+done
+run "$B" check --count "$T/filters/bits-fuse-16.bf" "$OTHERS"
+kfp=$(count_of "$OUT" present)
+check_cond "--kind fuse --bits 16: false positives over 100k lines <= 20 (1/65536)" "'$kfp' false positives" \
+    test "${kfp:-999999}" -le 20
+run "$B" build --kind fuse --bits 16 --arity 4 -p 1e-6 -o "$T/filters/fuse-16-4.bf" "$SMALL"
+check_rc "build --kind fuse --bits 16 --arity 4 -p 1e-6 exits 0" 0
+run "$B" check --count "$T/filters/fuse-16-4.bf" "$SMALL"
+check_same "--kind fuse --bits 16 --arity 4: every line is found" "$T/expected-small.txt" "$OUT"
+run "$B" info --json "$T/filters/fuse-16-4.bf"
+check_eq "--kind fuse --bits 16 --arity 4: info --json arity" 4 "$(json_value "$OUT" arity)"
+run "$B" build --kind fuse -p 1e-3 -o "$T/filters/fuse-p3.bf" "$SMALL"
+run "$B" info --json "$T/filters/fuse-p3.bf"
+check_eq "--kind fuse -p 1e-3 picks 16-bit fingerprints" 16 "$(json_value "$OUT" fingerprint_bits)"
+
+KB=$T/filters/bad-kind.bf
+expect_error "build --kind bogus -> 2" "bogus" "$B" build --kind bogus -o "$KB" "$SMALL"
+expect_error "build --kind Bloom (case matters) -> 2" "kind" "$B" build --kind Bloom -o "$KB" "$SMALL"
+expect_error "build --kind '' -> 2" "kind" "$B" build --kind "" -o "$KB" "$SMALL"
+for kind in counting cuckoo scalable fuse; do
+    expect_error "build --kind $kind --layout block -> 2" "--layout" "$B" build --kind $kind --layout block -o "$KB" "$SMALL"
+done
+for combo in "cuckoo 4" "cuckoo 10" "cuckoo 32" "fuse 12" "fuse 32" "bloom 8" "counting 8" "scalable 16"; do
+    expect_error "build --kind ${combo% *} --bits ${combo#* } -> 2" "--bits" \
+        "$B" build --kind ${combo% *} --bits ${combo#* } -o "$KB" "$SMALL"
+done
+expect_error "build --kind cuckoo --bits 0 -> 2 (0 is not 8, 12 or 16)" "--bits" \
+    "$B" build --kind cuckoo --bits 0 -o "$T/filters/bits-0.bf" "$SMALL"
+expect_error "build --kind fuse --bits abc -> 2" "--bits" "$B" build --kind fuse --bits abc -o "$KB" "$SMALL"
+expect_error "build --kind fuse --bits -8 -> 2" "--bits" "$B" build --kind fuse --bits -8 -o "$KB" "$SMALL"
+for combo in "fuse 2" "fuse 5" "fuse 0" "bloom 4" "counting 4" "cuckoo 4" "scalable 4"; do
+    expect_error "build --kind ${combo% *} --arity ${combo#* } -> 2" "--arity" \
+        "$B" build --kind ${combo% *} --arity ${combo#* } -o "$KB" "$SMALL"
+done
+expect_error "build --kind fuse --bits 8 --arity 5 -> 2" "--arity" "$B" build --kind fuse --bits 8 --arity 5 -o "$KB" "$SMALL"
+expect_error "build --kind fuse -p 1e-6 (below 1/65536) -> 2" "fuse" "$B" build --kind fuse -p 1e-6 -o "$KB" "$SMALL"
+check_cond "failed kind builds create no file" "file created" test ! -e "$KB"
+
+head -n 10000 "$KEYS" >"$T/keys-10k.txt"
+expect_error "build --kind cuckoo -n 100 for 10000 lines -> 2" "full" \
+    "$B" build --kind cuckoo -n 100 -o "$KB" "$T/keys-10k.txt"
+check_cond "... and creates no output file" "file created" test ! -e "$KB"
+cp "$T/filters/small-cuckoo-file.bf" "$T/filters/cuckoo-existing.bf"
+expect_error "build --kind cuckoo -n 100 over an existing file -> 2" "full" \
+    "$B" build --kind cuckoo -n 100 -o "$T/filters/cuckoo-existing.bf" "$T/keys-10k.txt"
+check_same "... leaves the existing file byte-identical" "$T/filters/small-cuckoo-file.bf" "$T/filters/cuckoo-existing.bf"
+
+for kind in counting cuckoo scalable fuse; do
+    run "$B" build --kind $kind -o "$T/filters/empty-$kind.bf" "$T/empty.txt"
+    check_rc "build --kind $kind from an empty input exits 0" 0
+    run "$B" check "$T/filters/empty-$kind.bf" "$SMALL"
+    check_rc "--kind $kind from an empty input: nothing is present" 1
+done
 
 # ---------------------------------------------------------------------------------------------
 # lines: CRLF, empty lines, huge lines, binary bytes, last line without newline
@@ -488,6 +701,133 @@ check_rc "build past -n exits 0" 0
 check_in "build past -n warns that the filter is overfull" "$ERR" "warning"
 
 # ---------------------------------------------------------------------------------------------
+# add to a scalable filter (grows) and to a fuse filter (static)
+
+SF=$T/filters/grow.bf
+run "$B" build --kind scalable -n 10000 -o "$SF" "$T/keys-10k.txt"
+check_rc "build --kind scalable -n 10000 exits 0" 0
+run "$B" info --json "$SF"
+check_eq "a scalable filter at its capacity has 1 stage" 1 "$(stages_of "$OUT")"
+tail -n +10001 "$KEYS" >"$T/keys-rest.txt"
+run "$B" add "$SF" "$T/keys-rest.txt"
+check_rc "add 90000 lines to a scalable filter sized for 10000 exits 0" 0
+check_cond "... without an overfull warning" "stderr: $(err_line)" test ! -s "$ERR"
+run "$B" info --json "$SF"
+stages=$(stages_of "$OUT")
+check_cond "add past its capacity grows the scalable filter (10k+20k+40k+80k: 4 stages)" "$stages stages" test "$stages" -eq 4
+run "$B" info "$SF"
+check_cond "info shows the 4 stages" "$(head -c 300 "$OUT")" awk '$1 == "stages" && $2 == 4 { ok = 1 } END { exit !ok }' "$OUT"
+run "$B" check "$SF" "$KEYS"
+check_same "the grown scalable filter finds every line (old and added)" "$KEYS" "$OUT"
+run "$B" check --count "$SF" "$OTHERS"
+kfp=$(count_of "$OUT" present)
+check_cond "the grown scalable filter: false positives <= 1.5% (compound <= p)" "'$kfp' false positives" \
+    test "${kfp:-999999}" -le $FP_LIMIT
+
+cp "$T/filters/kind-fuse.bf" "$T/filters/fuse-add.bf"
+expect_error "add to a fuse filter -> 2 (static)" "static" "$B" add "$T/filters/fuse-add.bf" "$T/extra.txt"
+check_same "add to a fuse filter leaves it unchanged" "$T/filters/kind-fuse.bf" "$T/filters/fuse-add.bf"
+
+# ---------------------------------------------------------------------------------------------
+# remove (counting and cuckoo filters)
+
+head -n 5000 "$KEYS" >"$T/remove.txt"
+tail -n +5001 "$KEYS" >"$T/kept.txt"
+sed -n '5001,5500p' "$KEYS" >"$T/remove-stdin.txt"
+sed -n '5501,6000p' "$KEYS" >"$T/remove-dash.txt"
+tail -n +6001 "$KEYS" >"$T/kept-after-stdin.txt"
+head -n 5000 "$OTHERS" >"$T/others-5k.txt"
+for kind in counting cuckoo; do
+    RF=$T/filters/remove-$kind.bf
+    cp "$T/filters/kind-$kind.bf" "$RF"
+    run "$B" remove "$RF" "$T/remove.txt"
+    check_rc "remove 5000 added lines from a $kind filter exits 0" 0
+    check_cond "remove prints nothing on stdout" "stdout: $(head -c 100 "$OUT")" test ! -s "$OUT"
+    check_in "remove reports what it removed" "$ERR" "removed 5000 lines"
+    check_cond "remove rewrote the $kind filter" "file unchanged" not_same "$T/filters/kind-$kind.bf" "$RF"
+    run "$B" check --count "$RF" "$T/remove.txt"
+    gone=$(count_of "$OUT" present)
+    check_cond "$kind: removed lines are absent (<= 100 of 5000 still test present)" "'$gone' present" \
+        test "${gone:-999999}" -le 100
+    run "$B" check "$RF" "$T/kept.txt"
+    check_same "$kind: every line not removed is still found" "$T/kept.txt" "$OUT"
+    run "$B" info --json "$RF"
+    check_eq "$kind: inserted_keys after removing 5000 of 100000" 95000 "$(json_value "$OUT" inserted_keys)"
+    run "$B" info --verify "$RF"
+    check_rc "$kind: the rewritten file verifies" 0
+
+    run "$B" remove "$RF" <"$T/remove-stdin.txt"
+    check_rc "$kind: remove from stdin (no inputs) exits 0" 0
+    check_in "$kind: ... and reports 500 lines removed" "$ERR" "removed 500 lines"
+    run "$B" remove "$RF" - <"$T/remove-dash.txt"
+    check_rc "$kind: remove from stdin ('-') exits 0" 0
+    cat "$T/remove-stdin.txt" "$T/remove-dash.txt" >"$T/removed-stdin.txt"
+    run "$B" check --count "$RF" "$T/removed-stdin.txt"
+    gone=$(count_of "$OUT" present)
+    check_cond "$kind: lines removed from stdin are absent (<= 40 of 1000 present)" "'$gone' present" \
+        test "${gone:-999999}" -le 40
+    run "$B" check "$RF" "$T/kept-after-stdin.txt"
+    check_same "$kind: every line not removed is still found" "$T/kept-after-stdin.txt" "$OUT"
+
+    # never-added lines that test absent: nothing to remove, the file stays as it is
+    run "$B" check --absent "$RF" "$T/others-5k.txt"
+    cp "$OUT" "$T/never-added.txt"
+    check_cond "$kind: most never-added lines test absent" "$(lines_of "$T/never-added.txt") of 5000" \
+        test "$(lines_of "$T/never-added.txt")" -ge 4800
+    cp "$RF" "$T/remove-backup.bf"
+    run "$B" remove "$RF" "$T/never-added.txt"
+    check_rc "$kind: remove of never-added lines exits 1" 1
+    check_in "$kind: ... and says none was removed" "$ERR" "removed 0 lines"
+    check_same "$kind: ... and leaves the file byte-identical" "$T/remove-backup.bf" "$RF"
+    run "$B" remove "$RF" "$T/empty.txt"
+    check_rc "$kind: remove of an empty input exits 1" 1
+    check_same "$kind: ... and leaves the file byte-identical" "$T/remove-backup.bf" "$RF"
+    expect_error "$kind: remove with a missing input -> 2" "no-such-input.txt" \
+        "$B" remove "$RF" "$T/kept.txt" "$T/no-such-input.txt"
+    check_same "$kind: remove with a missing input leaves the file unchanged" "$T/remove-backup.bf" "$RF"
+done
+
+for label in bloom scalable fuse; do
+    cp "$T/filters/kind-$label.bf" "$T/filters/remove-$label.bf"
+    expect_error "remove from a $label filter -> 2" "cannot remove" "$B" remove "$T/filters/remove-$label.bf" "$T/remove.txt"
+    check_same "remove from a $label filter leaves it unchanged" "$T/filters/kind-$label.bf" "$T/filters/remove-$label.bf"
+done
+expect_error "remove from a missing filter -> 2" "missing.bf" "$B" remove "$T/filters/missing.bf" "$T/remove.txt"
+check_cond "remove from a missing filter creates no file" "file created" test ! -e "$T/filters/missing.bf"
+expect_error "remove from a text file -> 2" "not a bloomkit" "$B" remove "$T/text.bf" "$T/remove.txt"
+expect_error "remove without a filter argument -> 2" "" "$B" remove
+
+# ---------------------------------------------------------------------------------------------
+# threads: -t 1 and -t 2 build the same filter (4 inputs: at least 4 blocks for the workers)
+
+awk -v d="$T" '{ print > (d "/part-" int((NR - 1) / 25000) ".txt") }' "$KEYS"
+PARTS=("$T/part-0.txt" "$T/part-1.txt" "$T/part-2.txt" "$T/part-3.txt")
+for kind in bloom counting; do
+    for t in 1 2; do
+        run "$B" build --kind $kind -t $t -n $N -p 0.01 -o "$T/filters/threads-$kind-$t.bf" "${PARTS[@]}"
+        check_rc "build --kind $kind -t $t exits 0" 0
+    done
+    check_cond "--kind $kind: -t 1 and -t 2 set the same filter bits (from byte 129)" "payloads differ" \
+        cmp -s <(tail -c +129 "$T/filters/threads-$kind-1.bf") <(tail -c +129 "$T/filters/threads-$kind-2.bf")
+    check_same "--kind $kind: -t 1 and -t 2 build the same file (distinct lines)" \
+        "$T/filters/threads-$kind-1.bf" "$T/filters/threads-$kind-2.bf"
+    check_same "--kind $kind -t 1 from 4 parts = the build from the whole file" \
+        "$T/filters/kind-$kind.bf" "$T/filters/threads-$kind-1.bf"
+    run "$B" check "$T/filters/threads-$kind-2.bf" "$KEYS"
+    check_same "--kind $kind -t 2: every line is found" "$KEYS" "$OUT"
+done
+for t in 1 2; do
+    run "$B" build -t 1 -n $N -p 0.01 -o "$T/filters/add-threads-$t.bf" "$T/part-0.txt"
+    run "$B" add --threads $t "$T/filters/add-threads-$t.bf" "${PARTS[@]:1}"
+    check_rc "add --threads $t exits 0" 0
+done
+check_cond "add -t 1 and -t 2 set the same filter bits (from byte 129)" "payloads differ" \
+    cmp -s <(tail -c +129 "$T/filters/add-threads-1.bf") <(tail -c +129 "$T/filters/add-threads-2.bf")
+check_same "add -t 1 and -t 2 give the same file (distinct lines)" "$T/filters/add-threads-1.bf" "$T/filters/add-threads-2.bf"
+expect_error "build -t abc -> 2" "" "$B" build -t abc -n 10 -o "$KB" "$T/lf.txt"
+expect_error "add -t abc -> 2" "" "$B" add -t abc "$T/filters/add-threads-1.bf" "$T/lf.txt"
+
+# ---------------------------------------------------------------------------------------------
 # info
 
 run "$B" info "$F"
@@ -543,7 +883,12 @@ expect_error "build into a missing directory -> 2" "no-such-dir" "$B" build -n 1
 expect_error "build -o a directory -> 2" "" "$B" build -n 10 -o "$T/filters" "$T/lf.txt"
 check_cond "build -o a directory leaves the directory" "not a directory any more" test -d "$T/filters"
 expect_error "build without -o -> 2" "output" "$B" build -n 10 "$T/lf.txt"
-expect_error "build without -n -> 2" "keys" "$B" build -o "$NEW" "$T/lf.txt"
+run "$B" build -o "$T/filters/counted.bf" "$T/lf.txt"
+check_rc "build without -n (counts the input) exits 0" 0
+run "$B" info --json "$T/filters/counted.bf"
+check_eq "build without -n is sized for the lines counted" 3 "$(json_value "$OUT" expected_keys)"
+run "$B" build -n 3 -o "$T/filters/lf-3.bf" "$T/lf.txt"
+check_same "build without -n = build -n (line count)" "$T/filters/lf-3.bf" "$T/filters/counted.bf"
 expect_error "build -p 1 -> 2" "-p" "$B" build -n 10 -p 1 -o "$NEW" "$T/lf.txt"
 check_cond "failed builds create no output file" "$NEW exists" test ! -e "$NEW"
 
@@ -606,7 +951,8 @@ expect_error "-n without a value -> 2" "" "$B" plan -n
 run "$B" --help
 check_rc "--help exits 0" 0
 check_in "--help lists the subcommands" "$OUT" "check"
-for sub in plan build add check info; do
+check_in "--help lists remove" "$OUT" "remove"
+for sub in plan build add remove check info; do
     run "$B" $sub --help
     check_rc "$sub --help exits 0" 0
 done

@@ -457,7 +457,9 @@ inline scalable_bloom_filter scalable_file_access::assemble(const file_header& h
     namespace e = scalable_entry;
     const auto table = payload.bytes();
     const std::uint64_t table_size = std::uint64_t{h.stages} * e::size;
-    auto fail = [&](const std::string& why) { throw file_format_error(format_errc::invalid_field, "scalable Bloom filter: " + why); };
+    auto fail = [](const std::string& why) {
+        throw file_format_error(format_errc::invalid_field, "scalable Bloom filter: " + why);
+    };
     if (table.size() < table_size) fail("the stage table is cut short");
     std::vector<block_bloom_filter> stages;
     std::uint64_t next = table_size;
@@ -484,12 +486,14 @@ inline scalable_bloom_filter scalable_file_access::assemble(const file_header& h
         stages.push_back(std::move(stage));
     }
     if (next != table.size()) fail("the payload does not end with the last stage");
-    try {
-        return scalable_bloom_filter(h.scalable, hasher_of(h), std::move(stages));
-    } catch (const invalid_argument& err) {
-        fail(err.what());
+    std::uint64_t held = 0;
+    for (const block_bloom_filter& stage : stages) {
+        if (stage.inserted_count() > UINT64_MAX - held) fail("the stages' key counts overflow");
+        held += stage.inserted_count();
     }
-    throw error("unreachable");
+    if (held != h.inserted_count)
+        fail("the header counts " + std::to_string(h.inserted_count) + " keys, the stages " + std::to_string(held));
+    return scalable_bloom_filter(h.scalable, hasher_of(h), std::move(stages));  // checks the stages follow the plan
 }
 
 inline std::uint64_t read_scalable_parameters(const header_bytes& b, file_header& h, const std::string& where) {
@@ -502,6 +506,9 @@ inline std::uint64_t read_scalable_parameters(const header_bytes& b, file_header
         !(h.scalable.tightening > 0 && h.scalable.tightening < 1))
         reject_field(where, "impossible scalable Bloom filter parameters (capacity, p, growth or tightening)");
     if (h.stages == 0 || h.stages > 4096) reject_field(where, std::to_string(h.stages) + " stages");
+    if (h.expected_keys != h.scalable.initial_capacity)
+        reject_field(where, "expected keys " + std::to_string(h.expected_keys) + " differ from the initial capacity " +
+                                std::to_string(h.scalable.initial_capacity));
     if (b.get<std::uint32_t>(f::parameter32b) != 0 || b.get<std::uint64_t>(f::parameter_aux) != 0)
         reject_field(where, "reserved scalable Bloom filter fields are not zero");
     check_reserved(b, f::extra + 16, where);
@@ -551,11 +558,7 @@ struct file_codec<basic_binary_fuse_filter<Fingerprint, Arity>> {
         little_endian_piece(filter.fingerprints(), piece);
     }
     static filter_type assemble(const file_header& h, payload_source& payload) {
-        try {
-            return fuse_file_access::assemble<Fingerprint, Arity>(h, payload);
-        } catch (const invalid_argument& e) {
-            throw file_format_error(format_errc::invalid_field, e.what());
-        }
+        return fuse_file_access::assemble<Fingerprint, Arity>(h, payload);
     }
 };
 
@@ -574,6 +577,12 @@ inline std::uint64_t read_fuse_parameters(const header_bytes& b, file_header& h,
         g.array_length != (g.segment_count == 0 && g.segment_length == 0 ? 0 : (g.segment_count + h.fuse.arity - 1) * g.segment_length))
         reject_field(where, "inconsistent binary fuse geometry (segments of " + std::to_string(g.segment_length) + " slots, " +
                                 std::to_string(g.segment_count) + " segments, " + std::to_string(g.array_length) + " slots)");
+    try {
+        check_binary_fuse_parameters(h.fuse);
+    } catch (const invalid_argument& e) {
+        reject_field(where, e.what());
+    }
+    if (h.expected_keys != 0 || h.target_fpp != 0) reject_field(where, "a binary fuse filter has no expected keys or target fpp");
     check_reserved(b, f::extra + 8, where);
     return g.array_length * (h.fuse.fingerprint_bits / 8);
 }
