@@ -9,23 +9,14 @@
 #include <vector>
 
 #include "bloomkit/bloom_filter.hpp"
+#include "key_sets.hpp"
 #include "layout_types.hpp"
 
 namespace {
 
 using namespace bloomkit;
 
-std::vector<std::string> string_keys(std::size_t count, std::uint64_t seed) {
-    std::mt19937_64 rng(seed);
-    std::vector<std::string> keys;
-    keys.reserve(count);
-    for (std::size_t i = 0; i < count; ++i) {
-        std::string key(rng() % 40, '\0');
-        for (char& c : key) c = static_cast<char>(rng());
-        keys.push_back(std::move(key) + std::to_string(i));  // distinct
-    }
-    return keys;
-}
+using bloomkit_test::string_keys;
 
 std::uint64_t words_checksum(const auto& filter) {
     const auto words = filter.words();

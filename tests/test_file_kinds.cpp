@@ -33,32 +33,18 @@
 #include <vector>
 
 #include "bloomkit/bloomkit.hpp"
+#include "file_test_support.hpp"
 
 namespace fs = std::filesystem;
 using bloomkit::format_errc;
 using bloomkit::hash_algorithm;
 
-namespace bloomkit {
-// Lets GoogleTest print a rejection reason by name.
-void PrintTo(format_errc reason, std::ostream* os) {
-    switch (reason) {
-        case format_errc::bad_magic: *os << "bad_magic"; return;
-        case format_errc::unsupported_version: *os << "unsupported_version"; return;
-        case format_errc::truncated: *os << "truncated"; return;
-        case format_errc::header_checksum: *os << "header_checksum"; return;
-        case format_errc::payload_checksum: *os << "payload_checksum"; return;
-        case format_errc::invalid_field: *os << "invalid_field"; return;
-        case format_errc::wrong_kind: *os << "wrong_kind"; return;
-    }
-    *os << "format_errc(" << static_cast<int>(reason) << ")";
-}
-}  // namespace bloomkit
 
 namespace {
 
 // --- Files and bytes ---------------------------------------------------------------------
 
-using bytes = std::vector<unsigned char>;
+using namespace bloomkit_test;
 using keys_type = std::vector<std::uint64_t>;
 
 // The header's offsets, spelled out here (docs/FORMAT.md and the comments in
@@ -103,58 +89,12 @@ constexpr std::size_t size = 64, bits = 0, hashes = 8, expected_keys = 16, targe
 }
 constexpr std::size_t header_size = 128;
 
-/// A fresh directory per test, removed with everything in it when the test ends.
-class temp_dir {
-public:
-    temp_dir() {
-        const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
-        std::string name = std::string("bloomkit-test_file_kinds-") + test->test_suite_name() + "-" + test->name() + "-" +
-                           std::to_string(::getpid());
-        std::ranges::replace(name, '/', '_');
-        path_ = fs::path(::testing::TempDir()) / name;
-        fs::remove_all(path_);
-        fs::create_directories(path_);
-    }
-    temp_dir(const temp_dir&) = delete;
-    temp_dir& operator=(const temp_dir&) = delete;
-    ~temp_dir() {
-        std::error_code ignored;
-        fs::remove_all(path_, ignored);
-    }
 
-    [[nodiscard]] const fs::path& path() const { return path_; }
-    fs::path operator/(std::string_view name) const { return path_ / name; }
 
-private:
-    fs::path path_;
-};
-
-bytes read_bytes(const fs::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    return bytes(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-
-void write_bytes(const fs::path& path, const bytes& data) {
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    out.write(reinterpret_cast<const char*>(data.data()), static_cast<std::streamsize>(data.size()));
-    ASSERT_TRUE(out.flush()) << "cannot write " << path;
-}
-
-void put_le(bytes& data, std::size_t offset, std::uint64_t value, std::size_t width) {
-    for (std::size_t i = 0; i < width; ++i) data.at(offset + i) = static_cast<unsigned char>(value >> (8 * i));
-}
-
-std::uint64_t get_le(const bytes& data, std::size_t offset, std::size_t width) {
-    std::uint64_t value = 0;
-    for (std::size_t i = 0; i < width; ++i) value |= std::uint64_t{data.at(offset + i)} << (8 * i);
-    return value;
-}
 
 void put_double(bytes& data, std::size_t offset, double value) { put_le(data, offset, std::bit_cast<std::uint64_t>(value), 8); }
 double get_double(const bytes& data, std::size_t offset) { return std::bit_cast<double>(get_le(data, offset, 8)); }
 
-/// Recomputes the header checksum, as a forger would: XXH3-64 of bytes 0..119, little-endian at 120.
-void reseal(bytes& data) { put_le(data, field::header_checksum, XXH3_64bits(data.data(), field::header_checksum), 8); }
 
 /// Recomputes the payload checksum (XXH3-64 of the bytes after the header, at offset 88).
 /// The header checksum must be recomputed after it.
@@ -169,10 +109,6 @@ void reseal_payload(bytes& data) {
     return ::testing::AssertionSuccess();
 }
 
-::testing::AssertionResult mentions(std::string_view text, std::string_view part) {
-    if (text.find(part) != std::string_view::npos) return ::testing::AssertionSuccess();
-    return ::testing::AssertionFailure() << "\"" << text << "\" does not mention \"" << part << "\"";
-}
 
 /// The words of a filter, little-endian, from `offset` bytes into the file: how many differ.
 template <class Word>

@@ -421,14 +421,14 @@ private:
 
     // insert(key) for a key hashed by hasher_ that no stage before index `from` holds. The
     // stages before the newest are probed first, the newest last: a key no stage before it
-    // holds goes into the newest unless the newest holds it, and while the newest has room,
-    // setting its bits answers that too (insert_digest reports whether one was clear, and
-    // changes nothing when none was), so the newest is read once.
+    // holds goes into the newest unless the newest holds it. (The newest is tested before it
+    // is set, in the same cache line: a stage counts every insert it takes, and a key it
+    // already holds must not use up its capacity.)
     bool insert_hashed(const digest& d, std::size_t from = 0) {
         const std::size_t newest = stages_.size() - 1;
         if (from < newest && holds(d, from, newest)) return false;  // a key held anywhere is not inserted again
-        if (!is_full(stages_.back()) && !read_only()) return stages_.back().insert_digest(d);
         if (stages_.back().contains_digest(d)) return false;
+        if (!is_full(stages_.back()) && !read_only()) return stages_.back().insert_digest(d);
         require_writable();  // before anything changes: a mapped filter neither grows nor changes
         return open_stage().insert_digest(d);  // a new stage: every bit was clear
     }
