@@ -287,6 +287,7 @@ double memory_floor_ns(std::uint64_t bytes, std::uint64_t reads) {
     double nanoseconds = 0;
     std::uint64_t sum = 0;
     for (std::uint64_t done = 0; done < reads; done += index.size()) {
+        index.resize(std::min<std::uint64_t>(index.size(), reads - done));  // the last chunk may be short
         for (std::uint64_t i = 0; i < index.size(); ++i) index[i] = bloomkit::detail::reduce(splitmix64(done + i), lines);
         const auto start = clock_type::now();
         for (const std::uint64_t line : index) sum += memory.data()[line * 8];
