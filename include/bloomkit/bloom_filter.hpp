@@ -37,6 +37,7 @@
 #include "bloomkit/detail/block_layout.hpp"
 #include "bloomkit/detail/bulk_pipeline.hpp"
 #include "bloomkit/detail/classic_layout.hpp"
+#include "bloomkit/detail/compatibility.hpp"
 #include "bloomkit/detail/split_block_layout.hpp"
 #include "bloomkit/detail/word_access.hpp"
 #include "bloomkit/detail/word_storage.hpp"
@@ -314,19 +315,10 @@ private:
     }
 
     void require_compatible(const basic_bloom_filter& other, const char* operation) const {
-        auto refuse = [&](const std::string& why) {
-            throw incompatible_filters(std::string("cannot take the ") + operation + " of two Bloom filters with " + why);
-        };
-        if (bit_count() != other.bit_count())
-            refuse("different sizes (" + std::to_string(bit_count()) + " vs " + std::to_string(other.bit_count()) + " bits)");
-        if (hash_count() != other.hash_count())
-            refuse("different numbers of probes (" + std::to_string(hash_count()) + " vs " +
-                   std::to_string(other.hash_count()) + ")");
-        if (hasher_.algorithm() != other.hasher_.algorithm())
-            refuse("different hash algorithms (" + std::string(to_string(hasher_.algorithm())) + " vs " +
-                   std::string(to_string(other.hasher_.algorithm())) + ")");
-        if (hasher_.seed() != other.hasher_.seed())
-            refuse("different seeds (" + std::to_string(hasher_.seed()) + " vs " + std::to_string(other.hasher_.seed()) + ")");
+        detail::compatibility_check(operation, "Bloom filters")
+            .same("sizes", bit_count(), other.bit_count(), " bits")
+            .same("numbers of probes", hash_count(), other.hash_count())
+            .same_hashing(hasher_, other.hasher_);
     }
 
     Layout layout_;
