@@ -15,6 +15,7 @@ if [[ "${1:-}" == "bench" ]]; then
     packages+=(
         golang-github-dcso-bloom-cli  # the command benchmark's baseline: DCSO bloom
         linux-perf                    # perf stat, where the machine allows it
+        bc                            # bench/cli_throughput.sh does its arithmetic with bc
     )
 fi
 
