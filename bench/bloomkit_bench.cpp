@@ -2,6 +2,8 @@
 // machine's memory floor, on the same keys, in one run. Prints Markdown tables (or --json).
 //
 //   bloomkit_bench [--n 1e6,1e8] [--fpp 0.01,0.001] [--keys int,url] [--sample 1e7] [--json]
+//                  [--only block,split-block,classic,counting,cuckoo,scalable,fuse8,fuse8-4wise,
+//                          libbloom,unordered_set]
 //
 // Keys are generated a chunk at a time (so 100M URL-like keys need no 10 GB of RAM), and only
 // the operation on a chunk is timed. Every lookup's answers are checked — every inserted key
@@ -117,6 +119,11 @@ struct workload {
     std::uint64_t n;
     std::uint64_t sample;  // lookups measured per operation
     double fpp;
+    std::vector<std::string> only;  // the structures to measure (all when empty)
+
+    [[nodiscard]] bool measures(const std::string& structure) const {
+        return only.empty() || std::find(only.begin(), only.end(), structure) != only.end();
+    }
 };
 
 /// What the lookups of a structure are measured through: its single-key call, and its bulk
@@ -309,19 +316,20 @@ struct result {
 template <class Key>
 result run(const workload& w, key_kind kind) {
     result r{w, kind, 0, {}};
-    bench_bloomkit<bloomkit::block_bloom_filter, Key>("bloomkit block", w, r.rows);
-    bench_bloomkit<bloomkit::split_block_bloom_filter, Key>("bloomkit split-block", w, r.rows);
-    bench_bloomkit<bloomkit::classic_bloom_filter, Key>("bloomkit classic", w, r.rows);
-    bench_bloomkit<bloomkit::counting_bloom_filter, Key>("bloomkit counting", w, r.rows);
-    if (w.fpp >= 0.000123) bench_bloomkit<bloomkit::cuckoo_filter, Key>("bloomkit cuckoo", w, r.rows);
-    bench_bloomkit<bloomkit::scalable_bloom_filter, Key>("bloomkit scalable", w, r.rows);
-    if (kind == key_kind::integer || w.n <= 20'000'000) {  // fuse holds every key in memory while it builds
-        bench_fuse<bloomkit::binary_fuse8_filter, Key>("bloomkit fuse8", w, r.rows);
+    if (w.measures("block")) bench_bloomkit<bloomkit::block_bloom_filter, Key>("bloomkit block", w, r.rows);
+    if (w.measures("split-block")) bench_bloomkit<bloomkit::split_block_bloom_filter, Key>("bloomkit split-block", w, r.rows);
+    if (w.measures("classic")) bench_bloomkit<bloomkit::classic_bloom_filter, Key>("bloomkit classic", w, r.rows);
+    if (w.measures("counting")) bench_bloomkit<bloomkit::counting_bloom_filter, Key>("bloomkit counting", w, r.rows);
+    if (w.measures("cuckoo") && w.fpp >= 0.000123) bench_bloomkit<bloomkit::cuckoo_filter, Key>("bloomkit cuckoo", w, r.rows);
+    if (w.measures("scalable")) bench_bloomkit<bloomkit::scalable_bloom_filter, Key>("bloomkit scalable", w, r.rows);
+    // 100M URL-like strings held in memory (a fuse build's input, a hash set) need ~13 GB:
+    // past this machine's budget.
+    const bool all_keys_fit = kind == key_kind::integer || w.n <= 20'000'000;
+    if (w.measures("fuse8") && all_keys_fit) bench_fuse<bloomkit::binary_fuse8_filter, Key>("bloomkit fuse8", w, r.rows);
+    if (w.measures("fuse8-4wise") && all_keys_fit)
         bench_fuse<bloomkit::binary_fuse8_4wise_filter, Key>("bloomkit fuse8 4-wise", w, r.rows);
-    }
-    bench_libbloom<Key>(w, r.rows);
-    // 100M URL-like strings in a hash set need ~13 GB: past this machine's budget.
-    if (kind == key_kind::integer || w.n <= 20'000'000) bench_hash_set<Key>(w, r.rows);
+    if (w.measures("libbloom")) bench_libbloom<Key>(w, r.rows);
+    if (w.measures("unordered_set") && all_keys_fit) bench_hash_set<Key>(w, r.rows);
     r.floor_ns = memory_floor_ns(bloomkit::block_bloom_filter(w.n, w.fpp).size_in_bytes(), std::min(w.n, w.sample));
     return r;
 }
@@ -389,13 +397,19 @@ void print_json(const std::vector<result>& results) {
     std::printf("\n]}\n");
 }
 
-std::vector<double> numbers(const std::string& list) {
-    std::vector<double> values;
+std::vector<std::string> names(const std::string& list) {
+    std::vector<std::string> items;
     for (std::size_t start = 0; start <= list.size();) {
         const std::size_t comma = std::min(list.find(',', start), list.size());
-        values.push_back(std::stod(list.substr(start, comma - start)));
+        items.push_back(list.substr(start, comma - start));
         start = comma + 1;
     }
+    return items;
+}
+
+std::vector<double> numbers(const std::string& list) {
+    std::vector<double> values;
+    for (const std::string& item : names(list)) values.push_back(std::stod(item));
     return values;
 }
 
@@ -405,6 +419,7 @@ int main(int argc, char** argv) {
     std::string sizes = "1e6,1e8", rates = "0.01,0.001", kinds = "int,url";
     double sample = 1e7;
     bool json = false;
+    std::vector<std::string> only;
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
         const bool has_value = i + 1 < argc;
@@ -413,8 +428,12 @@ int main(int argc, char** argv) {
         else if (arg == "--keys" && has_value) kinds = argv[++i];
         else if (arg == "--sample" && has_value) sample = std::stod(argv[++i]);
         else if (arg == "--json") json = true;
+        else if (arg == "--only" && has_value) only = names(argv[++i]);
         else {
-            std::fprintf(stderr, "usage: bloomkit_bench [--n 1e6,1e8] [--fpp 0.01,0.001] [--keys int,url] [--sample 1e7] [--json]\n");
+            std::fprintf(stderr,
+                         "usage: bloomkit_bench [--n 1e6,1e8] [--fpp 0.01,0.001] [--keys int,url] [--sample 1e7] [--json]\n"
+                         "                      [--only block,split-block,classic,counting,cuckoo,scalable,fuse8,fuse8-4wise,"
+                         "libbloom,unordered_set]\n");
             return 2;
         }
     }
@@ -423,7 +442,7 @@ int main(int argc, char** argv) {
         for (const std::string kind : {"int", "url"})
             if (kinds.find(kind) != std::string::npos)
                 for (const double p : numbers(rates)) {
-                    const workload w{static_cast<std::uint64_t>(n), static_cast<std::uint64_t>(sample), p};
+                    const workload w{static_cast<std::uint64_t>(n), static_cast<std::uint64_t>(sample), p, only};
                     std::fprintf(stderr, "bloomkit_bench: n=%g keys=%s p=%g ...\n", n, kind.c_str(), p);
                     results.push_back(kind == std::string("url") ? run<std::string>(w, key_kind::url) : run<std::uint64_t>(w, key_kind::integer));
                 }

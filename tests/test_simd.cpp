@@ -63,6 +63,34 @@ TYPED_TEST(SimdBackends, AnswerExactlyAsTheScalarCode) {
     }
 }
 
+TYPED_TEST(SimdBackends, InsertSetsExactlyTheScalarCodesBits) {
+    const simd_guard guard;
+    std::mt19937_64 rng(29);
+    const bool split = TypeParam::layout() == bloom_layout::split_block;
+    for (const std::uint32_t k : split ? std::vector<std::uint32_t>{8} : std::vector<std::uint32_t>{1, 3, 7, 8, 9, 16, 17, 33, 64}) {
+        const std::uint64_t bits = 512 * (4 + rng() % 64);
+        const bloom_geometry geometry{bits, k};
+        const filter_options options{.seed = rng()};
+        // Enough keys to fill about half the bits, then a third of them again: the repeats set
+        // nothing new, so the count of keys that set a bit is not simply the number of keys.
+        std::vector<std::uint64_t> keys(bits / (2 * (split ? 8 : k)) + 1);
+        for (auto& key : keys) key = rng();
+        keys.insert(keys.end(), keys.begin(), keys.begin() + static_cast<std::ptrdiff_t>(keys.size() / 3));
+
+        TypeParam expected(geometry, options);
+        std::uint64_t expected_added = 0;
+        for (const auto key : keys) expected_added += expected.insert(key, concurrent) ? 1 : 0;  // the scalar path
+        ASSERT_LT(expected_added, keys.size());
+        for (const simd_level level : levels_of_this_cpu()) {
+            SCOPED_TRACE(testing::Message() << "k=" << k << " backend=" << to_string(level));
+            ASSERT_EQ(limit_simd_level(level), level);
+            TypeParam filter(geometry, options);
+            EXPECT_EQ(filter.insert(keys.begin(), keys.end()), expected_added);
+            EXPECT_TRUE(filter == expected);
+        }
+    }
+}
+
 TEST(Simd, LimitNeverExceedsTheCpu) {
     const simd_guard guard;
     EXPECT_EQ(limit_simd_level(simd_level::scalar), simd_level::scalar);

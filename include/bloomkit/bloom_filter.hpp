@@ -267,7 +267,7 @@ private:
         word_type* words = words_.mutable_data();
         size_type added = 0, keys = 0;
         pipeline(first, last, [&](const auto& probes) {
-            for (const auto& probe : probes) added += layout_.template set<Access>(words, probe) ? 1 : 0;
+            added += layout_.template set_batch<Access>(words, probes);
             keys += probes.size();
         });
         count_inserted<Access>(keys);

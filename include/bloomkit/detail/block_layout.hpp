@@ -13,6 +13,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 
 #include "bloomkit/detail/blocked_layout.hpp"
 #include "bloomkit/detail/cpu_features.hpp"
@@ -59,6 +60,16 @@ public:
 #endif
         (void)words, (void)probes, (void)out;
         return false;
+    }
+
+    std::optional<std::size_t> set_batch_simd(word_type* words, std::span<const probe> probes) const noexcept {
+#ifdef BLOOMKIT_X86_SIMD
+        if (active_simd_level() == simd_level::avx512)  // AVX2 measured no faster than scalar
+            return detail::simd::block_set_avx512(words, probes.data(), probes.size(), geometry().hashes,
+                                                  multiplier_powers.data());
+#endif
+        (void)words, (void)probes;
+        return std::nullopt;
     }
 
     /// c^(i+1) mod 2^32 for probe i: the multipliers of the probes, in order.

@@ -58,13 +58,20 @@ public:
     }
 
     template <class Access>
+    std::size_t set_batch(word_type* words, std::span<const probe> probes) const noexcept {
+        std::size_t added = 0;
+        for (const probe& p : probes) added += set<Access>(words, p) ? 1 : 0;
+        return added;
+    }
+
+    template <class Access>
     bool set(word_type* words, const probe& p) const noexcept {
-        bool changed = false;
+        word_type newly_set = 0;
         for_each_bit(p, [&](std::uint64_t bit) {
-            changed |= Access::set(words[bit / 64], word_type{1} << (bit % 64));
+            newly_set |= Access::set(words[bit / 64], word_type{1} << (bit % 64));
             return true;
         });
-        return changed;
+        return newly_set != 0;
     }
 
 private:

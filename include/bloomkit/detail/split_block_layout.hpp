@@ -11,6 +11,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 
 #include "bloomkit/detail/blocked_layout.hpp"
 #include "bloomkit/detail/cpu_features.hpp"
@@ -43,6 +44,15 @@ public:
 #endif
         (void)words, (void)probes, (void)out;
         return false;
+    }
+
+    std::optional<std::size_t> set_batch_simd(word_type* words, std::span<const probe> probes) const noexcept {
+#ifdef BLOOMKIT_X86_SIMD
+        if (active_simd_level() != simd_level::scalar)
+            return detail::simd::split_block_set_avx2(words, probes.data(), probes.size(), salt.data());
+#endif
+        (void)words, (void)probes;
+        return std::nullopt;
     }
 
     template <class Visit>

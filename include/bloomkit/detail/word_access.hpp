@@ -19,12 +19,13 @@ struct plain_access {
     static Word load(const Word& word) noexcept {
         return word;
     }
-    /// Sets the bits of `mask` in `word`; true if any of them was clear.
+    /// Sets the bits of `mask` in `word`; returns those of them that were clear. A word, not a
+    /// bool: callers OR the results of a key's words and test once, with no branch per word.
     template <class Word>
-    static bool set(Word& word, Word mask) noexcept {
+    static Word set(Word& word, Word mask) noexcept {
         const Word old = word;
         word = old | mask;
-        return (old & mask) != mask;
+        return mask & ~old;
     }
 };
 
@@ -36,13 +37,12 @@ struct atomic_access {
         return std::atomic_ref<Word>(const_cast<Word&>(word)).load(std::memory_order_relaxed);
     }
     template <class Word>
-    static bool set(Word& word, Word mask) noexcept {
+    static Word set(Word& word, Word mask) noexcept {
         // A locked OR costs ~20 cycles and takes the line exclusive; a plain load is free when
         // the bits are already there, as they increasingly are while a filter fills.
         std::atomic_ref<Word> atomic(word);
-        if ((atomic.load(std::memory_order_relaxed) & mask) == mask) return false;
-        const Word old = atomic.fetch_or(mask, std::memory_order_relaxed);
-        return (old & mask) != mask;
+        if ((atomic.load(std::memory_order_relaxed) & mask) == mask) return 0;
+        return mask & ~atomic.fetch_or(mask, std::memory_order_relaxed);
     }
 };
 

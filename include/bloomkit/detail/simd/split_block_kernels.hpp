@@ -4,7 +4,8 @@
 // The spec's own shape is one SIMD step: the 256-bit block is one ymm register of eight 32-bit
 // words, word i's bit is (x·salt[i]) >> 27, so one vpmulld, one shift and one vpsllvd give the
 // eight masks, and vptest checks them all (the layout Apache Impala and Parquet designed it
-// for). AVX-512 has nothing to add to a 256-bit block.
+// for), and inserting is the same mask ORed in with one load and one store. AVX-512 has
+// nothing to add to a 256-bit block.
 #pragma once
 
 #include "bloomkit/detail/cpu_features.hpp"
@@ -30,6 +31,23 @@ __attribute__((target("avx2"))) inline void split_block_test_avx2(const std::uin
         const __m256i mask = _mm256_sllv_epi32(one, _mm256_srli_epi32(product, 27));
         out[key] = _mm256_testc_si256(block, mask) != 0;  // every mask bit set in the block
     }
+}
+
+/// Sets the bits of `count` located keys; returns how many set a bit that was clear.
+__attribute__((target("avx2"))) inline std::size_t split_block_set_avx2(std::uint32_t* words, const block_probe* probes,
+                                                                       std::size_t count, const std::uint32_t* salts) noexcept {
+    const __m256i salt = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(salts));
+    const __m256i one = _mm256_set1_epi32(1);
+    std::size_t added = 0;
+    for (std::size_t key = 0; key < count; ++key) {
+        auto* block = reinterpret_cast<__m256i*>(words + probes[key].block * 8);
+        const __m256i product = _mm256_mullo_epi32(_mm256_set1_epi32(static_cast<int>(probes[key].pattern)), salt);
+        const __m256i mask = _mm256_sllv_epi32(one, _mm256_srli_epi32(product, 27));
+        const __m256i old = _mm256_load_si256(block);
+        _mm256_store_si256(block, _mm256_or_si256(old, mask));
+        added += _mm256_testc_si256(old, mask) == 0 ? 1 : 0;  // some mask bit was clear
+    }
+    return added;
 }
 
 }  // namespace bloomkit::detail::simd
