@@ -1,5 +1,6 @@
-// The SIMD backends answer exactly as the scalar code: for every layout, every backend this CPU
-// has, and probe counts that fill a SIMD step, leave it part-empty, or need several.
+// The SIMD backends answer and insert exactly as the scalar code: for every layout, every
+// backend this CPU has, single keys and bulk, and probe counts that fill a SIMD step, leave it
+// part-empty, or need several.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -59,6 +60,9 @@ TYPED_TEST(SimdBackends, AnswerExactlyAsTheScalarCode) {
             filter.contains(probes.begin(), probes.end(), std::back_inserter(answers));
             EXPECT_EQ(answers, expected);
             EXPECT_EQ(filter.count_contained(probes.begin(), probes.end()), yes);
+            std::vector<bool> single_answers;  // single keys take the SIMD kernel too
+            for (const auto p : probes) single_answers.push_back(filter.contains(p));
+            EXPECT_EQ(single_answers, expected);
         }
     }
 }
@@ -87,6 +91,11 @@ TYPED_TEST(SimdBackends, InsertSetsExactlyTheScalarCodesBits) {
             TypeParam filter(geometry, options);
             EXPECT_EQ(filter.insert(keys.begin(), keys.end()), expected_added);
             EXPECT_TRUE(filter == expected);
+            TypeParam one_at_a_time(geometry, options);  // single keys take the SIMD kernel too
+            std::uint64_t added = 0;
+            for (const auto key : keys) added += one_at_a_time.insert(key) ? 1 : 0;
+            EXPECT_EQ(added, expected_added);
+            EXPECT_TRUE(one_at_a_time == expected);
         }
     }
 }

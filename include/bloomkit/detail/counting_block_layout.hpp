@@ -103,10 +103,8 @@ private:
 
     /// The key's counters: the bits a block Bloom filter would set in an empty block, each
     /// widened to the 4-bit counter it falls in.
-    [[nodiscard]] lanes lanes_of(probe p) const noexcept {
-        lanes key{};
-        p.block = 0;  // into `key`, which stands for the key's block
-        placement_.set<plain_access>(key.data(), p);
+    [[nodiscard]] lanes lanes_of(const probe& p) const noexcept {
+        lanes key = placement_.key_masks(p.pattern);
         for (word_type& word : key) word = nonzero_counters(word);
         return key;
     }

@@ -15,6 +15,9 @@
 // Measured at n = 100M, k = 7 (best of 3): 15.5 ns per bulk insert against 18 for the scalar
 // path. The same construction in two ymm halves (AVX2) measured 19 ns: no gain, so inserts
 // use AVX-512 or nothing.
+//
+// Loads and stores are the unaligned forms: as fast as the aligned ones on a 64-byte-aligned
+// filter, and safe on the blocks other code builds on the stack (counting_block_layout).
 #pragma once
 
 #include "bloomkit/detail/cpu_features.hpp"
@@ -37,8 +40,8 @@ __attribute__((target("avx2"))) inline void block_test_avx2(const std::uint64_t*
     const __m256i seven = _mm256_set1_epi32(7);
     for (std::size_t key = 0; key < count; ++key) {
         const auto* block = reinterpret_cast<const __m256i*>(words + probes[key].block * 8);
-        const __m256i low = _mm256_load_si256(block);
-        const __m256i high = _mm256_load_si256(block + 1);
+        const __m256i low = _mm256_loadu_si256(block);
+        const __m256i high = _mm256_loadu_si256(block + 1);
         const __m256i pattern = _mm256_set1_epi32(static_cast<int>(probes[key].pattern));
         __m256i missing = _mm256_setzero_si256();
         for (std::uint32_t first = 0; first < hashes; first += 8) {
@@ -65,7 +68,7 @@ __attribute__((target("avx512f,avx512bw,avx512vl"))) inline void block_test_avx5
     const std::uint32_t* powers, bool* out) noexcept {
     const __m512i one = _mm512_set1_epi32(1);
     for (std::size_t key = 0; key < count; ++key) {
-        const __m512i block = _mm512_load_si512(words + probes[key].block * 8);
+        const __m512i block = _mm512_loadu_si512(words + probes[key].block * 8);
         const __m512i pattern = _mm512_set1_epi32(static_cast<int>(probes[key].pattern));
         __mmask16 missing = 0;
         for (std::uint32_t first = 0; first < hashes; first += 16) {
@@ -97,8 +100,8 @@ __attribute__((target("avx512f"))) inline std::size_t block_set_avx512(std::uint
             mask = _mm512_mask_or_epi64(mask, in_word, mask, _mm512_sllv_epi64(one, _mm512_and_si512(bit, low_six)));
         }
         std::uint64_t* block = words + probes[key].block * 8;
-        const __m512i old = _mm512_load_si512(block);
-        _mm512_store_si512(block, _mm512_or_si512(old, mask));
+        const __m512i old = _mm512_loadu_si512(block);
+        _mm512_storeu_si512(block, _mm512_or_si512(old, mask));
         added += _mm512_test_epi64_mask(_mm512_andnot_si512(old, mask), mask) != 0 ? 1 : 0;
     }
     return added;

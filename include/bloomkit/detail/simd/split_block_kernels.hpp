@@ -26,7 +26,7 @@ __attribute__((target("avx2"))) inline void split_block_test_avx2(const std::uin
     const __m256i salt = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(salts));
     const __m256i one = _mm256_set1_epi32(1);
     for (std::size_t key = 0; key < count; ++key) {
-        const __m256i block = _mm256_load_si256(reinterpret_cast<const __m256i*>(words + probes[key].block * 8));
+        const __m256i block = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(words + probes[key].block * 8));
         const __m256i product = _mm256_mullo_epi32(_mm256_set1_epi32(static_cast<int>(probes[key].pattern)), salt);
         const __m256i mask = _mm256_sllv_epi32(one, _mm256_srli_epi32(product, 27));
         out[key] = _mm256_testc_si256(block, mask) != 0;  // every mask bit set in the block
@@ -43,8 +43,8 @@ __attribute__((target("avx2"))) inline std::size_t split_block_set_avx2(std::uin
         auto* block = reinterpret_cast<__m256i*>(words + probes[key].block * 8);
         const __m256i product = _mm256_mullo_epi32(_mm256_set1_epi32(static_cast<int>(probes[key].pattern)), salt);
         const __m256i mask = _mm256_sllv_epi32(one, _mm256_srli_epi32(product, 27));
-        const __m256i old = _mm256_load_si256(block);
-        _mm256_store_si256(block, _mm256_or_si256(old, mask));
+        const __m256i old = _mm256_loadu_si256(block);
+        _mm256_storeu_si256(block, _mm256_or_si256(old, mask));
         added += _mm256_testc_si256(old, mask) == 0 ? 1 : 0;  // some mask bit was clear
     }
     return added;
