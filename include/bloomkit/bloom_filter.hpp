@@ -283,7 +283,7 @@ private:
     // Answers [first, last) a pipelined batch at a time: use(span of answers).
     template <class Access, class It, class Sentinel, class Use>
     void test_batches(It first, Sentinel last, Use use) const {
-        bool answers[detail::pipeline_batch];
+        bool answers[detail::pipeline_group];
         pipeline(first, last, [&](const auto& probes) {
             layout_.template test_batch<Access>(words_.data(), probes, answers);
             use(std::span<const bool>(answers, probes.size()));
