@@ -537,7 +537,10 @@ private:
     [[nodiscard]] bool contains_probe(const probe& p) const noexcept {
         const std::uint64_t found = lanes_.matching(load(p.bucket), p.fingerprint) |
                                     lanes_.matching(load(p.alternate), p.fingerprint);
-        return found != 0 || stash_matches(p);
+        // Bitwise, not ||: on a mix of present and absent keys whether the buckets matched is a
+        // coin toss, and mispredicting it cost more than the stash comparison it would skip
+        // (bulk 50/50 lookups at 1M keys: 13.8 ns, against 7.8 for all present or all absent).
+        return static_cast<bool>(static_cast<unsigned>(found != 0) | static_cast<unsigned>(stash_matches(p)));
     }
 
     [[nodiscard]] size_type count_probe(const probe& p) const noexcept {
