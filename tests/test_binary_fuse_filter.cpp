@@ -14,10 +14,12 @@
 #include <vector>
 
 #include "bloomkit/binary_fuse_filter.hpp"
+#include "key_sets.hpp"
 
 namespace {
 
 using namespace bloomkit;
+using bloomkit_test::string_keys;
 
 template <class Filter>
 class BinaryFuse : public ::testing::Test {};
@@ -33,18 +35,6 @@ struct variant_name {
 };
 
 TYPED_TEST_SUITE(BinaryFuse, variants, variant_name);
-
-std::vector<std::string> string_keys(std::size_t count, std::uint64_t seed) {
-    std::mt19937_64 rng(seed);
-    std::vector<std::string> keys;
-    keys.reserve(count);
-    for (std::size_t i = 0; i < count; ++i) {
-        std::string key(rng() % 24, '\0');
-        for (char& c : key) c = static_cast<char>(rng());
-        keys.push_back(std::move(key) + "#" + std::to_string(i));  // distinct
-    }
-    return keys;
-}
 
 /// `keys` with about a third of them repeated (some several times), shuffled.
 template <class Key>

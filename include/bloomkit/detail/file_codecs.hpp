@@ -90,6 +90,14 @@ struct file_header {
 
 namespace detail {
 
+/// Byte-swaps loaded words on big-endian machines (compiled away on little-endian ones).
+template <class Word>
+void words_from_little_endian(word_storage<Word>& words) noexcept {
+    if constexpr (std::endian::native != std::endian::little && sizeof(Word) > 1)
+        if (!words.read_only())
+            for (Word* w = const_cast<Word*>(words.data()), *end = w + words.size(); w != end; ++w) *w = little_endian(*w);
+}
+
 /// The payload of a file being opened: read into memory (load) or mapped (map). Hands its
 /// words to the filter being assembled: adopted without a copy where it can, viewed in place
 /// when mapped.
@@ -105,9 +113,18 @@ public:
 
     [[nodiscard]] std::span<const std::byte> bytes() const noexcept { return {data_, static_cast<std::size_t>(size_)}; }
 
-    /// `count` words at `offset` bytes into the payload (64-byte aligned).
+    /// `count` little-endian words at `offset` bytes into the payload (64-byte aligned), in the
+    /// machine's byte order.
     template <class Word>
     word_storage<Word> words(std::uint64_t offset, std::uint64_t count) {
+        word_storage<Word> words = raw_words<Word>(offset, count);
+        words_from_little_endian(words);
+        return words;
+    }
+
+private:
+    template <class Word>
+    word_storage<Word> raw_words(std::uint64_t offset, std::uint64_t count) {
         const auto* first = reinterpret_cast<const Word*>(data_ + offset);
         if (keepalive_) return word_storage<Word>::view(first, count, keepalive_);
         if (offset == 0 && count * sizeof(Word) == size_ && owned_.data() != nullptr) {
@@ -119,7 +136,6 @@ public:
         return copy;
     }
 
-private:
     zeroed_block owned_;
     const std::byte* data_ = nullptr;
     std::uint64_t size_ = 0;
@@ -137,14 +153,6 @@ void little_endian_piece(std::span<const Word> words, Piece&& piece) {
         for (Word& w : swapped) w = little_endian(w);
         piece(std::as_bytes(std::span<const Word>(swapped)));
     }
-}
-
-/// Byte-swaps loaded words on big-endian machines (compiled away on little-endian ones).
-template <class Word>
-void words_from_little_endian(word_storage<Word>& words) noexcept {
-    if constexpr (std::endian::native != std::endian::little && sizeof(Word) > 1)
-        if (!words.read_only())
-            for (Word* w = const_cast<Word*>(words.data()), *end = w + words.size(); w != end; ++w) *w = little_endian(*w);
 }
 
 template <class Filter>
@@ -174,7 +182,6 @@ struct bloom_file_access {
         using filter_type = basic_bloom_filter<Layout>;
         using word = typename filter_type::word_type;
         auto words = payload.words<word>(offset, payload_bytes(Layout::id, h.geometry) / sizeof(word));
-        words_from_little_endian(words);
         filter_type filter(h.geometry, hasher_of(h), std::move(words));
         filter.expected_keys_ = h.expected_keys;
         filter.target_fpp_ = h.target_fpp;
@@ -248,7 +255,6 @@ inline constexpr std::uint32_t counting_variant = 1, counters_per_block = 128, c
 struct counting_file_access {
     static counting_bloom_filter assemble(const file_header& h, payload_source& payload) {
         auto words = payload.words<std::uint64_t>(0, h.payload_size / 8);
-        words_from_little_endian(words);
         counting_bloom_filter filter(h.counting, hasher_of(h), std::move(words));
         filter.expected_keys_ = h.expected_keys;
         filter.target_fpp_ = h.target_fpp;
@@ -315,7 +321,6 @@ inline std::uint64_t read_counting_parameters(const header_bytes& b, file_header
 struct cuckoo_file_access {
     static cuckoo_filter assemble(const file_header& h, payload_source& payload) {
         auto words = payload.words<std::uint64_t>(0, h.payload_size / 8);
-        words_from_little_endian(words);
         cuckoo_filter filter(h.cuckoo, hasher_of(h), std::move(words), h.stash, h.inserted_count);
         filter.expected_keys_ = h.expected_keys;
         filter.target_fpp_ = h.target_fpp;
@@ -523,7 +528,6 @@ struct fuse_file_access {
     template <class Fingerprint, unsigned Arity>
     static basic_binary_fuse_filter<Fingerprint, Arity> assemble(const file_header& h, payload_source& payload) {
         auto fingerprints = payload.words<Fingerprint>(0, h.fuse.geometry.array_length);
-        words_from_little_endian(fingerprints);
         return basic_binary_fuse_filter<Fingerprint, Arity>(h.fuse, hasher_of(h), std::move(fingerprints));
     }
 };
