@@ -160,9 +160,9 @@ inline constexpr double fuse_floor_size_factor(unsigned arity) noexcept { return
 /// Once n is large enough for the size factor to reach its floor (1.125 for 3-wise from 10^6
 /// keys, 1.075 for 4-wise from 600,000), rounding up to whole segments is the only space left
 /// to lose, and with the paper's segment length it can cost up to 1% more (3-wise at 1.38M
-/// keys: 1.1365 slots per key). There, when rounding would add more than n/200 slots, the
-/// segments are made half as long, once: the array then rounds twice as finely and stays
-/// within size factor + 0.005 (1.13 and 1.08). Shorter segments make a peel fail more often
+/// keys: 1.1365 slots per key). There, while rounding would add more than n/200 slots, the
+/// segments are made half as long (at most twice from n = 10^6 on): the array then rounds more
+/// finely and stays within size factor + 0.005 (1.13 and 1.08). Shorter segments make a peel fail more often
 /// (measured at 1M keys, 3-wise, 4096-slot segments: 12 of 60 first attempts, 1.25 attempts
 /// on average, against none with 8192), which costs construction time, never space.
 [[nodiscard]] inline binary_fuse_geometry binary_fuse_geometry_for(unsigned arity, std::uint64_t keys) {

@@ -108,11 +108,15 @@ private:
 std::uint64_t count_lines(const std::vector<std::string>& inputs) {
     std::uint64_t lines = 0;
     line_reader reader(inputs);
-    reader.read_blocks([&](line_block&& block) {
-        const std::string_view text = block.text();
-        lines += static_cast<std::uint64_t>(std::count(text.begin(), text.end(), '\n'));
-        if (!text.empty() && text.back() != '\n') ++lines;
-    });
+    std::vector<char> spare;  // one buffer for the whole pass, as line_reader::read does
+    reader.read_blocks(
+        [&](line_block&& block) {
+            const std::string_view text = block.text();
+            lines += static_cast<std::uint64_t>(std::count(text.begin(), text.end(), '\n'));
+            if (!text.empty() && text.back() != '\n') ++lines;
+            spare = std::move(block.buffer);
+        },
+        [&] { return std::move(spare); });
     return lines;
 }
 

@@ -99,7 +99,7 @@ public:
 
 private:
     /// One lane mask per word of a block (nibble_counters.hpp): the key's counters.
-    using lanes = std::array<word_type, words_per_block>;
+    using lanes = block_layout::key_masks_type;
 
     /// The key's counters: the bits a block Bloom filter would set in an empty block, each
     /// widened to the 4-bit counter it falls in.

@@ -392,9 +392,6 @@ inline constexpr std::size_t size = 64, bits = 0, hashes = 8, expected_keys = 16
 
 struct scalable_file_access {
     static scalable_bloom_filter assemble(const file_header& h, payload_source& payload);
-    static std::vector<block_bloom_filter> stages(const scalable_bloom_filter& filter) {
-        return {filter.stages().begin(), filter.stages().end()};
-    }
 };
 
 template <>

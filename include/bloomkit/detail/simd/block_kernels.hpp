@@ -17,7 +17,7 @@
 // use AVX-512 or nothing.
 //
 // Loads and stores are the unaligned forms: as fast as the aligned ones on a 64-byte-aligned
-// filter, and safe on the blocks other code builds on the stack (counting_block_layout).
+// filter, and safe on any block a caller passes.
 #pragma once
 
 #include "bloomkit/detail/cpu_features.hpp"
