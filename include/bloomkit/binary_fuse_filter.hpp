@@ -70,12 +70,14 @@
 #include <utility>
 #include <vector>
 
-#include "bloomkit/bloom_filter.hpp"  // filter_options
 #include "bloomkit/detail/bits.hpp"
 #include "bloomkit/detail/bulk_pipeline.hpp"
+#include "bloomkit/detail/filter_api.hpp"
 #include "bloomkit/detail/word_storage.hpp"
 #include "bloomkit/error.hpp"
 #include "bloomkit/hash.hpp"
+#include "bloomkit/options.hpp"
+#include "bloomkit/sizing/binary_fuse.hpp"
 
 namespace bloomkit {
 
@@ -87,145 +89,7 @@ public:
     using error::error;
 };
 
-// --- Sizing: the paper's parameters, as pure functions --------------------------------------
-
-/// How a binary fuse filter's array is cut: `segment_count` segments where a key's first slot
-/// may fall, each `segment_length` slots (a power of two), plus arity - 1 segments more for the
-/// key's other slots, so array_length = (segment_count + arity - 1) · segment_length.
-/// The empty filter (no keys) has no slots at all: every field is 0.
-struct binary_fuse_geometry {
-    std::uint64_t segment_length = 0;
-    std::uint64_t segment_count = 0;
-    std::uint64_t array_length = 0;
-    friend constexpr bool operator==(const binary_fuse_geometry&, const binary_fuse_geometry&) = default;
-};
-
-/// The longest segment: 2^18 slots. Slot offsets take 18 bits each of a 64-bit hash.
-inline constexpr std::uint64_t binary_fuse_max_segment_length = std::uint64_t{1} << 18;
-
-/// The most keys a filter may be sized for (far beyond any memory; keeps the arithmetic exact).
-inline constexpr std::uint64_t binary_fuse_max_keys = std::uint64_t{1} << 56;
-
 namespace detail {
-
-inline void require_fuse_arity(unsigned arity) {
-    if (arity != 3 && arity != 4)
-        throw invalid_argument("binary fuse filters are 3-wise or 4-wise, not " + std::to_string(arity) + "-wise");
-}
-
-inline void require_fuse_keys(std::uint64_t keys) {
-    if (keys > binary_fuse_max_keys)
-        throw invalid_argument("a binary fuse filter holds at most 2^56 keys, not " + std::to_string(keys));
-}
-
-/// The paper's formulas are fitted for n >= 2 (ln 1 = 0 would divide by zero); one key is
-/// sized like two.
-inline double fuse_sizing_keys(std::uint64_t keys) noexcept {
-    return static_cast<double>(std::max<std::uint64_t>(keys, 2));
-}
-
-/// The size factor of large sets, which small ones approach from above.
-inline constexpr double fuse_floor_size_factor(unsigned arity) noexcept { return arity == 3 ? 1.125 : 1.075; }
-
-}  // namespace detail
-
-/// Slots per segment for `keys` keys: 2^floor(ln n / ln 3.33 + 2.25) for 3-wise,
-/// 2^floor(ln n / ln 2.91 - 0.5) for 4-wise (Graf & Lemire, fitted so that construction
-/// rarely fails), capped at 2^18 (and at least 1). 0 for no keys.
-[[nodiscard]] inline std::uint64_t binary_fuse_segment_length(unsigned arity, std::uint64_t keys) {
-    detail::require_fuse_arity(arity);
-    detail::require_fuse_keys(keys);
-    if (keys == 0) return 0;
-    // A log divided by a log, as in the paper, so the base needs no explaining.
-    const double ln_n = std::log(detail::fuse_sizing_keys(keys));
-    const double exponent = arity == 3 ? std::floor(ln_n / std::log(3.33) + 2.25) : std::floor(ln_n / std::log(2.91) - 0.5);
-    const int max_exponent = std::countr_zero(binary_fuse_max_segment_length);
-    return std::uint64_t{1} << std::clamp(static_cast<int>(exponent), 0, max_exponent);
-}
-
-/// Slots per key the array needs before rounding to whole segments: max(1.125, 0.875 +
-/// 0.25·ln(10^6)/ln n) for 3-wise, max(1.075, 0.77 + 0.305·ln(600000)/ln n) for 4-wise.
-/// Small sets need more room: peeling a few random keys fails more often.
-[[nodiscard]] inline double binary_fuse_size_factor(unsigned arity, std::uint64_t keys) {
-    detail::require_fuse_arity(arity);
-    detail::require_fuse_keys(keys);
-    const double ln_n = std::log(detail::fuse_sizing_keys(keys));
-    const double fitted = arity == 3 ? 0.875 + 0.25 * std::log(1e6) / ln_n : 0.77 + 0.305 * std::log(600000.0) / ln_n;
-    return std::max(detail::fuse_floor_size_factor(arity), fitted);
-}
-
-/// The array for `keys` distinct keys: round(n · size factor) slots, rounded up to whole
-/// segments, of which arity - 1 are the tail every key's last slots may reach.
-///
-/// Once n is large enough for the size factor to reach its floor (1.125 for 3-wise from 10^6
-/// keys, 1.075 for 4-wise from 600,000), rounding up to whole segments is the only space left
-/// to lose, and with the paper's segment length it can cost up to 1% more (3-wise at 1.38M
-/// keys: 1.1365 slots per key). There, while rounding would add more than n/200 slots, the
-/// segments are made half as long (at most twice from n = 10^6 on): the array then rounds more
-/// finely and stays within size factor + 0.005 (1.13 and 1.08). Shorter segments make a peel fail more often
-/// (measured at 1M keys, 3-wise, 4096-slot segments: 12 of 60 first attempts, 1.25 attempts
-/// on average, against none with 8192), which costs construction time, never space.
-[[nodiscard]] inline binary_fuse_geometry binary_fuse_geometry_for(unsigned arity, std::uint64_t keys) {
-    std::uint64_t segment_length = binary_fuse_segment_length(arity, keys);
-    if (keys == 0) return {};
-    const double factor = binary_fuse_size_factor(arity, keys);
-    const auto slots = static_cast<std::uint64_t>(std::round(detail::fuse_sizing_keys(keys) * factor));
-    const auto whole_segments = [&] { return (slots + segment_length - 1) / segment_length * segment_length; };
-    const bool factor_at_floor = !(factor > detail::fuse_floor_size_factor(arity));
-    while (factor_at_floor && whole_segments() - slots > keys / 200) segment_length /= 2;
-    const std::uint64_t segments = whole_segments() / segment_length;
-    const std::uint64_t segment_count = std::max<std::uint64_t>(segments, arity) - (arity - 1);  // at least 1
-    return {segment_length, segment_count, (segment_count + arity - 1) * segment_length};
-}
-
-/// Bits per key of a filter built from `keys` distinct keys with f-bit fingerprints.
-[[nodiscard]] inline double binary_fuse_bits_per_key(unsigned arity, unsigned fingerprint_bits, std::uint64_t keys) {
-    if (keys == 0) return 0;
-    const binary_fuse_geometry g = binary_fuse_geometry_for(arity, keys);
-    return static_cast<double>(g.array_length) * fingerprint_bits / static_cast<double>(keys);
-}
-
-/// Everything that describes a built filter besides its hasher and its array: what the file
-/// format stores.
-struct binary_fuse_parameters {
-    std::uint32_t arity = 3;
-    std::uint32_t fingerprint_bits = 8;
-    std::uint64_t keys = 0;               ///< distinct keys (digests) the filter was built from
-    binary_fuse_geometry geometry{};
-    std::uint64_t construction_seed = 0;  ///< the seed of the attempt that peeled
-    friend constexpr bool operator==(const binary_fuse_parameters&, const binary_fuse_parameters&) = default;
-};
-
-/// Throws invalid_argument unless `p` describes a filter that can exist: 3- or 4-wise, 8- or
-/// 16-bit fingerprints; for keys, a power-of-two segment length up to 2^18, at least one
-/// segment, array_length = (segment_count + arity - 1) · segment_length without overflow and
-/// no more keys than slots; for no keys, no slots. It does not demand the geometry that
-/// binary_fuse_geometry_for() picks today: a file written where std::log rounds differently,
-/// or by a later sizing rule, must still load.
-inline void check_binary_fuse_parameters(const binary_fuse_parameters& p) {
-    auto refuse = [](const std::string& why) { throw invalid_argument("inconsistent binary fuse filter: " + why); };
-    if ((p.arity != 3 && p.arity != 4) || (p.fingerprint_bits != 8 && p.fingerprint_bits != 16))
-        refuse(std::to_string(p.arity) + "-wise with " + std::to_string(p.fingerprint_bits) +
-               "-bit fingerprints (3- or 4-wise, 8 or 16 bits)");
-    const binary_fuse_geometry& g = p.geometry;
-    if (p.keys == 0) {
-        if (g != binary_fuse_geometry{}) refuse("no keys but a non-empty array");
-        return;
-    }
-    if (!std::has_single_bit(g.segment_length) || g.segment_length > binary_fuse_max_segment_length)
-        refuse("segment length " + std::to_string(g.segment_length) + " is not a power of two up to 2^18");
-    if (g.segment_count == 0 || g.segment_count > std::numeric_limits<std::uint64_t>::max() / g.segment_length - p.arity)
-        refuse("segment count " + std::to_string(g.segment_count) + " is 0 or too large");
-    if (g.array_length != (g.segment_count + p.arity - 1) * g.segment_length)
-        refuse("array length " + std::to_string(g.array_length) + " is not (segment count + " + std::to_string(p.arity - 1) +
-               ") x segment length");
-    if (p.keys > g.array_length)
-        refuse(std::to_string(p.keys) + " keys cannot fit in " + std::to_string(g.array_length) + " slots");
-}
-
-namespace detail {
-
-struct fuse_file_access;
 
 /// A key's hash for one construction attempt (see the top of this file). Slot 0 and the
 /// fingerprint come from `a`, the other slots' offsets from `b`.
@@ -533,13 +397,17 @@ fuse_array<Fingerprint> build_fuse_array(std::vector<digest> keys, std::uint64_t
 template <class Fingerprint, unsigned Arity>
     requires(std::same_as<Fingerprint, std::uint8_t> || std::same_as<Fingerprint, std::uint16_t>) &&
             (Arity == 3 || Arity == 4)
-class basic_binary_fuse_filter {
+class basic_binary_fuse_filter : public detail::filter_api<basic_binary_fuse_filter<Fingerprint, Arity>> {
+    using api = detail::filter_api<basic_binary_fuse_filter<Fingerprint, Arity>>;
+    friend api;
+
 public:
     using fingerprint_type = Fingerprint;
     using size_type = std::uint64_t;
+    using storage_type = detail::word_storage<Fingerprint>;
 
     /// The empty filter: holds no key, contains() is always false.
-    basic_binary_fuse_filter() = default;
+    basic_binary_fuse_filter() : api(hasher{}, {}) {}
 
     /// A filter holding every key of [first, last). Duplicates are allowed (and counted once).
     /// Throws binary_fuse_construction_error if no construction seed works (see the top of
@@ -547,8 +415,8 @@ public:
     template <std::forward_iterator It, std::sentinel_for<It> Sentinel>
         requires hashable_key<std::iter_value_t<It>>
     basic_binary_fuse_filter(It first, Sentinel last, filter_options options = {})
-        : hasher_(options.hash.value_or(hash_algorithm::xxh3_128), options.seed) {
-        build(detail::hash_all(first, last, hasher_), options.seed);
+        : api(hasher(options.hash.value_or(hash_algorithm::xxh3_128), options.seed), {}) {
+        build(detail::hash_all(first, last, this->hasher_), options.seed);
     }
 
     /// A filter holding every key of `keys`. A string or a byte vector is one key, not a range
@@ -563,44 +431,33 @@ public:
     basic_binary_fuse_filter(std::initializer_list<Key> keys, filter_options options = {})
         : basic_binary_fuse_filter(keys.begin(), keys.end(), options) {}
 
+    /// A filter from its stored parts, as a codec (io/) reads them: its parameters and the
+    /// array (as fingerprints() returns it). Throws invalid_argument unless the parameters
+    /// describe a consistent filter of this type (check_binary_fuse_parameters) and the array
+    /// is exactly as long as they say.
+    basic_binary_fuse_filter(const binary_fuse_parameters& parameters, const hasher& h, storage_type fingerprints)
+        : api(h, {}),
+          parameters_(checked(parameters, fingerprints.size())),
+          fingerprints_(std::move(fingerprints)),
+          addressing_(parameters_.geometry) {}
+
     // --- Queries -----------------------------------------------------------------------------
+
+    using api::contains;
 
     /// False: the key was not in the set the filter was built from. True: it was, or it is a
     /// false positive (probability 2^-bits).
     template <hashable_key Key>
     [[nodiscard]] bool contains(const Key& key) const {
-        return !empty() && matches(remix(hasher_(key)));
-    }
-
-    /// Writes contains(key) for every key of [first, last) to `out`, in order; returns the
-    /// output iterator past the last answer. Pipelined: hashes a batch, prefetches every slot,
-    /// then reads them.
-    template <std::forward_iterator It, std::sentinel_for<It> Sentinel, std::output_iterator<bool> Out>
-        requires hashable_key<std::iter_value_t<It>>
-    Out contains(It first, Sentinel last, Out out) const {
-        if (empty()) {
-            for (; first != last; ++first) *out++ = false;
-            return out;
-        }
-        pipeline(first, last, [&](const detail::fuse_hash& h) { *out++ = matches(h); });
-        return out;
-    }
-
-    /// How many keys of [first, last) the filter may contain.
-    template <std::forward_iterator It, std::sentinel_for<It> Sentinel>
-        requires hashable_key<std::iter_value_t<It>>
-    [[nodiscard]] size_type count_contained(It first, Sentinel last) const {
-        if (empty()) return 0;
-        size_type found = 0;
-        pipeline(first, last, [&](const detail::fuse_hash& h) { found += matches(h) ? 1 : 0; });
-        return found;
+        return !empty() && matches(remix(this->hasher_(key)));
     }
 
     /// Same parameters (construction seed included), hashing and fingerprints.
     friend bool operator==(const basic_binary_fuse_filter& x, const basic_binary_fuse_filter& y) noexcept {
         const auto a = x.fingerprints();
         const auto b = y.fingerprints();
-        return x.parameters_ == y.parameters_ && x.hasher_ == y.hasher_ && std::equal(a.begin(), a.end(), b.begin(), b.end());
+        return x.parameters_ == y.parameters_ && x.hash_function() == y.hash_function() &&
+               std::equal(a.begin(), a.end(), b.begin(), b.end());
     }
 
     // --- Observers ---------------------------------------------------------------------------
@@ -620,7 +477,6 @@ public:
     [[nodiscard]] double bits_per_key() const noexcept {
         return empty() ? 0.0 : static_cast<double>(array_length()) * fingerprint_bits() / static_cast<double>(size());
     }
-    [[nodiscard]] const hasher& hash_function() const noexcept { return hasher_; }
 
     [[nodiscard]] const binary_fuse_parameters& parameters() const noexcept { return parameters_; }
     [[nodiscard]] const binary_fuse_geometry& geometry() const noexcept { return parameters_.geometry; }
@@ -638,16 +494,16 @@ public:
     [[nodiscard]] bool read_only() const noexcept { return fingerprints_.read_only(); }
 
 private:
-    friend struct detail::fuse_file_access;
-
-    // Assembles a filter from a file's fields (file_codecs.hpp), after checking that they
-    // describe a consistent filter of this type (see check_binary_fuse_parameters).
-    basic_binary_fuse_filter(const binary_fuse_parameters& parameters, const hasher& h,
-                             detail::word_storage<Fingerprint> fingerprints)
-        : parameters_(checked(parameters, fingerprints.size())),
-          hasher_(h),
-          fingerprints_(std::move(fingerprints)),
-          addressing_(parameters_.geometry) {}
+    // The hook of filter_api's bulk queries: use(answer) for every key, in order. Pipelined:
+    // hashes a batch, prefetches every slot, then reads them.
+    template <class It, class Sentinel, class Use>
+    void for_each_answer(It first, Sentinel last, Use use) const {
+        if (empty()) {
+            for (; first != last; ++first) use(false);
+            return;
+        }
+        pipeline(first, last, [&](const detail::fuse_hash& h) { use(matches(h)); });
+    }
 
     void build(std::vector<digest> digests, std::uint64_t seed) {
         auto built = detail::build_fuse_array<Fingerprint, Arity>(std::move(digests), seed);
@@ -678,7 +534,7 @@ private:
         detail::pipelined(
             first, last,
             [this](const auto& key) {
-                const detail::fuse_hash h = remix(hasher_(key));
+                const detail::fuse_hash h = remix(this->hasher_(key));
                 for (const std::uint64_t at : addressing_(h)) detail::prefetch(fingerprints_.data() + at);
                 return h;
             },
@@ -701,8 +557,7 @@ private:
     }
 
     binary_fuse_parameters parameters_{Arity, fingerprint_bits(), 0, {}, default_seed};
-    hasher hasher_{};
-    detail::word_storage<Fingerprint> fingerprints_;
+    storage_type fingerprints_;
     detail::fuse_addressing<Arity> addressing_;
 };
 

@@ -34,58 +34,55 @@
 #include <span>
 #include <string>
 
-#include "bloomkit/detail/block_layout.hpp"
 #include "bloomkit/detail/bulk_pipeline.hpp"
-#include "bloomkit/detail/classic_layout.hpp"
 #include "bloomkit/detail/compatibility.hpp"
-#include "bloomkit/detail/split_block_layout.hpp"
+#include "bloomkit/detail/filter_api.hpp"
 #include "bloomkit/detail/word_access.hpp"
 #include "bloomkit/detail/word_storage.hpp"
 #include "bloomkit/error.hpp"
 #include "bloomkit/hash.hpp"
-#include "bloomkit/sizing.hpp"
+#include "bloomkit/layouts/block.hpp"
+#include "bloomkit/layouts/classic.hpp"
+#include "bloomkit/layouts/split_block.hpp"
+#include "bloomkit/options.hpp"
+#include "bloomkit/sizing/bloom.hpp"
 
 namespace bloomkit {
 
-/// Tag selecting the thread-safe flavour of insert and contains.
-struct concurrent_t {
-    explicit concurrent_t() = default;
-};
-inline constexpr concurrent_t concurrent{};
-
-/// How a filter hashes. Keep the defaults for reproducible files; pass random_seed() (or a
-/// secret) when an adversary chooses the keys.
-struct filter_options {
-    std::uint64_t seed = default_seed;
-    /// Defaults to the layout's own: XXH3-128, or XXH64 for split block (as Parquet requires).
-    std::optional<hash_algorithm> hash{};
-};
-
-namespace detail {
-struct bloom_file_access;
-}
-
 template <class Layout>
-class basic_bloom_filter {
+class basic_bloom_filter : public detail::filter_api<basic_bloom_filter<Layout>> {
+    using api = detail::filter_api<basic_bloom_filter<Layout>>;
+    friend api;
+
 public:
     using layout_type = Layout;
     using word_type = typename Layout::word_type;
     using size_type = std::uint64_t;
+    using storage_type = detail::word_storage<word_type>;
 
-    /// A filter sized so that its FPR, once it holds `expected_keys` keys, is at most `fpp`.
-    /// Throws invalid_argument for expected_keys = 0 or fpp outside (0, 1).
-    basic_bloom_filter(size_type expected_keys, double fpp, filter_options options = {})
-        : basic_bloom_filter(plan_bloom(Layout::id, static_cast<double>(expected_keys), fpp).geometry, options) {
-        expected_keys_ = expected_keys;
-        target_fpp_ = fpp;
-    }
+    /// A filter sized so that its FPR, once it holds `expected_keys` keys, is at most `fpr`.
+    /// Throws invalid_argument for expected_keys = 0 or fpr outside (0, 1).
+    basic_bloom_filter(size_type expected_keys, double fpr, filter_options options = {})
+        : basic_bloom_filter(plan_bloom(Layout::id, static_cast<double>(expected_keys), fpr).geometry, options,
+                             {expected_keys, fpr}) {}
 
     /// A filter of exactly `geometry.bits` bits (rounded up to whole blocks) and
     /// `geometry.hashes` probes per key.
     explicit basic_bloom_filter(bloom_geometry geometry, filter_options options = {})
-        : layout_(bloom_geometry{round_bits(Layout::id, geometry.bits), geometry.hashes}),
-          hasher_(options.hash.value_or(Layout::default_hash), options.seed),
-          words_(layout_.word_count()) {}
+        : basic_bloom_filter(geometry, options, {}) {}
+
+    /// A filter from its stored parts, as a codec (io/) reads them: `words` holds the bits,
+    /// as words() returns them, and must be exactly as many words as the geometry needs;
+    /// `inserted` is what inserted_count() will say. Throws invalid_argument for a geometry
+    /// the layout cannot hold or a word count that does not match it.
+    basic_bloom_filter(bloom_geometry geometry, const hasher& h, storage_type words, sizing_target target = {},
+                       size_type inserted = 0)
+        : api(h, target), layout_(geometry), words_(std::move(words)), inserted_(inserted) {
+        if (words_.size() != layout_.word_count())
+            throw invalid_argument("a " + std::string(to_string(Layout::id)) + " Bloom filter of " +
+                                   std::to_string(geometry.bits) + " bits has " + std::to_string(layout_.word_count()) +
+                                   " words, not " + std::to_string(words_.size()));
+    }
 
     // --- Single keys -------------------------------------------------------------------------
 
@@ -93,21 +90,23 @@ public:
     /// means the filter already answered "maybe" for it).
     template <hashable_key Key>
     bool insert(const Key& key) {
-        return insert_digest<detail::plain_access>(hasher_(key));
+        return insert_digest<detail::plain_access>(this->hasher_(key));
     }
     template <hashable_key Key>
     bool insert(const Key& key, concurrent_t) {
-        return insert_digest<detail::atomic_access>(hasher_(key));
+        return insert_digest<detail::atomic_access>(this->hasher_(key));
     }
+
+    using api::contains;
 
     /// False: the key was never inserted. True: it probably was (or is a false positive).
     template <hashable_key Key>
     [[nodiscard]] bool contains(const Key& key) const {
-        return contains_digest<detail::plain_access>(hasher_(key));
+        return contains_digest<detail::plain_access>(this->hasher_(key));
     }
     template <hashable_key Key>
     [[nodiscard]] bool contains(const Key& key, concurrent_t) const {
-        return contains_digest<detail::atomic_access>(hasher_(key));
+        return contains_digest<detail::atomic_access>(this->hasher_(key));
     }
 
     // --- Pre-hashed keys: for callers that probe several filters with one hash -------------
@@ -142,35 +141,14 @@ public:
         return insert_many<detail::atomic_access>(first, last);
     }
 
-    /// Inserts every key of a range; returns how many were new.
-    template <std::ranges::forward_range Range>
-        requires hashable_key<std::ranges::range_value_t<Range>>
-    size_type insert_range(Range&& keys) {
-        return insert(std::ranges::begin(keys), std::ranges::end(keys));
-    }
-
-    /// Writes contains(key) for every key of [first, last) to `out`, in order; returns the
-    /// output iterator past the last answer.
-    template <std::forward_iterator It, std::sentinel_for<It> Sentinel, std::output_iterator<bool> Out>
-        requires hashable_key<std::iter_value_t<It>>
-    Out contains(It first, Sentinel last, Out out) const {
-        return contains_many<detail::plain_access>(first, last, out);
-    }
+    /// Writes contains(key, concurrent) for every key of [first, last) to `out`, in order.
     template <std::forward_iterator It, std::sentinel_for<It> Sentinel, std::output_iterator<bool> Out>
         requires hashable_key<std::iter_value_t<It>>
     Out contains(It first, Sentinel last, Out out, concurrent_t) const {
-        return contains_many<detail::atomic_access>(first, last, out);
-    }
-
-    /// How many keys of [first, last) the filter may contain.
-    template <std::forward_iterator It, std::sentinel_for<It> Sentinel>
-        requires hashable_key<std::iter_value_t<It>>
-    [[nodiscard]] size_type count_contained(It first, Sentinel last) const {
-        size_type found = 0;
-        test_batches<detail::plain_access>(first, last, [&](std::span<const bool> answers) {
-            found += static_cast<size_type>(std::count(answers.begin(), answers.end(), true));
+        test_batches<detail::atomic_access>(first, last, [&](std::span<const bool> answers) {
+            out = std::copy(answers.begin(), answers.end(), out);
         });
-        return found;
+        return out;
     }
 
     // --- Whole-filter operations -------------------------------------------------------------
@@ -211,7 +189,7 @@ public:
 
     /// Whether `other` has the same geometry, hash algorithm and seed, so the two combine.
     [[nodiscard]] bool compatible_with(const basic_bloom_filter& other) const noexcept {
-        return geometry() == other.geometry() && hasher_ == other.hasher_;
+        return geometry() == other.geometry() && this->hasher_ == other.hasher_;
     }
 
     // --- Observers ---------------------------------------------------------------------------
@@ -221,11 +199,6 @@ public:
     [[nodiscard]] size_type bit_count() const noexcept { return geometry().bits; }
     [[nodiscard]] std::uint32_t hash_count() const noexcept { return geometry().hashes; }
     [[nodiscard]] size_type size_in_bytes() const noexcept { return words_.size() * sizeof(word_type); }
-    [[nodiscard]] const hasher& hash_function() const noexcept { return hasher_; }
-
-    /// The n and p the filter was sized for; 0 when it was built from an explicit geometry.
-    [[nodiscard]] size_type expected_keys() const noexcept { return expected_keys_; }
-    [[nodiscard]] double target_fpp() const noexcept { return target_fpp_; }
 
     /// How many keys were inserted (summed over unions), repeats included: a count that does
     /// not depend on the order of the inserts, so a filter built by several threads is the
@@ -256,11 +229,10 @@ public:
     [[nodiscard]] bool read_only() const noexcept { return words_.read_only(); }
 
 private:
-    friend struct detail::bloom_file_access;
-
-    // Assembles a filter from a file's fields (file.hpp validates them first).
-    basic_bloom_filter(bloom_geometry geometry, hasher h, detail::word_storage<word_type> words)
-        : layout_(geometry), hasher_(h), words_(std::move(words)) {}
+    basic_bloom_filter(bloom_geometry geometry, filter_options options, sizing_target target)
+        : api(hasher(options.hash.value_or(Layout::default_hash), options.seed), target),
+          layout_(bloom_geometry{round_bits(Layout::id, geometry.bits), geometry.hashes}),
+          words_(layout_.word_count()) {}
 
     template <class Access, class It, class Sentinel>
     size_type insert_many(It first, Sentinel last) {
@@ -274,10 +246,12 @@ private:
         return added;
     }
 
-    template <class Access, class It, class Sentinel, class Out>
-    Out contains_many(It first, Sentinel last, Out out) const {
-        test_batches<Access>(first, last, [&](std::span<const bool> answers) { out = std::copy(answers.begin(), answers.end(), out); });
-        return out;
+    // The hook of filter_api's bulk queries: use(answer) for every key, in order.
+    template <class It, class Sentinel, class Use>
+    void for_each_answer(It first, Sentinel last, Use use) const {
+        test_batches<detail::plain_access>(first, last, [&](std::span<const bool> answers) {
+            for (const bool answer : answers) use(answer);
+        });
     }
 
     // Answers [first, last) a pipelined batch at a time: use(span of answers).
@@ -293,7 +267,7 @@ private:
     template <class It, class Sentinel, class VisitBatch>
     void pipeline(It first, Sentinel last, VisitBatch visit_batch) const {
         detail::pipelined(
-            first, last, [this](const auto& key) { return layout_.locate(hasher_(key)); },
+            first, last, [this](const auto& key) { return layout_.locate(this->hasher_(key)); },
             [this](const auto& probe) { layout_.prefetch(words_.data(), probe); }, visit_batch);
     }
 
@@ -318,14 +292,11 @@ private:
         detail::compatibility_check(operation, "Bloom filters")
             .same("sizes", bit_count(), other.bit_count(), " bits")
             .same("numbers of probes", hash_count(), other.hash_count())
-            .same_hashing(hasher_, other.hasher_);
+            .same_hashing(this->hasher_, other.hasher_);
     }
 
     Layout layout_;
-    hasher hasher_;
-    detail::word_storage<word_type> words_;
-    size_type expected_keys_ = 0;
-    double target_fpp_ = 0;
+    storage_type words_;
     size_type inserted_ = 0;
 };
 

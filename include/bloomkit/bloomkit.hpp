@@ -1,6 +1,18 @@
-// bloomkit/bloomkit.hpp — everything: hashing, sizing, every filter kind and the file format.
+// bloomkit/bloomkit.hpp — everything: hashing, sizing, every filter kind, the bkf format on
+// files, bytes and streams, and any_filter.
+//
+// A guided tour, bottom up (docs/ARCHITECTURE.md has the picture):
+//   hash.hpp            a key to its bytes, the bytes to one 128-bit digest
+//   sizing.hpp          (n, p) to a geometry, one plan_<kind>() per kind, and the FPR models
+//   layouts/            where a key's bits go: classic, block, split block, counting block
+//   bloom_filter.hpp    the Bloom filters (and counting_bloom_filter.hpp, cuckoo_filter.hpp,
+//                       scalable_bloom_filter.hpp, binary_fuse_filter.hpp: the other kinds)
+//   io/bkf.hpp          to_bytes / from_bytes, save / load on streams
+//   any_filter.hpp      the list of kinds; a filter whose kind is known at run time
+//   file.hpp            save / load / map on paths
 #pragma once
 
+#include "bloomkit/any_filter.hpp"
 #include "bloomkit/binary_fuse_filter.hpp"
 #include "bloomkit/bloom_filter.hpp"
 #include "bloomkit/counting_bloom_filter.hpp"
@@ -8,5 +20,8 @@
 #include "bloomkit/error.hpp"
 #include "bloomkit/file.hpp"
 #include "bloomkit/hash.hpp"
+#include "bloomkit/io/bkf.hpp"
+#include "bloomkit/options.hpp"
 #include "bloomkit/scalable_bloom_filter.hpp"
+#include "bloomkit/simd.hpp"
 #include "bloomkit/sizing.hpp"

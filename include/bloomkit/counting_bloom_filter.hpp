@@ -19,9 +19,9 @@
 // nonzero: for callers who know the key was inserted (from their own records).
 //
 // Layout: the counters sit in 512-bit blocks of 128, placed exactly as the block Bloom filter
-// places its bits (detail/counting_block_layout.hpp), so all of a key's counters share one
+// places its bits (layouts/counting_block.hpp), so all of a key's counters share one
 // cache line and an operation costs one memory access. Sized from (n, p) by the exact blocked
-// model with 128 positions per block (sizing.hpp): 43.4 bits per key at 1%, 76 at 0.1% —
+// model with 128 positions per block (sizing/counting_bloom.hpp): 43.4 bits per key at 1%, 76 at 0.1% —
 // 4.4 and 4.9 times a block Bloom filter, the price of 4-bit counters in small blocks.
 //
 // Thread safety: const members may run concurrently; mutating ones need exclusive access.
@@ -35,44 +35,53 @@
 #include <string>
 #include <utility>
 
-#include "bloomkit/bloom_filter.hpp"
 #include "bloomkit/detail/bulk_pipeline.hpp"
 #include "bloomkit/detail/compatibility.hpp"
-#include "bloomkit/detail/counting_block_layout.hpp"
+#include "bloomkit/detail/filter_api.hpp"
 #include "bloomkit/detail/nibble_counters.hpp"
 #include "bloomkit/detail/word_storage.hpp"
 #include "bloomkit/error.hpp"
 #include "bloomkit/hash.hpp"
-#include "bloomkit/sizing.hpp"
+#include "bloomkit/layouts/counting_block.hpp"
+#include "bloomkit/options.hpp"
+#include "bloomkit/sizing/counting_bloom.hpp"
 
 namespace bloomkit {
 
-namespace detail {
-struct counting_file_access;
-}
+class counting_bloom_filter : public detail::filter_api<counting_bloom_filter> {
+    using api = detail::filter_api<counting_bloom_filter>;
+    friend api;
 
-class counting_bloom_filter {
 public:
     using word_type = std::uint64_t;
     using size_type = std::uint64_t;
+    using storage_type = detail::word_storage<word_type>;
 
     /// The most a counter holds (saturated), and the most count() reports.
-    static constexpr std::uint32_t max_count = detail::counting_block_layout::max_count;
+    static constexpr std::uint32_t max_count = counting_block_layout::max_count;
 
     /// A filter sized so that its FPR, once it holds `expected_keys` distinct keys, is at most
-    /// `fpp`. Throws invalid_argument for expected_keys = 0 or fpp outside (0, 1).
-    counting_bloom_filter(size_type expected_keys, double fpp, filter_options options = {})
-        : counting_bloom_filter(plan_counting_bloom(static_cast<double>(expected_keys), fpp).geometry, options) {
-        expected_keys_ = expected_keys;
-        target_fpp_ = fpp;
-    }
+    /// `fpr`. Throws invalid_argument for expected_keys = 0 or fpr outside (0, 1).
+    counting_bloom_filter(size_type expected_keys, double fpr, filter_options options = {})
+        : counting_bloom_filter(plan_counting_bloom(static_cast<double>(expected_keys), fpr).geometry, options,
+                                {expected_keys, fpr}) {}
 
     /// A filter of `geometry.counters` counters (rounded up to whole blocks of 128) and
     /// `geometry.hashes` probes per key.
     explicit counting_bloom_filter(counting_geometry geometry, filter_options options = {})
-        : layout_(counting_geometry{round_counters(geometry.counters), geometry.hashes}),
-          hasher_(options.hash.value_or(block_layout::default_hash), options.seed),
-          words_(layout_.word_count()) {}
+        : counting_bloom_filter(geometry, options, {}) {}
+
+    /// A filter from its stored parts, as a codec (io/) reads them: `words` holds the
+    /// counters, as words() returns them, exactly as many words as the geometry needs;
+    /// `inserted` is what inserted_count() will say. Throws invalid_argument for a geometry
+    /// that cannot exist or a word count that does not match it.
+    counting_bloom_filter(counting_geometry geometry, const hasher& h, storage_type words, sizing_target target = {},
+                          size_type inserted = 0)
+        : api(h, target), layout_(geometry), words_(std::move(words)), inserted_(inserted) {
+        if (words_.size() != layout_.word_count())
+            throw invalid_argument("a counting Bloom filter of " + std::to_string(geometry.counters) + " counters has " +
+                                   std::to_string(layout_.word_count()) + " words, not " + std::to_string(words_.size()));
+    }
 
     // --- Single keys -------------------------------------------------------------------------
 
@@ -84,6 +93,8 @@ public:
         ++inserted_;
         return added;
     }
+
+    using api::contains;
 
     /// False: the key is not in the filter. True: it probably is (or is a false positive).
     template <hashable_key Key>
@@ -135,31 +146,6 @@ public:
         return added;
     }
 
-    /// Inserts every key of a range; returns how many were new.
-    template <std::ranges::forward_range Range>
-        requires hashable_key<std::ranges::range_value_t<Range>>
-    size_type insert_range(Range&& keys) {
-        return insert(std::ranges::begin(keys), std::ranges::end(keys));
-    }
-
-    /// Writes contains(key) for every key of [first, last) to `out`, in order; returns the
-    /// output iterator past the last answer.
-    template <std::forward_iterator It, std::sentinel_for<It> Sentinel, std::output_iterator<bool> Out>
-        requires hashable_key<std::iter_value_t<It>>
-    Out contains(It first, Sentinel last, Out out) const {
-        pipeline(first, last, [&](const probe& p) { *out++ = layout_.test(words_.data(), p); });
-        return out;
-    }
-
-    /// How many keys of [first, last) the filter may contain.
-    template <std::forward_iterator It, std::sentinel_for<It> Sentinel>
-        requires hashable_key<std::iter_value_t<It>>
-    [[nodiscard]] size_type count_contained(It first, Sentinel last) const {
-        size_type found = 0;
-        pipeline(first, last, [&](const probe& p) { found += layout_.test(words_.data(), p) ? 1 : 0; });
-        return found;
-    }
-
     // --- Whole-filter operations -------------------------------------------------------------
 
     /// Forgets every key.
@@ -205,11 +191,6 @@ public:
     [[nodiscard]] size_type counter_count() const noexcept { return geometry().counters; }
     [[nodiscard]] std::uint32_t hash_count() const noexcept { return geometry().hashes; }
     [[nodiscard]] size_type size_in_bytes() const noexcept { return words_.size() * sizeof(word_type); }
-    [[nodiscard]] const hasher& hash_function() const noexcept { return hasher_; }
-
-    /// The n and p the filter was sized for; 0 when it was built from an explicit geometry.
-    [[nodiscard]] size_type expected_keys() const noexcept { return expected_keys_; }
-    [[nodiscard]] double target_fpp() const noexcept { return target_fpp_; }
 
     /// Keys held, with multiplicity: inserts (summed over unions) minus successful removals.
     /// Unlike a Bloom filter's inserted_count() it counts a key inserted twice twice, since
@@ -242,16 +223,17 @@ public:
     [[nodiscard]] bool read_only() const noexcept { return words_.read_only(); }
 
 private:
-    friend struct detail::counting_file_access;
-    using probe = detail::counting_block_layout::probe;
+    using probe = counting_block_layout::probe;
 
-    // Assembles a filter from a file's fields (file.hpp validates them first; the geometry is
-    // checked again here, and the words must be as many as it asks for).
-    counting_bloom_filter(counting_geometry geometry, hasher h, detail::word_storage<word_type> words)
-        : layout_(geometry), hasher_(h), words_(std::move(words)) {
-        if (words_.size() != layout_.word_count())
-            throw invalid_argument("a counting Bloom filter of " + std::to_string(geometry.counters) + " counters has " +
-                                   std::to_string(layout_.word_count()) + " words, not " + std::to_string(words_.size()));
+    counting_bloom_filter(counting_geometry geometry, filter_options options, sizing_target target)
+        : api(hasher(options.hash.value_or(block_layout::default_hash), options.seed), target),
+          layout_(counting_geometry{round_counters(geometry.counters), geometry.hashes}),
+          words_(layout_.word_count()) {}
+
+    // The hook of filter_api's bulk queries: use(answer) for every key, in order.
+    template <class It, class Sentinel, class Use>
+    void for_each_answer(It first, Sentinel last, Use use) const {
+        pipeline(first, last, [&](const probe& p) { use(layout_.test(words_.data(), p)); });
     }
 
     template <hashable_key Key>
@@ -272,11 +254,8 @@ private:
 
     void forget_one() noexcept { inserted_ -= inserted_ > 0 ? 1 : 0; }
 
-    detail::counting_block_layout layout_;
-    hasher hasher_;
-    detail::word_storage<word_type> words_;
-    size_type expected_keys_ = 0;
-    double target_fpp_ = 0;
+    counting_block_layout layout_;
+    storage_type words_;
     size_type inserted_ = 0;
 };
 

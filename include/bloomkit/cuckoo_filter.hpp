@@ -82,113 +82,19 @@
 #include <string>
 #include <utility>
 
-#include "bloomkit/bloom_filter.hpp"
 #include "bloomkit/detail/bits.hpp"
 #include "bloomkit/detail/bulk_pipeline.hpp"
 #include "bloomkit/detail/byte_window.hpp"
+#include "bloomkit/detail/filter_api.hpp"
 #include "bloomkit/detail/word_storage.hpp"
 #include "bloomkit/error.hpp"
 #include "bloomkit/hash.hpp"
-#include "bloomkit/sizing.hpp"
+#include "bloomkit/options.hpp"
+#include "bloomkit/sizing/cuckoo.hpp"
 
 namespace bloomkit {
 
-// --- Sizing: pure functions ------------------------------------------------------------------
-
-/// Slots per bucket. Four is the paper's choice: ~95% occupancy for 3 bits of FPR per key.
-inline constexpr std::uint32_t cuckoo_bucket_size = 4;
-
-/// Relocations an insert may make before it parks the last victim in the stash.
-inline constexpr std::uint32_t cuckoo_max_kicks = 500;
-
-/// The load that sizing starts from: cuckoo_buckets_for() takes the fewest buckets at most
-/// this full with n keys, then adds a margin. With b = 4, walks first fail at 95.3–96.4% load
-/// in tables of a million keys (and the stash takes one key more), so n keys would fit there.
-/// Small tables vary more: sized at exactly 95% for n ≤ 1,000 keys, about 1 in 100–700 of them
-/// reported full (losing nothing) before taking all n random keys; hence the margin.
-inline constexpr double cuckoo_max_load = 0.95;
-
-/// The largest bucket count: keeps every byte offset and size well inside 64 bits.
-inline constexpr std::uint64_t cuckoo_max_buckets = std::uint64_t{1} << 58;
-
-/// Number of buckets (1 to 2^58, any count) and fingerprint bits (8, 12 or 16) of a cuckoo filter.
-struct cuckoo_geometry {
-    std::uint64_t buckets = 0;
-    std::uint32_t fingerprint_bits = 0;
-    friend constexpr bool operator==(const cuckoo_geometry&, const cuckoo_geometry&) = default;
-};
-
-/// Words (64-bit) holding a table of this geometry: the buckets, plus the padding that keeps
-/// the last bucket's 64-bit window in bounds.
-[[nodiscard]] constexpr std::uint64_t cuckoo_word_count(cuckoo_geometry g) noexcept {
-    if (g.buckets == 0) return 0;
-    const std::uint64_t last_window_end = (g.buckets - 1) * (g.fingerprint_bits / 2) + 8;  // bytes
-    return (last_window_end + 7) / 8;
-}
-
-/// What plan_cuckoo() recommends for (n, p), and the FPR the model predicts at n keys.
-struct cuckoo_plan {
-    cuckoo_geometry geometry;
-    double fpr = 0;
-    [[nodiscard]] std::uint64_t bytes() const noexcept { return cuckoo_word_count(geometry) * 8; }
-    [[nodiscard]] double bits_per_key(double n) const noexcept { return static_cast<double>(bytes()) * 8 / n; }
-};
-
-/// The FPR of a cuckoo filter with f-bit fingerprints whose slots are a fraction `load` full:
-/// a query compares its fingerprint with the 2b slots of its two buckets, each holding a
-/// fingerprint with probability `load`, equal to the query's with probability 1/(2^f - 1)
-/// (fingerprints are uniform over the nonzero values). At load 1 this is the bound the
-/// filter never exceeds, ≈ 2b / 2^f. (The one-slot stash adds ~2/(buckets · 2^f): ignored.)
-[[nodiscard]] inline double cuckoo_fpr(std::uint32_t fingerprint_bits, double load) noexcept {
-    const double fingerprints = std::ldexp(1.0, static_cast<int>(fingerprint_bits)) - 1;
-    return -std::expm1(2.0 * cuckoo_bucket_size * load * std::log1p(-1.0 / fingerprints));
-}
-
-/// The fewest fingerprint bits (8, 12 or 16) whose FPR stays at most p however full the table
-/// gets. Throws invalid_argument for p outside (0, 1), and below what 16 bits give (~0.0122%).
-[[nodiscard]] inline std::uint32_t cuckoo_fingerprint_bits_for(double p) {
-    detail::require_probability(p);
-    for (const std::uint32_t bits : {8U, 12U, 16U})
-        if (cuckoo_fpr(bits, 1.0) <= p) return bits;
-    throw invalid_argument("a cuckoo filter's false-positive rate is at best " + std::to_string(cuckoo_fpr(16, 1.0)) +
-                           " (16-bit fingerprints); for p = " + std::to_string(p) + " use a Bloom filter");
-}
-
-/// Buckets that hold n keys: ceil(n / 3.8) — a load of at most cuckoo_max_load — plus
-/// ceil(sqrt) of that. The 95% a big table reaches is an average; a small one fluctuates around
-/// it (sized at exactly 95%, about 1% of filters for n <= 200 refused one of their n keys).
-/// The sqrt margin covers the fluctuation, which shrinks as 1/sqrt(B): with n <= 1000 and
-/// 8-bit fingerprints about 1 filter in a million still refuses a key (4 in 4.3 million
-/// trials; none in 300,000 each at 12 and 16 bits), for 0.2% more memory at n = 1M. Throws
-/// invalid_argument for n < 1 (or NaN) and beyond cuckoo_max_buckets.
-[[nodiscard]] inline std::uint64_t cuckoo_buckets_for(double n) {
-    detail::require_keys(n);
-    const double at_max_load = std::max(1.0, std::ceil(n / (cuckoo_max_load * cuckoo_bucket_size)));
-    const double buckets = at_max_load + std::ceil(std::sqrt(at_max_load));
-    if (buckets > static_cast<double>(cuckoo_max_buckets))
-        throw invalid_argument("a cuckoo filter for " + std::to_string(n) + " keys would need more than 2^58 buckets");
-    return static_cast<std::uint64_t>(buckets);
-}
-
-/// The smallest cuckoo filter that holds n keys with an FPR of at most p (at any load).
-[[nodiscard]] inline cuckoo_plan plan_cuckoo(double n, double p) {
-    const std::uint32_t bits = cuckoo_fingerprint_bits_for(p);
-    const std::uint64_t buckets = cuckoo_buckets_for(n);
-    const double load = n / (static_cast<double>(buckets) * cuckoo_bucket_size);
-    return {{buckets, bits}, cuckoo_fpr(bits, load)};
-}
-
 namespace detail {
-
-/// Throws invalid_argument unless a table of this geometry can exist: fingerprints of 8, 12 or
-/// 16 bits, and 1 to 2^58 buckets (any count: the mod-B pairing needs no power of two).
-inline void check_cuckoo_geometry(cuckoo_geometry g) {
-    const std::uint32_t f = g.fingerprint_bits;
-    if (f != 8 && f != 12 && f != 16)
-        throw invalid_argument("a cuckoo filter's fingerprints have 8, 12 or 16 bits, not " + std::to_string(f));
-    if (g.buckets == 0 || g.buckets > cuckoo_max_buckets)
-        throw invalid_argument("a cuckoo filter has 1 to 2^58 buckets, not " + std::to_string(g.buckets));
-}
 
 /// The four f-bit slots of a bucket, compared all at once (SWAR: SIMD within a register).
 /// Bucket values are 64-bit windows; bits above the bucket's 4f are ignored.
@@ -256,8 +162,6 @@ private:
 };
 static_assert(cuckoo_bucket_size == 4, "walk_choices::next_slot draws two bits");
 
-struct cuckoo_file_access;
-
 }  // namespace detail
 
 /// The stash: the one fingerprint a failed relocation walk could not place, and one of its two
@@ -269,27 +173,42 @@ struct cuckoo_victim {
     friend constexpr bool operator==(const cuckoo_victim&, const cuckoo_victim&) = default;
 };
 
-class cuckoo_filter {
+class cuckoo_filter : public detail::filter_api<cuckoo_filter> {
+    using api = detail::filter_api<cuckoo_filter>;
+    friend api;
+
 public:
     using word_type = std::uint64_t;
     using size_type = std::uint64_t;
+    using storage_type = detail::word_storage<word_type>;
 
     /// A filter that holds `expected_keys` keys at a load of at most 95%, with fingerprints
-    /// just long enough that its FPR stays at most `fpp` at any load (plan_cuckoo). Throws
-    /// invalid_argument for expected_keys = 0, fpp outside (0, 1), or fpp below ~0.0122%.
-    cuckoo_filter(size_type expected_keys, double fpp, filter_options options = {})
-        : cuckoo_filter(plan_cuckoo(static_cast<double>(expected_keys), fpp).geometry, options) {
-        expected_keys_ = expected_keys;
-        target_fpp_ = fpp;
-    }
+    /// just long enough that its FPR stays at most `fpr` at any load (plan_cuckoo). Throws
+    /// invalid_argument for expected_keys = 0, fpr outside (0, 1), or fpr below ~0.0122%.
+    cuckoo_filter(size_type expected_keys, double fpr, filter_options options = {})
+        : cuckoo_filter(plan_cuckoo(static_cast<double>(expected_keys), fpr).geometry, options, {expected_keys, fpr}) {}
 
     /// An empty table of exactly this geometry. Throws invalid_argument unless there are 1 to
     /// 2^58 buckets (any count) and the fingerprints have 8, 12 or 16 bits.
-    explicit cuckoo_filter(cuckoo_geometry geometry, filter_options options = {})
-        : geometry_(checked(geometry)),
-          lanes_(geometry.fingerprint_bits),
-          hasher_(options.hash.value_or(hash_algorithm::xxh3_128), options.seed),
-          words_(cuckoo_word_count(geometry)) {}
+    explicit cuckoo_filter(cuckoo_geometry geometry, filter_options options = {}) : cuckoo_filter(geometry, options, {}) {}
+
+    /// A filter from its stored parts, as a codec (io/) reads them: the packed table (as
+    /// words() returns it, exactly cuckoo_word_count(geometry) words), the stash, and how many
+    /// fingerprints are stored (what size() will say). Throws invalid_argument for a geometry
+    /// that cannot exist, a word count that does not match it, or a stash outside the table.
+    cuckoo_filter(cuckoo_geometry geometry, const hasher& h, storage_type words, cuckoo_victim stash, size_type stored,
+                  sizing_target target = {})
+        : api(h, target), geometry_(checked(geometry)), lanes_(geometry.fingerprint_bits), words_(std::move(words)),
+          victim_(stash), size_(stored) {
+        if (words_.size() != cuckoo_word_count(geometry))
+            throw invalid_argument("a cuckoo table of " + std::to_string(geometry.buckets) + " buckets of " +
+                                   std::to_string(geometry.fingerprint_bits) + "-bit fingerprints has " +
+                                   std::to_string(cuckoo_word_count(geometry)) + " words, not " +
+                                   std::to_string(words_.size()));
+        if (stash.fingerprint > lanes_.max_fingerprint() || stash.bucket >= geometry.buckets)
+            throw invalid_argument("the cuckoo filter's stash (fingerprint " + std::to_string(stash.fingerprint) +
+                                   ", bucket " + std::to_string(stash.bucket) + ") does not fit its geometry");
+    }
 
     // --- Single keys -------------------------------------------------------------------------
 
@@ -300,6 +219,8 @@ public:
     [[nodiscard]] bool insert(const Key& key) {
         return insert_probe(words_.mutable_data(), locate(hasher_(key)));
     }
+
+    using api::contains;
 
     /// False: the key is not stored. True: it probably is (or is a false positive).
     template <hashable_key Key>
@@ -347,31 +268,6 @@ public:
         return out;
     }
 
-    /// Inserts every key of a range; returns how many were stored.
-    template <std::ranges::forward_range Range>
-        requires hashable_key<std::ranges::range_value_t<Range>>
-    [[nodiscard]] size_type insert_range(Range&& keys) {
-        return insert(std::ranges::begin(keys), std::ranges::end(keys));
-    }
-
-    /// Writes contains(key) for every key of [first, last) to `out`, in order; returns the
-    /// output iterator past the last answer.
-    template <std::forward_iterator It, std::sentinel_for<It> Sentinel, std::output_iterator<bool> Out>
-        requires hashable_key<std::iter_value_t<It>>
-    Out contains(It first, Sentinel last, Out out) const {
-        pipeline(first, last, [&](const probe& p) { *out++ = contains_probe(p); });
-        return out;
-    }
-
-    /// How many keys of [first, last) the filter may contain.
-    template <std::forward_iterator It, std::sentinel_for<It> Sentinel>
-        requires hashable_key<std::iter_value_t<It>>
-    [[nodiscard]] size_type count_contained(It first, Sentinel last) const {
-        size_type found = 0;
-        pipeline(first, last, [&](const probe& p) { found += contains_probe(p) ? 1 : 0; });
-        return found;
-    }
-
     // --- Whole-filter operations -------------------------------------------------------------
 
     /// Forgets every key (the stash included).
@@ -411,11 +307,6 @@ public:
     [[nodiscard]] double current_fpr() const noexcept { return cuckoo_fpr(fingerprint_bits(), load_factor()); }
 
     [[nodiscard]] size_type size_in_bytes() const noexcept { return words_.size() * sizeof(word_type); }
-    [[nodiscard]] const hasher& hash_function() const noexcept { return hasher_; }
-
-    /// The n and p the filter was sized for; 0 when it was built from an explicit geometry.
-    [[nodiscard]] size_type expected_keys() const noexcept { return expected_keys_; }
-    [[nodiscard]] double target_fpp() const noexcept { return target_fpp_; }
 
     /// The stash (a victim of a failed relocation walk, or empty).
     [[nodiscard]] cuckoo_victim stash() const noexcept { return victim_; }
@@ -436,8 +327,6 @@ public:
     [[nodiscard]] bool read_only() const noexcept { return words_.read_only(); }
 
 private:
-    friend struct detail::cuckoo_file_access;
-
     /// Where a key lives: its two buckets (possibly the same one) and its fingerprint.
     struct probe {
         size_type bucket = 0;
@@ -445,24 +334,20 @@ private:
         std::uint64_t fingerprint = 0;
     };
 
-    // Assembles a filter from a file's fields (file.hpp validates them first; the geometry, the
-    // word count and the stash are checked again here because they guard memory accesses).
-    cuckoo_filter(cuckoo_geometry geometry, hasher h, detail::word_storage<word_type> words, cuckoo_victim victim,
-                  size_type stored_count)
-        : geometry_(checked(geometry)), lanes_(geometry.fingerprint_bits), hasher_(h), words_(std::move(words)),
-          victim_(victim), size_(stored_count) {
-        if (words_.size() != cuckoo_word_count(geometry))
-            throw invalid_argument("a cuckoo table of " + std::to_string(geometry.buckets) + " buckets of " +
-                                   std::to_string(geometry.fingerprint_bits) + "-bit fingerprints has " +
-                                   std::to_string(cuckoo_word_count(geometry)) + " words, not " +
-                                   std::to_string(words_.size()));
-        if (victim.fingerprint > lanes_.max_fingerprint() || victim.bucket >= geometry.buckets)
-            throw invalid_argument("the cuckoo filter's stash (fingerprint " + std::to_string(victim.fingerprint) +
-                                   ", bucket " + std::to_string(victim.bucket) + ") does not fit its geometry");
+    cuckoo_filter(cuckoo_geometry geometry, filter_options options, sizing_target target)
+        : api(hasher(options.hash.value_or(hash_algorithm::xxh3_128), options.seed), target),
+          geometry_(checked(geometry)),
+          lanes_(geometry.fingerprint_bits),
+          words_(cuckoo_word_count(geometry)) {}
+
+    // The hook of filter_api's bulk queries: use(answer) for every key, in order.
+    template <class It, class Sentinel, class Use>
+    void for_each_answer(It first, Sentinel last, Use use) const {
+        pipeline(first, last, [&](const probe& p) { use(contains_probe(p)); });
     }
 
     static cuckoo_geometry checked(cuckoo_geometry geometry) {
-        detail::check_cuckoo_geometry(geometry);
+        check_cuckoo_geometry(geometry);
         return geometry;
     }
 
@@ -623,12 +508,9 @@ private:
 
     cuckoo_geometry geometry_;
     detail::fingerprint_lanes lanes_;
-    hasher hasher_;
-    detail::word_storage<word_type> words_;
+    storage_type words_;
     cuckoo_victim victim_{};
     size_type size_ = 0;
-    size_type expected_keys_ = 0;
-    double target_fpp_ = 0;
 };
 
 }  // namespace bloomkit

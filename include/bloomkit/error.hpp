@@ -6,6 +6,8 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <stdexcept>
 #include <string>
 #include <system_error>
@@ -71,4 +73,19 @@ private:
     format_errc reason_;
 };
 
+namespace detail {
+
+/// A number as an error message shows it: short when that is exact ("0.01", "1e-300"), else
+/// every digit, so two values that differ never print alike (std::to_string would print
+/// 1e-300 as "0.000000").
+inline std::string show_number(double value) {
+    char text[32];
+    for (const int digits : {6, 17}) {
+        std::snprintf(text, sizeof text, "%.*g", digits, value);
+        if (std::strtod(text, nullptr) == value) break;
+    }
+    return text;
+}
+
+}  // namespace detail
 }  // namespace bloomkit

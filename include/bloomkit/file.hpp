@@ -1,40 +1,33 @@
-// bloomkit/file.hpp — the portable file format: save, load, map, and open a file of any kind
-// by its header. The byte layout is documented, with an annotated hexdump, in docs/FORMAT.md.
+// bloomkit/file.hpp — filters in files: save, load, map, and read a header, on paths. The byte
+// layout (the bkf format) is in docs/FORMAT.md and io/; this file adds what only files have:
+// atomic replacement and memory maps.
 //
-// In short: a 128-byte little-endian header (magic, version, kind, hash algorithm and seed,
-// the kind's parameters, sizing, counts, payload size and checksum, and a checksum of the
-// header itself), then the filter's payload, little-endian, from byte 128 — a multiple of 64,
-// so a mapped file's blocks are cache-line aligned and can be queried in place. Checksums are
-// XXH3-64 (seed 0). A file's bytes depend only on the filter's contents, never on the build.
+//     bloomkit::save(filter, "seen.bkf");                              // atomic
+//     auto loaded = bloomkit::load<bloomkit::bloom_filter>("seen.bkf"); // checks both checksums
+//     auto mapped = bloomkit::map<bloomkit::any_filter>("seen.bkf");    // queried in place
 //
-// Loading never trusts the file: every field is checked before it is used, and each failure
-// throws a file_format_error whose reason() names the check and whose message names the file
-// and the offending value. Saving replaces the destination atomically (temporary file, fsync,
-// rename): a crash leaves the old file or the new one, never half of one.
+// Saving replaces the destination atomically (a temporary file beside it, fsync, rename): a
+// crash leaves the old file or the new one, never half of one. Loading checks every field and
+// both checksums; mapping checks the header and leaves the payload checksum to verify(), so
+// opening a 60 GB filter costs nothing.
 #pragma once
 
+#include <array>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <span>
 #include <string>
-#include <array>
-#include <limits>
-#include <optional>
-#include <tuple>
-#include <variant>
+#include <utility>
 
-#include "bloomkit/detail/file_codecs.hpp"
-#include "bloomkit/detail/file_header.hpp"
+#include "bloomkit/any_filter.hpp"
 #include "bloomkit/detail/posix_file.hpp"
 #include "bloomkit/error.hpp"
+#include "bloomkit/io/bkf.hpp"
 
 namespace bloomkit {
-
-/// Every filter type the file format stores.
-template <class Filter>
-concept storable_filter = requires { detail::file_codec<Filter>::kind; };
 
 namespace detail {
 
@@ -44,35 +37,7 @@ inline file_header read_header(const file_descriptor& file, const std::filesyste
     return decode_header(std::span(bytes.data(), got), file_size(file, path), path.string());
 }
 
-/// Throws wrong_kind unless the file holds a Filter.
-template <class Filter>
-void require_holds(const file_header& h, const std::string& where) {
-    if (file_codec<Filter>::holds(h)) return;
-    std::string held = std::string(to_string(h.kind)) + " filter";
-    if (h.kind == filter_kind::bloom) held = std::string(to_string(h.layout)) + " Bloom filter";
-    if (h.kind == filter_kind::binary_fuse)
-        held = std::to_string(h.fuse.arity) + "-wise " + std::to_string(h.fuse.fingerprint_bits) + "-bit binary fuse filter";
-    reject(format_errc::wrong_kind, where, "holds a " + held + ", not a " + file_codec<Filter>::name());
-}
-
-/// The filter `h` describes, from its payload; whatever the assembly rejects (a stage table
-/// out of bounds, an inconsistent fuse array...) is reported as an invalid field of `where`.
-template <class Filter>
-Filter assemble(const file_header& h, payload_source& payload, const std::string& where) {
-    try {
-        return file_codec<Filter>::assemble(h, payload);
-    } catch (const file_format_error& e) {
-        reject(e.reason(), where, e.what());
-    } catch (const invalid_argument& e) {
-        reject_field(where, e.what());
-    }
-}
-
-inline void require_payload_checksum(const file_header& h, std::uint64_t actual, const std::string& where) {
-    if (actual != h.payload_checksum)
-        reject(format_errc::payload_checksum, where, "payload checksum mismatch: the filter's contents are corrupt");
-}
-
+/// A file mapped read-only, with its validated header.
 struct opened_map {
     file_header header;
     std::shared_ptr<const mapped_region> region;
@@ -95,24 +60,22 @@ inline opened_map open_map(const std::filesystem::path& path) {
 
 }  // namespace detail
 
-/// Writes `filter` to `path` atomically (the old file, if any, survives any failure).
+/// Writes `filter` to `path` atomically (the old file, if any, survives any failure), in one
+/// pass over the payload: the header, which holds the payload's checksum, is written last.
 template <storable_filter Filter>
 void save(const Filter& filter, const std::filesystem::path& path) {
-    using codec = detail::file_codec<Filter>;
-    file_header h;
-    codec::describe(filter, h);
-    // Two passes over the payload's pieces: the checksum goes in the header, before them.
-    XXH3_state_t* state = XXH3_createState();
-    if (state == nullptr) throw std::bad_alloc();
-    const std::unique_ptr<XXH3_state_t, decltype(&XXH3_freeState)> owned(state, &XXH3_freeState);
-    XXH3_64bits_reset(state);
-    codec::payload(filter, [&](std::span<const std::byte> piece) { XXH3_64bits_update(state, piece.data(), piece.size()); });
-    h.payload_checksum = XXH3_64bits_digest(state);
-    const detail::header_bytes header = detail::encode_header<Filter>(h);
     detail::replace_file(path, [&](const detail::file_descriptor& file) {
-        detail::write_all(file, path, header.bytes.data(), header.bytes.size());
-        codec::payload(filter, [&](std::span<const std::byte> piece) { detail::write_all(file, path, piece.data(), piece.size()); });
+        static constexpr std::byte placeholder[file_header_size] = {};
+        detail::write_all(file, path, placeholder, sizeof placeholder);
+        const detail::header_bytes header = detail::write_payload(
+            filter, [&](std::span<const std::byte> piece) { detail::write_all(file, path, piece.data(), piece.size()); });
+        detail::write_all_at(file, path, header.bytes.data(), header.bytes.size(), 0);
     });
+}
+
+/// Saves whichever filter `filter` holds.
+inline void save(const any_filter& filter, const std::filesystem::path& path) {
+    std::visit([&](const auto& f) { save(f, path); }, filter);
 }
 
 /// The header of a filter file, validated (without reading or verifying the payload).
@@ -121,19 +84,17 @@ inline file_header read_header(const std::filesystem::path& path) {
 }
 
 /// Reads a filter file into memory, verifying both checksums. Throws io_error when the file
-/// cannot be read, file_format_error when it is not a valid file holding a Filter.
-template <storable_filter Filter>
-Filter load(const std::filesystem::path& path) {
+/// cannot be read, file_format_error when it is not a valid file holding a Target (any kind
+/// for Target = any_filter).
+template <loadable_filter Target>
+Target load(const std::filesystem::path& path) {
     const detail::file_descriptor file = detail::open_for_reading(path);
     const file_header h = detail::read_header(file, path);
-    detail::require_holds<Filter>(h, path.string());
-    if (h.payload_size > std::numeric_limits<std::size_t>::max()) throw std::bad_alloc();
-    detail::zeroed_block payload(static_cast<std::size_t>(h.payload_size));
+    detail::require_holds<Target>(h, path.string());
+    detail::zeroed_block payload = detail::payload_memory(h.payload_size);
     if (detail::read_at(file, path, payload.data(), static_cast<std::size_t>(h.payload_size), h.payload_offset) != h.payload_size)
         detail::reject(format_errc::truncated, path.string(), "truncated while reading");
-    detail::require_payload_checksum(h, detail::checksum(payload.data(), static_cast<std::size_t>(h.payload_size)), path.string());
-    detail::payload_source source(std::move(payload), h.payload_size);
-    return detail::assemble<Filter>(h, source, path.string());
+    return detail::finish_read<Target>(h, std::move(payload), path.string());
 }
 
 /// A filter queried in place in a read-only memory map of its file: opening costs no read of
@@ -165,59 +126,18 @@ private:
     std::string where_;
 };
 
-/// Maps a filter file read-only and queries it in place.
-template <storable_filter Filter>
-mapped_filter<Filter> map(const std::filesystem::path& path) {
+/// Maps a filter file read-only and queries it in place (any kind for Target = any_filter).
+template <loadable_filter Target>
+mapped_filter<Target> map(const std::filesystem::path& path) {
     detail::opened_map opened = detail::open_map(path);
-    detail::require_holds<Filter>(opened.header, path.string());
+    detail::require_holds<Target>(opened.header, path.string());
     detail::payload_source source = opened.payload();
-    Filter filter = detail::assemble<Filter>(opened.header, source, path.string());
-    return mapped_filter<Filter>(std::move(filter), std::move(opened), path.string());
+    Target filter = detail::assemble<Target>(opened.header, source, path.string());
+    return mapped_filter<Target>(std::move(filter), std::move(opened), path.string());
 }
 
-/// Any filter, when its kind is known only from a file.
-using any_filter = std::variant<classic_bloom_filter, block_bloom_filter, split_block_bloom_filter, counting_bloom_filter,
-                                cuckoo_filter, scalable_bloom_filter, binary_fuse8_filter, binary_fuse16_filter,
-                                binary_fuse8_4wise_filter, binary_fuse16_4wise_filter>;
-
-namespace detail {
-/// Calls make(std::type_identity<F>) for the alternative of any_filter the header describes.
-template <class Make>
-auto by_kind(const file_header& h, Make make) {
-    using result = decltype(make(std::type_identity<block_bloom_filter>{}));
-    std::optional<result> made;
-    auto try_one = [&](auto type) {
-        if (!made && file_codec<typename decltype(type)::type>::holds(h)) made.emplace(make(type));
-    };
-    std::apply([&](auto... types) { (try_one(types), ...); },
-               std::tuple<std::type_identity<classic_bloom_filter>, std::type_identity<block_bloom_filter>,
-                          std::type_identity<split_block_bloom_filter>, std::type_identity<counting_bloom_filter>,
-                          std::type_identity<cuckoo_filter>, std::type_identity<scalable_bloom_filter>,
-                          std::type_identity<binary_fuse8_filter>, std::type_identity<binary_fuse16_filter>,
-                          std::type_identity<binary_fuse8_4wise_filter>, std::type_identity<binary_fuse16_4wise_filter>>{});
-    if (!made) throw error("no filter type for this header");  // decode_header admits only known kinds
-    return std::move(*made);
-}
-}  // namespace detail
-
-/// Loads a filter of whatever kind the file holds.
-inline any_filter load_any(const std::filesystem::path& path) {
-    return detail::by_kind(read_header(path), [&](auto type) { return any_filter(load<typename decltype(type)::type>(path)); });
-}
-
-/// Maps a filter of whatever kind the file holds.
-inline mapped_filter<any_filter> map_any(const std::filesystem::path& path) {
-    detail::opened_map opened = detail::open_map(path);
-    any_filter filter = detail::by_kind(opened.header, [&](auto type) {
-        detail::payload_source source = opened.payload();
-        return any_filter(detail::assemble<typename decltype(type)::type>(opened.header, source, path.string()));
-    });
-    return mapped_filter<any_filter>(std::move(filter), std::move(opened), path.string());
-}
-
-/// Saves whichever filter `filter` holds.
-inline void save(const any_filter& filter, const std::filesystem::path& path) {
-    std::visit([&](const auto& f) { save(f, path); }, filter);
-}
+/// load<any_filter> and map<any_filter>, by their older names.
+inline any_filter load_any(const std::filesystem::path& path) { return load<any_filter>(path); }
+inline mapped_filter<any_filter> map_any(const std::filesystem::path& path) { return map<any_filter>(path); }
 
 }  // namespace bloomkit

@@ -74,57 +74,50 @@
 #include "bloomkit/bloom_filter.hpp"
 #include "bloomkit/detail/bulk_pipeline.hpp"
 #include "bloomkit/detail/compatibility.hpp"
+#include "bloomkit/detail/filter_api.hpp"
 #include "bloomkit/error.hpp"
 #include "bloomkit/hash.hpp"
-#include "bloomkit/sizing.hpp"
+#include "bloomkit/options.hpp"
+#include "bloomkit/sizing/scalable_bloom.hpp"
 
 namespace bloomkit {
 
-/// How a scalable filter grows and hashes. The defaults are RedisBloom's (see above).
-struct scalable_options {
-    /// Each new stage holds this many times the keys of the one before: 1 to 16.
-    double growth = 2.0;
-    /// Each new stage's FPR target is this times the one before's: strictly between 0 and 1.
-    double tightening = 0.5;
-    std::uint64_t seed = default_seed;
-    /// Defaults to XXH3-128, as for block_bloom_filter.
-    std::optional<hash_algorithm> hash{};
-};
+class scalable_bloom_filter : public detail::filter_api<scalable_bloom_filter> {
+    using api = detail::filter_api<scalable_bloom_filter>;
+    friend api;
 
-/// What fixes a scalable filter's chain of stages: the first stage's capacity, the FPR bound
-/// of the whole filter, and how each stage follows from the one before.
-struct scalable_parameters {
-    std::uint64_t initial_capacity = 0;
-    double fpp = 0;
-    double growth = 2.0;
-    double tightening = 0.5;
-    friend constexpr bool operator==(const scalable_parameters&, const scalable_parameters&) = default;
-};
-
-namespace detail {
-struct scalable_file_access;
-}
-
-class scalable_bloom_filter {
 public:
     using stage_type = block_bloom_filter;
     using size_type = std::uint64_t;
 
-    static constexpr double max_growth = 16;
-
-    /// The keys a stage is sized for and its FPR target there.
-    struct stage_plan {
-        size_type capacity = 0;
-        double fpp = 0;
-        friend constexpr bool operator==(const stage_plan&, const stage_plan&) = default;
-    };
-
     /// A filter whose first stage holds `initial_capacity` keys and whose FPR stays at most
-    /// `fpp` however many keys it receives. Throws invalid_argument for initial_capacity = 0,
-    /// fpp outside (0, 1), or options outside their ranges.
-    scalable_bloom_filter(size_type initial_capacity, double fpp, scalable_options options = {})
-        : scalable_bloom_filter(scalable_parameters{initial_capacity, fpp, options.growth, options.tightening},
+    /// `fpr` however many keys it receives. Throws invalid_argument for initial_capacity = 0,
+    /// fpr outside (0, 1), or options outside their ranges.
+    scalable_bloom_filter(size_type initial_capacity, double fpr, scalable_options options = {})
+        : scalable_bloom_filter(scalable_parameters{initial_capacity, fpr, options.growth, options.tightening},
                                 hasher(options.hash.value_or(stage_type::layout_type::default_hash), options.seed)) {}
+
+    /// A filter from its stored parts, as a codec (io/) reads them. Throws invalid_argument
+    /// unless the stages are the chain the parameters describe (at most scalable_max_stages),
+    /// all hashing like `h`.
+    scalable_bloom_filter(scalable_parameters params, const hasher& h, std::vector<stage_type> stages)
+        : api(h, target_of(params)), params_(checked(params)), stages_(std::move(stages)) {
+        if (stages_.empty()) throw invalid_argument("a scalable Bloom filter has at least one stage");
+        if (stages_.size() > scalable_max_stages)
+            throw invalid_argument("a scalable Bloom filter has at most " + std::to_string(scalable_max_stages) +
+                                   " stages, not " + std::to_string(stages_.size()));
+        scalable_stage_plan plan = scalable_first_stage(params_);
+        for (std::size_t i = 0; i < stages_.size(); ++i) {
+            if (i > 0) plan = scalable_next_stage(params_, plan);
+            const stage_type& stage = stages_[i];
+            if (stage.hash_function() != hasher_ || plan_of(stage) != plan)
+                throw invalid_argument("stage " + std::to_string(i) + " of a scalable Bloom filter (" +
+                                       std::to_string(stage.expected_keys()) + " keys at p = " +
+                                       detail::show_number(stage.target_fpr()) + ") does not follow from its parameters (" +
+                                       std::to_string(plan.capacity) + " keys at p = " + detail::show_number(plan.fpr) +
+                                       ", same hashing)");
+        }
+    }
 
     // --- Single keys -------------------------------------------------------------------------
 
@@ -135,6 +128,8 @@ public:
     bool insert(const Key& key) {
         return insert_hashed(hasher_(key));
     }
+
+    using api::contains;
 
     /// False: the key was never inserted. True: it probably was (or is a false positive).
     /// Hashes the key once and probes the stages newest first (see the top of this header).
@@ -167,41 +162,6 @@ public:
             }
         }
         return added;
-    }
-
-    /// Inserts every key of a range; returns how many were new.
-    template <std::ranges::forward_range Range>
-        requires hashable_key<std::ranges::range_value_t<Range>>
-    size_type insert_range(Range&& keys) {
-        return insert(std::ranges::begin(keys), std::ranges::end(keys));
-    }
-
-    /// Writes contains(key) for every key of [first, last) to `out`, in order; returns the
-    /// output iterator past the last answer.
-    template <std::forward_iterator It, std::sentinel_for<It> Sentinel, std::output_iterator<bool> Out>
-        requires hashable_key<std::iter_value_t<It>>
-    Out contains(It first, Sentinel last, Out out) const {
-        bulk_scratch scratch;
-        while (first != last) {
-            hash_chunk(first, last, scratch);
-            mark_held(stages_, scratch);
-            for (const char held : scratch.held) *out++ = held != 0;
-        }
-        return out;
-    }
-
-    /// How many keys of [first, last) the filter may contain.
-    template <std::forward_iterator It, std::sentinel_for<It> Sentinel>
-        requires hashable_key<std::iter_value_t<It>>
-    [[nodiscard]] size_type count_contained(It first, Sentinel last) const {
-        size_type count = 0;
-        bulk_scratch scratch;
-        while (first != last) {
-            hash_chunk(first, last, scratch);
-            mark_held(stages_, scratch);
-            count += scratch.digests.size() - scratch.pending.size();
-        }
-        return count;
     }
 
     // --- Whole-filter operations -------------------------------------------------------------
@@ -250,28 +210,26 @@ public:
 
     // --- Observers ---------------------------------------------------------------------------
 
+    /// The chain's parameters. expected_keys() is the first stage's capacity, target_fpr() the
+    /// bound on the FPR of the whole filter, however many stages it grows.
     [[nodiscard]] const scalable_parameters& parameters() const noexcept { return params_; }
     [[nodiscard]] size_type initial_capacity() const noexcept { return params_.initial_capacity; }
-    /// The bound on the FPR of the whole filter, however many stages it grows.
-    [[nodiscard]] double target_fpp() const noexcept { return params_.fpp; }
     [[nodiscard]] double growth() const noexcept { return params_.growth; }
     [[nodiscard]] double tightening() const noexcept { return params_.tightening; }
-    [[nodiscard]] const hasher& hash_function() const noexcept { return hasher_; }
 
     [[nodiscard]] std::size_t stage_count() const noexcept { return stages_.size(); }
 
-    /// The stages, oldest (smallest) first. Each one's expected_keys() and target_fpp() are its
+    /// The stages, oldest (smallest) first. Each one's expected_keys() and target_fpr() are its
     /// capacity and FPR target; bit_count(), hash_count(), inserted_count() and current_fpr()
     /// describe it as it is.
     [[nodiscard]] std::span<const stage_type> stages() const noexcept { return stages_; }
 
-    /// Capacity and FPR target of stage `index` (0 = the first), whether or not it exists yet:
-    /// capacity_0 = initial capacity, capacity_(i+1) = ⌈capacity_i · growth⌉;
-    /// fpp_0 = p·(1 - tightening), fpp_(i+1) = fpp_i · tightening. Throws invalid_argument
-    /// when the capacity would exceed 2^63 keys.
-    [[nodiscard]] stage_plan planned_stage(std::size_t index) const {
-        stage_plan plan = first_stage(params_);
-        for (std::size_t i = 0; i < index; ++i) plan = next_stage(params_, plan);
+    /// Capacity and FPR target of stage `index` (0 = the first), whether or not it exists yet
+    /// (sizing/scalable_bloom.hpp). Throws invalid_argument when the capacity would exceed
+    /// 2^63 keys.
+    [[nodiscard]] scalable_stage_plan planned_stage(std::size_t index) const {
+        scalable_stage_plan plan = scalable_first_stage(params_);
+        for (std::size_t i = 0; i < index; ++i) plan = scalable_next_stage(params_, plan);
         return plan;
     }
 
@@ -304,65 +262,40 @@ public:
     [[nodiscard]] bool read_only() const noexcept { return stages_.front().read_only(); }
 
 private:
-    friend struct detail::scalable_file_access;
-
-    // Assembles a filter from a file's parameters and stages (file.hpp validates the file
-    // first). Throws invalid_argument unless the stages are the chain the parameters describe,
-    // all hashing like `h`.
-    scalable_bloom_filter(scalable_parameters params, hasher h, std::vector<stage_type> stages)
-        : params_(checked(params)), hasher_(h), stages_(std::move(stages)) {
-        if (stages_.empty()) throw invalid_argument("a scalable Bloom filter has at least one stage");
-        stage_plan plan = first_stage(params_);
-        for (std::size_t i = 0; i < stages_.size(); ++i) {
-            if (i > 0) plan = next_stage(params_, plan);
-            const stage_type& stage = stages_[i];
-            if (stage.hash_function() != hasher_ || plan_of(stage) != plan)
-                throw invalid_argument("stage " + std::to_string(i) + " of a scalable Bloom filter (" +
-                                       std::to_string(stage.expected_keys()) + " keys at p = " +
-                                       std::to_string(stage.target_fpp()) + ") does not follow from its parameters (" +
-                                       std::to_string(plan.capacity) + " keys at p = " + std::to_string(plan.fpp) +
-                                       ", same hashing)");
-        }
-    }
-
-    scalable_bloom_filter(scalable_parameters params, hasher h) : params_(checked(params)), hasher_(h) {
-        stages_.push_back(make_stage(first_stage(params_)));
+    scalable_bloom_filter(scalable_parameters params, hasher h) : api(h, target_of(params)), params_(checked(params)) {
+        stages_.push_back(make_stage(scalable_first_stage(params_)));
     }
 
     static scalable_parameters checked(scalable_parameters params) {
-        if (params.initial_capacity == 0)
-            throw invalid_argument("a scalable Bloom filter's initial capacity must be at least 1 key");
-        detail::require_probability(params.fpp);
-        if (!(params.growth >= 1 && params.growth <= max_growth))  // also rejects NaN
-            throw invalid_argument("a scalable Bloom filter's growth factor (how many times more keys each new stage "
-                                   "holds) must be between 1 and 16, got " + std::to_string(params.growth));
-        if (!(params.tightening > 0 && params.tightening < 1))
-            throw invalid_argument("a scalable Bloom filter's tightening ratio (each new stage's FPR over the one "
-                                   "before's) must be strictly between 0 and 1, got " + std::to_string(params.tightening));
+        check_scalable_parameters(params);
         return params;
     }
 
-    static stage_plan first_stage(const scalable_parameters& params) noexcept {
-        return {params.initial_capacity, params.fpp * (1 - params.tightening)};
+    static sizing_target target_of(const scalable_parameters& params) noexcept {
+        return {params.initial_capacity, params.fpr};
     }
 
-    // Products of doubles are correctly rounded, so every machine computes the same chain (a
-    // file's stages are checked against it).
-    static stage_plan next_stage(const scalable_parameters& params, stage_plan previous) {
-        const double capacity = std::ceil(static_cast<double>(previous.capacity) * params.growth);
-        if (!(capacity <= 0x1p63))
-            throw invalid_argument("a scalable Bloom filter cannot grow a stage beyond 2^63 keys");
-        return {static_cast<size_type>(capacity), previous.fpp * params.tightening};
+    // The hook of filter_api's bulk queries: use(answer) for every key, in order.
+    template <class It, class Sentinel, class Use>
+    void for_each_answer(It first, Sentinel last, Use use) const {
+        bulk_scratch scratch;
+        while (first != last) {
+            hash_chunk(first, last, scratch);
+            mark_held(stages_, scratch);
+            for (const char held : scratch.held) use(held != 0);
+        }
     }
 
-    static stage_plan plan_of(const stage_type& stage) noexcept { return {stage.expected_keys(), stage.target_fpp()}; }
+    static scalable_stage_plan plan_of(const stage_type& stage) noexcept {
+        return {stage.expected_keys(), stage.target_fpr()};
+    }
 
-    [[nodiscard]] stage_type make_stage(stage_plan plan) const {
+    [[nodiscard]] stage_type make_stage(scalable_stage_plan plan) const {
         try {
-            return stage_type(plan.capacity, plan.fpp, {.seed = hasher_.seed(), .hash = hasher_.algorithm()});
+            return stage_type(plan.capacity, plan.fpr, {.seed = hasher_.seed(), .hash = hasher_.algorithm()});
         } catch (const invalid_argument& e) {
             throw invalid_argument("cannot size a scalable Bloom filter stage for " + std::to_string(plan.capacity) +
-                                   " keys at p = " + std::to_string(plan.fpp) + ": " + e.what() +
+                                   " keys at p = " + detail::show_number(plan.fpr) + ": " + e.what() +
                                    " (a larger initial capacity or growth factor needs fewer stages)");
         }
     }
@@ -380,7 +313,11 @@ private:
     // filter is writable: a mapped filter must not grow a writable stage.
     stage_type& open_stage() {
         if (!is_full(stages_.back())) return stages_.back();
-        stages_.push_back(make_stage(next_stage(params_, plan_of(stages_.back()))));
+        if (stages_.size() == scalable_max_stages)
+            throw invalid_argument("this scalable Bloom filter has reached its limit of " +
+                                   std::to_string(scalable_max_stages) + " stages and cannot take more keys; build a "
+                                   "larger one (a larger initial capacity or growth factor needs fewer stages)");
+        stages_.push_back(make_stage(scalable_next_stage(params_, plan_of(stages_.back()))));
         return stages_.back();
     }
 
@@ -393,7 +330,7 @@ private:
     void require_compatible(const scalable_bloom_filter& other, const char* operation) const {
         const detail::compatibility_check check(operation, "scalable Bloom filters");
         check.same("initial capacities", params_.initial_capacity, other.params_.initial_capacity, " keys")
-            .same("target false-positive rates", params_.fpp, other.params_.fpp)
+            .same("target false-positive rates", params_.fpr, other.params_.fpr)
             .same("growth factors", params_.growth, other.params_.growth)
             .same("tightening ratios", params_.tightening, other.params_.tightening)
             .same_hashing(hasher_, other.hasher_);
@@ -496,7 +433,6 @@ private:
     }
 
     scalable_parameters params_;
-    hasher hasher_;
     std::vector<stage_type> stages_;  // never empty
 };
 

@@ -19,7 +19,7 @@
 #include "bloomkit/detail/geometry_checks.hpp"
 #include "bloomkit/detail/word_access.hpp"
 #include "bloomkit/hash.hpp"
-#include "bloomkit/sizing.hpp"
+#include "bloomkit/sizing/bloom.hpp"
 
 namespace bloomkit::detail {
 

@@ -3,8 +3,6 @@
 // one is not, the error names it with both values so the user sees what to rebuild.
 #pragma once
 
-#include <cstdio>
-#include <cstdlib>
 #include <string>
 #include <type_traits>
 
@@ -39,13 +37,7 @@ private:
         if constexpr (std::is_same_v<T, hash_algorithm>) {
             return std::string(to_string(value));
         } else if constexpr (std::is_floating_point_v<T>) {
-            // Short when that is exact, else every digit: two values that differ never print alike.
-            char text[32];
-            for (const int digits : {6, 17}) {
-                std::snprintf(text, sizeof text, "%.*g", digits, static_cast<double>(value));
-                if (std::strtod(text, nullptr) == static_cast<double>(value)) break;
-            }
-            return text;
+            return show_number(static_cast<double>(value));
         } else {
             return std::to_string(value);
         }

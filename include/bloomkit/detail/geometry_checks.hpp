@@ -6,7 +6,7 @@
 #include <string>
 
 #include "bloomkit/error.hpp"
-#include "bloomkit/sizing.hpp"
+#include "bloomkit/sizing/bloom.hpp"
 
 namespace bloomkit::detail {
 

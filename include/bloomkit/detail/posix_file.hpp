@@ -95,6 +95,22 @@ inline void write_all(const file_descriptor& file, const std::filesystem::path& 
     }
 }
 
+/// Writes all of `data` at `offset`, without moving the file position.
+inline void write_all_at(const file_descriptor& file, const std::filesystem::path& path, const void* data, std::size_t size,
+                         std::uint64_t offset) {
+    const auto* in = static_cast<const char*>(data);
+    while (size > 0) {
+        const ::ssize_t put = ::pwrite(file.get(), in, size, static_cast<::off_t>(offset));
+        if (put < 0) {
+            if (errno == EINTR) continue;
+            throw_io("cannot write", path);
+        }
+        in += put;
+        offset += static_cast<std::uint64_t>(put);
+        size -= static_cast<std::size_t>(put);
+    }
+}
+
 /// Replaces `path` with what `write` puts into a file, so that at every moment `path` holds
 /// either its old contents or the complete new ones: write a temporary file beside it, fsync
 /// it, rename it over `path`, fsync the directory. On any failure the temporary is removed and

@@ -1,21 +1,27 @@
-// bloomkit/detail/file_header.hpp — the 128-byte header every bloomkit file starts with: its
-// byte layout, and the checks that do not depend on the filter kind (docs/FORMAT.md).
+// bloomkit/io/header.hpp — the 128-byte header every bloomkit file (bkf) starts with: its byte
+// layout, the decoded form (file_header), and the checks that do not depend on the filter kind
+// (docs/FORMAT.md).
 //
 // Bytes 0..23 and 40..63, 72..95 and 120..127 mean the same for every kind. Bytes 14, 24..39,
-// 64..71 and 96..119 are the kind's parameters; file_codecs.hpp reads and checks them.
+// 64..71 and 96..119 are the kind's parameters; each kind's codec (io/*_codec.hpp) reads and
+// checks them.
 #pragma once
 
 #include <array>
 #include <bit>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <span>
 #include <string>
 
+#include "bloomkit/cuckoo_filter.hpp"
 #include "bloomkit/detail/endian.hpp"
 #include "bloomkit/error.hpp"
 #include "bloomkit/hash.hpp"
+#include "bloomkit/sizing.hpp"
 
 namespace bloomkit {
 
@@ -45,13 +51,87 @@ enum class filter_kind : std::uint16_t {
     return "unknown";
 }
 
+/// Every field of a file's header, decoded and validated. The common fields hold for every
+/// kind; of the kind parameters, only those of `kind` are meaningful.
+struct file_header {
+    std::uint16_t version = file_format_version;
+    filter_kind kind = filter_kind::bloom;
+    hash_algorithm hash = hash_algorithm::xxh3_128;
+    std::uint64_t seed = default_seed;
+    std::uint64_t expected_keys = 0;  ///< what the filter was sized for; 0 if built from a geometry
+    double target_fpr = 0;            ///< likewise
+    std::uint64_t inserted_count = 0; ///< the filter's inserted_count() (cuckoo: size(); fuse: keys)
+    std::uint64_t payload_offset = file_header_size;
+    std::uint64_t payload_size = 0;
+    std::uint64_t payload_checksum = 0;
+
+    // Bloom filter (and the stage layout of a scalable one)
+    bloom_layout layout = bloom_layout::block;
+    bloom_geometry geometry{};
+    std::uint64_t set_bits = 0;  ///< Bloom: bits set; counting: nonzero counters — so info reads no payload
+    // Counting Bloom filter
+    counting_geometry counting{};
+    // Cuckoo filter
+    cuckoo_geometry cuckoo{};
+    cuckoo_victim stash{};
+    // Scalable Bloom filter
+    scalable_parameters scalable{};
+    std::uint32_t stages = 0;
+    // Binary fuse filter
+    binary_fuse_parameters fuse{};
+
+    /// What the file holds, as messages name it: "block Bloom filter", "4-wise 8-bit binary
+    /// fuse filter".
+    [[nodiscard]] std::string filter_name() const {
+        switch (kind) {
+            case filter_kind::bloom: return std::string(to_string(layout)) + " Bloom filter";
+            case filter_kind::counting_bloom: return "counting Bloom filter";
+            case filter_kind::cuckoo: return "cuckoo filter";
+            case filter_kind::scalable_bloom: return "scalable Bloom filter";
+            case filter_kind::binary_fuse:
+                return std::to_string(fuse.arity) + "-wise " + std::to_string(fuse.fingerprint_bits) + "-bit binary fuse filter";
+        }
+        return "filter";
+    }
+
+    /// Keys held, from the header alone: estimated from the fill for Bloom and counting
+    /// filters (+infinity when full), exact for cuckoo and binary fuse, inserted_count for
+    /// scalable.
+    [[nodiscard]] double approximate_count() const {
+        switch (kind) {
+            case filter_kind::bloom: return estimate_keys(layout, geometry, set_bits);
+            case filter_kind::counting_bloom: return estimate_counting_keys(counting, set_bits);
+            case filter_kind::cuckoo: return static_cast<double>(inserted_count);
+            case filter_kind::scalable_bloom: return static_cast<double>(inserted_count);
+            case filter_kind::binary_fuse: return static_cast<double>(fuse.keys);
+        }
+        return 0;
+    }
+
+    /// The FPR the filter has now, from the header alone; NaN for scalable (it depends on each
+    /// stage's fill: ask the filter).
+    [[nodiscard]] double current_fpr() const {
+        switch (kind) {
+            case filter_kind::bloom: return bloomkit::current_fpr(layout, geometry, set_bits);
+            case filter_kind::counting_bloom: return current_counting_fpr(counting, set_bits);
+            case filter_kind::cuckoo:
+                return cuckoo.buckets == 0 ? 0.0
+                                           : cuckoo_fpr(cuckoo.fingerprint_bits, static_cast<double>(inserted_count) /
+                                                                                     (4.0 * static_cast<double>(cuckoo.buckets)));
+            case filter_kind::scalable_bloom: return std::nan("");
+            case filter_kind::binary_fuse: return fuse.keys == 0 ? 0.0 : std::ldexp(1.0, -static_cast<int>(fuse.fingerprint_bits));
+        }
+        return 1;
+    }
+};
+
 namespace detail {
 
 /// Byte offsets of the header fields.
 namespace header_field {
 inline constexpr std::size_t magic = 0, version = 8, header_size = 10, kind = 12, variant = 14, hash = 15, seed = 16,
                              parameter64 = 24, parameter32a = 32, parameter32b = 36, expected_keys = 40,
-                             target_fpp = 48, inserted_count = 56, parameter_aux = 64, payload_offset = 72,
+                             target_fpr = 48, inserted_count = 56, parameter_aux = 64, payload_offset = 72,
                              payload_size = 80, payload_checksum = 88, extra = 96, header_checksum = 120;
 // The historical names of the Bloom filter's parameters.
 inline constexpr std::size_t layout = variant, bits = parameter64, hashes = parameter32a, block_bits = parameter32b,
@@ -86,17 +166,33 @@ struct header_bytes {
     reject(format_errc::invalid_field, where, why);
 }
 
+/// Whether `first_bytes` (at least the first eight bytes of a file or stream, or all of a
+/// shorter one) start with the bloomkit signature.
+[[nodiscard]] inline bool starts_with_magic(std::span<const std::byte> first_bytes) noexcept {
+    return first_bytes.size() >= file_magic.size() && std::memcmp(first_bytes.data(), file_magic.data(), file_magic.size()) == 0;
+}
+
+/// "N bytes", or "nothing at all" for an empty input: how a short input is described.
+inline std::string byte_count(std::uint64_t size) {
+    return size == 0 ? std::string("empty (0 bytes)") : std::to_string(size) + (size == 1 ? " byte" : " bytes");
+}
+
 /// The checks every file passes before its kind is even looked at, in the order that gives
 /// the most useful message: signature, version (before the checksum, so that a newer format
 /// reads as newer, not corrupt), completeness, checksum, then the kind-independent fields.
-/// `seen` holds the file's first min(file size, 128) bytes.
-inline header_bytes check_common_header(std::span<const std::byte> seen, std::uint64_t file_size, const std::string& where) {
+/// `seen` holds the input's first min(size, 128) bytes; `size` is the whole input's size,
+/// when known (a stream's is not).
+inline header_bytes check_common_header(std::span<const std::byte> seen, std::optional<std::uint64_t> size,
+                                        const std::string& where) {
     namespace f = header_field;
+    const std::uint64_t total = size.value_or(seen.size());
+    if (seen.empty())
+        reject(format_errc::truncated, where, "empty (0 bytes): not a bloomkit filter file");
     const std::size_t magic_seen = std::min(seen.size(), file_magic.size());
-    if (magic_seen > 0 && std::memcmp(seen.data(), file_magic.data(), magic_seen) != 0)  // an empty map has no data()
+    if (std::memcmp(seen.data(), file_magic.data(), magic_seen) != 0)
         reject(format_errc::bad_magic, where, "not a bloomkit filter file (its first bytes are not the bloomkit signature)");
     if (seen.size() < f::version + 2)
-        reject(format_errc::truncated, where, "truncated: " + std::to_string(file_size) + " bytes, not even a whole header");
+        reject(format_errc::truncated, where, "truncated: " + byte_count(total) + ", not even a whole header");
     const auto version = load_le<std::uint16_t>(seen.data() + f::version);
     if (version != file_format_version)
         reject(format_errc::unsupported_version, where,
@@ -104,30 +200,30 @@ inline header_bytes check_common_header(std::span<const std::byte> seen, std::ui
                    std::to_string(file_format_version) + (version > file_format_version ? " (upgrade bloomkit to read it)" : ""));
     if (seen.size() < file_header_size)
         reject(format_errc::truncated, where,
-               "truncated: " + std::to_string(file_size) + " bytes, but the header alone is " + std::to_string(file_header_size));
+               "truncated: " + byte_count(total) + ", but the header alone is " + std::to_string(file_header_size));
     header_bytes h;
     std::memcpy(h.bytes.data(), seen.data(), file_header_size);
     if (h.get<std::uint64_t>(f::header_checksum) != checksum(h.bytes.data(), f::header_checksum))
         reject(format_errc::header_checksum, where, "header checksum mismatch: the header is corrupt");
-    if (const auto size = h.get<std::uint16_t>(f::header_size); size != file_header_size)
-        reject_field(where, "header size is " + std::to_string(size) + ", expected " + std::to_string(file_header_size));
+    if (const auto declared = h.get<std::uint16_t>(f::header_size); declared != file_header_size)
+        reject_field(where, "header size is " + std::to_string(declared) + ", expected " + std::to_string(file_header_size));
     if (const auto kind = h.get<std::uint16_t>(f::kind); kind < 1 || kind > 5)
         reject_field(where, "unknown filter kind " + std::to_string(kind));
     if (const auto hash = h.get<std::uint8_t>(f::hash); hash < 1 || hash > 2)
         reject_field(where, "unknown hash algorithm " + std::to_string(hash));
-    if (const double fpp = h.get<double>(f::target_fpp); !(fpp == 0 || (fpp > 0 && fpp < 1)))
-        reject_field(where, "target false-positive rate " + std::to_string(fpp) + " is not in (0, 1)");
+    if (const double fpr = h.get<double>(f::target_fpr); !(fpr == 0 || (fpr > 0 && fpr < 1)))
+        reject_field(where, "target false-positive rate " + show_number(fpr) + " is not in (0, 1)");
     if (const auto offset = h.get<std::uint64_t>(f::payload_offset); offset != file_header_size)
         reject_field(where, "payload offset " + std::to_string(offset) + ", expected " + std::to_string(file_header_size));
     return h;
 }
 
-/// The file must end exactly where the payload does.
+/// A file (or byte buffer) must end exactly where the payload does.
 inline void check_file_size(std::uint64_t payload_size, std::uint64_t file_size, const std::string& where) {
     const std::uint64_t expected = file_header_size + payload_size;
     if (payload_size > UINT64_MAX - file_header_size || file_size < expected)
         reject(format_errc::truncated, where,
-               "truncated: " + std::to_string(file_size) + " bytes, but the header announces " + std::to_string(expected));
+               "truncated: " + byte_count(file_size) + ", but the header announces " + std::to_string(expected));
     if (file_size > expected) reject_field(where, std::to_string(file_size - expected) + " unexpected bytes after the payload");
 }
 

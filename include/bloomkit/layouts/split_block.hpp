@@ -1,4 +1,4 @@
-// bloomkit/detail/split_block_layout.hpp — the split-block Bloom filter, bit for bit as the
+// bloomkit/layouts/split_block.hpp — the split-block Bloom filter, bit for bit as the
 // Apache Parquet format specifies it (parquet-format, BloomFilter.md).
 //
 // A block is 256 bits: eight 32-bit words, and every key sets exactly one bit in each word
@@ -14,8 +14,8 @@
 #include <optional>
 
 #include "bloomkit/detail/blocked_layout.hpp"
-#include "bloomkit/detail/cpu_features.hpp"
-#include "bloomkit/detail/simd/split_block_kernels.hpp"
+#include "bloomkit/simd.hpp"
+#include "bloomkit/detail/simd/split_block_avx2.hpp"
 
 namespace bloomkit {
 

@@ -1,4 +1,4 @@
-// bloomkit/detail/classic_layout.hpp — the classic Bloom filter (Bloom 1970): k probes
+// bloomkit/layouts/classic.hpp — the classic Bloom filter (Bloom 1970): k probes
 // anywhere in an array of m bits.
 //
 // The k positions come from the one 128-bit digest by enhanced double hashing (Dillinger &
@@ -18,7 +18,7 @@
 #include "bloomkit/detail/bits.hpp"
 #include "bloomkit/detail/geometry_checks.hpp"
 #include "bloomkit/hash.hpp"
-#include "bloomkit/sizing.hpp"
+#include "bloomkit/sizing/bloom.hpp"
 
 namespace bloomkit {
 

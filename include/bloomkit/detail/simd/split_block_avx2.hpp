@@ -1,5 +1,5 @@
-// bloomkit/detail/simd/split_block_kernels.hpp — AVX2 lookups for the Parquet split-block
-// layout, a batch of already-located keys at a time.
+// bloomkit/detail/simd/split_block_avx2.hpp — the AVX2 backend of the Parquet split-block
+// layout (layouts/split_block.hpp): lookups and inserts of a batch of already-located keys.
 //
 // The spec's own shape is one SIMD step: the 256-bit block is one ymm register of eight 32-bit
 // words, word i's bit is (x·salt[i]) >> 27, so one vpmulld, one shift and one vpsllvd give the
@@ -8,7 +8,7 @@
 // nothing to add to a 256-bit block.
 #pragma once
 
-#include "bloomkit/detail/cpu_features.hpp"
+#include "bloomkit/simd.hpp"
 
 #ifdef BLOOMKIT_X86_SIMD
 #include <immintrin.h>

@@ -1,6 +1,7 @@
-// bloomkit/detail/cpu_features.hpp — which SIMD backend the running CPU supports, decided once
-// at run time (the library is built for the baseline x86-64, so one binary runs anywhere and
-// still uses AVX2 / AVX-512 where the machine has them).
+// bloomkit/simd.hpp — which SIMD backend the running CPU supports, decided once at run time
+// (the library is built for the baseline x86-64, so one binary runs anywhere and still uses
+// AVX2 / AVX-512 where the machine has them; the kernels are in detail/simd/, one file per
+// backend).
 //
 // Every backend sets and tests exactly the same bits as the scalar code: the choice changes
 // speed, never a filter's contents or answers (tests/test_simd.cpp checks this on every

@@ -1,4 +1,4 @@
-// bloomkit/detail/counting_block_layout.hpp — where a key's counters are in a counting Bloom
+// bloomkit/layouts/counting_block.hpp — where a key's counters are in a counting Bloom
 // filter, and what is done to them: test, increment, decrement, read the least.
 //
 // The placement is the block Bloom filter's own (block_layout.hpp), seen four bits at a time.
@@ -21,22 +21,22 @@
 #include <cstdint>
 #include <string>
 
-#include "bloomkit/detail/block_layout.hpp"
+#include "bloomkit/layouts/block.hpp"
 #include "bloomkit/detail/nibble_counters.hpp"
 #include "bloomkit/detail/word_access.hpp"
 #include "bloomkit/error.hpp"
 #include "bloomkit/hash.hpp"
-#include "bloomkit/sizing.hpp"
+#include "bloomkit/sizing/counting_bloom.hpp"
 
-namespace bloomkit::detail {
+namespace bloomkit {
 
 class counting_block_layout {
 public:
     using word_type = std::uint64_t;
     using probe = block_layout::probe;
     static constexpr std::size_t words_per_block = block_layout::words_per_block;
-    static_assert(words_per_block * counters_per_word == counting_block_counters);
-    static constexpr std::uint32_t max_count = static_cast<std::uint32_t>(counter_saturated);
+    static_assert(words_per_block * detail::counters_per_word == counting_block_counters);
+    static constexpr std::uint32_t max_count = static_cast<std::uint32_t>(detail::counter_saturated);
 
     /// Throws invalid_argument unless `g` has whole blocks of counters (at least one) and
     /// 1..max_hashes probes.
@@ -61,8 +61,8 @@ public:
         word_type* block = block_of(words, p);
         word_type was_zero = 0;
         for (std::size_t i = 0; i < words_per_block; ++i) {
-            was_zero |= key[i] & ~nonzero_counters(block[i]);
-            block[i] += key[i] & ~saturated_counters(block[i]);
+            was_zero |= key[i] & ~detail::nonzero_counters(block[i]);
+            block[i] += key[i] & ~detail::saturated_counters(block[i]);
         }
         return was_zero != 0;
     }
@@ -73,7 +73,7 @@ public:
         const lanes key = lanes_of(p);
         word_type* block = block_of(words, p);
         if (!all_nonzero(block, key)) return false;
-        for (std::size_t i = 0; i < words_per_block; ++i) block[i] -= key[i] & ~saturated_counters(block[i]);
+        for (std::size_t i = 0; i < words_per_block; ++i) block[i] -= key[i] & ~detail::saturated_counters(block[i]);
         return true;
     }
 
@@ -82,7 +82,7 @@ public:
         const lanes key = lanes_of(p);
         word_type* block = block_of(words, p);
         for (std::size_t i = 0; i < words_per_block; ++i)
-            block[i] -= key[i] & nonzero_counters(block[i]) & ~saturated_counters(block[i]);
+            block[i] -= key[i] & detail::nonzero_counters(block[i]) & ~detail::saturated_counters(block[i]);
     }
 
     /// The least of the key's counters: 0 if it is absent, at most 15.
@@ -91,7 +91,7 @@ public:
         const word_type* block = block_of(words, p);
         std::uint32_t least = max_count;
         for (std::size_t i = 0; i < words_per_block; ++i) {
-            const std::uint32_t in_word = min_counter(block[i], key[i]);
+            const std::uint32_t in_word = detail::min_counter(block[i], key[i]);
             least = in_word < least ? in_word : least;
         }
         return least;
@@ -105,13 +105,13 @@ private:
     /// widened to the 4-bit counter it falls in.
     [[nodiscard]] lanes lanes_of(const probe& p) const noexcept {
         lanes key = placement_.key_masks(p.pattern);
-        for (word_type& word : key) word = nonzero_counters(word);
+        for (word_type& word : key) word = detail::nonzero_counters(word);
         return key;
     }
 
     [[nodiscard]] static bool all_nonzero(const word_type* block, const lanes& key) noexcept {
         word_type missing = 0;
-        for (std::size_t i = 0; i < words_per_block; ++i) missing |= key[i] & ~nonzero_counters(block[i]);
+        for (std::size_t i = 0; i < words_per_block; ++i) missing |= key[i] & ~detail::nonzero_counters(block[i]);
         return missing == 0;
     }
 
@@ -134,4 +134,4 @@ private:
     block_layout placement_;
 };
 
-}  // namespace bloomkit::detail
+}  // namespace bloomkit

@@ -1,4 +1,4 @@
-// bloomkit/detail/block_layout.hpp — the cache-blocked Bloom filter: all k probes of a key in
+// bloomkit/layouts/block.hpp — the cache-blocked Bloom filter: all k probes of a key in
 // one 512-bit block, i.e. one 64-byte cache line (Putze, Sanders & Singler 2007). bloomkit's
 // default layout: one memory access per lookup, at the price of ~3–10% more bits than classic
 // for the same FPR (sizing.hpp models the difference exactly and sizes for it).
@@ -16,8 +16,9 @@
 #include <optional>
 
 #include "bloomkit/detail/blocked_layout.hpp"
-#include "bloomkit/detail/cpu_features.hpp"
-#include "bloomkit/detail/simd/block_kernels.hpp"
+#include "bloomkit/simd.hpp"
+#include "bloomkit/detail/simd/block_avx2.hpp"
+#include "bloomkit/detail/simd/block_avx512.hpp"
 
 namespace bloomkit {
 

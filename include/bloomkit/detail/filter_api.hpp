@@ -1,0 +1,80 @@
+// bloomkit/detail/filter_api.hpp — the part of the public API every filter kind shares, written
+// once: the hash function and what the filter was sized for, the bulk queries over an iterator
+// range, and insert_range.
+//
+// A kind derives from filter_api<itself> (CRTP) and provides the one hook the bulk queries
+// stand on, each key answered in order:
+//
+//     template <class It, class Sentinel, class Use>
+//     void for_each_answer(It first, Sentinel last, Use use) const;   // use(bool) per key
+//
+// which is where a kind pipelines (hashes a batch, prefetches, then tests). A kind that
+// declares its own single-key contains() brings the bulk one back into view with
+// `using filter_api::contains;`.
+#pragma once
+
+#include <concepts>
+#include <cstdint>
+#include <iterator>
+#include <ranges>
+#include <utility>
+
+#include "bloomkit/hash.hpp"
+#include "bloomkit/options.hpp"
+
+namespace bloomkit::detail {
+
+template <class Derived>
+class filter_api {
+public:
+    using size_type = std::uint64_t;
+
+    /// How the filter hashes keys (algorithm and seed): two filters combine only if theirs are
+    /// equal, and a digest from it can be given to the *_digest calls of filters that share it.
+    [[nodiscard]] const hasher& hash_function() const noexcept { return hasher_; }
+
+    /// The n and target p the filter was sized for; 0 when it was built from an explicit
+    /// geometry (or from its keys, as a binary fuse filter is).
+    [[nodiscard]] size_type expected_keys() const noexcept { return target_.expected_keys; }
+    [[nodiscard]] double target_fpr() const noexcept { return target_.fpr; }
+    [[nodiscard]] const sizing_target& sized_for() const noexcept { return target_; }
+
+    /// Writes contains(key) for every key of [first, last) to `out`, in order; returns the
+    /// output iterator past the last answer. Pipelined: much faster than a loop of contains().
+    template <std::forward_iterator It, std::sentinel_for<It> Sentinel, std::output_iterator<bool> Out>
+        requires hashable_key<std::iter_value_t<It>>
+    Out contains(It first, Sentinel last, Out out) const {
+        self().for_each_answer(first, last, [&](bool maybe) { *out++ = maybe; });
+        return out;
+    }
+
+    /// How many keys of [first, last) the filter may contain.
+    template <std::forward_iterator It, std::sentinel_for<It> Sentinel>
+        requires hashable_key<std::iter_value_t<It>>
+    [[nodiscard]] size_type count_contained(It first, Sentinel last) const {
+        size_type found = 0;
+        self().for_each_answer(first, last, [&](bool maybe) { found += maybe ? 1 : 0; });
+        return found;
+    }
+
+    /// Inserts every key of a range with the bulk insert; returns what it returns (how many
+    /// keys were new, or stored).
+    template <std::ranges::forward_range Range, class Self = Derived>
+        requires hashable_key<std::ranges::range_value_t<Range>> &&
+                 requires(Self& f, Range& r) { f.insert(std::ranges::begin(r), std::ranges::end(r)); }
+    size_type insert_range(Range&& keys) {
+        return self().insert(std::ranges::begin(keys), std::ranges::end(keys));
+    }
+
+protected:
+    filter_api(const hasher& h, sizing_target target) noexcept : hasher_(h), target_(target) {}
+
+    hasher hasher_;
+    sizing_target target_;
+
+private:
+    const Derived& self() const noexcept { return static_cast<const Derived&>(*this); }
+    Derived& self() noexcept { return static_cast<Derived&>(*this); }
+};
+
+}  // namespace bloomkit::detail

@@ -1,0 +1,61 @@
+// bloomkit/detail/simd/block_avx2.hpp — the AVX2 backend of the 512-bit block layout
+// (layouts/block.hpp): lookups of a batch of already-located keys, 8 probes per step.
+//
+// The block is viewed as sixteen 32-bit words (on a little-endian machine bit b of 64-bit word
+// j is bit b % 32 of 32-bit word 2j + b / 32), so probe i's 9-bit position p — the top 9 bits
+// of x·c^(i+1) mod 2^32 — is bit p % 32 of 32-bit word p / 32, i.e. word = product >> 28 and
+// bit = (product >> 23) & 31. AVX2 handles 8 probes per step: vpmulld for the products, two
+// in-register permutes and a blend to fetch each probe's word from the block, vpsllvd for the
+// bit. Lanes past k test an empty mask. Same arithmetic as layouts/block.hpp, so the same
+// answers.
+//
+// Inserts have no AVX2 kernel: building the key's mask in two ymm halves measured no faster
+// than the scalar path (19 ns against 18 at n = 100M), so they use AVX-512 or scalar code.
+//
+// Loads and stores are the unaligned forms: as fast as the aligned ones on a 64-byte-aligned
+// filter, and safe on any block a caller passes.
+#pragma once
+
+#include "bloomkit/simd.hpp"
+
+#ifdef BLOOMKIT_X86_SIMD
+#include <immintrin.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "bloomkit/detail/blocked_layout.hpp"
+
+namespace bloomkit::detail::simd {
+
+__attribute__((target("avx2"))) inline void block_test_avx2(const std::uint64_t* words, const block_probe* probes,
+                                                            std::size_t count, std::uint32_t hashes,
+                                                            const std::uint32_t* powers, bool* out) noexcept {
+    const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    const __m256i one = _mm256_set1_epi32(1);
+    const __m256i seven = _mm256_set1_epi32(7);
+    for (std::size_t key = 0; key < count; ++key) {
+        const auto* block = reinterpret_cast<const __m256i*>(words + probes[key].block * 8);
+        const __m256i low = _mm256_loadu_si256(block);
+        const __m256i high = _mm256_loadu_si256(block + 1);
+        const __m256i pattern = _mm256_set1_epi32(static_cast<int>(probes[key].pattern));
+        __m256i missing = _mm256_setzero_si256();
+        for (std::uint32_t first = 0; first < hashes; first += 8) {
+            const __m256i multipliers = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(powers + first));
+            const __m256i product = _mm256_mullo_epi32(pattern, multipliers);
+            const __m256i word = _mm256_srli_epi32(product, 28);
+            const __m256i bit = _mm256_and_si256(_mm256_srli_epi32(product, 23), _mm256_set1_epi32(31));
+            const __m256i in_high = _mm256_cmpgt_epi32(word, seven);
+            const __m256i fetched = _mm256_blendv_epi8(_mm256_permutevar8x32_epi32(low, word),
+                                                       _mm256_permutevar8x32_epi32(high, word), in_high);
+            const __m256i active = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(hashes - first)), lane);
+            const __m256i mask = _mm256_and_si256(_mm256_sllv_epi32(one, bit), active);
+            missing = _mm256_or_si256(missing, _mm256_andnot_si256(fetched, mask));
+        }
+        out[key] = _mm256_testz_si256(missing, missing) != 0;
+    }
+}
+
+}  // namespace bloomkit::detail::simd
+
+#endif  // BLOOMKIT_X86_SIMD

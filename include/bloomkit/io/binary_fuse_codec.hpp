@@ -1,0 +1,76 @@
+// bloomkit/io/binary_fuse_codec.hpp — the bkf codec of the binary fuse filters (kind 5,
+// docs/FORMAT.md).
+//
+// Header: [14] arity, [24] array length, [32] fingerprint bits, [36] segment length, [56] keys,
+// [64] construction seed, [96] segment count; expected keys and target FPR are 0 (the filter
+// is built from its keys). Payload: the fingerprints, 8- or 16-bit.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "bloomkit/binary_fuse_filter.hpp"
+#include "bloomkit/io/codec.hpp"
+
+namespace bloomkit {
+
+namespace detail {
+
+/// Checks the binary fuse parameters of a header; returns the payload size they need.
+inline std::uint64_t read_binary_fuse_parameters(const header_bytes& b, file_header& h, const std::string& where) {
+    namespace f = header_field;
+    h.fuse.arity = b.get<std::uint8_t>(f::variant);
+    h.fuse.fingerprint_bits = b.get<std::uint32_t>(f::parameter32a);
+    if ((h.fuse.arity != 3 && h.fuse.arity != 4) || (h.fuse.fingerprint_bits != 8 && h.fuse.fingerprint_bits != 16))
+        reject_field(where, "unknown binary fuse filter: " + std::to_string(h.fuse.arity) + "-wise with " +
+                                std::to_string(h.fuse.fingerprint_bits) + "-bit fingerprints");
+    h.fuse.keys = h.inserted_count;
+    h.fuse.geometry = {b.get<std::uint32_t>(f::parameter32b), b.get<std::uint64_t>(f::extra), b.get<std::uint64_t>(f::parameter64)};
+    h.fuse.construction_seed = b.get<std::uint64_t>(f::parameter_aux);
+    const binary_fuse_geometry& g = h.fuse.geometry;
+    if (g.segment_length > binary_fuse_max_segment_length || g.segment_count > (std::uint64_t{1} << 40) ||
+        g.array_length != (g.segment_count == 0 && g.segment_length == 0 ? 0 : (g.segment_count + h.fuse.arity - 1) * g.segment_length))
+        reject_field(where, "inconsistent binary fuse geometry (segments of " + std::to_string(g.segment_length) + " slots, " +
+                                std::to_string(g.segment_count) + " segments, " + std::to_string(g.array_length) + " slots)");
+    check_field(where, [&] { check_binary_fuse_parameters(h.fuse); });
+    if (h.expected_keys != 0 || h.target_fpr != 0) reject_field(where, "a binary fuse filter has no expected keys or target FPR");
+    check_reserved(b, f::extra + 8, where);
+    return g.array_length * (h.fuse.fingerprint_bits / 8);
+}
+
+}  // namespace detail
+
+template <class Fingerprint, unsigned Arity>
+struct file_codec<basic_binary_fuse_filter<Fingerprint, Arity>> {
+    using filter_type = basic_binary_fuse_filter<Fingerprint, Arity>;
+    static constexpr filter_kind kind = filter_kind::binary_fuse;
+
+    static bool holds(const file_header& h) noexcept {
+        return h.kind == kind && h.fuse.arity == Arity && h.fuse.fingerprint_bits == 8 * sizeof(Fingerprint);
+    }
+    static std::string name() {
+        return std::to_string(Arity) + "-wise " + std::to_string(8 * sizeof(Fingerprint)) + "-bit binary fuse filter";
+    }
+
+    static void describe(const filter_type& filter, file_header& h) {
+        detail::describe_common(filter, h);
+        h.fuse = filter.parameters();
+        h.inserted_count = filter.size();
+        h.payload_size = filter.size_in_bytes();
+    }
+    static void write_parameters(const file_header& h, detail::header_bytes& b) {
+        namespace f = detail::header_field;
+        b.set<std::uint8_t>(f::variant, static_cast<std::uint8_t>(h.fuse.arity));
+        b.set<std::uint64_t>(f::parameter64, h.fuse.geometry.array_length);
+        b.set<std::uint32_t>(f::parameter32a, h.fuse.fingerprint_bits);
+        b.set<std::uint32_t>(f::parameter32b, static_cast<std::uint32_t>(h.fuse.geometry.segment_length));
+        b.set<std::uint64_t>(f::parameter_aux, h.fuse.construction_seed);
+        b.set<std::uint64_t>(f::extra, h.fuse.geometry.segment_count);
+    }
+    static void write_payload(const filter_type& filter, detail::payload_sink& sink) { sink.words(filter.fingerprints()); }
+    static filter_type assemble(const file_header& h, detail::payload_source& payload) {
+        return {h.fuse, detail::hasher_of(h), payload.words<Fingerprint>(0, h.fuse.geometry.array_length)};
+    }
+};
+
+}  // namespace bloomkit

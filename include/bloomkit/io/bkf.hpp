@@ -1,0 +1,243 @@
+// bloomkit/io/bkf.hpp — the bkf format (docs/FORMAT.md) over bytes and streams: a filter to a
+// byte buffer or a std::ostream and back, with the same validation as files (file.hpp adds
+// paths, atomic replacement and memory maps on top of the same pieces).
+//
+//     std::vector<std::byte> bytes = bloomkit::to_bytes(filter);       // Redis, pickling, sockets
+//     auto copy = bloomkit::from_bytes<bloomkit::bloom_filter>(bytes);
+//     bloomkit::save(filter, std::cout);                                // a pipe
+//     auto again = bloomkit::load<bloomkit::any_filter>(std::cin);      // whatever kind it is
+//
+// Reading never trusts its input: every header field is checked before it is used, the
+// payload checksum before the filter is assembled, and each failure throws a
+// file_format_error whose reason() names the check. A byte buffer, like a file, must end where
+// the payload does; a stream is read exactly up to the end of the filter, so several filters
+// (or a filter and other data) can follow one another in one stream.
+//
+// Writing makes one pass over the filter's words (io/payload.hpp): the payload is checksummed
+// as it is written, and the header, which holds that checksum, goes in front afterwards — by
+// seeking back when the destination allows it (files, string streams), or, for a pipe, by
+// holding the payload in memory until its checksum is known.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <istream>
+#include <limits>
+#include <optional>
+#include <ostream>
+#include <span>
+#include <string>
+#include <system_error>
+#include <vector>
+
+#include "bloomkit/error.hpp"
+#include "bloomkit/io/binary_fuse_codec.hpp"
+#include "bloomkit/io/bloom_codec.hpp"
+#include "bloomkit/io/codec.hpp"
+#include "bloomkit/io/counting_bloom_codec.hpp"
+#include "bloomkit/io/cuckoo_codec.hpp"
+#include "bloomkit/io/header.hpp"
+#include "bloomkit/io/payload.hpp"
+#include "bloomkit/io/scalable_bloom_codec.hpp"
+
+namespace bloomkit {
+
+/// What load() and from_bytes() can produce: a filter type of its own codec, or a type whose
+/// codec assembles whichever filter a header describes (any_filter, any_filter.hpp).
+template <class Target>
+concept loadable_filter = requires(const file_header& h, detail::payload_source& payload) {
+    { file_codec<Target>::holds(h) } -> std::convertible_to<bool>;
+    { file_codec<Target>::assemble(h, payload) } -> std::same_as<Target>;
+};
+
+namespace detail {
+
+/// Decodes and validates a whole header. `seen` holds the input's first min(size, 128) bytes;
+/// `size` is the whole input's size when known (a file's, a buffer's), and then it must end
+/// exactly where the payload does; a stream's is not known.
+inline file_header decode_header(std::span<const std::byte> seen, std::optional<std::uint64_t> size, const std::string& where) {
+    namespace f = header_field;
+    const header_bytes b = check_common_header(seen, size, where);
+    file_header h;
+    h.version = b.get<std::uint16_t>(f::version);
+    h.kind = static_cast<filter_kind>(b.get<std::uint16_t>(f::kind));
+    h.hash = static_cast<hash_algorithm>(b.get<std::uint8_t>(f::hash));
+    h.seed = b.get<std::uint64_t>(f::seed);
+    h.expected_keys = b.get<std::uint64_t>(f::expected_keys);
+    h.target_fpr = b.get<double>(f::target_fpr);
+    h.inserted_count = b.get<std::uint64_t>(f::inserted_count);
+    h.payload_size = b.get<std::uint64_t>(f::payload_size);
+    h.payload_checksum = b.get<std::uint64_t>(f::payload_checksum);
+    // The file format's table of kind codes (FORMAT.md): each code's parameters are checked
+    // by its codec.
+    std::uint64_t expected_payload = 0;
+    switch (h.kind) {
+        case filter_kind::bloom: expected_payload = read_bloom_parameters(b, h, where); break;
+        case filter_kind::counting_bloom: expected_payload = read_counting_parameters(b, h, where); break;
+        case filter_kind::cuckoo: expected_payload = read_cuckoo_parameters(b, h, where); break;
+        case filter_kind::scalable_bloom: expected_payload = read_scalable_parameters(b, h, where); break;
+        case filter_kind::binary_fuse: expected_payload = read_binary_fuse_parameters(b, h, where); break;
+    }
+    if (h.payload_size != expected_payload)
+        reject_field(where, "payload size " + std::to_string(h.payload_size) + " bytes, but the " +
+                                std::string(to_string(h.kind)) + " filter's parameters need " + std::to_string(expected_payload));
+    if (size) check_file_size(h.payload_size, *size, where);
+    return h;
+}
+
+/// The header's bytes for a filter's description.
+template <storable_filter Filter>
+header_bytes encode_header(const file_header& h) {
+    namespace f = header_field;
+    header_bytes b;
+    b.set<std::uint16_t>(f::kind, static_cast<std::uint16_t>(file_codec<Filter>::kind));
+    b.set<std::uint8_t>(f::hash, static_cast<std::uint8_t>(h.hash));
+    b.set<std::uint64_t>(f::seed, h.seed);
+    b.set<std::uint64_t>(f::expected_keys, h.expected_keys);
+    b.set<double>(f::target_fpr, h.target_fpr);
+    b.set<std::uint64_t>(f::inserted_count, h.inserted_count);
+    b.set<std::uint64_t>(f::payload_size, h.payload_size);
+    b.set<std::uint64_t>(f::payload_checksum, h.payload_checksum);
+    file_codec<Filter>::write_parameters(h, b);
+    seal(b);
+    return b;
+}
+
+/// Writes `filter`'s payload through `write`, in one pass, and returns the header that must go
+/// in front of it: sealed, with the checksum of exactly the bytes written.
+template <storable_filter Filter>
+header_bytes write_payload(const Filter& filter, const payload_sink::writer& write) {
+    file_header h;
+    file_codec<Filter>::describe(filter, h);
+    payload_sink sink(write);
+    file_codec<Filter>::write_payload(filter, sink);
+    h.payload_size = sink.size();
+    h.payload_checksum = sink.checksum();
+    return encode_header<Filter>(h);
+}
+
+/// Throws wrong_kind unless the header describes a Target.
+template <loadable_filter Target>
+void require_holds(const file_header& h, const std::string& where) {
+    if (!file_codec<Target>::holds(h))
+        reject(format_errc::wrong_kind, where, "holds a " + h.filter_name() + ", not a " + file_codec<Target>::name());
+}
+
+inline void require_payload_checksum(const file_header& h, std::uint64_t actual, const std::string& where) {
+    if (actual != h.payload_checksum)
+        reject(format_errc::payload_checksum, where, "payload checksum mismatch: the filter's contents are corrupt");
+}
+
+/// The Target `h` describes, from its payload; whatever the assembly rejects (a stage table
+/// out of bounds, an inconsistent fuse array...) is reported as an invalid field of `where`.
+template <loadable_filter Target>
+Target assemble(const file_header& h, payload_source& payload, const std::string& where) {
+    try {
+        return file_codec<Target>::assemble(h, payload);
+    } catch (const file_format_error& e) {
+        reject(e.reason(), where, e.what());
+    } catch (const invalid_argument& e) {
+        reject_field(where, e.what());
+    }
+}
+
+/// Memory for a payload of `size` bytes read from `where`, 64-byte aligned.
+inline zeroed_block payload_memory(std::uint64_t size) {
+    if (size > std::numeric_limits<std::size_t>::max()) throw std::bad_alloc();
+    return zeroed_block(static_cast<std::size_t>(size));
+}
+
+/// The rest of a read: `payload` holds the checksummed bytes of the filter `h` describes.
+template <loadable_filter Target>
+Target finish_read(const file_header& h, zeroed_block payload, const std::string& where) {
+    require_payload_checksum(h, checksum(payload.data(), static_cast<std::size_t>(h.payload_size)), where);
+    payload_source source(std::move(payload), h.payload_size);
+    return assemble<Target>(h, source, where);
+}
+
+/// Reads up to `size` bytes from `in`; returns how many there were (fewer only at its end).
+inline std::size_t read_some(std::istream& in, void* buffer, std::size_t size) {
+    in.read(static_cast<char*>(buffer), static_cast<std::streamsize>(size));
+    if (in.bad()) throw io_error("cannot read the stream", std::make_error_code(std::io_errc::stream));
+    return static_cast<std::size_t>(in.gcount());
+}
+
+}  // namespace detail
+
+// --- Byte buffers ---------------------------------------------------------------------------
+
+/// The filter in the bkf format, as bytes: exactly what save() writes to a file.
+template <storable_filter Filter>
+std::vector<std::byte> to_bytes(const Filter& filter) {
+    std::vector<std::byte> bytes(file_header_size);
+    const detail::header_bytes header = detail::write_payload(
+        filter, [&](std::span<const std::byte> piece) { bytes.insert(bytes.end(), piece.begin(), piece.end()); });
+    std::memcpy(bytes.data(), header.bytes.data(), file_header_size);
+    return bytes;
+}
+
+/// The header of a bkf buffer, validated (the payload is neither read nor verified).
+inline file_header read_header(std::span<const std::byte> bytes, const std::string& name = "buffer") {
+    return detail::decode_header(bytes.first(std::min<std::size_t>(bytes.size(), file_header_size)), bytes.size(), name);
+}
+
+/// The filter a bkf buffer holds, checked as a file is: throws file_format_error when the bytes
+/// are not a valid filter of type Target (wrong_kind for another kind), whole and uncorrupted.
+/// `name` is how messages call the buffer.
+template <loadable_filter Target>
+Target from_bytes(std::span<const std::byte> bytes, const std::string& name = "buffer") {
+    const file_header h = read_header(bytes, name);
+    detail::require_holds<Target>(h, name);
+    detail::zeroed_block payload = detail::payload_memory(h.payload_size);
+    if (h.payload_size > 0)
+        std::memcpy(payload.data(), bytes.data() + h.payload_offset, static_cast<std::size_t>(h.payload_size));
+    return detail::finish_read<Target>(h, std::move(payload), name);
+}
+
+// --- Streams --------------------------------------------------------------------------------
+
+/// Writes the filter to `out` in the bkf format. Throws io_error when the stream fails.
+template <storable_filter Filter>
+void save(const Filter& filter, std::ostream& out) {
+    const auto fail = [] { throw io_error("cannot write the stream", std::make_error_code(std::io_errc::stream)); };
+    const std::ostream::pos_type start = out.tellp();
+    if (start != std::ostream::pos_type(-1)) {
+        // Seekable: a placeholder header, the payload in one pass, then the header over it.
+        static constexpr char placeholder[file_header_size] = {};
+        if (!out.write(placeholder, sizeof placeholder)) fail();
+        const detail::header_bytes header = detail::write_payload(filter, [&](std::span<const std::byte> piece) {
+            if (!out.write(reinterpret_cast<const char*>(piece.data()), static_cast<std::streamsize>(piece.size()))) fail();
+        });
+        const std::ostream::pos_type end = out.tellp();
+        if (!out.seekp(start) || !out.write(reinterpret_cast<const char*>(header.bytes.data()), file_header_size) ||
+            !out.seekp(end))
+            fail();
+    } else {
+        // A pipe: the checksum must be known before the first byte goes out.
+        const std::vector<std::byte> bytes = to_bytes(filter);
+        if (!out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()))) fail();
+    }
+    if (!out.flush()) fail();
+}
+
+/// Reads one filter from `in`, checked as a file is, and leaves the stream just past it.
+/// Throws file_format_error for an invalid filter or one cut short (truncated), io_error when
+/// the stream fails.
+template <loadable_filter Target>
+Target load(std::istream& in, const std::string& name = "stream") {
+    std::byte head[file_header_size];
+    const std::size_t seen = detail::read_some(in, head, sizeof head);
+    const file_header h = detail::decode_header(std::span<const std::byte>(head, seen), std::nullopt, name);
+    detail::require_holds<Target>(h, name);
+    detail::zeroed_block payload = detail::payload_memory(h.payload_size);
+    const std::size_t got = detail::read_some(in, payload.data(), static_cast<std::size_t>(h.payload_size));
+    if (got != h.payload_size)
+        detail::reject(format_errc::truncated, name,
+                       "truncated: the filter's payload is " + std::to_string(h.payload_size) + " bytes, but the input ends after " +
+                           std::to_string(got));
+    return detail::finish_read<Target>(h, std::move(payload), name);
+}
+
+}  // namespace bloomkit

@@ -1,0 +1,85 @@
+// bloomkit/io/bloom_codec.hpp — the bkf codec of the Bloom filters (kind 1, docs/FORMAT.md).
+//
+// Header: [14] layout, [24] bits, [32] hashes, [36] block bits, [64] bits set. Payload: the
+// words, 64-bit (classic: ⌈m/64⌉, the last one padded with zero bits; block: m/64) or 32-bit
+// (split block: m/32, so the payload is exactly a Parquet bitset).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "bloomkit/bloom_filter.hpp"
+#include "bloomkit/detail/geometry_checks.hpp"
+#include "bloomkit/io/codec.hpp"
+
+namespace bloomkit {
+
+namespace detail {
+
+/// Payload bytes of a Bloom filter: whole words (the blocked layouts' blocks are whole words
+/// already; classic rounds up to a 64-bit word).
+inline std::uint64_t bloom_payload_bytes(bloom_layout layout, bloom_geometry g) noexcept {
+    return layout == bloom_layout::classic ? (g.bits / 64 + (g.bits % 64 != 0)) * 8 : g.bits / 8;
+}
+
+/// The Bloom filter a validated header describes, from its words at `offset` bytes into the
+/// payload (0 for a Bloom filter file; a scalable filter's stages lie further in).
+template <class Layout>
+basic_bloom_filter<Layout> assemble_bloom(const file_header& h, payload_source& payload, std::uint64_t offset = 0) {
+    using filter_type = basic_bloom_filter<Layout>;
+    using word = typename filter_type::word_type;
+    auto words = payload.words<word>(offset, bloom_payload_bytes(Layout::id, h.geometry) / sizeof(word));
+    return filter_type(h.geometry, hasher_of(h), std::move(words), sizing_of(h), h.inserted_count);
+}
+
+/// Checks the Bloom parameters of a header; returns the payload size they need.
+inline std::uint64_t read_bloom_parameters(const header_bytes& b, file_header& h, const std::string& where) {
+    namespace f = header_field;
+    const auto layout = b.get<std::uint8_t>(f::layout);
+    if (layout < 1 || layout > 3) reject_field(where, "unknown Bloom filter layout " + std::to_string(layout));
+    h.layout = static_cast<bloom_layout>(layout);
+    h.geometry = {b.get<std::uint64_t>(f::bits), b.get<std::uint32_t>(f::hashes)};
+    check_field(where, [&] { check_geometry(h.layout, h.geometry); });
+    if (const auto stored = b.get<std::uint32_t>(f::block_bits); stored != block_bits(h.layout))
+        reject_field(where, "block size " + std::to_string(stored) + " bits does not match the " +
+                                std::string(to_string(h.layout)) + " layout");
+    h.set_bits = b.get<std::uint64_t>(f::set_bits);
+    if (h.set_bits > h.geometry.bits)
+        reject_field(where, std::to_string(h.set_bits) + " bits set out of only " + std::to_string(h.geometry.bits));
+    check_reserved(b, f::extra, where);
+    return bloom_payload_bytes(h.layout, h.geometry);
+}
+
+}  // namespace detail
+
+template <class Layout>
+struct file_codec<basic_bloom_filter<Layout>> {
+    using filter_type = basic_bloom_filter<Layout>;
+    static constexpr filter_kind kind = filter_kind::bloom;
+
+    static bool holds(const file_header& h) noexcept { return h.kind == kind && h.layout == Layout::id; }
+    static std::string name() { return std::string(to_string(Layout::id)) + " Bloom filter"; }
+
+    static void describe(const filter_type& filter, file_header& h) {
+        detail::describe_common(filter, h);
+        h.layout = Layout::id;
+        h.geometry = filter.geometry();
+        h.inserted_count = filter.inserted_count();
+        h.set_bits = filter.set_bit_count();
+        h.payload_size = filter.size_in_bytes();
+    }
+    static void write_parameters(const file_header& h, detail::header_bytes& b) {
+        namespace f = detail::header_field;
+        b.set<std::uint8_t>(f::layout, static_cast<std::uint8_t>(h.layout));
+        b.set<std::uint64_t>(f::bits, h.geometry.bits);
+        b.set<std::uint32_t>(f::hashes, h.geometry.hashes);
+        b.set<std::uint32_t>(f::block_bits, static_cast<std::uint32_t>(block_bits(h.layout)));
+        b.set<std::uint64_t>(f::set_bits, h.set_bits);
+    }
+    static void write_payload(const filter_type& filter, detail::payload_sink& sink) { sink.words(filter.words()); }
+    static filter_type assemble(const file_header& h, detail::payload_source& payload) {
+        return detail::assemble_bloom<Layout>(h, payload);
+    }
+};
+
+}  // namespace bloomkit

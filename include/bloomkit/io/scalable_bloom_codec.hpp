@@ -1,0 +1,146 @@
+// bloomkit/io/scalable_bloom_codec.hpp — the bkf codec of the scalable Bloom filter (kind 4,
+// docs/FORMAT.md).
+//
+// Header: [14] 2 (stages are block Bloom filters), [24] initial capacity, [32] stages, [40]
+// initial capacity again (expected keys), [48] p, [96] growth, [104] tightening (binary64).
+// Payload: a 64-byte entry per stage, then each stage's words at a 64-byte aligned offset.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "bloomkit/io/bloom_codec.hpp"
+#include "bloomkit/io/codec.hpp"
+#include "bloomkit/scalable_bloom_filter.hpp"
+
+namespace bloomkit {
+
+namespace detail {
+
+/// Byte offsets in a stage table entry.
+namespace scalable_entry {
+inline constexpr std::size_t size = 64, bits = 0, hashes = 8, expected_keys = 16, target_fpr = 24, inserted_count = 32,
+                             set_bits = 40, offset = 48;
+}
+
+/// Where a stage's words start: the next 64-byte boundary at or after `end`, the end of the
+/// item before it.
+inline std::uint64_t scalable_stage_offset(std::uint64_t end) noexcept { return (end + 63) / 64 * 64; }
+
+/// Checks the scalable parameters of a header. The payload size is checked stage by stage
+/// when the filter is assembled, so the declared one is returned.
+inline std::uint64_t read_scalable_parameters(const header_bytes& b, file_header& h, const std::string& where) {
+    namespace f = header_field;
+    if (b.get<std::uint8_t>(f::variant) != static_cast<std::uint8_t>(bloom_layout::block))
+        reject_field(where, "unknown scalable Bloom filter stage layout");
+    h.scalable = {b.get<std::uint64_t>(f::parameter64), h.target_fpr, b.get<double>(f::extra), b.get<double>(f::extra + 8)};
+    h.stages = b.get<std::uint32_t>(f::parameter32a);
+    check_field(where, [&] { check_scalable_parameters(h.scalable); });
+    if (h.stages == 0 || h.stages > scalable_max_stages)
+        reject_field(where, std::to_string(h.stages) + " stages (a scalable Bloom filter has 1 to " +
+                                std::to_string(scalable_max_stages) + ")");
+    if (h.expected_keys != h.scalable.initial_capacity)
+        reject_field(where, "expected keys " + std::to_string(h.expected_keys) + " differ from the initial capacity " +
+                                std::to_string(h.scalable.initial_capacity));
+    if (b.get<std::uint32_t>(f::parameter32b) != 0 || b.get<std::uint64_t>(f::parameter_aux) != 0)
+        reject_field(where, "reserved scalable Bloom filter fields are not zero");
+    check_reserved(b, f::extra + 16, where);
+    return h.payload_size;
+}
+
+}  // namespace detail
+
+template <>
+struct file_codec<scalable_bloom_filter> {
+    static constexpr filter_kind kind = filter_kind::scalable_bloom;
+
+    static bool holds(const file_header& h) noexcept { return h.kind == kind; }
+    static std::string name() { return "scalable Bloom filter"; }
+
+    static void describe(const scalable_bloom_filter& filter, file_header& h) {
+        detail::describe_common(filter, h);
+        h.scalable = filter.parameters();
+        h.stages = static_cast<std::uint32_t>(filter.stage_count());
+        h.inserted_count = filter.inserted_count();
+        std::uint64_t size = filter.stage_count() * detail::scalable_entry::size;
+        for (const block_bloom_filter& stage : filter.stages()) size = detail::scalable_stage_offset(size) + stage.size_in_bytes();
+        h.payload_size = size;
+    }
+    static void write_parameters(const file_header& h, detail::header_bytes& b) {
+        namespace f = detail::header_field;
+        b.set<std::uint8_t>(f::variant, static_cast<std::uint8_t>(bloom_layout::block));
+        b.set<std::uint64_t>(f::parameter64, h.scalable.initial_capacity);
+        b.set<std::uint32_t>(f::parameter32a, h.stages);
+        b.set<double>(f::extra, h.scalable.growth);
+        b.set<double>(f::extra + 8, h.scalable.tightening);
+    }
+
+    /// The stage table first, then the stages' words, each padded to a 64-byte boundary.
+    static void write_payload(const scalable_bloom_filter& filter, detail::payload_sink& sink) {
+        namespace e = detail::scalable_entry;
+        const auto stages = filter.stages();
+        std::vector<std::byte> table(stages.size() * e::size);
+        std::uint64_t offset = table.size();
+        for (std::size_t i = 0; i < stages.size(); ++i) {
+            detail::header_bytes entry;  // reuses the little-endian accessors
+            offset = detail::scalable_stage_offset(offset);
+            entry.set<std::uint64_t>(e::bits, stages[i].bit_count());
+            entry.set<std::uint32_t>(e::hashes, stages[i].hash_count());
+            entry.set<std::uint64_t>(e::expected_keys, stages[i].expected_keys());
+            entry.set<double>(e::target_fpr, stages[i].target_fpr());
+            entry.set<std::uint64_t>(e::inserted_count, stages[i].inserted_count());
+            entry.set<std::uint64_t>(e::set_bits, stages[i].set_bit_count());
+            entry.set<std::uint64_t>(e::offset, offset);
+            std::copy_n(entry.bytes.data(), e::size, table.data() + i * e::size);
+            offset += stages[i].size_in_bytes();
+        }
+        sink.bytes(table);
+        for (const block_bloom_filter& stage : stages) {
+            sink.zeros(static_cast<std::size_t>(detail::scalable_stage_offset(sink.size()) - sink.size()));
+            sink.words(stage.words());
+        }
+    }
+
+    static scalable_bloom_filter assemble(const file_header& h, detail::payload_source& payload) {
+        namespace e = detail::scalable_entry;
+        const auto table = payload.bytes();
+        const std::uint64_t table_size = std::uint64_t{h.stages} * e::size;
+        auto fail = [](const std::string& why) {
+            throw file_format_error(format_errc::invalid_field, "scalable Bloom filter: " + why);
+        };
+        if (table.size() < table_size) fail("the stage table is cut short");
+        std::vector<block_bloom_filter> stages;
+        std::uint64_t next = table_size, held = 0;
+        for (std::uint32_t i = 0; i < h.stages; ++i) {
+            detail::header_bytes entry;
+            std::copy_n(table.data() + i * e::size, e::size, entry.bytes.data());
+            file_header stage = h;
+            stage.layout = bloom_layout::block;
+            stage.geometry = {entry.get<std::uint64_t>(e::bits), entry.get<std::uint32_t>(e::hashes)};
+            try {
+                detail::check_geometry(bloom_layout::block, stage.geometry);
+            } catch (const invalid_argument& err) {
+                fail("stage " + std::to_string(i) + ": " + err.what());
+            }
+            const std::uint64_t offset = entry.get<std::uint64_t>(e::offset), bytes = stage.geometry.bits / 8;
+            if (offset != detail::scalable_stage_offset(next) || offset > table.size() || bytes > table.size() - offset)
+                fail("stage " + std::to_string(i) + " lies outside the payload or out of order");
+            next = offset + bytes;
+            stage.expected_keys = entry.get<std::uint64_t>(e::expected_keys);
+            stage.target_fpr = entry.get<double>(e::target_fpr);
+            stage.inserted_count = entry.get<std::uint64_t>(e::inserted_count);
+            if (stage.inserted_count > UINT64_MAX - held) fail("the stages' key counts overflow");
+            held += stage.inserted_count;
+            stages.push_back(detail::assemble_bloom<block_layout>(stage, payload, offset));
+        }
+        if (next != table.size()) fail("the payload does not end with the last stage");
+        if (held != h.inserted_count)
+            fail("the header counts " + std::to_string(h.inserted_count) + " keys, the stages " + std::to_string(held));
+        return {h.scalable, detail::hasher_of(h), std::move(stages)};  // checks the stages follow the plan
+    }
+};
+
+}  // namespace bloomkit

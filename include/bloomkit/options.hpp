@@ -1,0 +1,48 @@
+// bloomkit/options.hpp — what a caller chooses about a filter beyond its size: how it hashes,
+// how a scalable filter grows, and the tag that selects the thread-safe calls. Every kind
+// takes these from here, so no filter header includes another just to reach them.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+
+#include "bloomkit/hash.hpp"
+
+namespace bloomkit {
+
+/// Tag selecting the thread-safe flavour of insert and contains (Bloom filters): any number
+/// of threads may make such calls on one filter at once.
+struct concurrent_t {
+    explicit concurrent_t() = default;
+};
+inline constexpr concurrent_t concurrent{};
+
+/// How a filter hashes. Keep the defaults for reproducible files; pass random_seed() (or a
+/// secret) when an adversary chooses the keys.
+struct filter_options {
+    std::uint64_t seed = default_seed;
+    /// Defaults to the kind's own: XXH3-128, or XXH64 for split block (as Parquet requires).
+    std::optional<hash_algorithm> hash{};
+};
+
+/// How a scalable Bloom filter grows and hashes. The defaults are RedisBloom's: each new stage
+/// holds twice the keys of the one before at half its false-positive rate.
+struct scalable_options {
+    /// Each new stage holds this many times the keys of the one before: 1 to 16.
+    double growth = 2.0;
+    /// Each new stage's FPR target is this times the one before's: strictly between 0 and 1.
+    double tightening = 0.5;
+    std::uint64_t seed = default_seed;
+    /// Defaults to XXH3-128, as for block_bloom_filter.
+    std::optional<hash_algorithm> hash{};
+};
+
+/// What a filter was sized for: the keys it holds at its target false-positive rate. Both 0
+/// for a filter built from an explicit geometry (or from its keys, as a binary fuse filter is).
+struct sizing_target {
+    std::uint64_t expected_keys = 0;
+    double fpr = 0;
+    friend constexpr bool operator==(const sizing_target&, const sizing_target&) = default;
+};
+
+}  // namespace bloomkit

@@ -1,0 +1,176 @@
+// bloomkit/sizing/bloom.hpp — sizing a Bloom filter: from (n keys, false-positive rate p) to
+// (m bits, k probes) for each layout, and back from a filter's fill to an estimated count and
+// current FPR. Pure functions over the models of sizing/models.hpp.
+//
+// Sizing searches, for every k, the smallest m whose modelled FPR is at most p, then keeps the
+// (m, k) with the fewest bits. The textbook k = (m/n)·ln 2 rounded can land a hair above the
+// target (1% asks m/n = 9.585, k = 7 gives 1.003%); the search never does.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "bloomkit/error.hpp"
+#include "bloomkit/sizing/models.hpp"
+
+namespace bloomkit {
+
+/// How a Bloom filter places a key's probes. The numeric values are stored in files.
+enum class bloom_layout : std::uint8_t {
+    classic = 1,      ///< k probes anywhere in the m bits (k cache lines per key)
+    block = 2,        ///< k probes inside one 512-bit block (one cache line per key)
+    split_block = 3,  ///< Apache Parquet: 256-bit blocks, one probe in each of 8 32-bit words
+};
+
+[[nodiscard]] constexpr std::string_view to_string(bloom_layout layout) noexcept {
+    switch (layout) {
+        case bloom_layout::classic: return "classic";
+        case bloom_layout::block: return "block";
+        case bloom_layout::split_block: return "split-block";
+    }
+    return "unknown";
+}
+
+/// Bits per block of a layout; 0 for classic, whose "block" is the whole array.
+[[nodiscard]] constexpr std::uint64_t block_bits(bloom_layout layout) noexcept {
+    switch (layout) {
+        case bloom_layout::block: return 512;
+        case bloom_layout::split_block: return 256;
+        case bloom_layout::classic: break;
+    }
+    return 0;
+}
+
+/// Number of bits (m) and probes per key (k) of a Bloom filter.
+struct bloom_geometry {
+    std::uint64_t bits = 0;
+    std::uint32_t hashes = 0;
+    friend constexpr bool operator==(const bloom_geometry&, const bloom_geometry&) = default;
+};
+
+/// What plan_bloom() recommends for (n, p): the geometry and the FPR its model predicts at n.
+struct bloom_plan {
+    bloom_geometry geometry;
+    double fpr = 0;
+    [[nodiscard]] double bits_per_key(double n) const noexcept { return static_cast<double>(geometry.bits) / n; }
+    [[nodiscard]] std::uint64_t bytes() const noexcept { return (geometry.bits + 7) / 8; }
+};
+
+/// The modelled FPR of a filter of the given layout and geometry holding n keys.
+[[nodiscard]] inline double expected_fpr(bloom_layout layout, double n, bloom_geometry g) {
+    if (n <= 0) return 0.0;
+    const auto m = static_cast<double>(g.bits);
+    switch (layout) {
+        case bloom_layout::classic: return classic_fpr(n, m, g.hashes);
+        case bloom_layout::block: return blocked_fpr(n, m, g.hashes, 512);
+        case bloom_layout::split_block: return split_block_fpr(n, m);
+    }
+    return 1.0;
+}
+
+/// Smallest allowed bit count of a layout at or above `bits`: whole blocks (at least one), or
+/// at least one bit for classic. Throws when that does not fit in 64 bits.
+[[nodiscard]] inline std::uint64_t round_bits(bloom_layout layout, std::uint64_t bits) {
+    const std::uint64_t block = block_bits(layout);
+    if (block == 0) return std::max<std::uint64_t>(bits, 1);
+    if (bits > std::numeric_limits<std::uint64_t>::max() - (block - 1))
+        throw invalid_argument("a filter of " + std::to_string(bits) + " bits does not fit in 64-bit sizes");
+    return std::max<std::uint64_t>((bits + block - 1) / block, 1) * block;
+}
+namespace detail {
+
+/// For a blocked layout and target p: the number of probes k and the largest load λ (keys per
+/// block) whose FPR is at most p. Independent of n, so it is computed once per (layout, p).
+inline std::pair<std::uint32_t, double> blocked_optimum(bloom_layout layout, double p) {
+    static memo<std::pair<bloom_layout, double>, std::pair<std::uint32_t, double>> known;
+    return known({layout, p}, [&] {
+        if (layout == bloom_layout::split_block)
+            return std::pair<std::uint32_t, double>{8, solve_lambda(split_block_fpr_at, p, load_guess(p, block_bits(layout)))};
+        return best_blocked_probes(p, static_cast<std::uint32_t>(block_bits(layout)));
+    });
+}
+
+}  // namespace detail
+
+/// The geometry with the fewest bits whose modelled FPR at n keys is at most p.
+/// Throws bloomkit::invalid_argument for n < 1, p outside (0, 1) or NaN, and when the
+/// answer would exceed 2^64 bits.
+[[nodiscard]] inline bloom_plan plan_bloom(bloom_layout layout, double n, double p) {
+    detail::require_keys(n);
+    detail::require_probability(p);
+    // The ideal classic size is a lower bound for every layout; blocked ones need a bit more.
+    const double ideal = -n * std::log(p) / (std::log(2.0) * std::log(2.0));
+    const double ceiling = 0x1p64 - 0x1p12;  // largest bit count still representable, whole blocks
+    if (ideal * 1.5 > ceiling)
+        throw invalid_argument("a filter for " + detail::show_number(n) + " keys at p = " + detail::show_number(p) +
+                               " would need more than 2^64 bits");
+
+    bloom_plan best{{0, 0}, 1.0};
+    auto consider = [&](bloom_geometry g) {
+        if (g.bits != 0 && (best.geometry.bits == 0 || g.bits < best.geometry.bits)) best = {g, expected_fpr(layout, n, g)};
+    };
+    if (layout == bloom_layout::classic) {
+        // A closed form: binary search for the smallest m meeting p, for every k in the band.
+        const auto [first_k, last_k] = detail::hash_count_band(p);
+        for (std::uint32_t k = first_k; k <= last_k; ++k) {
+            auto lo = static_cast<std::uint64_t>(ideal * 0.9) + 1;
+            auto hi = static_cast<std::uint64_t>(std::min(ideal * 64.0, ceiling));
+            if (classic_fpr(n, static_cast<double>(hi), k) > p) continue;
+            while (lo < hi) {
+                const std::uint64_t mid = lo + (hi - lo) / 2;
+                if (classic_fpr(n, static_cast<double>(mid), k) <= p) hi = mid; else lo = mid + 1;
+            }
+            consider({lo, k});
+        }
+    } else {
+        // Blocked: the FPR depends on the load λ = n/blocks alone, so the best (k, λ) for p
+        // holds for every n; the blocks follow as ⌈n/λ⌉ (a smaller λ only lowers the FPR).
+        const auto [k, lambda] = detail::blocked_optimum(layout, p);
+        const double blocks = std::ceil(n / lambda);
+        const auto block = static_cast<double>(block_bits(layout));
+        if (blocks * block <= ceiling) consider({static_cast<std::uint64_t>(blocks * block), k});
+    }
+    if (best.geometry.bits == 0)
+        throw invalid_argument("no " + std::string(to_string(layout)) + " Bloom filter of at most 2^64 bits reaches p = " +
+                               detail::show_number(p) + " for " + detail::show_number(n) + " keys");
+    return best;
+}
+
+/// Keys a filter holds, estimated from the number of set bits X (Swamidass & Baldi 2007),
+/// generalised to blocked layouts. A layout is z equal ranges of bits (the whole array for
+/// classic, a block for block, a 32-bit word for split block); a key leaves a given bit of its
+/// range clear with probability q, and the number of keys per range is Poisson(λ = n/z), so
+/// the expected clear fraction is E[q^L] = e^(-λ(1-q)), which inverts to
+/// n = -z·ln(1 - X/m) / (1 - q). Classic is one range and inverts exactly:
+/// n = ln(1 - X/m) / (k·ln(1 - 1/m)) ≈ -(m/k)·ln(1 - X/m), the textbook formula.
+/// Returns +infinity when every bit is set: the filter then answers "maybe" to every key and
+/// how many it holds cannot be told.
+[[nodiscard]] inline double estimate_keys(bloom_layout layout, bloom_geometry g, std::uint64_t set_bits) noexcept {
+    if (set_bits == 0 || g.bits == 0) return 0.0;
+    if (set_bits >= g.bits) return std::numeric_limits<double>::infinity();
+    const auto m = static_cast<double>(g.bits);
+    const double clear_fraction_log = std::log1p(-static_cast<double>(set_bits) / m);
+    switch (layout) {
+        case bloom_layout::classic:  // one range, no Poisson averaging: (1-1/m)^(k·n) = 1 - X/m exactly
+            return clear_fraction_log / (g.hashes * std::log1p(-1.0 / m));
+        case bloom_layout::block:
+            return detail::blocked_key_estimate(m, 512, g.hashes, clear_fraction_log);
+        case bloom_layout::split_block:
+            return -(m / 256) * clear_fraction_log * 32;  // 1 - q = 1/32
+    }
+    return 0.0;
+}
+
+/// The FPR a filter has now, from its fill: the model at the estimated key count. For the
+/// classic layout this is exactly (X/m)^k; 1 when every bit is set.
+[[nodiscard]] inline double current_fpr(bloom_layout layout, bloom_geometry g, std::uint64_t set_bits) {
+    const double n = estimate_keys(layout, g, set_bits);
+    if (std::isinf(n)) return 1.0;
+    return expected_fpr(layout, n, g);
+}
+}  // namespace bloomkit

@@ -1,0 +1,90 @@
+// bloomkit/sizing/counting_bloom.hpp — sizing a counting Bloom filter (Fan, Cao, Almeida & Broder
+// 2000, "Summary Cache").
+//
+// Every bit becomes a 4-bit counter, 128 counters to a 512-bit block. A counter is nonzero
+// exactly where a Bloom filter with one bit per counter would have its bit set, so the exact
+// blocked model (sizing/models.hpp) holds unchanged with B = 128 positions per block. Four
+// times the bits of a Bloom filter, and more: 128-position blocks load less evenly than 512-bit
+// ones, so they need more positions per key (10.8 at 1%, against 9.9 for 512-bit blocks).
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <utility>
+
+#include "bloomkit/error.hpp"
+#include "bloomkit/sizing/models.hpp"
+
+namespace bloomkit {
+
+/// Counters per block: 512 bits of 4-bit counters, one cache line.
+inline constexpr std::uint32_t counting_block_counters = 128;
+
+/// Number of 4-bit counters (a multiple of 128) and probes per key of a counting Bloom filter.
+struct counting_geometry {
+    std::uint64_t counters = 0;
+    std::uint32_t hashes = 0;
+    friend constexpr bool operator==(const counting_geometry&, const counting_geometry&) = default;
+};
+
+/// What plan_counting_bloom() recommends for (n, p): the geometry and its modelled FPR at n.
+struct counting_plan {
+    counting_geometry geometry;
+    double fpr = 0;
+    [[nodiscard]] double bits_per_key(double n) const noexcept { return 4.0 * static_cast<double>(geometry.counters) / n; }
+    [[nodiscard]] std::uint64_t bytes() const noexcept { return geometry.counters / 2; }
+};
+
+/// The modelled FPR of a counting Bloom filter holding n keys (distinct keys: a key inserted
+/// twice makes no more counters nonzero than once).
+[[nodiscard]] inline double counting_fpr(double n, counting_geometry g) {
+    if (n <= 0) return 0.0;
+    return blocked_fpr(n, static_cast<double>(g.counters), g.hashes, counting_block_counters);
+}
+
+/// Smallest allowed counter count at or above `counters`: whole blocks, at least one. Throws
+/// when the filter's bits (4 per counter) would not fit in 64 bits.
+[[nodiscard]] inline std::uint64_t round_counters(std::uint64_t counters) {
+    constexpr std::uint64_t limit = std::uint64_t{1} << 62;  // 2^64 bits of 4-bit counters
+    if (counters > limit)
+        throw invalid_argument("a counting Bloom filter of " + std::to_string(counters) +
+                               " counters does not fit in 64-bit sizes");
+    const std::uint64_t blocks = (counters + counting_block_counters - 1) / counting_block_counters;
+    return std::max<std::uint64_t>(blocks, 1) * counting_block_counters;
+}
+
+/// The counting geometry with the fewest counters whose modelled FPR at n keys is at most p.
+/// Throws invalid_argument for n < 1, p outside (0, 1) or NaN, and beyond 2^64 bits.
+[[nodiscard]] inline counting_plan plan_counting_bloom(double n, double p) {
+    detail::require_keys(n);
+    detail::require_probability(p);
+    static detail::memo<double, std::pair<std::uint32_t, double>> optimum;  // per p, like plan_bloom's
+    const auto [k, lambda] = optimum(p, [&] { return detail::best_blocked_probes(p, counting_block_counters); });
+    const double blocks = std::ceil(n / lambda);
+    if (!(blocks * counting_block_counters <= 0x1p62))
+        throw invalid_argument("a counting Bloom filter for " + detail::show_number(n) + " keys at p = " + detail::show_number(p) +
+                               " would need more than 2^64 bits");
+    const counting_geometry g{static_cast<std::uint64_t>(blocks) * counting_block_counters, k};
+    return {g, counting_fpr(n, g)};
+}
+
+/// Distinct keys a counting filter holds, estimated from its number of nonzero counters as
+/// estimate_keys() does for a block Bloom filter; +infinity when no counter is zero.
+[[nodiscard]] inline double estimate_counting_keys(counting_geometry g, std::uint64_t nonzero_counters) noexcept {
+    if (nonzero_counters == 0 || g.counters == 0) return 0.0;
+    if (nonzero_counters >= g.counters) return std::numeric_limits<double>::infinity();
+    const auto m = static_cast<double>(g.counters);
+    return detail::blocked_key_estimate(m, counting_block_counters, g.hashes,
+                                        std::log1p(-static_cast<double>(nonzero_counters) / m));
+}
+
+/// The FPR a counting filter has now, from its nonzero counters; 1 when none is zero.
+[[nodiscard]] inline double current_counting_fpr(counting_geometry g, std::uint64_t nonzero_counters) {
+    const double n = estimate_counting_keys(g, nonzero_counters);
+    if (std::isinf(n)) return 1.0;
+    return counting_fpr(n, g);
+}
+
+}  // namespace bloomkit

@@ -1,0 +1,262 @@
+# tests/cli/lib.sh — harness and shared fixtures of the end-to-end tests of the bloomkit command.
+#
+# Each test script (plan.sh, build.sh, ...) starts with
+#
+#   source "$(dirname "$0")/lib.sh" "$@"
+#
+# and ends with `finish`; it is then run as `bash tests/cli/SCRIPT.sh /path/to/bloomkit`.
+#
+# Self-contained: each script works in its own temporary directory $T (removed on exit), uses only
+# bash, coreutils and awk, no network. Prints "ok - name" / "not ok - name (details)" per check and
+# finally "N passed, M failed"; exits 1 when anything failed.
+#
+# Exit codes under test (as grep's): check exits 0 when at least one line was selected, 1 when
+# none, 2 on any error; remove exits 0 when at least one line was removed, 1 when none, 2 on
+# error; the other subcommands exit 0 on success, 2 on error. Errors go to stderr, with nothing
+# on stdout.
+set -u
+
+if [[ $# -ne 1 || ! -x $1 ]]; then
+    echo "usage: bash $0 /path/to/bloomkit" >&2
+    exit 2
+fi
+B=$1
+[[ $B == */* ]] || B=./$B
+case $B in /*) ;; *) B=$PWD/$B ;; esac
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/bloomkit-cli-$(basename "$0" .sh).XXXXXX") || exit 2
+trap 'rm -rf "$T"' EXIT
+export LC_ALL=C
+
+# ---------------------------------------------------------------------------------------------
+# Harness
+
+passed=0
+failed=0
+RC=0     # exit code of the last run
+OUT=$T/out
+ERR=$T/err
+
+pass() { echo "ok - $1"; passed=$((passed + 1)); }
+fail() { echo "not ok - $1 (${2//$'\n'/ })"; failed=$((failed + 1)); }
+
+# finish: prints the totals and exits 1 when anything failed (0 otherwise). The last line of
+# every test script.
+finish() {
+    echo "$passed passed, $failed failed"
+    [[ $failed -eq 0 ]] || exit 1
+    exit 0
+}
+
+# run CMD...: runs it with stdout to $OUT and stderr to $ERR (stdin as given by the caller); the
+# exit code goes to RC (128+N when killed by signal N; the shell's own report of that is muted).
+run() { { "$@" >"$OUT" 2>"$ERR"; } 2>/dev/null; RC=$?; }
+
+# The first line of stderr, for failure details.
+err_line() { local line=""; IFS= read -r line <"$ERR"; printf '%s' "${line:0:160}"; }
+
+# file_contains FILE TEXT: FILE holds TEXT (case-insensitive). For small files only.
+file_contains() {
+    local content
+    content=$(<"$1")
+    [[ ${content,,} == *"${2,,}"* ]]
+}
+
+lines_of() { local n; n=$(wc -l <"$1"); echo $((n)); }
+
+# check_rc NAME EXPECTED: the last run exited EXPECTED.
+check_rc() {
+    if [[ $RC -eq $2 ]]; then pass "$1"; else fail "$1" "exit $RC, expected $2; stderr: $(err_line)"; fi
+}
+
+# check_eq NAME EXPECTED ACTUAL
+check_eq() {
+    if [[ $2 == "$3" ]]; then pass "$1"; else fail "$1" "expected '$2', got '$3'"; fi
+}
+
+# check_same NAME EXPECTED_FILE ACTUAL_FILE: byte-identical files.
+check_same() {
+    if cmp -s "$2" "$3"; then pass "$1"; else fail "$1" "$(cmp "$2" "$3" 2>&1 | head -n 1)"; fi
+}
+
+# not_same A B: the files differ.
+not_same() { ! cmp -s "$1" "$2"; }
+
+# check_in NAME FILE TEXT: FILE contains TEXT (case-insensitive).
+check_in() {
+    if file_contains "$2" "$3"; then pass "$1"; else fail "$1" "'$3' not found in: $(head -c 200 "$2")"; fi
+}
+
+# check_cond NAME DETAILS CONDITION...: the command CONDITION succeeds.
+check_cond() {
+    local name=$1 details=$2
+    shift 2
+    if "$@"; then pass "$name"; else fail "$name" "$details"; fi
+}
+
+# expect_error NAME TEXT CMD...: CMD exits 2, prints nothing on stdout and a message on stderr
+# that contains TEXT (case-insensitive; empty TEXT: any message).
+expect_error() {
+    local name=$1 text=$2
+    shift 2
+    run "$@"
+    if [[ $RC -ne 2 ]]; then
+        fail "$name" "exit $RC, expected 2; stderr: $(err_line)"
+    elif [[ -s $OUT ]]; then
+        fail "$name" "stdout not empty: $(head -c 100 "$OUT")"
+    elif [[ ! -s $ERR ]]; then
+        fail "$name" "no message on stderr"
+    elif [[ -n $text ]] && ! file_contains "$ERR" "$text"; then
+        fail "$name" "stderr lacks '$text': $(err_line)"
+    else
+        pass "$name"
+    fi
+}
+
+# expect_success NAME CMD...: CMD exits 0.
+expect_success() {
+    local name=$1
+    shift
+    run "$@"
+    check_rc "$name" 0
+}
+
+# no_temp_files NAME DIR: no leftover ".*.tmp-*" files from atomic saves in DIR.
+no_temp_files() {
+    local left
+    left=$(cd "$2" && compgen -G '.*.tmp-*' | head -n 3 | tr '\n' ' ')
+    if [[ -z $left ]]; then pass "$1"; else fail "$1" "left behind: $left"; fi
+}
+
+# flip_byte FILE OFFSET: replaces the byte at OFFSET by its complement, in place.
+flip_byte() {
+    local value
+    value=$(od -An -tu1 -j "$2" -N 1 "$1" | tr -d ' \n')
+    printf "\\x$(printf '%02x' $((255 - value)))" | dd of="$1" bs=1 seek="$2" count=1 conv=notrunc status=none
+}
+
+# json_value FILE KEY: the value of a top-level "KEY": value in one-line JSON (numbers / strings).
+json_value() {
+    awk -v key="\"$2\": " '{ i = index($0, key); if (i == 0) exit; s = substr($0, i + length(key));
+        if (substr(s, 1, 1) == "\"") { s = substr(s, 2); print substr(s, 1, index(s, "\"") - 1) }
+        else { match(s, /^[^,}]*/); print substr(s, 1, RLENGTH) } }' "$1"
+}
+
+# plan_value KIND KEY: the value of "KEY" in the entry of plan --json's "kinds" array (in $OUT)
+# whose "kind" is KIND (numbers / strings).
+plan_value() {
+    awk -v kind="\"kind\": \"$1\"," -v key="\"$2\": " 'BEGIN { RS = "{" }
+        index($0, kind) == 1 { i = index($0, key); if (i == 0) exit; s = substr($0, i + length(key));
+            if (substr(s, 1, 1) == "\"") { s = substr(s, 2); print substr(s, 1, index(s, "\"") - 1) }
+            else { match(s, /^[^,}]*/); print substr(s, 1, RLENGTH) }
+            exit }' "$OUT"
+}
+
+# count_of FILE WHAT: the number that check --count printed for WHAT (present / absent).
+count_of() { awk -F '\t' -v what="$2" '$1 == what { print $2 }' "$1"; }
+
+# stages_of FILE: the number of stages in an info --json of a scalable filter.
+stages_of() { awk '{ n += gsub(/"capacity": /, "") } END { print n + 0 }' "$1"; }
+
+# ---------------------------------------------------------------------------------------------
+# Test data
+#
+# Only names are set here; the files are made by the need_* functions below, on a script's first
+# call (later calls do nothing). A fixture never touches RC, $OUT or $ERR, so it may be called
+# anywhere; when one of its commands fails it reports "not ok - fixture ...".
+
+N=100000
+KEYS=$T/keys.txt           # key-1 .. key-100000: inserted
+OTHERS=$T/others.txt       # other-1 .. other-100000: never inserted
+MIXED=$T/mixed.txt         # the two interleaved
+FP_LIMIT=1500              # at -p 0.01, 100k absent lines give ~1000 false positives (sd ~32)
+
+mkdir "$T/filters"
+F=$T/filters/keys.bf       # the main filter: KEYS at -n 100000 -p 0.01, default layout and seed
+
+# fixture_build NAME FILE BUILD_ARGS...: runs `bloomkit build BUILD_ARGS...` unless FILE exists.
+fixture_build() {
+    local name=$1 file=$2
+    shift 2
+    local rc
+    [[ -e $file ]] && return 0
+    { "$B" build "$@" >/dev/null 2>"$T/fixture-err"; } 2>/dev/null
+    rc=$?
+    if [[ $rc -ne 0 ]]; then
+        fail "fixture $name" "build $* exited $rc; stderr: $(head -c 160 "$T/fixture-err")"
+        rm -f "$file"
+        return 1
+    fi
+}
+
+need_keys() { [[ -e $KEYS ]] || seq -f 'key-%.0f' 1 $N >"$KEYS"; }
+need_others() { [[ -e $OTHERS ]] || seq -f 'other-%.0f' 1 $N >"$OTHERS"; }
+need_mixed() {
+    need_keys
+    need_others
+    [[ -e $MIXED ]] || paste -d '\n' "$KEYS" "$OTHERS" >"$MIXED"
+}
+
+# keys-a.txt (the first 50000 KEYS) and keys-b.txt (the other 50000).
+need_key_halves() {
+    need_keys
+    [[ -e $T/keys-a.txt ]] || head -n 50000 "$KEYS" >"$T/keys-a.txt"
+    [[ -e $T/keys-b.txt ]] || tail -n +50001 "$KEYS" >"$T/keys-b.txt"
+}
+
+# keys-10k.txt: the first 10000 KEYS.
+need_keys_10k() {
+    need_keys
+    [[ -e $T/keys-10k.txt ]] || head -n 10000 "$KEYS" >"$T/keys-10k.txt"
+}
+
+# part-0.txt .. part-3.txt: KEYS in 4 parts of 25000 lines (several inputs for the worker threads).
+need_key_parts() {
+    need_keys
+    [[ -e $T/part-0.txt ]] || awk -v d="$T" '{ print > (d "/part-" int((NR - 1) / 25000) ".txt") }' "$KEYS"
+    PARTS=("$T/part-0.txt" "$T/part-1.txt" "$T/part-2.txt" "$T/part-3.txt")
+}
+
+# empty.txt: an empty file.
+need_empty_input() { [[ -e $T/empty.txt ]] || : >"$T/empty.txt"; }
+
+# lf.txt: three short LF-terminated lines.
+need_lf_lines() { [[ -e $T/lf.txt ]] || printf 'alpha\nbeta\ngamma\n' >"$T/lf.txt"; }
+
+# extra.txt: two lines that are in no other input.
+need_extra_lines() { [[ -e $T/extra.txt ]] || printf 'extra-1\nextra-2\n' >"$T/extra.txt"; }
+
+# text.bf: a text file (a copy of lf.txt) where a filter is expected.
+need_text_file() {
+    need_lf_lines
+    [[ -e $T/text.bf ]] || cp "$T/lf.txt" "$T/text.bf"
+}
+
+# The main filter $F.
+need_keys_filter() {
+    need_keys
+    fixture_build "keys.bf" "$F" -n $N -p 0.01 -o "$F" "$KEYS"
+}
+
+# filters/lf.bf: lf.txt at -n 100.
+need_lf_filter() {
+    need_lf_lines
+    fixture_build "lf.bf" "$T/filters/lf.bf" -n 100 -o "$T/filters/lf.bf" "$T/lf.txt"
+}
+
+# need_kind_filter LABEL...: filters/kind-LABEL.bf, KEYS built as that kind at -n 100000 -p 0.01
+# (as build.sh's kind_case builds them). LABEL: bloom, counting, cuckoo, scalable, fuse, or fuse4
+# (fuse --arity 4).
+need_kind_filter() {
+    local label options
+    need_keys
+    for label in "$@"; do
+        case $label in
+            bloom | counting | cuckoo | scalable | fuse) options=(--kind "$label") ;;
+            fuse4) options=(--kind fuse --arity 4) ;;
+            *) fail "fixture kind-$label.bf" "unknown label '$label'"; continue ;;
+        esac
+        fixture_build "kind-$label.bf" "$T/filters/kind-$label.bf" "${options[@]}" -n $N -p 0.01 \
+            -o "$T/filters/kind-$label.bf" "$KEYS"
+    done
+}
