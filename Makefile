@@ -24,13 +24,13 @@ demo: release
 test: test-asan test-tsan
 
 test-asan: deps
-	cmake -S . -B build/asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBLOOMKIT_SANITIZE=address,undefined \
+	cmake -S . -B build/asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBLOOMKIT_DEVELOPER=ON -DBLOOMKIT_SANITIZE=address,undefined \
 		-DBLOOMKIT_BUILD_BENCH=OFF $(CMAKE_FLAGS)
 	cmake --build build/asan -j $(JOBS)
 	cd build/asan && ctest --output-on-failure --timeout 900
 
 test-tsan: deps
-	cmake -S . -B build/tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBLOOMKIT_SANITIZE=thread \
+	cmake -S . -B build/tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBLOOMKIT_DEVELOPER=ON -DBLOOMKIT_SANITIZE=thread \
 		-DBLOOMKIT_BUILD_CLI=OFF -DBLOOMKIT_BUILD_BENCH=OFF -DBLOOMKIT_BUILD_EXAMPLES=OFF $(CMAKE_FLAGS)
 	cmake --build build/tsan -j $(JOBS)
 	cd build/tsan && ctest --output-on-failure --timeout 900 -L concurrency

@@ -1,23 +1,30 @@
-// tests/file_test_support.hpp — what the file-format tests share: a temporary directory per
-// test, raw file bytes with little-endian field access, and readable rejection reasons.
+// tests/file_test_support.hpp — what the bkf format tests share: a temporary directory per test,
+// raw bytes with little-endian field access, the format's offsets spelled out (docs/FORMAT.md),
+// forging helpers, stream buffers that behave like pipes, and readable rejection reasons.
 #pragma once
 
 #include <gtest/gtest.h>
 #include <unistd.h>
+#include <xxhash.h>
 
 #include <algorithm>
+#include <bit>
+#include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <ostream>
+#include <span>
+#include <stdexcept>
+#include <streambuf>
 #include <string>
 #include <string_view>
 #include <system_error>
 #include <vector>
 
 #include "bloomkit/error.hpp"
-#include "bloomkit/hash.hpp"
 
 namespace bloomkit {
 // Lets GoogleTest print a rejection reason by name.
@@ -40,13 +47,54 @@ namespace bloomkit_test {
 namespace fs = std::filesystem;
 using bytes = std::vector<unsigned char>;
 
+// --- The format, spelled out ----------------------------------------------------------------
+// The offsets of docs/FORMAT.md, written here rather than taken from the library so that a
+// change to the format breaks the tests (test_bkf.cpp checks them against the library's names).
+
+constexpr std::size_t header_size = 128;
+
+/// The header fields every kind shares, and the kind-specific slots by their generic names.
+namespace field {
+constexpr std::size_t version = 8, header_size = 10, kind = 12, variant = 14, hash = 15, seed = 16, parameter64 = 24,
+                      parameter32a = 32, parameter32b = 36, expected_keys = 40, target_fpr = 48, inserted_count = 56,
+                      parameter_aux = 64, payload_offset = 72, payload_size = 80, payload_checksum = 88, extra = 96,
+                      header_checksum = 120;
+}
+// What each kind keeps in the kind-specific bytes.
+namespace bloom_field {
+constexpr std::size_t layout = 14, bits = 24, hashes = 32, block_bits = 36, set_bits = 64;
+}
+namespace counting_field {
+constexpr std::size_t layout = 14, counters = 24, hashes = 32, counters_per_block = 36, nonzero = 64, counter_bits = 96;
+}
+namespace cuckoo_field {
+constexpr std::size_t layout = 14, buckets = 24, fingerprint_bits = 32, bucket_size = 36, stored = 56,
+                      stash_bucket = 64, stash_fingerprint = 96;
+}
+namespace scalable_field {
+constexpr std::size_t stage_layout = 14, initial_capacity = 24, stages = 32, reserved32 = 36, reserved64 = 64,
+                      growth = 96, tightening = 104;
+}
+namespace fuse_field {
+constexpr std::size_t arity = 14, array_length = 24, fingerprint_bits = 32, segment_length = 36, keys = 56,
+                      construction_seed = 64, segment_count = 96;
+}
+/// A scalable filter's payload starts with one 64-byte entry per stage.
+namespace stage_entry {
+constexpr std::size_t size = 64, bits = 0, hashes = 8, expected_keys = 16, target_fpr = 24, inserted_count = 32,
+                      set_bits = 40, offset = 48;
+}
+
+// --- Temporary files ------------------------------------------------------------------------
+
 /// A fresh directory per test, removed with everything in it when the test ends.
 class temp_dir {
 public:
     temp_dir() {
         const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
-        std::string name = std::string("bloomkit-") + ::testing::internal::GetArgvs().front().substr(
-                                                          ::testing::internal::GetArgvs().front().find_last_of('/') + 1) +
+        std::string name = std::string("bloomkit-") +
+                           ::testing::internal::GetArgvs().front().substr(
+                               ::testing::internal::GetArgvs().front().find_last_of('/') + 1) +
                            "-" + test->test_suite_name() + "-" + test->name() + "-" + std::to_string(::getpid());
         std::ranges::replace(name, '/', '_');
         path_ = fs::path(::testing::TempDir()) / name;
@@ -86,6 +134,26 @@ inline void write_bytes(const fs::path& path, const bytes& data) {
     ASSERT_TRUE(out.flush()) << "cannot write " << path;
 }
 
+// --- Bytes ----------------------------------------------------------------------------------
+
+/// The bytes as the library's buffer functions take them.
+inline std::span<const std::byte> as_span(const bytes& data) { return std::as_bytes(std::span(data)); }
+
+/// The library's bytes (to_bytes) as the tests handle them.
+inline bytes from_library(const std::vector<std::byte>& data) {
+    bytes out(data.size());
+    if (!data.empty()) std::memcpy(out.data(), data.data(), data.size());
+    return out;
+}
+
+inline std::string as_string(const bytes& data) { return {data.begin(), data.end()}; }
+inline bytes from_string(const std::string& data) { return {data.begin(), data.end()}; }
+
+inline bytes concatenated(bytes a, const bytes& b) {
+    a.insert(a.end(), b.begin(), b.end());
+    return a;
+}
+
 inline void put_le(bytes& data, std::size_t offset, std::uint64_t value, std::size_t width) {
     for (std::size_t i = 0; i < width; ++i) data.at(offset + i) = static_cast<unsigned char>(value >> (8 * i));
 }
@@ -96,15 +164,134 @@ inline std::uint64_t get_le(const bytes& data, std::size_t offset, std::size_t w
     return value;
 }
 
+inline void put_double(bytes& data, std::size_t offset, double value) {
+    put_le(data, offset, std::bit_cast<std::uint64_t>(value), 8);
+}
+inline double get_double(const bytes& data, std::size_t offset) {
+    return std::bit_cast<double>(get_le(data, offset, 8));
+}
+
 /// Recomputes the header checksum, as a forger would: XXH3-64 of bytes 0..119, little-endian at 120.
 inline void reseal(bytes& data) {
-    constexpr std::size_t header_checksum = 120;
-    put_le(data, header_checksum, XXH3_64bits(data.data(), header_checksum), 8);
+    put_le(data, field::header_checksum, XXH3_64bits(data.data(), field::header_checksum), 8);
+}
+
+/// Recomputes the payload checksum (XXH3-64 of the bytes after the header, at offset 88). The
+/// header checksum must be recomputed after it.
+inline void reseal_payload(bytes& data) {
+    put_le(data, field::payload_checksum, XXH3_64bits(data.data() + header_size, data.size() - header_size), 8);
+}
+
+/// Bytes [from, to) are all zero.
+inline ::testing::AssertionResult zero_bytes(const bytes& data, std::size_t from, std::size_t to) {
+    for (std::size_t i = from; i < to; ++i)
+        if (data.at(i) != 0) return ::testing::AssertionFailure() << "byte " << i << " is " << int{data[i]};
+    return ::testing::AssertionSuccess();
+}
+
+/// The words of a filter, little-endian, from `offset` bytes into the file: how many differ.
+template <class Word>
+std::size_t mismatched_words(const bytes& file, std::size_t offset, std::span<const Word> words) {
+    if (file.size() < offset + words.size() * sizeof(Word)) return words.size() + 1;
+    std::size_t mismatched = 0;
+    for (std::size_t i = 0; i < words.size(); ++i)
+        mismatched += get_le(file, offset + i * sizeof(Word), sizeof(Word)) != words[i] ? 1 : 0;
+    return mismatched;
 }
 
 inline ::testing::AssertionResult mentions(std::string_view text, std::string_view part) {
     if (text.find(part) != std::string_view::npos) return ::testing::AssertionSuccess();
     return ::testing::AssertionFailure() << "\"" << text << "\" does not mention \"" << part << "\"";
 }
+
+// --- Streams --------------------------------------------------------------------------------
+
+/// A pipe, as far as a std::iostream can tell: a stream buffer that cannot seek or tell its
+/// position, hands out its input a few bytes at a time (as a pipe or a socket does), and
+/// collects its output. Counts the attempts to move (asking for the position is not one).
+class pipe_buf : public std::streambuf {
+public:
+    explicit pipe_buf(bytes input = {}, std::size_t chunk = 7) : input_(std::move(input)), chunk_(chunk) {}
+
+    [[nodiscard]] const bytes& output() const noexcept { return output_; }
+    [[nodiscard]] int seeks() const noexcept { return seeks_; }
+    /// The input not read yet (what a reader left in the pipe).
+    [[nodiscard]] bytes unread() const {
+        bytes rest(gptr(), egptr());
+        rest.insert(rest.end(), input_.begin() + static_cast<std::ptrdiff_t>(next_), input_.end());
+        return rest;
+    }
+
+protected:
+    int_type overflow(int_type c) override {
+        if (!traits_type::eq_int_type(c, traits_type::eof())) output_.push_back(static_cast<unsigned char>(c));
+        return traits_type::not_eof(c);
+    }
+    std::streamsize xsputn(const char* s, std::streamsize n) override {
+        output_.insert(output_.end(), s, s + n);
+        return n;
+    }
+    int_type underflow() override {
+        if (next_ == input_.size()) return traits_type::eof();
+        const std::size_t n = std::min(chunk_, std::min(input_.size() - next_, sizeof window_));
+        std::memcpy(window_, input_.data() + next_, n);
+        next_ += n;
+        setg(window_, window_, window_ + n);
+        return traits_type::to_int_type(window_[0]);
+    }
+    pos_type seekoff(off_type off, std::ios_base::seekdir dir, std::ios_base::openmode) override {
+        if (off != 0 || dir != std::ios_base::cur) ++seeks_;
+        return pos_type(off_type(-1));
+    }
+    pos_type seekpos(pos_type, std::ios_base::openmode) override {
+        ++seeks_;
+        return pos_type(off_type(-1));
+    }
+
+private:
+    bytes input_;
+    std::size_t next_ = 0;
+    std::size_t chunk_;
+    char window_[64] = {};
+    bytes output_;
+    int seeks_ = 0;
+};
+
+/// A device that fails: it takes `capacity` bytes of output and then refuses more, and gives
+/// `readable` bytes of its input and then throws (a read error, which std::istream turns into
+/// badbit). It cannot seek.
+class broken_buf : public std::streambuf {
+public:
+    broken_buf(std::size_t capacity, bytes input = {}, std::size_t readable = 0)
+        : capacity_(capacity), input_(std::move(input)), readable_(readable) {}
+
+protected:
+    std::streamsize xsputn(const char* s, std::streamsize n) override {
+        const auto room = static_cast<std::streamsize>(capacity_ - std::min(capacity_, written_));
+        const std::streamsize taken = std::min(n, room);
+        written_ += static_cast<std::size_t>(taken);
+        (void)s;
+        return taken;
+    }
+    int_type overflow(int_type c) override {
+        if (written_ >= capacity_) return traits_type::eof();
+        ++written_;
+        return traits_type::not_eof(c);
+    }
+    int_type underflow() override {
+        if (next_ >= readable_ || next_ >= input_.size()) throw std::runtime_error("the device failed");
+        window_ = static_cast<char>(input_[next_++]);
+        setg(&window_, &window_, &window_ + 1);
+        return traits_type::to_int_type(window_);
+    }
+
+private:
+    std::size_t capacity_;
+    std::size_t written_ = 0;
+    bytes input_;
+    std::size_t readable_;
+    std::size_t next_ = 0;
+    char window_ = 0;
+};
 
 }  // namespace bloomkit_test

@@ -136,7 +136,7 @@ TYPED_TEST(EveryLayout, InsertReportsWhetherTheKeyWasNew) {
     EXPECT_TRUE(filter.contains("alpha"));
     EXPECT_EQ(filter.inserted_count(), 2U);  // every insert counts, repeats included
     EXPECT_EQ(filter.expected_keys(), 1000U);
-    EXPECT_DOUBLE_EQ(filter.target_fpp(), 0.01);
+    EXPECT_DOUBLE_EQ(filter.target_fpr(), 0.01);
 }
 
 TYPED_TEST(EveryLayout, BulkOperationsAgreeWithSingleOnes) {

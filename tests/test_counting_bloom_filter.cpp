@@ -1,7 +1,7 @@
 // Tests of bloomkit/counting_bloom_filter.hpp: the packed-counter arithmetic, known answers,
 // agreement with the block Bloom filter's placement, no false negatives across random
 // insert/remove sequences checked against an exact multiset, checked removal, saturation,
-// multiplicity, measured FPR, bulk = single, union, the file hook (read-only views), bad
+// multiplicity, measured FPR, bulk = single, union, the from-parts constructor (read-only views), bad
 // arguments, and a filter of more than 2^32 counters.
 #include <gtest/gtest.h>
 
@@ -17,21 +17,10 @@
 #include <unordered_set>
 #include <vector>
 
+#include "bloomkit/bloom_filter.hpp"
 #include "bloomkit/counting_bloom_filter.hpp"
 #include "filter_checks.hpp"
 #include "key_sets.hpp"
-
-namespace bloomkit::detail {
-
-// The hook file.hpp will use to save and map counting filters. Until file.hpp defines it, this
-// test does, to build read-only views like the ones map() will make.
-struct counting_file_access {
-    static counting_bloom_filter assemble(counting_geometry g, hasher h, word_storage<std::uint64_t> words) {
-        return counting_bloom_filter(g, h, std::move(words));
-    }
-};
-
-}  // namespace bloomkit::detail
 
 namespace {
 
@@ -260,7 +249,7 @@ TEST(CountingBloomFilter, InsertReportsWhetherTheKeyWasNew) {
     EXPECT_FALSE(filter.remove("alpha"));
     EXPECT_EQ(filter.inserted_count(), 0U);
     EXPECT_EQ(filter.expected_keys(), 1000U);
-    EXPECT_DOUBLE_EQ(filter.target_fpp(), 0.01);
+    EXPECT_DOUBLE_EQ(filter.target_fpr(), 0.01);
 }
 
 // --- Sizing and the measured false-positive rate --------------------------------------------
@@ -423,16 +412,30 @@ TEST(CountingBloomFilter, AbsurdParametersAreRejected) {
     EXPECT_THROW(counting_bloom_filter(counting_geometry{(std::uint64_t{1} << 62) + 1, 4}), invalid_argument);
 }
 
-// --- The file hook: a read-only view of words, as map() will build ----------------------------
+TEST(CountingBloomFilter, CounterCountsOfTwoToThe62AreTooManyForTheRightReason) {
+    // 2^62 counters of 4 bits are 2^64 bits: one more than 64-bit sizes hold. The message must
+    // say so, for 2^62 itself and for the counts that round up to it, as it does beyond.
+    for (const std::uint64_t counters : {(std::uint64_t{1} << 62) + 1, std::uint64_t{1} << 62, (std::uint64_t{1} << 62) - 1}) {
+        try {
+            counting_bloom_filter filter(counting_geometry{counters, 4});
+            ADD_FAILURE() << counters << " counters accepted";
+        } catch (const invalid_argument& e) {
+            EXPECT_NE(std::string(e.what()).find("does not fit in 64-bit sizes"), std::string::npos)
+                << counters << ": " << e.what();
+        }
+    }
+}
 
-TEST(CountingFileHook, ReadOnlyViewsAnswerQueriesAndRefuseChanges) {
+// --- The from-parts constructor: a read-only view of words, as map() builds ----------------------------
+
+TEST(CountingFromParts, ReadOnlyViewsAnswerQueriesAndRefuseChanges) {
     counting_bloom_filter owned(counting_geometry{1024, 5}, {.seed = 4});
     const auto keys = string_keys(100, 6);
     owned.insert_range(keys);
     const auto words = owned.words();  // copied to 64-byte aligned memory, like a file's payload
     auto copy = std::make_shared<detail::zeroed_block>(words.size_bytes());
     std::memcpy(copy->data(), words.data(), words.size_bytes());
-    counting_bloom_filter view = detail::counting_file_access::assemble(
+    counting_bloom_filter view = counting_bloom_filter(
         owned.geometry(), owned.hash_function(),
         detail::word_storage<std::uint64_t>::view(static_cast<const std::uint64_t*>(copy->data()), words.size(), copy));
     ASSERT_TRUE(view.read_only());
@@ -453,11 +456,11 @@ TEST(CountingFileHook, ReadOnlyViewsAnswerQueriesAndRefuseChanges) {
     merged |= view;  // ...but a union into an owned filter is owned
     EXPECT_EQ(merged, owned);
 
-    EXPECT_THROW(detail::counting_file_access::assemble({1024, 5}, hasher(), detail::word_storage<std::uint64_t>(63)),
+    EXPECT_THROW(counting_bloom_filter({1024, 5}, hasher(), detail::word_storage<std::uint64_t>(63)),
                  invalid_argument);
-    EXPECT_THROW(detail::counting_file_access::assemble({1000, 5}, hasher(), detail::word_storage<std::uint64_t>(63)),
+    EXPECT_THROW(counting_bloom_filter({1000, 5}, hasher(), detail::word_storage<std::uint64_t>(63)),
                  invalid_argument);
-    EXPECT_THROW(detail::counting_file_access::assemble({1024, 0}, hasher(), detail::word_storage<std::uint64_t>(64)),
+    EXPECT_THROW(counting_bloom_filter({1024, 0}, hasher(), detail::word_storage<std::uint64_t>(64)),
                  invalid_argument);
 }
 

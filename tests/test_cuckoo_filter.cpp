@@ -22,17 +22,6 @@
 
 #include "bloomkit/cuckoo_filter.hpp"
 
-// The file format's door into the filter is defined by file.hpp; this test stands in for it
-// (file.hpp is not included here) to rebuild filters from their parts as load() and map() will.
-namespace bloomkit::detail {
-struct cuckoo_file_access {
-    static cuckoo_filter assemble(cuckoo_geometry geometry, hasher h, word_storage<std::uint64_t> words,
-                                  cuckoo_victim victim, std::uint64_t count) {
-        return cuckoo_filter(geometry, h, std::move(words), victim, count);
-    }
-};
-}  // namespace bloomkit::detail
-
 namespace bloomkit {
 void PrintTo(const cuckoo_victim& victim, std::ostream* os) {
     *os << "{fingerprint " << victim.fingerprint << ", bucket " << victim.bucket << "}";
@@ -323,14 +312,14 @@ TEST(Sizing, BadParametersThrow) {
     EXPECT_THROW((void)plan_cuckoo(1e30, 0.01), invalid_argument);  // beyond 2^58 buckets
     EXPECT_THROW(cuckoo_filter(cuckoo_geometry{0, 12}), invalid_argument);
     EXPECT_THROW(cuckoo_filter(cuckoo_geometry{std::uint64_t{1} << 59, 8}), invalid_argument);
-    EXPECT_THROW(detail::check_cuckoo_geometry({cuckoo_max_buckets + 1, 8}), invalid_argument);
+    EXPECT_THROW(check_cuckoo_geometry({cuckoo_max_buckets + 1, 8}), invalid_argument);
     for (const std::uint32_t bits : {0U, 4U, 7U, 10U, 32U})
         EXPECT_THROW(cuckoo_filter(cuckoo_geometry{64, bits}), invalid_argument) << bits;
     // Any bucket count from 1 to 2^58 is fine: the mod-B pairing needs no power of two.
     for (const std::uint64_t buckets : {1U, 3U, 1000U, 12345U})
         EXPECT_NO_THROW(cuckoo_filter(cuckoo_geometry{buckets, 12})) << buckets;
-    EXPECT_NO_THROW(detail::check_cuckoo_geometry({cuckoo_max_buckets, 16}));
-    EXPECT_NO_THROW(detail::check_cuckoo_geometry({cuckoo_max_buckets - 1, 8}));
+    EXPECT_NO_THROW(check_cuckoo_geometry({cuckoo_max_buckets, 16}));
+    EXPECT_NO_THROW(check_cuckoo_geometry({cuckoo_max_buckets - 1, 8}));
     try {
         cuckoo_filter filter(cuckoo_geometry{0, 12});
         FAIL() << "no exception";
@@ -443,7 +432,7 @@ TEST(Fpr, SizedFromNAndPMeetsTheTarget) {
         EXPECT_LE(measured / queries, p);
         EXPECT_LE(measured, queries * model + 5 * std::sqrt(queries * model));
         EXPECT_EQ(filter.expected_keys(), n);
-        EXPECT_EQ(filter.target_fpp(), p);
+        EXPECT_EQ(filter.target_fpr(), p);
     }
 }
 
@@ -646,7 +635,7 @@ TEST(WholeFilter, ClearEqualityAndObservers) {
     EXPECT_EQ(filter.size_in_bytes(), filter.words().size_bytes());
     EXPECT_EQ(filter.hash_function(), hasher(hash_algorithm::xxh3_128, 5));
     EXPECT_EQ(filter.expected_keys(), 0U);
-    EXPECT_EQ(filter.target_fpp(), 0.0);
+    EXPECT_EQ(filter.target_fpr(), 0.0);
     EXPECT_TRUE(filter.empty());
     const cuckoo_filter empty = filter;
 
@@ -696,7 +685,7 @@ TEST(WholeFilter, SizedFilterRecordsItsTarget) {
     cuckoo_filter filter(1'000'000, 0.002);
     EXPECT_EQ(filter.geometry(), plan_cuckoo(1e6, 0.002).geometry);
     EXPECT_EQ(filter.expected_keys(), 1'000'000U);
-    EXPECT_EQ(filter.target_fpp(), 0.002);
+    EXPECT_EQ(filter.target_fpr(), 0.002);
     EXPECT_EQ(filter.fingerprint_bits(), 12U);
 }
 
@@ -714,7 +703,7 @@ TEST_P(CuckooBits, ReassembledFromItsPartsItIsTheSameFilter) {
     ASSERT_TRUE(original.stash().occupied());
     detail::word_storage<std::uint64_t> words(original.words().size());
     std::ranges::copy(original.words(), words.mutable_data());
-    auto rebuilt = detail::cuckoo_file_access::assemble(original.geometry(), original.hash_function(), std::move(words),
+    auto rebuilt = cuckoo_filter(original.geometry(), original.hash_function(), std::move(words),
                                                        original.stash(), original.size());
     EXPECT_EQ(rebuilt, original);
     EXPECT_EQ(rebuilt.size(), original.size());
@@ -735,7 +724,7 @@ TEST_P(CuckooBits, ReassembledFromItsPartsItIsTheSameFilter) {
 TEST_P(CuckooBits, ReadOnlyViewAnswersQueriesAndRefusesChanges) {
     const auto original = full_filter(GetParam());
     auto keepalive = std::make_shared<const cuckoo_filter>(original);  // owns the words viewed
-    auto view = detail::cuckoo_file_access::assemble(
+    auto view = cuckoo_filter(
         original.geometry(), original.hash_function(),
         detail::word_storage<std::uint64_t>::view(keepalive->words().data(), keepalive->words().size(), keepalive),
         original.stash(), original.size());
@@ -761,14 +750,14 @@ TEST(FileHooks, AssemblyRejectsPartsThatDoNotFit) {
     const cuckoo_geometry geometry{64, 12};
     auto words = [&](std::uint64_t count) { return detail::word_storage<std::uint64_t>(count); };
     const std::uint64_t right = cuckoo_word_count(geometry);
-    EXPECT_NO_THROW(detail::cuckoo_file_access::assemble(geometry, hasher{}, words(right), {}, 0));
-    EXPECT_THROW(detail::cuckoo_file_access::assemble(geometry, hasher{}, words(right - 1), {}, 0), invalid_argument);
-    EXPECT_THROW(detail::cuckoo_file_access::assemble({60, 12}, hasher{}, words(right), {}, 0), invalid_argument);
-    EXPECT_NO_THROW(detail::cuckoo_file_access::assemble({60, 12}, hasher{}, words(cuckoo_word_count({60, 12})), {5, 59}, 1));
-    EXPECT_THROW(detail::cuckoo_file_access::assemble({60, 12}, hasher{}, words(cuckoo_word_count({60, 12})), {5, 60}, 1),
+    EXPECT_NO_THROW(cuckoo_filter(geometry, hasher{}, words(right), {}, 0));
+    EXPECT_THROW(cuckoo_filter(geometry, hasher{}, words(right - 1), {}, 0), invalid_argument);
+    EXPECT_THROW(cuckoo_filter({60, 12}, hasher{}, words(right), {}, 0), invalid_argument);
+    EXPECT_NO_THROW(cuckoo_filter({60, 12}, hasher{}, words(cuckoo_word_count({60, 12})), {5, 59}, 1));
+    EXPECT_THROW(cuckoo_filter({60, 12}, hasher{}, words(cuckoo_word_count({60, 12})), {5, 60}, 1),
                  invalid_argument);
-    EXPECT_THROW(detail::cuckoo_file_access::assemble(geometry, hasher{}, words(right), {4096, 3}, 1), invalid_argument);
-    EXPECT_THROW(detail::cuckoo_file_access::assemble(geometry, hasher{}, words(right), {5, 64}, 1), invalid_argument);
+    EXPECT_THROW(cuckoo_filter(geometry, hasher{}, words(right), {4096, 3}, 1), invalid_argument);
+    EXPECT_THROW(cuckoo_filter(geometry, hasher{}, words(right), {5, 64}, 1), invalid_argument);
 }
 
 // --- The unaligned bucket windows ------------------------------------------------------------

@@ -50,11 +50,11 @@ TEST(KnownAnswer, ScalableFilterStagesAndWords) {
 
 TEST(ScalableBloomFilter, StagesFollowTheDocumentedChain) {
     scalable_bloom_filter filter(1000, 0.02, {.growth = 3, .tightening = 0.8});
-    EXPECT_EQ(filter.planned_stage(0), (scalable_bloom_filter::stage_plan{1000, 0.02 * (1 - 0.8)}));
-    EXPECT_EQ(filter.planned_stage(1), (scalable_bloom_filter::stage_plan{3000, 0.02 * (1 - 0.8) * 0.8}));
+    EXPECT_EQ(filter.planned_stage(0), (scalable_stage_plan{1000, 0.02 * (1 - 0.8)}));
+    EXPECT_EQ(filter.planned_stage(1), (scalable_stage_plan{3000, 0.02 * (1 - 0.8) * 0.8}));
     EXPECT_EQ(filter.planned_stage(2).capacity, 9000U);
     double targets = 0;
-    for (std::size_t i = 0; i < 30; ++i) targets += filter.planned_stage(i).fpp;
+    for (std::size_t i = 0; i < 30; ++i) targets += filter.planned_stage(i).fpr;
     EXPECT_LT(targets, 0.02);  // Σ p0·r^i < p0 / (1 - r) = p
 
     filter.insert_range(random_numbers(30000, 1));
@@ -63,8 +63,8 @@ TEST(ScalableBloomFilter, StagesFollowTheDocumentedChain) {
         const auto& stage = filter.stages()[i];
         const auto plan = filter.planned_stage(i);
         EXPECT_EQ(stage.expected_keys(), plan.capacity);
-        EXPECT_EQ(stage.target_fpp(), plan.fpp);
-        EXPECT_EQ(stage.geometry(), plan_bloom(bloom_layout::block, static_cast<double>(plan.capacity), plan.fpp).geometry);
+        EXPECT_EQ(stage.target_fpr(), plan.fpr);
+        EXPECT_EQ(stage.geometry(), plan_bloom(bloom_layout::block, static_cast<double>(plan.capacity), plan.fpr).geometry);
         EXPECT_EQ(stage.hash_function(), filter.hash_function());
     }
 }
@@ -89,7 +89,7 @@ void check_growth(std::uint64_t initial, double p, scalable_options options, std
     std::uint64_t bytes = 0;
     for (std::size_t i = 0; i < filter.stage_count(); ++i) {
         const auto plan = filter.planned_stage(i);
-        bytes += plan_bloom(bloom_layout::block, static_cast<double>(plan.capacity), plan.fpp).bytes();
+        bytes += plan_bloom(bloom_layout::block, static_cast<double>(plan.capacity), plan.fpr).bytes();
         if (i + 1 < filter.stage_count()) {
             EXPECT_EQ(filter.stages()[i].inserted_count(), plan.capacity) << "stage " << i;
         }
@@ -126,7 +126,7 @@ TEST(ScalableBloomFilter, InsertReportsWhetherTheKeyWasNew) {
     EXPECT_TRUE(filter.contains("alpha"));
     EXPECT_EQ(filter.inserted_count(), 1U);
     EXPECT_EQ(filter.initial_capacity(), 1000U);
-    EXPECT_DOUBLE_EQ(filter.target_fpp(), 0.01);
+    EXPECT_DOUBLE_EQ(filter.target_fpr(), 0.01);
     EXPECT_DOUBLE_EQ(filter.growth(), 2.0);
     EXPECT_DOUBLE_EQ(filter.tightening(), 0.5);
     EXPECT_EQ(filter.hash_function(), hasher());
@@ -311,7 +311,7 @@ TEST(ScalableBloomFilter, AStageThatCannotBeSizedFailsTheInsertAndChangesNothing
     const scalable_bloom_filter before = filter;
     try {
         filter.insert("one too many");
-        ADD_FAILURE() << "a stage was sized for p = " << filter.planned_stage(1).fpp;
+        ADD_FAILURE() << "a stage was sized for p = " << filter.planned_stage(1).fpr;
     } catch (const invalid_argument& e) {
         EXPECT_NE(std::string(e.what()).find("cannot size a scalable Bloom filter stage for 20 keys"), std::string::npos)
             << e.what();

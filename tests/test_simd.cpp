@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "bloomkit/bloom_filter.hpp"
-#include "bloomkit/detail/cpu_features.hpp"
+#include "bloomkit/simd.hpp"
 #include "layout_types.hpp"
 
 namespace {

@@ -143,7 +143,8 @@ struct kind_traits<cuckoo_filter> {
     static bool accepts(const kind_request& r, double) {
         detail::require_options(r, false, true, false);
         if (r.kind != kind) return false;
-        if (r.fingerprint_bits) check_cuckoo_geometry({1, *r.fingerprint_bits});
+        if (r.fingerprint_bits && *r.fingerprint_bits != 8 && *r.fingerprint_bits != 12 && *r.fingerprint_bits != 16)
+            throw invalid_argument("--bits for a cuckoo filter is 8, 12 or 16, not " + std::to_string(*r.fingerprint_bits));
         return true;
     }
     static kind_plan plan(double n, double p, const kind_request& r = {}) {
@@ -200,7 +201,8 @@ struct kind_traits<basic_binary_fuse_filter<Fingerprint, Arity>> {
     static kind_plan plan(double n, double p, const kind_request& = {}) {
         const binary_fuse_plan plan = plan_binary_fuse(Arity, n, p, bits);
         if (plan.fpr > p)
-            throw invalid_argument(std::to_string(bits) + "-bit fingerprints reach at best p = " + detail::show_number(plan.fpr));
+            throw invalid_argument(std::string("reaches at best p = 1/") + (bits == 8 ? "256" : "65536") + " (" +
+                                   std::to_string(bits) + "-bit fingerprints)");
         return {plan.bytes(), plan.fpr, 0, bits};
     }
 };
@@ -209,7 +211,7 @@ struct kind_traits<basic_binary_fuse_filter<Fingerprint, Arity>> {
 /// returns what it returns. Throws invalid_argument for an unknown kind or an option the kind
 /// does not take, naming the choices.
 template <class Visit>
-decltype(auto) with_requested_type(const kind_request& r, double p, Visit&& visit) {
+auto with_requested_type(const kind_request& r, double p, Visit&& visit) {
     using result = decltype(visit(std::type_identity<block_bloom_filter>{}));
     std::optional<std::conditional_t<std::is_void_v<result>, bool, result>> made;
     bool known = false;
@@ -257,7 +259,10 @@ struct file_codec<any_filter> {
     }
 };
 
-/// to_bytes() and save() of whichever filter `filter` holds.
+/// header_of(), to_bytes() and save() of whichever filter `filter` holds.
+inline file_header header_of(const any_filter& filter) {
+    return std::visit([](const auto& f) { return header_of(f); }, filter);
+}
 inline std::vector<std::byte> to_bytes(const any_filter& filter) {
     return std::visit([](const auto& f) { return to_bytes(f); }, filter);
 }

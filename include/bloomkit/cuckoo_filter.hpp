@@ -16,22 +16,11 @@
 // a query compares its fingerprint with the 8 slots of its two buckets (3.1% at f = 8, 0.2% at
 // 12, 0.012% at 16, with every slot full), and the cost is f / load bits per key.
 //
-// Any bucket count. The paper pairs the buckets by i2 = i1 XOR h(fingerprint), which
-// stays inside the table only when B is a power of two; sized from (n, p), rounding B up to a
-// power of two leaves the table between 47.5% and 95% full at n keys, up to twice the
-// paper's f / 0.955 bits per key (25.2 bits per key instead of 12.6 at n = 1M, f = 12). The
-// mod-B pairing costs nothing in memory and next to nothing in time: h is reduced by
-// multiply-high as before, and (h + B − i) mod B is one comparison and one subtraction, no
-// division. It derives i2 from the fingerprint alone just the same, and with i1 uniform and
-// independent of the fingerprint, i2 is as uniform as with XOR. So B is the fewest buckets
-// that hold n keys at 95% load, plus a margin of its square root for the small tables whose
-// achievable load fluctuates below 95% (cuckoo_buckets_for): f / 0.95 bits per key and 0.2%
-// more at n = 1M. A key's two buckets coincide when 2·i1 ≡ h (mod B) — for about 1/B of keys, as with
-// XOR (h = 0), and always when B = 1 — and such a key simply has one bucket (4 slots, 4
-// copies). One care: h must scramble the fingerprint non-linearly (mix64, see alternate()); a
-// linear one (f · φ) leaves few distinct differences h − h', which XOR did not mind but
-// subtraction does: the table then fills less. Measured, the mod-B step and the mixer add
-// under a nanosecond to a query (about 6.5 → 7.5 ns on a table in cache).
+// Any bucket count: i2 is taken mod B instead of the paper's XOR, which needs a power of two
+// and wastes up to half the table; B is the fewest buckets that hold n keys at 95% load, plus
+// a small margin (docs/design/cuckoo.md). A key's two buckets coincide for about 1/B of keys
+// (and always when B = 1); such a key simply has one bucket. h must scramble the fingerprint
+// non-linearly (mix64, see alternate()).
 //
 // Nothing is ever lost. The walk moves fingerprints around; when it runs out of relocations it
 // still holds one, the last one evicted, which may belong to any earlier key. That victim goes
@@ -51,10 +40,8 @@
 // fingerprint of another key, which then becomes a false negative. Remove only what you
 // inserted.
 //
-// No union. Unlike a Bloom filter's bits, two cuckoo tables cannot be OR-ed: a slot holds one
-// fingerprint, and where a fingerprint sits depends on the whole history of inserts. Merging
-// means re-inserting every fingerprint of one table into the other, which can fail (reporting
-// full) when the combined load is past ~95%: not the total, exact operation |= promises.
+// No union: where a fingerprint sits depends on the whole history of inserts, so two tables
+// cannot be OR-ed (docs/design/cuckoo.md).
 //
 // Storage: buckets are packed back to back in a word array, bucket i at bits [4f·i, 4f·(i+1))
 // and slot j of it at bits [f·j, f·(j+1)) within the bucket, in the bit numbering of
@@ -173,6 +160,15 @@ struct cuckoo_victim {
     friend constexpr bool operator==(const cuckoo_victim&, const cuckoo_victim&) = default;
 };
 
+/// What became of an insert into a cuckoo filter.
+enum class cuckoo_insert_status : std::uint8_t {
+    stored,           ///< the key is stored
+    full,             ///< the table is full: both of the key's buckets and the stash are taken
+    too_many_copies,  ///< the key's two buckets already hold nothing but copies of its
+                      ///< fingerprint (8 copies, or 4 when they coincide): a multiset limit,
+                      ///< not a full table
+};
+
 class cuckoo_filter : public detail::filter_api<cuckoo_filter> {
     using api = detail::filter_api<cuckoo_filter>;
     friend api;
@@ -215,8 +211,16 @@ public:
     /// Stores a key. True: stored (contains(key) is true from now on, until it is removed).
     /// False: the filter is full — the stash is occupied and both of the key's buckets are
     /// full, or they already hold 8 copies of its fingerprint; nothing changed, nothing lost.
+    /// try_insert() says which.
     template <hashable_key Key>
     [[nodiscard]] bool insert(const Key& key) {
+        return try_insert(key) == cuckoo_insert_status::stored;
+    }
+
+    /// Stores a key, or says why it could not: the table is full, or the key is already stored
+    /// as many times as its buckets allow. Nothing changes unless it is stored.
+    template <hashable_key Key>
+    [[nodiscard]] cuckoo_insert_status try_insert(const Key& key) {
         return insert_probe(words_.mutable_data(), locate(hasher_(key)));
     }
 
@@ -254,8 +258,20 @@ public:
     [[nodiscard]] size_type insert(It first, Sentinel last) {
         word_type* words = words_.mutable_data();
         size_type stored = 0;
-        pipeline(first, last, [&](const probe& p) { stored += insert_probe(words, p) ? 1 : 0; });
+        pipeline(first, last, [&](const probe& p) {
+            stored += insert_probe(words, p) == cuckoo_insert_status::stored ? 1 : 0;
+        });
         return stored;
+    }
+
+    /// Inserts every key of [first, last), in order, writing try_insert(key)'s status for each
+    /// to `out`; returns the output iterator past the last status.
+    template <std::forward_iterator It, std::sentinel_for<It> Sentinel, std::output_iterator<cuckoo_insert_status> Out>
+        requires hashable_key<std::iter_value_t<It>>
+    Out try_insert(It first, Sentinel last, Out out) {
+        word_type* words = words_.mutable_data();
+        pipeline(first, last, [&](const probe& p) { *out++ = insert_probe(words, p); });
+        return out;
     }
 
     /// Inserts every key of [first, last), in order, writing insert(key)'s answer for each to
@@ -264,7 +280,8 @@ public:
         requires hashable_key<std::iter_value_t<It>>
     Out insert(It first, Sentinel last, Out out) {
         word_type* words = words_.mutable_data();
-        pipeline(first, last, [&](const probe& p) { *out++ = insert_probe(words, p); });
+        pipeline(first, last,
+                 [&](const probe& p) { *out++ = insert_probe(words, p) == cuckoo_insert_status::stored; });
         return out;
     }
 
@@ -363,11 +380,9 @@ private:
     /// The fingerprint's other bucket, (h − bucket) mod B with h = h(fingerprint) in [0, B):
     /// an involution (alternate(alternate(i)) = i) for any B, so a fingerprint can move
     /// between its two buckets without its key. h is mix64 of the fingerprint, reduced by
-    /// multiply-high. Not Fibonacci hashing (fingerprint · φ): its h(a) − h(b) ≈ h(a − b) makes
-    /// the 255 values of h at f = 8 yield only ~1,000 differences h − h' mod B (mix64: ~57,000),
-    /// so walks reach fewer buckets and fail sooner (at 2^18 buckets, f = 8: median load 95.7%
-    /// instead of 96.1%, and one table of a million keys at 94.6%). Both h and bucket are
-    /// below B, so neither branch can wrap.
+    /// multiply-high: a linear h (fingerprint · φ) gives few distinct differences h − h' mod B,
+    /// and walks then fail sooner (docs/design/cuckoo.md). Both h and bucket are below B, so
+    /// neither branch can wrap.
     [[nodiscard]] size_type alternate(size_type bucket, std::uint64_t fingerprint) const noexcept {
         const size_type h = detail::reduce(detail::mix64(fingerprint), geometry_.buckets);
         return h >= bucket ? h - bucket : h + (geometry_.buckets - bucket);
@@ -422,9 +437,8 @@ private:
     [[nodiscard]] bool contains_probe(const probe& p) const noexcept {
         const std::uint64_t found = lanes_.matching(load(p.bucket), p.fingerprint) |
                                     lanes_.matching(load(p.alternate), p.fingerprint);
-        // Bitwise, not ||: on a mix of present and absent keys whether the buckets matched is a
-        // coin toss, and mispredicting it cost more than the stash comparison it would skip
-        // (bulk 50/50 lookups at 1M keys: 13.8 ns, against 7.8 for all present or all absent).
+        // Bitwise, not ||: whether a bucket matched is a coin toss on mixed keys, and a
+        // mispredicted branch costs more than the comparison it skips (docs/design/cuckoo.md).
         return static_cast<bool>(static_cast<unsigned>(found != 0) | static_cast<unsigned>(stash_matches(p)));
     }
 
@@ -436,18 +450,19 @@ private:
         return in_table + (stash_matches(p) ? 1 : 0);
     }
 
-    bool insert_probe(word_type* words, const probe& p) {
+    cuckoo_insert_status insert_probe(word_type* words, const probe& p) {
         if (try_place(words, p.bucket, p.fingerprint) || try_place(words, p.alternate, p.fingerprint)) return stored();
-        // Both buckets are full. A walk could end with a victim, which needs the stash free;
-        // and one among nothing but copies of this fingerprint would only swap equal values.
-        if (victim_.occupied() || holds_only_copies(p)) return false;
+        // Both buckets are full. A walk among nothing but copies of this fingerprint would only
+        // swap equal values; one that ends with a victim needs the stash free.
+        if (holds_only_copies(p)) return cuckoo_insert_status::too_many_copies;
+        if (victim_.occupied()) return cuckoo_insert_status::full;
         relocate(words, p.bucket, p.fingerprint);
         return stored();
     }
 
-    bool stored() noexcept {
+    cuckoo_insert_status stored() noexcept {
         ++size_;
-        return true;
+        return cuckoo_insert_status::stored;
     }
 
     [[nodiscard]] bool holds_only_copies(const probe& p) const noexcept {

@@ -23,6 +23,8 @@
 #include <utility>
 
 #include "bloomkit/any_filter.hpp"
+#include "bloomkit/detail/atomic_replace.hpp"
+#include "bloomkit/detail/mapped_region.hpp"
 #include "bloomkit/detail/posix_file.hpp"
 #include "bloomkit/error.hpp"
 #include "bloomkit/io/bkf.hpp"
@@ -47,9 +49,8 @@ struct opened_map {
 };
 
 inline opened_map open_map(const std::filesystem::path& path) {
-    const file_descriptor file = open_for_reading(path);
-    const std::uint64_t size = file_size(file, path);
-    auto region = std::make_shared<const mapped_region>(file, path, size);
+    auto region = std::make_shared<const mapped_region>(open_for_reading(path), path);
+    const std::uint64_t size = region->size();
     const auto head = static_cast<std::size_t>(std::min<std::uint64_t>(size, file_header_size));
     const file_header h = decode_header(std::span(region->data(), head), size, path.string());
     if (std::endian::native != std::endian::little)
@@ -107,6 +108,11 @@ public:
     const Filter& operator*() const noexcept { return filter_; }
     const Filter* operator->() const noexcept { return &filter_; }
     [[nodiscard]] const file_header& header() const noexcept { return header_; }
+
+    /// Whether the file was written or truncated in place since it was mapped: answers given
+    /// meanwhile may be wrong (and reading a truncated map raises SIGBUS). Files replaced by a
+    /// rename, as save() replaces them, are not changed: the map keeps the file it opened.
+    [[nodiscard]] bool changed() const noexcept { return region_->changed(); }
 
     /// Reads the whole payload and throws file_format_error (payload_checksum) if it does not
     /// match the checksum in the header.

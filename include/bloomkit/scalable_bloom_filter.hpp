@@ -12,48 +12,15 @@
 // an absent key is a false positive when at least one stage errs, which happens with
 // probability 1 - Π(1 - p_i) ≤ Σ p_i < p0 / (1 - r). So the first stage gets p0 = p·(1 - r),
 // and the sum of all stages' targets stays below p. The defaults are RedisBloom's: s = 2 and
-// r = 0.5, the first stage at p/2, the next at p/4... The paper prefers r = 0.8–0.9, which
-// tightens each new stage less (0.22 bits per key at r = 0.9, against 1.44) but makes the
-// first stage pay for it (p0 = p/10): about even after 10x growth, and ahead beyond. Each
-// stage is sized by the exact blocked model (sizing.hpp), so the measured FPR of each full
-// stage meets its target, and that of the whole filter meets p.
+// r = 0.5, the first stage at p/2, the next at p/4. Each stage is sized by the exact blocked
+// model (sizing/), so the measured FPR of each full stage meets its target, and that of the
+// whole filter meets p.
 //
-// What it costs. Lookups of absent keys probe every stage, one cache line each: after the keys
-// grow by a factor of g there are about log_s(g) stages (10 after 1000x with s = 2). Memory
-// per key grows with the stages, since each needs log2(1/r)/ln 2 more bits per key than the
-// one before. Measured at p = 1% from 1000 keys to 1M: 28 bits per key with the defaults,
-// 18 with r = 0.9, against 10 for a block filter sized for 1M. A filter that keeps growing is
-// a filter that was sized too small: stage_count() and size_in_bytes() say how far it has come.
-// Opening a stage sizes it by the model: a few tens of milliseconds for a new p (remembered).
-//
-// Hashing. All stages share one hasher (algorithm and seed: the constructors and union check
-// it), so a key has the same digest in each. Every operation hashes a key once, with
-// hash_function(), and probes the stages with that digest: one hash call per key however many
-// stages there are.
-//
-// Which stage first. A lookup probes the newest stage first. An absent key must probe every
-// stage whatever the order; a present key stops at the first stage that holds it, and the
-// newest stages hold most keys: with growth s the newest full stage holds a share (s - 1)/s
-// of the keys of the full stages (half at s = 2), and the stage being filled holds the keys
-// added last, the ones a stream repeats soonest. Oldest first would probe nearly every stage
-// for a typical present key, newest first one or two. An insert of a new key must probe every
-// stage too, so an insert probes the stages before the newest first (newest first among them)
-// and the newest last: while the newest has room, setting the key's bits there also tells
-// whether it held the key (no bit changed), in one pass over its line. (Measured with single
-// inserts into a filter grown 1000 -> 1M: this order and newest-first are within 5% of each
-// other, from no repeated keys to 75%.)
-//
-// Bulk operations hash a chunk of keys (bulk_chunk) and then take the stages one at a time,
-// newest first: each tests the chunk's keys that no stage before it held, prefetched a batch
-// ahead and tested a batch at a time by the layout's batch (SIMD) test. Stage by stage, not key
-// by key: a key-by-key pipeline (prefetch a key's line in every stage, then probe them) was
-// measured 1.7x (lookups) to 2.5x (inserts) slower on a filter grown to 16M keys, where the
-// small stages share the cache with random lines of the large ones; stage by stage, each stays
-// in cache while the chunk probes it. A bulk insert lets the stages before the newest answer
-// for the whole chunk first (they do not change while it goes in: only the newest stage takes
-// keys, and new stages open after it), then runs the single-key logic on the other keys, in
-// order: it makes exactly the filter that single inserts make, opening the same stages at the
-// same keys.
+// Costs: an absent key probes every stage (about log_s(g) of them after the keys grow g-fold),
+// and memory per key grows with the stages. A filter that keeps growing was sized too small:
+// stage_count() and size_in_bytes() say how far it has come. Every operation hashes a key once
+// and probes the stages with that one digest, newest first; bulk operations take a chunk of
+// keys stage by stage. docs/design/scalable.md has the reasons and the measurements.
 //
 // Thread safety: const members may run concurrently; mutating ones need exclusive access.
 #pragma once

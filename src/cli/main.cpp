@@ -1,58 +1,86 @@
-// src/cli/main.cpp — the bloomkit command: plan, build, add, remove, check, info.
+// src/cli/main.cpp — the bloomkit command: parses the arguments and runs the subcommand chosen,
+// from the table in commands/commands.hpp.
 //
 // Data goes to stdout, everything else to stderr. Exit codes follow grep: 0 found / success,
-// 1 nothing found (check), 2 any error — with a message that says what is wrong.
+// 1 nothing found, 2 any error — with a message that says what is wrong, prefixed "bloomkit:".
 #include <fmt/core.h>
 
 #include <cstdio>
 #include <exception>
 #include <new>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "bloomkit/error.hpp"
-#include "command.hpp"
+#include "commands/commands.hpp"
+#include "support/signals.hpp"
 
-int main(int argc, char** argv) {
-    using namespace bloomkit::cli;
+namespace {
+
+using namespace bloomkit::cli;
+
+/// "plan, build, add, remove, check or info".
+std::string command_names() {
+    std::string names;
+    const std::size_t count = std::size(command_table);
+    for (std::size_t i = 0; i < count; ++i)
+        names += std::string(i == 0 ? "" : i + 1 == count ? " or " : ", ") + std::string(command_table[i].name);
+    return names;
+}
+
+bool is_command(std::string_view name) {
+    for (const command& c : command_table)
+        if (c.name == name) return true;
+    return false;
+}
+
+int run(int argc, char** argv) {
     CLI::App app{"bloomkit — Bloom filters for big files: plan sizes, build a filter from lines, check lines against it",
                  "bloomkit"};
     app.require_subcommand(1);
     app.set_version_flag("--version", "bloomkit 0.1.0");
-
-    std::vector<std::pair<CLI::App*, action>> commands;
-    for (auto add : {add_plan_command, add_build_command, add_add_command, add_remove_command, add_check_command, add_info_command}) {
-        const std::size_t before = app.get_subcommands({}).size();
-        action run = add(app);
-        commands.emplace_back(app.get_subcommands({}).at(before), std::move(run));
+    std::vector<std::pair<CLI::App*, action>> chosen;
+    for (const command& c : command_table) {
+        CLI::App* sub = app.add_subcommand(std::string(c.name), std::string(c.summary));
+        chosen.emplace_back(sub, c.add(*sub));
     }
 
-    // CLI11 would only say "A subcommand is required" for a misspelt one.
-    const auto is_command = [&](const char* name) {
-        for (const auto& entry : commands)
-            if (entry.first->get_name() == name) return true;
-        return false;
-    };
-    if (argc > 1 && argv[1][0] != '-' && !is_command(argv[1])) {
-        fmt::print(stderr, "bloomkit: unknown command '{}' (choose plan, build, add, remove, check or info; see --help)\n", argv[1]);
+    if (argc < 2) {
+        fmt::print(stderr, "{}", app.help());
         return failure;
     }
-
+    // CLI11 would only say "A subcommand is required" for a misspelt one.
+    if (argv[1][0] != '-' && !is_command(argv[1])) {
+        fmt::print(stderr, "bloomkit: unknown command '{}' (choose {}; see bloomkit --help)\n", argv[1], command_names());
+        return failure;
+    }
     try {
         app.parse(argc, argv);
+    } catch (const CLI::CallForHelp& e) {
+        return app.exit(e) == 0 ? success : failure;
+    } catch (const CLI::CallForVersion& e) {
+        return app.exit(e) == 0 ? success : failure;
     } catch (const CLI::ParseError& e) {
-        // --help and --version are "errors" with exit code 0; real ones exit 2, like grep's.
-        const int printed = app.exit(e);
-        return printed == 0 ? success : failure;
+        fmt::print(stderr, "bloomkit: {}\n", e.what());
+        return failure;
     }
+    for (auto& [sub, action] : chosen) {
+        if (!sub->parsed()) continue;
+        const int code = action();
+        // Output lost to a full disk or a closed pipe is an error, not a success.
+        if (std::fflush(stdout) != 0 || std::ferror(stdout)) throw bloomkit::error("cannot write to standard output");
+        return code;
+    }
+    return failure;
+}
 
+}  // namespace
+
+int main(int argc, char** argv) {
+    install_signal_handlers();
     try {
-        for (auto& [command, run] : commands) {
-            if (!command->parsed()) continue;
-            const int code = run();
-            // Output lost to a full disk or a closed pipe is an error, not a success.
-            if (std::fflush(stdout) != 0 || std::ferror(stdout)) throw bloomkit::error("cannot write to standard output");
-            return code;
-        }
+        return run(argc, argv);
     } catch (const bloomkit::error& e) {
         fmt::print(stderr, "bloomkit: {}\n", e.what());
     } catch (const std::bad_alloc&) {

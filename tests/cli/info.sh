@@ -30,7 +30,7 @@ est=$(json_value "$OUT" estimated_keys)
 check_cond "info --json estimated_keys is about 100000" "estimated_keys '$est'" \
     awk -v e="$est" 'BEGIN { exit !(e != "" && e + 0 > 95000 && e + 0 < 105000) }'
 check_eq "info --json expected_keys" $N "$(json_value "$OUT" expected_keys)"
-check_eq "info --json target_fpp" 0.01 "$(json_value "$OUT" target_fpp)"
+check_eq "info --json target_fpr" 0.01 "$(json_value "$OUT" target_fpr)"
 check_eq "info --json file_bytes is the file size" "$(wc -c <"$F")" "$(json_value "$OUT" file_bytes)"
 check_eq "info --json verified is false without --verify" false "$(json_value "$OUT" verified)"
 

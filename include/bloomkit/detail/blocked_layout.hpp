@@ -53,10 +53,6 @@ public:
 
     void prefetch(const word_type* words, const probe& p) const noexcept { detail::prefetch(words + p.block * Words); }
 
-    /// Whether every bit of the key is set. A single key also goes through the SIMD kernel
-    /// when there is one: its few instructions leave the CPU room to run the next lookups'
-    /// misses in parallel with this one's (measured, block layout, a loop of single lookups:
-    /// 10.2 -> 6.1 ns at n = 1M, 68 -> 38 ns at n = 100M).
     using key_masks_type = std::array<word_type, Words>;
 
     /// The bits a key's pattern selects, as one mask per word of a block (scalar code: for a
@@ -67,6 +63,9 @@ public:
         return masks;
     }
 
+    /// Whether every bit of the key is set. A single key also goes through the SIMD kernel
+    /// when there is one: its few instructions leave the CPU room to overlap the next lookups'
+    /// misses with this one's (docs/design/performance.md).
     template <class Access>
     [[nodiscard]] bool test(const word_type* words, const probe& p) const noexcept {
         if constexpr (std::is_same_v<Access, plain_access>) {
@@ -125,8 +124,7 @@ private:
     // The key's bits are first gathered into one mask per word, in registers, and each word of
     // the block is then written once: several of k probes often share a word (7 probes in 8
     // words), and writing per probe would chain each store to the load of the next through
-    // memory. Measured at n = 100M, block layout, bulk insert: 21–24 ns writing per probe, 18
-    // gathered (best of 3 runs each).
+    // memory (docs/design/performance.md).
     template <class Access>
     bool set_scalar(word_type* words, const probe& p) const noexcept {
         const key_masks_type masks = key_masks(p.pattern);

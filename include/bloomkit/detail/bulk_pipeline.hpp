@@ -13,12 +13,7 @@
 //   to issue the next batch's prefetches, and the memory system idles. So the visit and the
 //   hashing of the next batch are interleaved, 8 keys at a time.
 //
-// Measured at n = 100M (block layout, 124 MB, 8-byte keys, 10M lookups, best of 3):
-// hash-then-visit batches of 32 took 18.0 ns/lookup; one batch ahead 18.2 / 13.0 / 11.6 / 12.1
-// for batches of 8 / 16 / 32 / 64 (12.5–12.9 in later runs); one batch of 32 ahead, interleaved
-// in groups of 8, 10.6–12.0 (groups of 4: 9.9–11.1, but 4% slower than no interleaving when the
-// filter is in cache, where groups of 8 are 15% faster). A rolling ring (prefetch key i + D,
-// test key i) took 12.0 at best. Bare random reads of the same array: ~9.6 ns.
+// docs/design/performance.md has the measurements behind these choices.
 #pragma once
 
 #include <algorithm>

@@ -1,5 +1,6 @@
-// bloomkit/detail/endian.hpp — little-endian encoding of integers, the byte order of every
-// bloomkit file whatever the machine's.
+// bloomkit/detail/endian.hpp — little-endian encoding of integers at a byte address, the byte
+// order of every bloomkit file whatever the machine's (little_endian() itself is in hash.hpp,
+// which needs it for integer keys).
 #pragma once
 
 #include <bit>
@@ -8,26 +9,9 @@
 #include <cstring>
 #include <type_traits>
 
+#include "bloomkit/hash.hpp"
+
 namespace bloomkit::detail {
-
-template <class T>
-    requires std::is_unsigned_v<T>
-constexpr T byteswap(T value) noexcept {
-    T result = 0;
-    for (std::size_t i = 0; i < sizeof(T); ++i) {
-        result = static_cast<T>((result << 8) | (value & 0xffU));
-        if constexpr (sizeof(T) > 1) value >>= 8;
-    }
-    return result;
-}
-
-/// Converts between the machine's byte order and little-endian (the same operation both ways).
-template <class T>
-    requires std::is_unsigned_v<T>
-constexpr T little_endian(T value) noexcept {
-    if constexpr (std::endian::native == std::endian::little) return value;
-    else return byteswap(value);
-}
 
 template <class T>
     requires std::is_unsigned_v<T>

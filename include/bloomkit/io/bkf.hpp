@@ -166,6 +166,15 @@ inline std::size_t read_some(std::istream& in, void* buffer, std::size_t size) {
 
 }  // namespace detail
 
+/// The header save() would write for `filter`, as read_header() returns it, without the
+/// payload checksum (computed as the payload is written).
+template <storable_filter Filter>
+file_header header_of(const Filter& filter) {
+    file_header h;
+    file_codec<Filter>::describe(filter, h);
+    return h;
+}
+
 // --- Byte buffers ---------------------------------------------------------------------------
 
 /// The filter in the bkf format, as bytes: exactly what save() writes to a file.

@@ -90,9 +90,8 @@ inline constexpr double fuse_floor_size_factor(unsigned arity) noexcept { return
 /// to lose, and with the paper's segment length it can cost up to 1% more (3-wise at 1.38M
 /// keys: 1.1365 slots per key). There, while rounding would add more than n/200 slots, the
 /// segments are made half as long (at most twice from n = 10^6 on): the array then rounds more
-/// finely and stays within size factor + 0.005 (1.13 and 1.08). Shorter segments make a peel fail more often
-/// (measured at 1M keys, 3-wise, 4096-slot segments: 12 of 60 first attempts, 1.25 attempts
-/// on average, against none with 8192), which costs construction time, never space.
+/// finely and stays within size factor + 0.005 (1.13 and 1.08). Shorter segments make a peel
+/// fail more often, which costs construction time, never space (docs/design/sizing.md).
 [[nodiscard]] inline binary_fuse_geometry binary_fuse_geometry_for(unsigned arity, std::uint64_t keys) {
     std::uint64_t segment_length = binary_fuse_segment_length(arity, keys);
     if (keys == 0) return {};

@@ -10,7 +10,7 @@
 // answers.
 //
 // Inserts have no AVX2 kernel: building the key's mask in two ymm halves measured no faster
-// than the scalar path (19 ns against 18 at n = 100M), so they use AVX-512 or scalar code.
+// than the scalar path (docs/design/performance.md), so they use AVX-512 or scalar code.
 //
 // Loads and stores are the unaligned forms: as fast as the aligned ones on a 64-byte-aligned
 // filter, and safe on any block a caller passes.

@@ -1,8 +1,10 @@
-// src/cli/progress.hpp — a progress line on stderr, only when stderr is a terminal (never in a
-// pipe or a log), at most a few times a second.
+// src/cli/support/progress.hpp — a progress line on stderr, only when stderr is a terminal (never
+// in a pipe or a log), at most a few times a second. Not when stdout is that same terminal:
+// the progress line would be drawn into the data being printed.
 #pragma once
 
 #include <fmt/core.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -13,7 +15,7 @@ namespace bloomkit::cli {
 
 class progress {
 public:
-    explicit progress(const char* verb) : verb_(verb), enabled_(::isatty(STDERR_FILENO) == 1) {}
+    explicit progress(const char* verb) : verb_(verb), enabled_(stderr_is_own_terminal()) {}
     ~progress() {
         if (shown_) fmt::print(stderr, "\r\033[K");
     }
@@ -32,6 +34,14 @@ public:
     }
 
 private:
+    /// Whether stderr is a terminal that stdout is not writing to.
+    static bool stderr_is_own_terminal() noexcept {
+        if (::isatty(STDERR_FILENO) != 1) return false;
+        if (::isatty(STDOUT_FILENO) != 1) return true;
+        struct stat out{}, err{};
+        return ::fstat(STDOUT_FILENO, &out) == 0 && ::fstat(STDERR_FILENO, &err) == 0 && out.st_rdev != err.st_rdev;
+    }
+
     const char* verb_;
     bool enabled_;
     bool shown_ = false;

@@ -1,4 +1,4 @@
-// bloomkit check FILE [INPUT...|-] [--absent] [--count] — which lines may be in the filter.
+// bloomkit check FILE|- [INPUT...|-] [--absent] [--count] — which lines may be in the filter.
 //
 // Prints the lines that may be present (or, with --absent, those certainly absent), or with
 // --count only the totals. Exits 0 when at least one line was selected, 1 when none, 2 on error.
@@ -11,8 +11,10 @@
 #include <vector>
 
 #include "bloomkit/error.hpp"
-#include "command.hpp"
-#include "filters.hpp"
+#include "commands/commands.hpp"
+#include "support/filter_files.hpp"
+#include "support/filter_work.hpp"
+#include "support/output.hpp"
 
 namespace bloomkit::cli {
 namespace {
@@ -25,34 +27,16 @@ struct check_options {
     bool no_verify = false;
 };
 
-/// Collects output lines and writes them to stdout in large blocks: never a write per line.
-/// The owner calls flush() at the end; what a failed run leaves unflushed is dropped.
-class buffered_stdout {
-public:
-    void line(std::string_view text) {
-        buffer_.append(text);
-        buffer_.push_back('\n');
-        if (buffer_.size() >= (std::size_t{1} << 20)) flush();
-    }
-    void flush() {
-        const std::size_t size = buffer_.size();
-        const std::size_t written = size == 0 ? 0 : std::fwrite(buffer_.data(), 1, size, stdout);
-        buffer_.clear();
-        if (written != size) throw error("cannot write to standard output");
-    }
-
-private:
-    std::string buffer_;
-};
-
 int run_check(const check_options& options) {
+    if (is_standard_stream(options.filter) && (options.inputs.empty() || std::ranges::count(options.inputs, "-") > 0))
+        throw invalid_argument("the filter and the lines cannot both come from standard input: name a file for one of them");
     line_reader lines(options.inputs);
-    const mapped_filter<any_filter> mapped = map_any(options.filter);
-    if (!options.no_verify) mapped.verify();
+    const filter_input opened(options.filter);
+    if (!options.no_verify) opened.verify();
 
     std::uint64_t present = 0, absent = 0;
     std::vector<char> answers;
-    buffered_stdout out;
+    output out;
     progress shown("checking");
     std::visit(
         [&](const auto& filter) {
@@ -67,7 +51,8 @@ int run_check(const check_options& options) {
                 shown.update(lines.bytes_read());
             });
         },
-        mapped.filter());
+        opened.filter());
+    opened.require_unchanged();  // before the totals: answers from a changed file are not given
     if (options.count) out.line(fmt::format("present\t{}\nabsent\t{}", present, absent));
     out.flush();
     return (options.absent ? absent : present) > 0 ? found : nothing_found;
@@ -75,14 +60,13 @@ int run_check(const check_options& options) {
 
 }  // namespace
 
-action add_check_command(CLI::App& app) {
+action check_command(CLI::App& command) {
     auto options = std::make_shared<check_options>();
-    CLI::App* check = app.add_subcommand("check", "Print the lines that may be in the filter");
-    check->add_option("filter", options->filter, "Filter file")->required();
-    check->add_option("inputs", options->inputs, "Input files; '-' or none reads stdin");
-    check->add_flag("--absent", options->absent, "Print the lines certainly NOT in the filter instead");
-    check->add_flag("--count", options->count, "Print only the totals: present and absent lines");
-    check->add_flag("--no-verify", options->no_verify,
+    command.add_option("filter", options->filter, "Filter file; '-' reads it from stdin")->required();
+    command.add_option("inputs", options->inputs, "Input files; '-' or none reads stdin");
+    command.add_flag("--absent", options->absent, "Print the lines certainly NOT in the filter instead");
+    command.add_flag("--count", options->count, "Print only the totals: present and absent lines");
+    command.add_flag("--no-verify", options->no_verify,
                     "Skip the payload checksum (instant start on a huge filter; corruption goes unnoticed)");
     return [options] { return run_check(*options); };
 }

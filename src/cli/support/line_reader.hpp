@@ -1,5 +1,5 @@
-// src/cli/line_reader.hpp — reads keys, one per line, from files or stdin, in large blocks and
-// without copying lines: a batch is a list of views into the read buffer.
+// src/cli/support/line_reader.hpp — reads keys, one per line, from files or stdin, in large
+// blocks and without copying lines: a batch is a list of views into the read buffer.
 //
 // A line is everything up to '\n', less one trailing '\r' (files from Windows). Lines may be
 // empty, hold NUL or non-UTF-8 bytes, or be longer than the buffer (which then grows to hold
@@ -8,6 +8,12 @@
 // Two ways to consume the input: read() splits the lines on the calling thread and hands out
 // batches of views; read_blocks() hands out whole blocks of complete lines (owned, movable to
 // another thread), which split_lines() turns into views wherever the work is done.
+//
+// Every input is opened exactly once (a FIFO opened twice would wait for a second writer that
+// never comes). An input that must be read twice (counted, then inserted) is made rereadable
+// first: one that is not a regular file — stdin, a pipe, a FIFO, a device — is copied to an
+// unnamed temporary file. An input that starts with the filter file signature is refused: a
+// filter given where lines are expected would otherwise be read as lines.
 #pragma once
 
 #include <cstdint>
@@ -34,6 +40,13 @@ public:
     /// Opens every input now ("-" or no inputs at all means stdin), so that a missing file
     /// is reported before any work is done. Throws bloomkit::io_error.
     explicit line_reader(const std::vector<std::string>& inputs);
+
+    /// Makes every input readable again from its start by rewind(): inputs that are not
+    /// regular files are copied to an unnamed temporary file now.
+    void make_rereadable();
+
+    /// Back to the start of every input (after make_rereadable(), or when all are regular files).
+    void rewind();
     ~line_reader();
     line_reader(const line_reader&) = delete;
     line_reader& operator=(const line_reader&) = delete;
@@ -56,6 +69,7 @@ private:
     struct input {
         std::string name;
         int fd;
+        bool owned;  // closed by the reader (not stdin)
     };
     void read_one(const input& in, const block_handler& handle, const std::function<std::vector<char>()>& recycle);
 

@@ -1,3 +1,4 @@
+// src/cli/support/line_reader.cpp — see line_reader.hpp.
 #include "line_reader.hpp"
 
 #include <fcntl.h>
@@ -7,9 +8,14 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <cstdlib>
+#include <span>
+#include <string>
 #include <system_error>
+#include <vector>
 
 #include "bloomkit/error.hpp"
+#include "bloomkit/io/header.hpp"
 
 namespace bloomkit::cli {
 namespace {
@@ -41,12 +47,12 @@ line_reader::line_reader(const std::vector<std::string>& inputs) {
     try {
         for (const std::string& name : inputs.empty() ? std::vector<std::string>{"-"} : inputs) {
             if (name == "-") {
-                inputs_.push_back({"(standard input)", STDIN_FILENO});
+                inputs_.push_back({"standard input", STDIN_FILENO, false});
                 continue;
             }
             const int fd = ::open(name.c_str(), O_RDONLY | O_CLOEXEC);
             if (fd < 0) fail("cannot open", name, errno);
-            inputs_.push_back({name, fd});
+            inputs_.push_back({name, fd, true});
             struct stat info{};
             if (::fstat(fd, &info) == 0 && S_ISDIR(info.st_mode)) fail("cannot read", name, EISDIR);
 #ifdef POSIX_FADV_SEQUENTIAL
@@ -55,14 +61,76 @@ line_reader::line_reader(const std::vector<std::string>& inputs) {
         }
     } catch (...) {
         for (const input& in : inputs_)
-            if (in.fd != STDIN_FILENO) ::close(in.fd);
+            if (in.owned) ::close(in.fd);
         throw;
     }
 }
 
 line_reader::~line_reader() {
     for (const input& in : inputs_)
-        if (in.fd != STDIN_FILENO) ::close(in.fd);
+        if (in.owned) ::close(in.fd);
+}
+
+namespace {
+
+/// An unnamed temporary file in $TMPDIR (or /tmp): gone when closed, whatever happens.
+int unnamed_temporary() {
+    const char* tmp = std::getenv("TMPDIR");
+    const std::string directory = tmp != nullptr && *tmp != '\0' ? tmp : "/tmp";
+    int fd = ::open(directory.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+    if (fd >= 0) return fd;
+    std::string name = directory + "/bloomkit-spool-XXXXXX";  // no O_TMPFILE here: unlink at once
+    fd = ::mkstemp(name.data());
+    if (fd < 0) fail("cannot create a temporary file in", directory, errno);
+    ::unlink(name.c_str());
+    return fd;
+}
+
+/// Copies everything `from` still holds into `to`.
+void copy_all(int from, int to, const std::string& name) {
+    std::vector<char> buffer(block_bytes);
+    for (;;) {
+        const ::ssize_t got = ::read(from, buffer.data(), buffer.size());
+        if (got == 0) return;
+        if (got < 0) {
+            if (errno == EINTR) continue;
+            fail("cannot read", name, errno);
+        }
+        for (::ssize_t done = 0; done < got;) {
+            const ::ssize_t put = ::write(to, buffer.data() + done, static_cast<std::size_t>(got - done));
+            if (put < 0) {
+                if (errno == EINTR) continue;
+                fail("cannot copy to a temporary file", name, errno);
+            }
+            done += put;
+        }
+    }
+}
+
+}  // namespace
+
+void line_reader::make_rereadable() {
+    for (input& in : inputs_) {
+        struct stat info{};
+        if (::fstat(in.fd, &info) == 0 && S_ISREG(info.st_mode)) continue;
+        const int spool = unnamed_temporary();
+        try {
+            copy_all(in.fd, spool, in.name);
+        } catch (...) {
+            ::close(spool);
+            throw;
+        }
+        if (in.owned) ::close(in.fd);
+        in.fd = spool;
+        in.owned = true;
+    }
+    rewind();
+}
+
+void line_reader::rewind() {
+    for (const input& in : inputs_)
+        if (::lseek(in.fd, 0, SEEK_SET) < 0) fail("cannot read again", in.name, errno);
+    bytes_ = 0;
 }
 
 void line_reader::read(const batch_handler& handle) {
@@ -90,6 +158,7 @@ void line_reader::read_one(const input& in, const block_handler& handle, const s
     };
     line_block block{fresh_buffer(), 0};  // [0, size) read, starting at a line start
     std::size_t scanned = 0;              // [0, scanned) holds no '\n'
+    bool first = true;                    // the first bytes are not yet checked for a filter's signature
     for (;;) {
         if (block.size == block.buffer.size()) block.buffer.resize(block.buffer.size() * 2);  // a very long line
         const ::ssize_t got = ::read(in.fd, block.buffer.data() + block.size, block.buffer.size() - block.size);
@@ -99,10 +168,17 @@ void line_reader::read_one(const input& in, const block_handler& handle, const s
         }
         bytes_ += static_cast<std::uint64_t>(got);
         block.size += static_cast<std::size_t>(got);
+        if (first && (got == 0 || block.size >= file_magic.size())) {
+            first = false;
+            if (detail::starts_with_magic(std::as_bytes(std::span(block.buffer.data(), block.size))))
+                throw error("'" + in.name + "' is a bloomkit filter file, not lines of keys: to combine filters, use "
+                            "bloomkit merge");
+        }
         if (got == 0) {  // end of input: what is left is a last line without '\n'
             if (block.size > 0) handle(std::move(block));
             return;
         }
+        if (first) continue;  // fewer bytes than a signature so far
         // Hand over everything up to the last '\n'; carry the incomplete line to a new block.
         const char* data = block.buffer.data();
         const auto* last_newline = static_cast<const char*>(::memrchr(data + scanned, '\n', block.size - scanned));

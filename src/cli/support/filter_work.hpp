@@ -1,5 +1,5 @@
-// src/cli/filters.hpp — the subcommands' shared work on a filter whose kind is known only at
-// run time (bloomkit::any_filter): what each kind can do, making one, inserting lines.
+// src/cli/support/filter_work.hpp — the subcommands' shared work on a filter whose kind is
+// known only at run time (bloomkit::any_filter): what each kind can do, inserting lines.
 #pragma once
 
 #include <fmt/core.h>
@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <exception>
+#include <system_error>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -16,73 +17,35 @@
 #include <variant>
 #include <vector>
 
-#include "bloomkit/bloomkit.hpp"
+#include "bloomkit/any_filter.hpp"
 #include "line_reader.hpp"
 #include "progress.hpp"
 #include "work_queue.hpp"
 
 namespace bloomkit::cli {
 
-// --- What a kind can do ------------------------------------------------------------------
+// --- What a kind can do (from its API) ------------------------------------------------
 
+/// Kinds that take keys after they are built (all but binary fuse).
 template <class F>
-inline constexpr bool is_bloom_v = false;
-template <class Layout>
-inline constexpr bool is_bloom_v<basic_bloom_filter<Layout>> = true;
+concept insertable = requires(F& f, std::string_view key) { f.insert(key); };
 
+/// Kinds that can remove keys (counting Bloom, cuckoo).
 template <class F>
-concept insertable = !std::is_same_v<F, binary_fuse8_filter> && !std::is_same_v<F, binary_fuse16_filter> &&
-                     !std::is_same_v<F, binary_fuse8_4wise_filter> && !std::is_same_v<F, binary_fuse16_4wise_filter>;
+concept removable = requires(F& f, std::string_view key) { f.remove(key); };
 
+/// Kinds whose union is exact and cheap, made of a geometry alone (Bloom, counting Bloom), so
+/// threads can fill private twins and OR them in.
 template <class F>
-concept removable = std::is_same_v<F, counting_bloom_filter> || std::is_same_v<F, cuckoo_filter>;
-
-/// Kinds whose union is exact and cheap, so threads can fill private twins and OR them in.
-template <class F>
-concept mergeable_by_twins = is_bloom_v<F> || std::is_same_v<F, counting_bloom_filter>;
+concept mergeable_by_twins = requires(F& a, const F& b) {
+    a |= b;
+    F(b.geometry(), filter_options{});
+};
 
 /// "block Bloom filter", "cuckoo filter", ...: how messages name a filter.
 template <class F>
 std::string kind_name() {
-    return detail::file_codec<F>::name();
-}
-
-// --- Making one --------------------------------------------------------------------------
-
-/// What `build --kind ... --layout ... --bits ... --arity ...` asked for.
-struct kind_spec {
-    filter_kind kind = filter_kind::bloom;
-    bloom_layout layout = bloom_layout::block;
-    unsigned bits = 0;   ///< cuckoo 8/12/16, fuse 8/16; 0: chosen from p
-    unsigned arity = 3;  ///< fuse 3/4
-};
-
-/// A filter of `spec` sized for `keys` keys at `fpp` (all but binary fuse, which is built
-/// from its keys: see build_fuse).
-inline any_filter make_filter(const kind_spec& spec, std::uint64_t keys, double fpp, filter_options options) {
-    switch (spec.kind) {
-        case filter_kind::bloom:
-            if (spec.layout == bloom_layout::classic) return classic_bloom_filter(keys, fpp, options);
-            if (spec.layout == bloom_layout::split_block) return split_block_bloom_filter(keys, fpp, options);
-            return block_bloom_filter(keys, fpp, options);
-        case filter_kind::counting_bloom: return counting_bloom_filter(keys, fpp, options);
-        case filter_kind::cuckoo: {
-            if (spec.bits == 0) return cuckoo_filter(keys, fpp, options);
-            cuckoo_filter filter(cuckoo_geometry{cuckoo_buckets_for(static_cast<double>(keys)), spec.bits}, options);
-            return filter;
-        }
-        case filter_kind::scalable_bloom:
-            return scalable_bloom_filter(keys, fpp, {.seed = options.seed, .hash = options.hash});
-        case filter_kind::binary_fuse: break;
-    }
-    throw error("a binary fuse filter is built from its keys, not sized in advance");
-}
-
-/// A binary fuse filter of `spec` holding exactly `keys` (repeats allowed).
-inline any_filter build_fuse(const kind_spec& spec, std::span<const std::string_view> keys, filter_options options) {
-    if (spec.arity == 4)
-        return spec.bits == 16 ? any_filter(binary_fuse16_4wise_filter(keys, options)) : any_filter(binary_fuse8_4wise_filter(keys, options));
-    return spec.bits == 16 ? any_filter(binary_fuse16_filter(keys, options)) : any_filter(binary_fuse8_filter(keys, options));
+    return file_codec<F>::name();
 }
 
 /// An empty filter that combines with `filter`: same kind, geometry, hash and seed.
@@ -99,12 +62,19 @@ inline bool twins_fit(std::uint64_t bytes, unsigned threads) {
 
 // --- Inserting lines ---------------------------------------------------------------------
 
-/// Inserts a batch; throws when a cuckoo filter is full (nothing it held is lost, but the
-/// batch is not all in, and the caller must not save a filter that misses keys silently).
+/// Inserts a batch of lines. Throws when a cuckoo filter is full (nothing it held is lost, but
+/// the batch is not all in, and the caller must not save a filter that misses keys silently).
+/// A cuckoo filter stores a line as often as it comes, up to the 8 copies its two buckets
+/// hold: further copies are not needed (the line is present) and not an error. It does not
+/// skip a line that merely tests present: that line may be a false positive, and removing it
+/// later would then take another line's only fingerprint.
 template <insertable F>
 void insert_batch(F& filter, std::span<const std::string_view> batch) {
     if constexpr (std::is_same_v<F, cuckoo_filter>) {
-        if (filter.insert(batch.begin(), batch.end()) != batch.size())
+        thread_local std::vector<cuckoo_insert_status> statuses;
+        statuses.clear();
+        filter.try_insert(batch.begin(), batch.end(), std::back_inserter(statuses));
+        if (std::ranges::find(statuses, cuckoo_insert_status::full) != statuses.end())
             throw error(fmt::format("the cuckoo filter is full ({} fingerprints in {} buckets): not every line fits; "
                                     "build it for more keys (-n)", filter.size(), filter.bucket_count()));
     } else {
@@ -141,7 +111,12 @@ void insert_lines_in_parallel(F& filter, line_reader& lines, unsigned threads, p
     };
     {
         std::vector<std::jthread> workers;
-        for (unsigned i = 0; i < threads; ++i) workers.emplace_back(work, i);
+        try {
+            for (unsigned i = 0; i < threads; ++i) workers.emplace_back(work, i);
+        } catch (const std::system_error& e) {
+            blocks.close();  // the threads already started drain the queue and end; the jthreads join
+            throw error(fmt::format("cannot start {} threads ({}): use fewer (-t)", threads, e.what()));
+        }
         try {
             lines.read_blocks(
                 [&](line_block&& block) {
@@ -159,10 +134,9 @@ void insert_lines_in_parallel(F& filter, line_reader& lines, unsigned threads, p
     for (const F& twin : twins) filter |= twin;
 }
 
-/// Inserts every line of `lines` (bulk, pipelined) with `threads` threads (0: one per core);
+/// Inserts every line of `lines` (bulk, pipelined) with `threads` threads (parse_threads());
 /// kinds that cannot be merged exactly, and filters too big to copy, use one.
 inline void insert_lines(any_filter& filter, line_reader& lines, unsigned threads) {
-    if (threads == 0) threads = std::max(1U, std::thread::hardware_concurrency());
     progress shown("adding");
     std::visit(
         [&](auto& f) {
@@ -171,7 +145,7 @@ inline void insert_lines(any_filter& filter, line_reader& lines, unsigned thread
                 throw error("a binary fuse filter is static: it cannot take more keys. Rebuild it from all of them "
                             "(bloomkit build --kind fuse)");
             } else {
-                if constexpr (mergeable_by_twins<F>) {
+                if constexpr (mergeable_by_twins<F>) {  // the fixed-size kinds that count their keys
                     if (threads > 1 && twins_fit(f.size_in_bytes(), threads)) {
                         insert_lines_in_parallel(f, lines, threads, shown);
                         return;
@@ -192,12 +166,15 @@ inline void warn_if_overfull(const any_filter& filter) {
     std::visit(
         [](const auto& f) {
             using F = std::decay_t<decltype(f)>;
-            if constexpr (is_bloom_v<F> || std::is_same_v<F, counting_bloom_filter>) {
-                if (f.expected_keys() == 0 || f.inserted_count() <= f.expected_keys()) return;
+            if constexpr (mergeable_by_twins<F>) {  // the fixed-size kinds that count their keys
+                // Distinct keys, estimated from the fill (inserted_count() counts repeated lines
+                // too); the estimate is within a fraction of a percent, hence the 1% margin.
+                const double distinct = f.approximate_count();
+                if (f.expected_keys() == 0 || !(distinct > 1.01 * static_cast<double>(f.expected_keys()))) return;
                 fmt::print(stderr,
-                           "bloomkit: warning: the filter holds {} keys but was sized for {}; its false-positive rate "
-                           "is now about {:.4g}% (target {:.4g}%). Rebuild it with a larger -n.\n",
-                           f.inserted_count(), f.expected_keys(), 100 * f.current_fpr(), 100 * f.target_fpp());
+                           "bloomkit: warning: the filter holds about {:.0f} distinct keys but was sized for {}; its "
+                           "false-positive rate is now about {:.4g}% (target {:.4g}%). Rebuild it with a larger -n.\n",
+                           distinct, f.expected_keys(), 100 * f.current_fpr(), 100 * f.target_fpr());
             }
         },
         filter);

@@ -1,4 +1,4 @@
-// src/cli/arguments.hpp — parsing and printing the values the subcommands share, with error
+// src/cli/support/arguments.hpp — parsing and printing the values the subcommands share, with error
 // messages that name the option and the offending text.
 #pragma once
 
@@ -11,11 +11,21 @@
 
 namespace bloomkit::cli {
 
-/// A count of keys: a whole number >= 1, in plain or scientific notation ("1000000", "50e9").
+/// A count of keys: a whole number from 1 to 2^64 - 1, as people write them: "1000000",
+/// "50e9", "10M" (k, M, G, T: thousand, million, billion, trillion), "10_000_000".
 std::uint64_t parse_key_count(std::string_view option, const std::string& text);
 
-/// A false-positive rate strictly between 0 and 1 ("0.01", "1e-3").
+/// A false-positive rate strictly between 0 and 1: "0.01", "1e-3", "1%", "0.1%".
 double parse_probability(std::string_view option, const std::string& text);
+
+/// A small whole number (an option like --bits or --arity; the caller checks its range).
+std::uint32_t parse_small_number(std::string_view option, const std::string& text);
+
+/// The -t option: how many threads; "0" is one per core. Refuses more than max_threads().
+unsigned parse_threads(const std::string& text);
+
+/// The most threads -t accepts: 4 per core (a larger pool only adds memory and switching).
+unsigned max_threads();
 
 /// "block", "classic" or "split-block".
 bloom_layout parse_layout(const std::string& text);

@@ -1,0 +1,217 @@
+// bloomkit/detail/atomic_replace.hpp — replacing a file so that at every moment its path holds
+// either its old contents or the complete new ones, whatever happens meanwhile (a full disk, a
+// signal, a power cut), as `sort -o` and `git` users expect.
+//
+// The new contents go to an unnamed temporary file in the destination's directory (O_TMPFILE:
+// the kernel drops it by itself if the process dies), which is fsynced, given a name beside the
+// destination and renamed over it; the directory is fsynced last so the rename is durable. A
+// new path is linked in directly, with no temporary name at all. Where the file system cannot
+// make unnamed files, the temporary is named from the start (.NAME.tmp-XXXXXX) and registered,
+// so that a program's signal handler can remove it (remove_pending_temporaries()).
+//
+// The destination is what the path finally names: symlinks are followed, so the real file is
+// replaced and the link kept. Only a regular file (or a new path) is replaced: a directory, a
+// device, a FIFO or a socket is refused, as is a file the user may not write. The replaced
+// file's permissions are kept, and its owner where the process may set it.
+#pragma once
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <array>
+#include <atomic>
+#include <cerrno>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <random>
+#include <string>
+#include <system_error>
+
+#include "bloomkit/detail/posix_file.hpp"
+#include "bloomkit/error.hpp"
+
+namespace bloomkit {
+
+namespace detail {
+
+/// The named temporary files being written at this moment, in a fixed table that a signal
+/// handler can read without locks or allocation.
+class pending_temporaries {
+public:
+    static constexpr std::size_t slots = 32, path_bytes = 4096;
+
+    static pending_temporaries& instance() noexcept {
+        static pending_temporaries table;
+        return table;
+    }
+
+    /// Registers `path`; returns its slot, or -1 when the table is full or the path too long
+    /// (the file is then simply not removed on a signal).
+    int add(const std::string& path) noexcept {
+        if (path.size() >= path_bytes) return -1;
+        for (std::size_t i = 0; i < slots; ++i) {
+            int expected = free;
+            if (!state_[i].compare_exchange_strong(expected, filling, std::memory_order_acquire)) continue;
+            std::memcpy(paths_[i].data(), path.c_str(), path.size() + 1);
+            state_[i].store(ready, std::memory_order_release);
+            return static_cast<int>(i);
+        }
+        return -1;
+    }
+
+    void remove(int slot) noexcept {
+        if (slot >= 0) state_[static_cast<std::size_t>(slot)].store(free, std::memory_order_release);
+    }
+
+    /// Unlinks every registered file. Async-signal-safe.
+    void unlink_all() noexcept {
+        for (std::size_t i = 0; i < slots; ++i)
+            if (state_[i].load(std::memory_order_acquire) == ready) ::unlink(paths_[i].data());
+    }
+
+private:
+    static constexpr int free = 0, filling = 1, ready = 2;
+    std::array<std::atomic<int>, slots> state_{};
+    std::array<std::array<char, path_bytes>, slots> paths_{};
+};
+
+/// A registration in pending_temporaries, for as long as the named file may be left behind.
+class pending_temporary {
+public:
+    explicit pending_temporary(const std::string& path) : slot_(pending_temporaries::instance().add(path)) {}
+    ~pending_temporary() { pending_temporaries::instance().remove(slot_); }
+    pending_temporary(const pending_temporary&) = delete;
+    pending_temporary& operator=(const pending_temporary&) = delete;
+
+private:
+    int slot_;
+};
+
+/// What a path to be replaced finally names.
+struct replace_target {
+    std::filesystem::path real;  ///< symlinks followed
+    bool exists = false;
+    struct stat info{};          ///< of the real file, when it exists
+};
+
+/// "a directory", "a FIFO", ...: what a non-regular file is, for messages.
+inline const char* file_type_name(::mode_t mode) noexcept {
+    if (S_ISDIR(mode)) return "a directory";
+    if (S_ISCHR(mode)) return "a character device";
+    if (S_ISBLK(mode)) return "a block device";
+    if (S_ISFIFO(mode)) return "a FIFO (named pipe)";
+    if (S_ISSOCK(mode)) return "a socket";
+    return "not a regular file";
+}
+
+/// Follows `typed` through symlinks to the file it names, and checks that it may be replaced:
+/// a regular file this process may write, or a path to create.
+inline replace_target resolve_replace_target(const std::filesystem::path& typed) {
+    const std::string text = typed.string();
+    if (text.empty()) throw invalid_argument("an empty path is not a file name");
+    if (text.back() == '/') throw_io("cannot write", typed, EISDIR);
+    replace_target target{typed};
+    for (int hops = 0;; ++hops) {
+        struct stat link{};
+        if (::lstat(target.real.c_str(), &link) != 0) {
+            if (errno != ENOENT) throw_io("cannot write", typed);
+            break;  // a new file (possibly at the end of a dangling link)
+        }
+        if (!S_ISLNK(link.st_mode)) break;
+        if (hops == 40) throw_io("cannot write", typed, ELOOP);
+        std::error_code failed;
+        const std::filesystem::path next = std::filesystem::read_symlink(target.real, failed);
+        if (failed) throw_io("cannot write", typed, failed.value());
+        target.real = next.is_absolute() ? next : target.real.parent_path() / next;
+    }
+    if (::stat(target.real.c_str(), &target.info) == 0) {
+        target.exists = true;
+        if (!S_ISREG(target.info.st_mode))
+            throw error("'" + text + "' is " + file_type_name(target.info.st_mode) +
+                        ": bloomkit replaces only regular files (name a file, or '-' for standard output)");
+        if (::access(target.real.c_str(), W_OK) != 0) throw_io("cannot write", typed);
+    } else if (errno != ENOENT) {
+        throw_io("cannot write", typed);
+    }
+    return target;
+}
+
+/// `count` random letters and digits, for a temporary name.
+inline std::string random_suffix(std::size_t count) {
+    static constexpr char alphabet[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+    std::random_device device;
+    std::string suffix(count, 'x');
+    for (char& c : suffix) c = alphabet[device() % (sizeof alphabet - 1)];
+    return suffix;
+}
+
+/// Replaces the file `typed` names with what `write` puts into a file (see the top of this
+/// file). Errors name `typed`, the path as the caller gave it. On any failure the destination
+/// is untouched and no temporary file is left.
+inline void replace_file(const std::filesystem::path& typed, const std::function<void(const file_descriptor&)>& write) {
+    const replace_target target = resolve_replace_target(typed);
+    const std::filesystem::path directory = target.real.has_parent_path() ? target.real.parent_path() : ".";
+    const std::string name_prefix = (directory / ("." + target.real.filename().string() + ".tmp-")).string();
+
+    // An unnamed file where the file system allows it; a named one (removed on any failure, and
+    // by remove_pending_temporaries() on a signal) where it does not.
+    std::string named;
+    file_descriptor file(::open(directory.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666));
+    if (file.get() < 0) {
+        if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL) throw_io("cannot write", typed);
+        named = name_prefix + "XXXXXX";
+        file = file_descriptor(::mkstemp(named.data()));
+        if (file.get() < 0) throw_io("cannot write", typed);
+    }
+    std::optional<pending_temporary> registered;
+    if (!named.empty()) registered.emplace(named);
+    try {
+        if (target.exists) {
+            if (::fchmod(file.get(), target.info.st_mode & 07777) != 0) throw_io("cannot write", typed);
+            if (::fchown(file.get(), target.info.st_uid, target.info.st_gid) != 0 && errno != EPERM)
+                throw_io("cannot write", typed);
+        } else if (!named.empty() && ::fchmod(file.get(), 0644) != 0) {  // mkstemp made it 0600
+            throw_io("cannot write", typed);
+        }
+        write(file);
+        if (::fsync(file.get()) != 0) throw_io("cannot write", typed);
+
+        if (named.empty()) {
+            const std::string self = "/proc/self/fd/" + std::to_string(file.get());
+            // A new path takes the finished file directly: no name ever holds a partial one.
+            if (!target.exists && ::linkat(AT_FDCWD, self.c_str(), AT_FDCWD, target.real.c_str(), AT_SYMLINK_FOLLOW) == 0) {
+                file_descriptor dir(::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+                if (dir.get() >= 0) ::fsync(dir.get());
+                return;
+            }
+            for (int attempt = 0; named.empty(); ++attempt) {
+                const std::string candidate = name_prefix + random_suffix(6);
+                if (::linkat(AT_FDCWD, self.c_str(), AT_FDCWD, candidate.c_str(), AT_SYMLINK_FOLLOW) == 0) named = candidate;
+                else if (errno != EEXIST || attempt == 100) throw_io("cannot write", typed);
+            }
+            registered.emplace(named);
+        }
+        if (file.close() != 0) throw_io("cannot write", typed);
+        if (::rename(named.c_str(), target.real.c_str()) != 0) throw_io("cannot replace", typed);
+    } catch (...) {
+        if (!named.empty()) ::unlink(named.c_str());
+        throw;
+    }
+    file_descriptor dir(::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    if (dir.get() >= 0) ::fsync(dir.get());  // makes the rename durable; best effort
+}
+
+}  // namespace detail
+
+/// Removes the named temporary files a save() is writing at this moment. Async-signal-safe:
+/// a program that saves filters calls it from its SIGINT/SIGTERM/SIGHUP handler, so that an
+/// interrupted save leaves nothing behind. (Where the file system supports unnamed temporary
+/// files there is nothing to remove but for an instant before the final rename.)
+inline void remove_pending_temporaries() noexcept { detail::pending_temporaries::instance().unlink_all(); }
+
+}  // namespace bloomkit

@@ -1,0 +1,62 @@
+// bloomkit/detail/mapped_region.hpp — a whole file mapped read-only into memory, for filters
+// queried in place (file.hpp's map()).
+#pragma once
+
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <utility>
+
+#include "bloomkit/detail/posix_file.hpp"
+
+namespace bloomkit::detail {
+
+/// A whole file mapped read-only into memory; unmapped on destruction. It keeps the file open,
+/// so it can tell whether the file was modified in place since it was mapped.
+class mapped_region {
+public:
+    mapped_region(file_descriptor file, const std::filesystem::path& path)
+        : file_(std::move(file)), size_(file_size(file_, path)) {
+        if (::fstat(file_.get(), &mapped_) != 0) throw_io("cannot stat", path);
+        if (size_ == 0) return;
+        void* p = ::mmap(nullptr, size_, PROT_READ, MAP_SHARED, file_.get(), 0);
+        if (p == MAP_FAILED) throw_io("cannot map", path);
+        data_ = static_cast<const std::byte*>(p);
+    }
+    mapped_region(const mapped_region&) = delete;
+    mapped_region& operator=(const mapped_region&) = delete;
+    ~mapped_region() {
+        if (data_ != nullptr) ::munmap(const_cast<std::byte*>(data_), size_);
+    }
+    [[nodiscard]] const std::byte* data() const noexcept { return data_; }
+    [[nodiscard]] std::uint64_t size() const noexcept { return size_; }
+
+    /// Whether the file was written or truncated in place since it was mapped (its size or
+    /// modification time differ). A file replaced by a rename is not changed: the map keeps
+    /// the file it opened.
+    [[nodiscard]] bool changed() const noexcept {
+        struct stat now{};
+        if (::fstat(file_.get(), &now) != 0) return true;
+        return now.st_size != mapped_.st_size || now.st_mtim.tv_sec != mapped_.st_mtim.tv_sec ||
+               now.st_mtim.tv_nsec != mapped_.st_mtim.tv_nsec;
+    }
+
+    /// Tells the kernel lookups will hit [offset, offset + length) at random: no read-ahead.
+    void advise_random(std::uint64_t offset, std::uint64_t length) const noexcept {
+        const auto page = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+        const std::uint64_t start = offset / page * page;
+        if (length > 0) ::madvise(const_cast<std::byte*>(data_) + start, offset + length - start, MADV_RANDOM);
+    }
+
+private:
+    file_descriptor file_;
+    struct stat mapped_{};
+    const std::byte* data_ = nullptr;
+    std::uint64_t size_;
+};
+
+}  // namespace bloomkit::detail

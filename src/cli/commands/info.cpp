@@ -1,0 +1,167 @@
+// bloomkit info FILE|- [--json] [--verify] — what a filter file holds, from its header (instant
+// however large the file, which is mapped, not read; a scalable filter's stages come from its
+// stage table), or with --verify after checking every payload byte.
+#include <fmt/core.h>
+
+#include <cmath>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "bloomkit/any_filter.hpp"
+#include "commands/commands.hpp"
+#include "support/arguments.hpp"
+#include "support/filter_files.hpp"
+
+namespace bloomkit::cli {
+namespace {
+
+struct info_options {
+    std::string filter;
+    bool json = false;
+    bool verify = false;
+};
+
+/// One line of the human output, and its JSON member.
+struct field {
+    std::string label, text, json_name, json_value;
+};
+
+std::string number(std::uint64_t value) { return std::to_string(value); }
+
+/// Collects the fields of the description.
+class fields_builder {
+public:
+    void add(std::string label, std::string text, std::string json_name, std::string json_value) {
+        fields_.push_back({std::move(label), std::move(text), std::move(json_name), std::move(json_value)});
+    }
+    std::vector<field> take() { return std::move(fields_); }
+
+private:
+    std::vector<field> fields_;
+};
+
+// The kind-specific description, one overload per kind of the registry (any_filter.hpp): what
+// it is, its parameters. Everything but a scalable filter's stages comes from the header.
+
+template <class Layout>
+void describe(const basic_bloom_filter<Layout>&, const file_header& h, fields_builder& out) {
+    out.add("kind", fmt::format("Bloom filter, {} layout", to_string(h.layout)), "layout", json_string(to_string(h.layout)));
+    out.add("size", fmt::format("{} bits, {} hash probes per key", h.geometry.bits, h.geometry.hashes), "bits",
+            number(h.geometry.bits));
+    out.add("", "", "hashes", number(h.geometry.hashes));
+    out.add("fill", fmt::format("{:.2f}% of bits set", 100.0 * static_cast<double>(h.set_bits) / static_cast<double>(h.geometry.bits)),
+            "set_bits", number(h.set_bits));
+}
+
+void describe(const counting_bloom_filter&, const file_header& h, fields_builder& out) {
+    out.add("kind", "counting Bloom filter (deletes), blocks of 128 4-bit counters", "", "");
+    out.add("size", fmt::format("{} counters, {} probes per key", h.counting.counters, h.counting.hashes), "counters",
+            number(h.counting.counters));
+    out.add("", "", "hashes", number(h.counting.hashes));
+    out.add("fill",
+            fmt::format("{:.2f}% of counters nonzero", 100.0 * static_cast<double>(h.set_bits) / static_cast<double>(h.counting.counters)),
+            "nonzero_counters", number(h.set_bits));
+}
+
+void describe(const cuckoo_filter&, const file_header& h, fields_builder& out) {
+    out.add("kind", fmt::format("cuckoo filter (deletes), {}-bit fingerprints, buckets of 4", h.cuckoo.fingerprint_bits),
+            "fingerprint_bits", number(h.cuckoo.fingerprint_bits));
+    out.add("size",
+            fmt::format("{} buckets, {:.1f}% full{}", h.cuckoo.buckets,
+                        100.0 * static_cast<double>(h.inserted_count) / (4.0 * static_cast<double>(h.cuckoo.buckets)),
+                        h.stash.occupied() ? ", one fingerprint in the stash (full)" : ""),
+            "buckets", number(h.cuckoo.buckets));
+    out.add("", "", "stash_occupied", h.stash.occupied() ? "true" : "false");
+}
+
+void describe(const scalable_bloom_filter& filter, const file_header& h, fields_builder& out) {
+    out.add("kind", fmt::format("scalable Bloom filter (grows): growth {:g}, tightening {:g}", h.scalable.growth, h.scalable.tightening),
+            "growth", json_number(h.scalable.growth));
+    out.add("", "", "tightening", json_number(h.scalable.tightening));
+    std::string stages, json = "[";
+    for (std::size_t i = 0; i < filter.stage_count(); ++i) {
+        const block_bloom_filter& stage = filter.stages()[i];
+        stages += fmt::format("\n    {:>3}: {} keys at {:.3g}%, {} of {} held, {}", i, stage.expected_keys(),
+                              100 * stage.target_fpr(), stage.inserted_count(), stage.expected_keys(),
+                              human_bytes(static_cast<double>(stage.size_in_bytes())));
+        json += fmt::format("{}{{\"capacity\": {}, \"fpr\": {}, \"inserted\": {}, \"bytes\": {}, \"current_fpr\": {}}}",
+                            i ? ", " : "", stage.expected_keys(), json_number(stage.target_fpr()), stage.inserted_count(),
+                            stage.size_in_bytes(), json_number(stage.current_fpr()));
+    }
+    out.add("stages", fmt::format("{}{}", filter.stage_count(), stages), "stages", json + "]");
+    out.add("", "", "current_fpr_compound", json_number(filter.current_fpr()));
+    out.add("current FPR", fmt::format("{:.4g}% (compound over the stages)", 100 * filter.current_fpr()), "", "");
+}
+
+template <class Fingerprint, unsigned Arity>
+void describe(const basic_binary_fuse_filter<Fingerprint, Arity>&, const file_header& h, fields_builder& out) {
+    out.add("kind", fmt::format("binary fuse filter (static), {}-wise, {}-bit fingerprints", h.fuse.arity, h.fuse.fingerprint_bits),
+            "arity", number(h.fuse.arity));
+    out.add("", "", "fingerprint_bits", number(h.fuse.fingerprint_bits));
+    out.add("size",
+            fmt::format("{} slots in {} segments of {}; {:.2f} bits/key", h.fuse.geometry.array_length, h.fuse.geometry.segment_count,
+                        h.fuse.geometry.segment_length,
+                        h.fuse.keys == 0 ? 0.0 : static_cast<double>(h.payload_size) * 8 / static_cast<double>(h.fuse.keys)),
+            "slots", number(h.fuse.geometry.array_length));
+}
+
+int run_info(const info_options& options) {
+    const filter_input opened(options.filter);
+    if (options.verify) opened.verify();
+    const file_header& h = opened.header();
+    fields_builder builder;
+    std::visit([&](const auto& filter) { describe(filter, h, builder); }, opened.filter());
+    const std::vector<field> fields = builder.take();
+    opened.require_unchanged();
+    const double keys = h.approximate_count();
+    const std::uint64_t file_bytes = h.payload_offset + h.payload_size;
+
+    if (options.json) {
+        std::string members = fmt::format("\"file\": {}, \"format_version\": {}, \"kind\": {}, \"bytes\": {}, \"file_bytes\": {}, "
+                                          "\"hash\": {}, \"seed\": {}, \"expected_keys\": {}, \"target_fpr\": {}, "
+                                          "\"inserted_keys\": {}, \"estimated_keys\": {}, \"current_fpr\": {}, \"verified\": {}",
+                                          json_string(opened.name()), h.version, json_string(to_string(h.kind)), h.payload_size,
+                                          file_bytes, json_string(to_string(h.hash)), h.seed, h.expected_keys,
+                                          json_number(h.target_fpr), h.inserted_count, json_number(keys),
+                                          json_number(h.current_fpr()), options.verify ? "true" : "false");
+        for (const field& f : fields)
+            if (!f.json_name.empty()) members += fmt::format(", {}: {}", json_string(f.json_name), f.json_value);
+        fmt::print("{{{}}}\n", members);
+        return success;
+    }
+    auto line = [](std::string_view label, const std::string& text) { fmt::print("{:<15} {}\n", label, text); };
+    line("file", fmt::format("{} ({}, format version {})", opened.name(), human_bytes(static_cast<double>(file_bytes)), h.version));
+    for (const field& f : fields)
+        if (!f.label.empty() && f.label != "current FPR") line(f.label, f.text);
+    line("memory", human_bytes(static_cast<double>(h.payload_size)));
+    line("hash", fmt::format("{} seed {}", to_string(h.hash), h.seed));
+    if (h.expected_keys > 0)
+        line("sized for", fmt::format("{} keys at {:g}%", h.expected_keys, 100 * h.target_fpr));
+    line(h.kind == filter_kind::binary_fuse ? "keys" : "keys added", fmt::format("{}", h.inserted_count));
+    if (h.kind == filter_kind::bloom || h.kind == filter_kind::counting_bloom)
+        line("estimated keys", std::isfinite(keys) ? fmt::format("{:.0f}", keys) : "unknown (every bit is set)");
+    bool printed_fpr = false;
+    for (const field& f : fields)
+        if (f.label == "current FPR") line(f.label, f.text), printed_fpr = true;
+    if (!printed_fpr)
+        line("current FPR", fmt::format("{:.4g}%{}", 100 * h.current_fpr(),
+                                        h.expected_keys > 0 && h.target_fpr > 0 && h.current_fpr() > h.target_fpr
+                                            ? "  (above target: the filter is overfull)"
+                                            : ""));
+    if (options.verify) line("payload", "checksum verified");
+    return success;
+}
+
+}  // namespace
+
+action info_command(CLI::App& command) {
+    auto options = std::make_shared<info_options>();
+    command.add_option("filter", options->filter, "Filter file; '-' reads it from stdin")->required();
+    command.add_flag("--json", options->json, "Print JSON");
+    command.add_flag("--verify", options->verify, "Also verify the payload checksum (reads the whole file)");
+    return [options] { return run_info(*options); };
+}
+
+}  // namespace bloomkit::cli

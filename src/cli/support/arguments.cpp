@@ -1,0 +1,163 @@
+// src/cli/support/arguments.cpp — see arguments.hpp.
+#include "arguments.hpp"
+
+#include <fmt/core.h>
+
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <limits>
+#include <optional>
+#include <thread>
+
+#include "bloomkit/error.hpp"
+
+namespace bloomkit::cli {
+namespace {
+
+/// The whole of `text` as a double, or NaN when it is not a number at all.
+double parse_double(std::string_view text) {
+    double value = std::numeric_limits<double>::quiet_NaN();
+    const char* end = text.data() + text.size();
+    const auto [stop, error] = std::from_chars(text.data(), end, value);
+    if (text.empty() || error != std::errc{} || stop != end) return std::numeric_limits<double>::quiet_NaN();
+    return value;
+}
+
+/// `text` without the '_' that may separate groups of digits ("10_000_000"); empty when an
+/// underscore stands anywhere but between two digits.
+std::string without_digit_separators(std::string_view text) {
+    std::string digits;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        if (text[i] != '_') {
+            digits += text[i];
+            continue;
+        }
+        const bool between_digits = i > 0 && i + 1 < text.size() && std::isdigit(static_cast<unsigned char>(text[i - 1])) &&
+                                    std::isdigit(static_cast<unsigned char>(text[i + 1]));
+        if (!between_digits) return {};
+    }
+    return digits;
+}
+
+/// A whole number of things: exact digits ("18446744073709551615"), scientific ("1e9", "2.5e6")
+/// or with a decimal suffix ("10M", "1.5k"), underscores allowed between digits. nullopt when
+/// `text` is none of these, or not a whole number below 2^64.
+std::optional<std::uint64_t> parse_count(std::string_view text) {
+    std::string number = without_digit_separators(text);
+    if (number.empty()) return std::nullopt;
+    double scale = 1;
+    switch (number.back()) {
+        case 'k': case 'K': scale = 1e3; break;
+        case 'M': scale = 1e6; break;
+        case 'G': scale = 1e9; break;
+        case 'T': scale = 1e12; break;
+        default: break;
+    }
+    if (scale != 1) number.pop_back();
+    std::uint64_t exact = 0;
+    const char* end = number.data() + number.size();
+    if (const auto [stop, error] = std::from_chars(number.data(), end, exact); error == std::errc{} && stop == end) {
+        if (scale == 1) return exact;
+        const double scaled = static_cast<double>(exact) * scale;
+        if (scaled >= 0x1p64) return std::nullopt;
+        return static_cast<std::uint64_t>(scaled);
+    }
+    const double value = parse_double(number) * scale;
+    if (!(value >= 0) || value != std::floor(value) || value >= 0x1p64) return std::nullopt;
+    return static_cast<std::uint64_t>(value);
+}
+
+}  // namespace
+
+std::uint64_t parse_key_count(std::string_view option, const std::string& text) {
+    const std::optional<std::uint64_t> count = parse_count(text);
+    if (!count || *count == 0)
+        throw invalid_argument(fmt::format("{} must be a whole number of keys, at least 1 and below 2^64 (like 1000000, "
+                                           "10M, 1e9 or 10_000_000), not '{}'",
+                                           option, text));
+    return *count;
+}
+
+double parse_probability(std::string_view option, const std::string& text) {
+    const bool percent = !text.empty() && text.back() == '%';
+    const double value = parse_double(percent ? std::string_view(text).substr(0, text.size() - 1) : text) / (percent ? 100 : 1);
+    if (!(value > 0 && value < 1))
+        throw invalid_argument(fmt::format(
+            "{} must be a false-positive rate strictly between 0 and 1 (like 0.01 or 1%), not '{}'", option, text));
+    return value;
+}
+
+std::uint32_t parse_small_number(std::string_view option, const std::string& text) {
+    std::uint32_t value = 0;
+    const char* end = text.data() + text.size();
+    const auto [stop, error] = std::from_chars(text.data(), end, value);
+    if (text.empty() || error != std::errc{} || stop != end)
+        throw invalid_argument(fmt::format("{} must be a whole number, not '{}'", option, text));
+    return value;
+}
+
+unsigned max_threads() { return 4 * std::max(1U, std::thread::hardware_concurrency()); }
+
+unsigned parse_threads(const std::string& text) {
+    const std::uint32_t asked = parse_small_number("-t", text);
+    const unsigned cores = std::max(1U, std::thread::hardware_concurrency());
+    if (asked == 0) return cores;
+    if (asked > max_threads())
+        throw invalid_argument(fmt::format("-t {} is more threads than this machine can use: it has {} cores; give at most {} "
+                                           "(or 0 for one per core)",
+                                           text, cores, max_threads()));
+    return asked;
+}
+
+bloom_layout parse_layout(const std::string& text) {
+    for (auto layout : {bloom_layout::block, bloom_layout::classic, bloom_layout::split_block})
+        if (text == to_string(layout)) return layout;
+    throw invalid_argument(fmt::format("unknown layout '{}': choose block, classic or split-block", text));
+}
+
+std::uint64_t parse_seed(const std::string& text) {
+    if (text == "random") return random_seed();
+    const bool hex = text.starts_with("0x") || text.starts_with("0X");
+    const char* begin = text.data() + (hex ? 2 : 0);
+    const char* end = text.data() + text.size();
+    std::uint64_t seed = 0;
+    const auto [stop, error] = std::from_chars(begin, end, seed, hex ? 16 : 10);
+    if (begin == end || error != std::errc{} || stop != end)
+        throw invalid_argument(fmt::format("--seed must be a 64-bit number (decimal or 0x-hex) or 'random', not '{}'", text));
+    return seed;
+}
+
+std::string human_bytes(double bytes) {
+    static constexpr const char* units[] = {"B", "kB", "MB", "GB", "TB", "PB", "EB"};
+    std::size_t unit = 0;
+    while (bytes >= 1000 && unit + 1 < std::size(units)) {
+        bytes /= 1000;
+        ++unit;
+    }
+    return unit == 0 ? fmt::format("{:.0f} B", bytes) : fmt::format("{:.2f} {}", bytes, units[unit]);
+}
+
+std::string json_string(std::string_view text) {
+    std::string out = "\"";
+    for (const char c : text) {
+        switch (c) {
+            case '"': out += "\\\""; break;
+            case '\\': out += "\\\\"; break;
+            case '\n': out += "\\n"; break;
+            case '\t': out += "\\t"; break;
+            case '\r': out += "\\r"; break;
+            default:
+                if (static_cast<unsigned char>(c) < 0x20) out += fmt::format("\\u{:04x}", static_cast<unsigned>(c));
+                else out += c;
+        }
+    }
+    return out + "\"";
+}
+
+std::string json_number(double value) {
+    if (!std::isfinite(value)) return "null";
+    return fmt::format("{}", value);
+}
+
+}  // namespace bloomkit::cli

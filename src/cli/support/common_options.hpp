@@ -1,0 +1,26 @@
+// src/cli/support/common_options.hpp — options several subcommands take, declared once so they
+// read and behave the same everywhere.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <string>
+
+#include "support/arguments.hpp"
+
+namespace bloomkit::cli {
+
+/// -t, --threads N (parse_threads(): 0 is one per core, at most 4 per core).
+inline void add_thread_option(CLI::App& command, std::string& threads) {
+    command.add_option("-t,--threads", threads, "Threads hashing and inserting (0: one per core)")
+        ->type_name("N")
+        ->capture_default_str();
+}
+
+/// --no-wait: fail instead of waiting for another process writing the same filter file.
+inline void add_no_wait_option(CLI::App& command, bool& no_wait) {
+    command.add_flag("--no-wait", no_wait,
+                     "If another bloomkit process is writing the filter file, fail at once instead of waiting for it");
+}
+
+}  // namespace bloomkit::cli

@@ -1,0 +1,73 @@
+#include "filter_files.hpp"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <istream>
+#include <ostream>
+#include <system_error>
+
+#include "fd_stream.hpp"
+#include "signals.hpp"
+
+namespace bloomkit::cli {
+namespace {
+
+/// Whether `path` must be read as a stream: standard input, or anything but a regular file
+/// (a pipe, a FIFO, /dev/stdin, a process substitution), which cannot be mapped.
+bool read_as_stream(const std::string& path) {
+    if (is_standard_stream(path)) return true;
+    struct stat info{};
+    return ::stat(path.c_str(), &info) == 0 && !S_ISREG(info.st_mode) && !S_ISDIR(info.st_mode);
+}
+
+[[noreturn]] void stream_failed(const char* what, const std::string& name, int err) {
+    throw io_error(std::string(what) + " " + name, std::error_code(err != 0 ? err : EIO, std::generic_category()));
+}
+
+}  // namespace
+
+filter_input::filter_input(const std::string& path) : name_(is_standard_stream(path) ? "standard input" : path) {
+    if (!read_as_stream(path)) {
+        set_mapped_file(path);
+        mapped_.emplace(map<any_filter>(path));
+        header_ = mapped_->header();
+        return;
+    }
+    int fd = STDIN_FILENO;
+    detail::file_descriptor opened;
+    if (!is_standard_stream(path)) {
+        opened = detail::open_for_reading(path);
+        fd = opened.get();
+    }
+    fd_streambuf buffer(fd);
+    std::istream in(&buffer);
+    try {
+        loaded_.emplace(load<any_filter>(in, name_));
+    } catch (const io_error&) {
+        stream_failed("cannot read", name_, buffer.error());
+    }
+    header_ = header_of(*loaded_);
+}
+
+void filter_input::require_unchanged() const {
+    if (mapped_ && mapped_->changed())
+        throw error("'" + name_ + "' changed while it was being read (it was written in place by another program): the "
+                    "answers cannot be trusted; run again");
+}
+
+void write_filter(const any_filter& filter, const std::string& path) {
+    if (!is_standard_stream(path)) {
+        save(filter, path);
+        return;
+    }
+    fd_streambuf buffer(STDOUT_FILENO);
+    std::ostream out(&buffer);
+    try {
+        save(filter, out);
+    } catch (const io_error&) {
+        stream_failed("cannot write to", "standard output", buffer.error());
+    }
+}
+
+}  // namespace bloomkit::cli

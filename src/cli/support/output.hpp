@@ -1,0 +1,47 @@
+// src/cli/support/output.hpp — the command's standard output: lines collected and written in
+// large blocks (never a write per line), or, line-buffered, each line as soon as it is
+// complete, for a consumer at the other end of a pipe that must see it at once.
+//
+// Whatever a failed run leaves unflushed is dropped: the command exits 2 and says why.
+#pragma once
+
+#include <cstdio>
+#include <string>
+#include <string_view>
+
+#include "bloomkit/error.hpp"
+
+namespace bloomkit::cli {
+
+class output {
+public:
+    enum class buffering { block, line };
+
+    explicit output(buffering mode = buffering::block) : mode_(mode) {}
+    output(const output&) = delete;
+    output& operator=(const output&) = delete;
+
+    /// Writes `text` and a newline.
+    void line(std::string_view text) {
+        buffer_.append(text);
+        buffer_.push_back('\n');
+        if (mode_ == buffering::line || buffer_.size() >= block_size) flush();
+    }
+
+    /// Writes everything collected so far. Throws bloomkit::error when standard output fails.
+    void flush() {
+        const std::size_t size = buffer_.size();
+        const std::size_t written = size == 0 ? 0 : std::fwrite(buffer_.data(), 1, size, stdout);
+        buffer_.clear();
+        if (written != size || (mode_ == buffering::line && std::fflush(stdout) != 0))
+            throw error("cannot write to standard output");
+    }
+
+private:
+    static constexpr std::size_t block_size = std::size_t{1} << 20;
+
+    buffering mode_;
+    std::string buffer_;
+};
+
+}  // namespace bloomkit::cli

@@ -1,0 +1,68 @@
+// src/cli/support/signals.cpp — see signals.hpp. Handlers do only async-signal-safe things:
+// unlink, write, signal, raise, _exit.
+#include "signals.hpp"
+
+#include <unistd.h>
+
+#include <array>
+#include <atomic>
+#include <csignal>
+#include <algorithm>
+#include <cstring>
+
+#include "bloomkit/detail/atomic_replace.hpp"
+
+namespace bloomkit::cli {
+namespace {
+
+std::array<char, 4096> mapped_name{};
+std::atomic<bool> mapped_name_set{false};
+
+void write_stderr(const char* text) noexcept {
+    const std::size_t size = std::strlen(text);
+    [[maybe_unused]] const ::ssize_t ignored = ::write(STDERR_FILENO, text, size);
+}
+
+extern "C" void on_termination(int signal) {
+    remove_pending_temporaries();
+    std::signal(signal, SIG_DFL);
+    std::raise(signal);
+}
+
+extern "C" void on_bus_error(int) {
+    write_stderr("bloomkit: ");
+    if (mapped_name_set.load(std::memory_order_acquire)) {
+        write_stderr("'");
+        write_stderr(mapped_name.data());
+        write_stderr("' changed while it was being read (it was truncated or rewritten in place)\n");
+    } else {
+        write_stderr("a mapped file changed while it was being read\n");
+    }
+    remove_pending_temporaries();
+    ::_exit(2);
+}
+
+void handle(int signal, void (*handler)(int)) {
+    struct sigaction action{};
+    action.sa_handler = handler;
+    sigemptyset(&action.sa_mask);
+    ::sigaction(signal, &action, nullptr);
+}
+
+}  // namespace
+
+void install_signal_handlers() {
+    for (const int signal : {SIGINT, SIGTERM, SIGHUP}) handle(signal, on_termination);
+    handle(SIGBUS, on_bus_error);
+    handle(SIGXFSZ, SIG_IGN);
+}
+
+void set_mapped_file(const std::string& name) {
+    mapped_name_set.store(false, std::memory_order_release);
+    const std::size_t size = std::min(name.size(), mapped_name.size() - 1);
+    std::memcpy(mapped_name.data(), name.data(), size);
+    mapped_name[size] = '\0';
+    mapped_name_set.store(size > 0, std::memory_order_release);
+}
+
+}  // namespace bloomkit::cli

@@ -1,0 +1,65 @@
+// src/cli/support/writer_lock.cpp — see writer_lock.hpp.
+#include "writer_lock.hpp"
+
+#include <fcntl.h>
+#include <fmt/core.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <chrono>
+#include <thread>
+
+#include "bloomkit/error.hpp"
+
+namespace bloomkit::cli {
+namespace {
+
+/// Whether `file` is still the file `path` names.
+bool still_at(const detail::file_descriptor& file, const std::string& path) {
+    struct stat opened{}, now{};
+    return ::fstat(file.get(), &opened) == 0 && ::stat(path.c_str(), &now) == 0 && opened.st_dev == now.st_dev &&
+           opened.st_ino == now.st_ino;
+}
+
+}  // namespace
+
+writer_lock::writer_lock(const std::string& path, bool no_wait) {
+    bool announced = false;
+    const auto start = std::chrono::steady_clock::now();
+    for (;;) {
+        detail::file_descriptor file(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+        if (file.get() < 0) {
+            if (errno == ENOENT) return;  // a new file: nothing to lock
+            detail::throw_io("cannot open", path);
+        }
+        // Poll without blocking for a second, then block: a second's wait is announced first.
+        while (::flock(file.get(), LOCK_EX | LOCK_NB) != 0) {
+            if (errno == EINTR) continue;
+            if (errno != EWOULDBLOCK) detail::throw_io("cannot lock", path);
+            if (no_wait)
+                throw error(fmt::format("'{}' is being written by another bloomkit process (--no-wait: not waiting)", path));
+            if (announced || std::chrono::steady_clock::now() - start >= std::chrono::seconds(1)) {
+                if (!announced)
+                    fmt::print(stderr, "bloomkit: waiting for another bloomkit process to finish writing '{}'...\n", path);
+                announced = true;
+                while (::flock(file.get(), LOCK_EX) != 0)
+                    if (errno != EINTR) detail::throw_io("cannot lock", path);
+                break;
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        }
+        if (still_at(file, path)) {
+            file_ = std::move(file);
+            return;
+        }
+        // The holder replaced the file while we waited: lock the new one.
+    }
+}
+
+std::optional<writer_lock> lock_output(const std::string& path, bool no_wait) {
+    if (path == "-") return std::nullopt;
+    return std::optional<writer_lock>(std::in_place, path, no_wait);
+}
+
+}  // namespace bloomkit::cli
