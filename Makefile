@@ -1,13 +1,19 @@
 # bloomkit — the README's commands.
 #   make demo    build everything (Release) and run the weak-password demo on real word lists
-#   make test    all tests: -Wall -Wextra -Werror under ASan+UBSan, concurrency again under TSan
+#   make test    all tests, in developer mode (-Wall -Wextra -Werror): the suite under ASan+UBSan,
+#                the concurrency tests again under TSan, a plain build with Clang, and each fuzz
+#                target for a few seconds
 #   make bench   the benchmark program (Release)
+#   make fuzz    the fuzz targets, FUZZ_SECONDS each (default 600)
 # Each first installs whatever Debian packages are missing (scripts/install-deps.sh).
 
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
+FUZZ_SECONDS ?= 600
+TEST_FUZZ_SECONDS ?= 15
+CRASH_TRIALS ?=
 
-.PHONY: all deps release demo test test-asan test-tsan bench clean
+.PHONY: all deps release demo test test-asan test-tsan test-clang test-fuzz fuzz fuzz-build bench clean
 
 all: release
 
@@ -21,19 +27,36 @@ release: deps
 demo: release
 	@examples/demo.sh build/release
 
-test: test-asan test-tsan
+test: test-asan test-tsan test-clang test-fuzz
 
 test-asan: deps
 	cmake -S . -B build/asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBLOOMKIT_DEVELOPER=ON -DBLOOMKIT_SANITIZE=address,undefined \
 		-DBLOOMKIT_BUILD_BENCH=OFF $(CMAKE_FLAGS)
 	cmake --build build/asan -j $(JOBS)
-	cd build/asan && ctest --output-on-failure --timeout 900
+	cd build/asan && BLOOMKIT_CRASH_TRIALS=$(CRASH_TRIALS) ctest --output-on-failure --timeout 900
 
 test-tsan: deps
 	cmake -S . -B build/tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBLOOMKIT_DEVELOPER=ON -DBLOOMKIT_SANITIZE=thread \
 		-DBLOOMKIT_BUILD_CLI=OFF -DBLOOMKIT_BUILD_BENCH=OFF -DBLOOMKIT_BUILD_EXAMPLES=OFF $(CMAKE_FLAGS)
 	cmake --build build/tsan -j $(JOBS)
 	cd build/tsan && ctest --output-on-failure --timeout 900 -L concurrency
+
+# Clang compiles everything too (warnings are errors); the suite runs under GCC above.
+test-clang: deps
+	cmake -S . -B build/clang -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=Debug -DBLOOMKIT_DEVELOPER=ON $(CMAKE_FLAGS)
+	cmake --build build/clang -j $(JOBS)
+
+fuzz-build: deps
+	cmake -S . -B build/fuzz -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBLOOMKIT_DEVELOPER=ON \
+		-DBLOOMKIT_SANITIZE=address,undefined,fuzzer-no-link -DBLOOMKIT_BUILD_FUZZ=ON -DBLOOMKIT_BUILD_TESTS=OFF \
+		-DBLOOMKIT_BUILD_BENCH=OFF -DBLOOMKIT_BUILD_EXAMPLES=OFF $(CMAKE_FLAGS)
+	cmake --build build/fuzz -j $(JOBS) --target fuzz_bkf fuzz_lines fuzz_arguments
+
+test-fuzz: fuzz-build
+	tests/fuzz/run.sh build/fuzz $(TEST_FUZZ_SECONDS)
+
+fuzz: fuzz-build
+	tests/fuzz/run.sh build/fuzz $(FUZZ_SECONDS)
 
 bench: release
 	@scripts/install-deps.sh bench

@@ -8,6 +8,7 @@ packages=(
     libxxhash-dev            # XXH3 / XXH64 (header-only use)
     libcli11-dev libfmt-dev  # the bloomkit command
     googletest libgtest-dev  # tests
+    clang libclang-rt-14-dev # make test also builds with Clang; libFuzzer and its sanitizers
     libbloom-dev             # the benchmark program's baseline, libbloom (built with everything)
     wamerican-huge cracklib-runtime  # word lists for `make demo`
 )

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "bloomkit/bloom_filter.hpp"
+#include "bloomkit/io/bkf.hpp"
 #include "layout_types.hpp"
 
 namespace {
@@ -166,6 +167,35 @@ TYPED_TEST(ConcurrentInsert, SingleKeyInsertsEqualASequentialBuild) {
 
 TYPED_TEST(ConcurrentInsert, BulkInsertsEqualASequentialBuild) {
     build_concurrently_and_compare<TypeParam>(insert_mode::bulk);
+}
+
+// Saving while other threads insert: the checksum covers exactly the bytes written, so every
+// snapshot loads; it holds every key published before the save began, and may hold later ones.
+TYPED_TEST(ConcurrentInsert, SavingWhileInsertingAlwaysLoads) {
+    using Filter = TypeParam;
+    const std::vector<std::uint64_t> keys = make_keys();
+    Filter filter(key_count, 0.01);
+    progress shared;
+    std::vector<std::thread> writers;
+    for (std::size_t w = 0; w < writer_count; ++w)
+        writers.emplace_back([&, w] { write_slice(filter, slice_of(keys, w), insert_mode::bulk, shared.done[w]); });
+    std::size_t saves = 0;
+    for (bool last = false; !last; ++saves) {
+        last = std::ranges::all_of(shared.done, [](const auto& d) { return d.load(std::memory_order_acquire) == slice; });
+        std::array<std::uint64_t, writer_count> published{};
+        for (std::size_t w = 0; w < writer_count; ++w) published[w] = shared.done[w].load(std::memory_order_acquire);
+        const std::vector<std::byte> bytes = bloomkit::to_bytes(filter);
+        const Filter loaded = bloomkit::from_bytes<Filter>(bytes);  // throws if the checksum does not match
+        for (std::size_t w = 0; w < writer_count; ++w) {
+            const auto before = slice_of(keys, w).first(published[w]);
+            ASSERT_EQ(loaded.count_contained(before.begin(), before.end()), before.size())
+                << "a key inserted before the save is missing from it";
+        }
+    }
+    for (auto& writer : writers) writer.join();
+    EXPECT_GE(saves, 2U);
+    const Filter final_copy = bloomkit::from_bytes<Filter>(bloomkit::to_bytes(filter));
+    EXPECT_TRUE(final_copy == filter);
 }
 
 }  // namespace

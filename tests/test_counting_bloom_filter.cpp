@@ -415,7 +415,8 @@ TEST(CountingBloomFilter, AbsurdParametersAreRejected) {
 TEST(CountingBloomFilter, CounterCountsOfTwoToThe62AreTooManyForTheRightReason) {
     // 2^62 counters of 4 bits are 2^64 bits: one more than 64-bit sizes hold. The message must
     // say so, for 2^62 itself and for the counts that round up to it, as it does beyond.
-    for (const std::uint64_t counters : {(std::uint64_t{1} << 62) + 1, std::uint64_t{1} << 62, (std::uint64_t{1} << 62) - 1}) {
+    const std::uint64_t two_to_the_62 = std::uint64_t{1} << 62;
+    for (const std::uint64_t counters : {two_to_the_62 + 1, two_to_the_62, two_to_the_62 - 1}) {
         try {
             counting_bloom_filter filter(counting_geometry{counters, 4});
             ADD_FAILURE() << counters << " counters accepted";
@@ -426,7 +427,7 @@ TEST(CountingBloomFilter, CounterCountsOfTwoToThe62AreTooManyForTheRightReason) 
     }
 }
 
-// --- The from-parts constructor: a read-only view of words, as map() builds ----------------------------
+// --- The from-parts constructor: a read-only view of words, as map() builds --------------------
 
 TEST(CountingFromParts, ReadOnlyViewsAnswerQueriesAndRefuseChanges) {
     counting_bloom_filter owned(counting_geometry{1024, 5}, {.seed = 4});

@@ -418,3 +418,45 @@ TEST(ScalableFile, AMappedFilterWithRoomAnswersHeldKeysAndRefusesNewOnes) {
 }
 
 }  // namespace
+
+// --- The limit of 4096 stages: what grows, saves and loads is the same -------------------------
+
+namespace {
+
+/// A scalable filter of `count` full stages, built from parts (sizing 4096 stages by the model
+/// would take half a minute): each stage one 512-bit block, as the chain plans its capacity and
+/// target.
+bloomkit::scalable_bloom_filter full_chain(std::size_t count) {
+    using namespace bloomkit;
+    const scalable_parameters params{1, 0.01, 1.0, 0.999};
+    const hasher h;
+    std::vector<block_bloom_filter> stages;
+    scalable_stage_plan plan = scalable_first_stage(params);
+    for (std::size_t i = 0; i < count; ++i) {
+        if (i > 0) plan = scalable_next_stage(params, plan);
+        stages.emplace_back(bloom_geometry{512, 1}, h, block_bloom_filter::storage_type(8), sizing_target{plan.capacity, plan.fpr},
+                            plan.capacity);
+    }
+    return {params, h, std::move(stages)};
+}
+
+}  // namespace
+
+TEST(ScalableLimits, AFilterAtTheStageLimitRefusesToGrowWithAClearError) {
+    bloomkit::scalable_bloom_filter filter = full_chain(bloomkit::scalable_max_stages);
+    ASSERT_EQ(filter.stage_count(), bloomkit::scalable_max_stages);
+    try {
+        filter.insert("one key too many");
+        ADD_FAILURE() << "a full filter at the stage limit took a key";
+    } catch (const bloomkit::invalid_argument& e) {
+        EXPECT_NE(std::string(e.what()).find("limit of 4096 stages"), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(filter.stage_count(), bloomkit::scalable_max_stages);
+}
+
+TEST(ScalableLimits, SaveAndLoadAcceptTheSameStageCounts) {
+    const bloomkit::scalable_bloom_filter at_limit = full_chain(bloomkit::scalable_max_stages);
+    const auto bytes = bloomkit::to_bytes(at_limit);
+    EXPECT_TRUE(bloomkit::from_bytes<bloomkit::scalable_bloom_filter>(bytes) == at_limit);
+    EXPECT_THROW(full_chain(bloomkit::scalable_max_stages + 1), bloomkit::invalid_argument);
+}

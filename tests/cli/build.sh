@@ -351,4 +351,30 @@ check_cond "failed builds create no output file" "$NEW exists" test ! -e "$NEW"
 no_temp_files "no temporary files left in the output directory" "$T/filters"
 no_temp_files "no temporary files left in the work directory" "$T"
 
+# ---------------------------------------------------------------------------------------------
+# Sets of lines: repeats are one key
+
+need_keys_10k
+for copies in 9 20; do
+    for ((i = 0; i < copies; i++)); do echo repeated; done >"$T/repeated.txt"
+    cat "$T/keys-10k.txt" >>"$T/repeated.txt"
+    run "$B" build --kind cuckoo -o "$T/filters/repeated.bf" "$T/repeated.txt"
+    check_rc "cuckoo_build_takes_a_line_repeated_${copies}_times exits 0" 0
+    run "$B" check "$T/filters/repeated.bf" <(echo repeated)
+    check_rc "cuckoo_build_takes_a_line_repeated_${copies}_times: the line is found" 0
+done
+run bash -c "head -c 10000000 /dev/zero | tr '\\0' '\\n' | '$B' build --kind cuckoo -o '$T/filters/empty-lines.bf'"
+check_rc "cuckoo_build_takes_10M_empty_lines exits 0" 0
+run "$B" check "$T/filters/empty-lines.bf" <(echo)
+check_rc "cuckoo_build_takes_10M_empty_lines: the empty line is found" 0
+
+# The overfull warning counts distinct keys, not lines: 10k keys each given 3 times, sized for 10k.
+cat "$T/keys-10k.txt" "$T/keys-10k.txt" "$T/keys-10k.txt" >"$T/keys-10k-x3.txt"
+run "$B" build -n 10000 -o "$T/filters/x3.bf" "$T/keys-10k-x3.txt"
+check_rc "overfull_warning_counts_distinct_keys: build exits 0" 0
+check_cond "overfull_warning_counts_distinct_keys: no warning for 10000 distinct keys in 30000 lines" \
+    "stderr: $(err_line)" test ! -s "$ERR"
+run "$B" build -n 5000 -o "$T/filters/x3.bf" "$T/keys-10k-x3.txt"
+check_in "overfull_warning_counts_distinct_keys: a real overfill is still reported" "$ERR" "distinct keys"
+
 finish

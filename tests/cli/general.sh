@@ -32,6 +32,33 @@ for sub in plan build add remove check info; do
     run "$B" $sub --help
     check_rc "$sub --help exits 0" 0
 done
+run "$B"
+check_rc "bare_bloomkit_prints_usage -> 2" 2
+check_in "bare_bloomkit_prints_usage: the subcommands" "$ERR" "Subcommands:"
+expect_error "argument_errors_have_the_bloomkit_prefix (unknown option)" "bloomkit: " "$B" plan -n 10 --no-such-option
+expect_error "argument_errors_have_the_bloomkit_prefix (missing value)" "bloomkit: " "$B" plan -n
+expect_error "tiny_rates_print_as_written (-p 1e-300)" "1e-300" "$B" plan -n 1000 -p 1e-300
+expect_error "huge_counts_name_the_real_limit (-n 18446744073709551615)" "2^64 bits" \
+    "$B" plan -n 18446744073709551615 -p 0.01
+run "$B" plan -n 10M -p 1%
+check_rc "numbers_as_people_write_them: plan -n 10M -p 1% exits 0" 0
+check_in "numbers_as_people_write_them: 10M is ten million" "$OUT" "10000000 keys"
+run "$B" plan -n 10_000_000 -p 0.1%
+check_in "numbers_as_people_write_them: 10_000_000 at 0.1%" "$OUT" "10000000 keys at a false-positive rate of 0.1%"
+expect_error "a_pipe_given_as_the_filter_is_read_as_a_stream (empty)" "empty" "$B" check <(true) "$KEYS"
+run "$B" check <(cat "$F") "$KEYS"
+check_rc "a_pipe_given_as_the_filter_is_read_as_a_stream (a filter): check exits 0" 0
+check_eq "a_pipe_given_as_the_filter_is_read_as_a_stream: every line found" $N "$(lines_of "$OUT")"
+
+# A progress line on a terminal must not be drawn into the data when stdout is that terminal.
+if script -qfc true /dev/null >/dev/null 2>&1; then
+    script -qfc "'$B' check '$F' '$KEYS'" /dev/null >"$T/tty-out" 2>&1
+    check_cond "progress_never_garbles_stdout_on_the_same_terminal" "a progress line in the output" \
+        bash -c "! grep -q 'checking' '$T/tty-out'"
+    check_eq "progress_never_garbles_stdout_on_the_same_terminal: every line printed" $N \
+        "$(tr -d '\r' <"$T/tty-out" | grep -c '^key-')"
+fi
+
 run "$B" --version
 check_rc "--version exits 0" 0
 check_in "--version names bloomkit" "$OUT" "bloomkit"

@@ -63,7 +63,22 @@ for kind in counting cuckoo; do
     run "$B" remove "$RF" "$T/never-added.txt"
     check_rc "$kind: remove of never-added lines exits 1" 1
     check_in "$kind: ... and says none was removed" "$ERR" "removed 0 lines"
+    check_in "remove_refuses_lines_never_added ($kind): counts the refused lines" "$ERR" \
+        "refused $(lines_of "$T/never-added.txt") lines"
+    check_in "remove_refuses_lines_never_added ($kind): says why refusing protects other keys" "$ERR" "false negatives"
     check_same "$kind: ... and leaves the file byte-identical" "$T/remove-backup.bf" "$RF"
+
+    # a mix: the added lines go, the never-added ones are refused, and the exit status says so
+    head -n 100 "$T/kept-after-stdin.txt" >"$T/mix.txt"
+    head -n 100 "$T/never-added.txt" >>"$T/mix.txt"
+    run "$B" remove "$RF" "$T/mix.txt"
+    check_rc "remove_refuses_lines_never_added ($kind): a mix of added and never-added lines exits 1" 1
+    check_in "remove_refuses_lines_never_added ($kind): ... removes the added ones" "$ERR" "removed 100 lines"
+    check_in "remove_refuses_lines_never_added ($kind): ... refuses the others" "$ERR" "refused 100 lines"
+    run "$B" check --count "$RF" "$T/kept-after-stdin.txt"
+    check_eq "remove_refuses_lines_never_added ($kind): every other line is still found" \
+        $(($(lines_of "$T/kept-after-stdin.txt") - 100)) "$(count_of "$OUT" present)"
+    cp "$T/remove-backup.bf" "$RF"
     run "$B" remove "$RF" "$T/empty.txt"
     check_rc "$kind: remove of an empty input exits 1" 1
     check_same "$kind: ... and leaves the file byte-identical" "$T/remove-backup.bf" "$RF"
@@ -78,6 +93,8 @@ for label in bloom scalable fuse; do
     check_same "remove from a $label filter leaves it unchanged" "$T/filters/kind-$label.bf" "$T/filters/remove-$label.bf"
 done
 expect_error "remove from a missing filter -> 2" "missing.bf" "$B" remove "$T/filters/missing.bf" "$T/remove.txt"
+run "$B" remove --help
+check_in "remove_help_explains_why_never_added_lines_are_refused" "$OUT" "false negatives"
 check_cond "remove from a missing filter creates no file" "file created" test ! -e "$T/filters/missing.bf"
 expect_error "remove from a text file -> 2" "not a bloomkit" "$B" remove "$T/text.bf" "$T/remove.txt"
 expect_error "remove without a filter argument -> 2" "" "$B" remove

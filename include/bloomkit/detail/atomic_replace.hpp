@@ -131,9 +131,10 @@ inline replace_target resolve_replace_target(const std::filesystem::path& typed)
     }
     if (::stat(target.real.c_str(), &target.info) == 0) {
         target.exists = true;
+        if (S_ISDIR(target.info.st_mode)) throw_io("cannot write", typed, EISDIR);
         if (!S_ISREG(target.info.st_mode))
-            throw error("'" + text + "' is " + file_type_name(target.info.st_mode) +
-                        ": bloomkit replaces only regular files (name a file, or '-' for standard output)");
+            throw error("'" + text + "' is " + file_type_name(target.info.st_mode) + ", not a regular file: only regular "
+                        "files are replaced");
         if (::access(target.real.c_str(), W_OK) != 0) throw_io("cannot write", typed);
     } else if (errno != ENOENT) {
         throw_io("cannot write", typed);

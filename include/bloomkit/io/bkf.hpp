@@ -240,13 +240,26 @@ Target load(std::istream& in, const std::string& name = "stream") {
     const std::size_t seen = detail::read_some(in, head, sizeof head);
     const file_header h = detail::decode_header(std::span<const std::byte>(head, seen), std::nullopt, name);
     detail::require_holds<Target>(h, name);
-    detail::zeroed_block payload = detail::payload_memory(h.payload_size);
-    const std::size_t got = detail::read_some(in, payload.data(), static_cast<std::size_t>(h.payload_size));
-    if (got != h.payload_size)
+    const auto truncated = [&](std::uint64_t got) {
         detail::reject(format_errc::truncated, name,
                        "truncated: the filter's payload is " + std::to_string(h.payload_size) + " bytes, but the input ends after " +
                            std::to_string(got));
-    return detail::finish_read<Target>(h, std::move(payload), name);
+    };
+    std::optional<detail::zeroed_block> payload;
+    try {
+        payload.emplace(detail::payload_memory(h.payload_size));
+    } catch (const std::bad_alloc&) {
+        // More memory than the machine will reserve: most likely a forged or damaged header on a
+        // short input, which reading on (and discarding) tells apart from a real shortage.
+        std::vector<char> sink(std::size_t{1} << 20);
+        std::uint64_t got = 0;
+        for (std::size_t step; got < h.payload_size && (step = detail::read_some(in, sink.data(), sink.size())) > 0;) got += step;
+        if (got < h.payload_size) truncated(got);
+        throw;
+    }
+    const std::size_t got = detail::read_some(in, payload->data(), static_cast<std::size_t>(h.payload_size));
+    if (got != h.payload_size) truncated(got);
+    return detail::finish_read<Target>(h, std::move(*payload), name);
 }
 
 }  // namespace bloomkit

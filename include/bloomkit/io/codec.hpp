@@ -33,9 +33,10 @@ concept storable_filter = requires { file_codec<Filter>::kind; };
 
 namespace detail {
 
-/// The header fields every kind fills the same way: hashing and what it was sized for.
+/// The header fields every kind fills the same way: the kind, hashing and what it was sized for.
 template <class Filter>
 void describe_common(const Filter& filter, file_header& h) {
+    h.kind = file_codec<Filter>::kind;
     h.hash = filter.hash_function().algorithm();
     h.seed = filter.hash_function().seed();
     h.expected_keys = filter.expected_keys();

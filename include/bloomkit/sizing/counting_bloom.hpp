@@ -47,7 +47,7 @@ struct counting_plan {
 /// Smallest allowed counter count at or above `counters`: whole blocks, at least one. Throws
 /// when the filter's bits (4 per counter) would not fit in 64 bits.
 [[nodiscard]] inline std::uint64_t round_counters(std::uint64_t counters) {
-    constexpr std::uint64_t limit = std::uint64_t{1} << 62;  // 2^64 bits of 4-bit counters
+    constexpr std::uint64_t limit = (std::uint64_t{1} << 62) - counting_block_counters;  // whole blocks below 2^64 bits
     if (counters > limit)
         throw invalid_argument("a counting Bloom filter of " + std::to_string(counters) +
                                " counters does not fit in 64-bit sizes");

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <exception>
 #include <system_error>
@@ -171,10 +172,12 @@ inline void warn_if_overfull(const any_filter& filter) {
                 // too); the estimate is within a fraction of a percent, hence the 1% margin.
                 const double distinct = f.approximate_count();
                 if (f.expected_keys() == 0 || !(distinct > 1.01 * static_cast<double>(f.expected_keys()))) return;
+                const std::string held = std::isfinite(distinct) ? fmt::format("about {:.0f} distinct keys", distinct)
+                                                                 : std::string("so many keys that every bit is set");
                 fmt::print(stderr,
-                           "bloomkit: warning: the filter holds about {:.0f} distinct keys but was sized for {}; its "
-                           "false-positive rate is now about {:.4g}% (target {:.4g}%). Rebuild it with a larger -n.\n",
-                           distinct, f.expected_keys(), 100 * f.current_fpr(), 100 * f.target_fpr());
+                           "bloomkit: warning: the filter holds {} but was sized for {}; its false-positive rate is now "
+                           "about {:.4g}% (target {:.4g}%). Rebuild it with a larger -n.\n",
+                           held, f.expected_keys(), 100 * f.current_fpr(), 100 * f.target_fpr());
             }
         },
         filter);

@@ -28,11 +28,14 @@ writer_lock::writer_lock(const std::string& path, bool no_wait) {
     bool announced = false;
     const auto start = std::chrono::steady_clock::now();
     for (;;) {
-        detail::file_descriptor file(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+        // O_NONBLOCK: opening a FIFO must not wait for a writer (replacing one is refused later).
+        detail::file_descriptor file(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC));
         if (file.get() < 0) {
             if (errno == ENOENT) return;  // a new file: nothing to lock
             detail::throw_io("cannot open", path);
         }
+        struct stat info{};
+        if (::fstat(file.get(), &info) != 0 || !S_ISREG(info.st_mode)) return;  // not a file to lock
         // Poll without blocking for a second, then block: a second's wait is announced first.
         while (::flock(file.get(), LOCK_EX | LOCK_NB) != 0) {
             if (errno == EINTR) continue;
