@@ -37,6 +37,7 @@ inline void PrintTo(format_errc reason, std::ostream* os) {
         case format_errc::payload_checksum: *os << "payload_checksum"; return;
         case format_errc::invalid_field: *os << "invalid_field"; return;
         case format_errc::wrong_kind: *os << "wrong_kind"; return;
+        case format_errc::interrupted_update: *os << "interrupted_update"; return;
     }
     *os << "format_errc(" << static_cast<int>(reason) << ")";
 }

@@ -80,15 +80,60 @@ TEST(Hash, EmbeddedNulAndHighBytesAreKeyBytes) {
     EXPECT_EQ(h(std::string("\xff\xfe")), bytes_digest(h, {0xff, 0xfe}));
 }
 
-TEST(Hash, IntegersHashAsLittleEndianBytesOfTheirWidth) {
+TEST(Hash, IntegerKeysAreTheirValueWhateverTheirType) {
+    // insert(std::uint64_t{7}) then contains(7): the same key (the default algorithm).
     const hasher h;
-    EXPECT_EQ(h(std::uint32_t{0x01020304}), bytes_digest(h, {0x04, 0x03, 0x02, 0x01}));
-    EXPECT_EQ(h(std::int64_t{-2}), bytes_digest(h, {0xfe, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}));
-    EXPECT_EQ(h(std::uint8_t{7}), bytes_digest(h, {7}));
-    EXPECT_EQ(h(colour::red), bytes_digest(h, {0x02, 0x01}));
-    EXPECT_EQ(h(true), bytes_digest(h, {1}));
-    // Width is part of the key, as in Parquet: 5 as int32 and as int64 differ.
-    EXPECT_NE(h(std::int32_t{5}), h(std::int64_t{5}));
+    ASSERT_EQ(h.algorithm(), hash_algorithm::xxh3_mix);
+    const digest seven = h(std::uint64_t{7});
+    EXPECT_EQ(h(7), seven);
+    EXPECT_EQ(h(7U), seven);
+    EXPECT_EQ(h(7L), seven);
+    EXPECT_EQ(h(std::int8_t{7}), seven);
+    EXPECT_EQ(h(std::uint8_t{7}), seven);
+    EXPECT_EQ(h(std::int16_t{7}), seven);
+    EXPECT_EQ(h(std::uint16_t{7}), seven);
+    EXPECT_EQ(h(std::int32_t{7}), seven);
+    EXPECT_EQ(h(std::uint32_t{7}), seven);
+    EXPECT_EQ(h(std::int64_t{7}), seven);
+    EXPECT_EQ(h(static_cast<char>(7)), seven);
+    // Negative values are sign-extended: -1 is -1 in every width, and 2^64 - 1 as a uint64.
+    const digest minus_one = h(std::int64_t{-1});
+    EXPECT_EQ(h(-1), minus_one);
+    EXPECT_EQ(h(std::int8_t{-1}), minus_one);
+    EXPECT_EQ(h(std::uint64_t{0xffffffffffffffffULL}), minus_one);
+    EXPECT_NE(h(std::uint32_t{0xffffffffU}), minus_one);  // 2^32 - 1 is another value
+    // Enums are their underlying value, bools 0 and 1.
+    EXPECT_EQ(h(colour::red), h(0x0102));
+    EXPECT_EQ(h(true), h(1));
+    EXPECT_NE(h(7), h(8));
+    // Integers are not their bytes: 7 and the one-byte string "\x07" differ.
+    EXPECT_NE(h(7), bytes_digest(h, {7}));
+}
+
+TEST(Hash, IntegerMixerKnownAnswers) {
+    // Frozen by the file format (version 2, hash algorithm 3): a change moves every integer key.
+    const digest zero = hasher()(0);
+    EXPECT_EQ(zero.low, 0x467128bf59623c76ULL);
+    EXPECT_EQ(zero.high, 0x8b90a288c8790137ULL);
+    // The seed enters through its key, mix64(seed ^ 0x2d358dccaa6c78a5), added to the value.
+    EXPECT_EQ(hasher(hash_algorithm::xxh3_mix, 42)(7),
+              bloomkit::detail::mix_integer(7, bloomkit::detail::mix64(42 ^ 0x2d358dccaa6c78a5ULL)));
+    // The seed changes every key's digest.
+    EXPECT_NE(hasher(hash_algorithm::xxh3_mix, 1)(7), hasher(hash_algorithm::xxh3_mix, 2)(7));
+}
+
+TEST(Hash, LegacyAndParquetHashingKeepIntegersInTheirOwnWidth) {
+    // xxh3_128 (file format version 1) and xxh64 (Parquet: INT32 as 4 bytes) hash an integer as
+    // its little-endian bytes, in its own width, so the filters built that way answer as before.
+    for (const hash_algorithm algorithm : {hash_algorithm::xxh3_128, hash_algorithm::xxh64}) {
+        const hasher h(algorithm);
+        EXPECT_EQ(h(std::uint32_t{0x01020304}), bytes_digest(h, {0x04, 0x03, 0x02, 0x01}));
+        EXPECT_EQ(h(std::int64_t{-2}), bytes_digest(h, {0xfe, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}));
+        EXPECT_EQ(h(std::uint8_t{7}), bytes_digest(h, {7}));
+        EXPECT_EQ(h(colour::red), bytes_digest(h, {0x02, 0x01}));
+        EXPECT_EQ(h(true), bytes_digest(h, {1}));
+        EXPECT_NE(h(std::int32_t{5}), h(std::int64_t{5}));
+    }
 }
 
 TEST(Hash, CustomKeysFeedTheirPartsInOrder) {
@@ -101,6 +146,11 @@ TEST(Hash, CustomKeysFeedTheirPartsInOrder) {
     std::vector<unsigned char> bytes = {1, 0, 0, 0, 0xe8, 0x03, 0, 0, 0, 0, 0, 0};
     bytes.insert(bytes.end(), 1000, 'q');
     EXPECT_EQ(h(long_id), h.hash_bytes(std::as_bytes(std::span(bytes))));
+}
+
+TEST(Hash, ByteKeysHashTheSameUnderXxh3MixAsUnderXxh3) {
+    // xxh3_mix changes only integer keys: byte keys are XXH3-128 either way.
+    EXPECT_EQ(hasher(hash_algorithm::xxh3_mix, 5)("key"), hasher(hash_algorithm::xxh3_128, 5)("key"));
 }
 
 TEST(Hash, SeedAndAlgorithmChangeTheDigest) {

@@ -15,7 +15,7 @@
 // the keys instead). Use a Bloom filter for sets that grow.
 //
 // Construction (the paper's algorithm):
-//  1. hash every key once with the filter's hasher (XXH3-128 by default, seeded with the
+//  1. hash every key once with the filter's hasher (xxh3_mix by default, seeded with the
 //     filter's seed);
 //  2. for a construction seed s, remix each digest into a per-attempt 128-bit hash (below),
 //     bucket the keys by the segment of their first slot (a counting sort, so that adding the
@@ -415,7 +415,7 @@ public:
     template <std::forward_iterator It, std::sentinel_for<It> Sentinel>
         requires hashable_key<std::iter_value_t<It>>
     basic_binary_fuse_filter(It first, Sentinel last, filter_options options = {})
-        : api(hasher(options.hash.value_or(hash_algorithm::xxh3_128), options.seed), {}) {
+        : api(hasher(options.hash.value_or(default_hash_algorithm), options.seed), {}) {
         build(detail::hash_all(first, last, this->hasher_), options.seed);
     }
 

@@ -245,7 +245,7 @@ private:
     template <class It, class Sentinel, class Visit>
     void pipeline(It first, Sentinel last, Visit visit) const {
         detail::pipelined(
-            first, last, [this](const auto& key) { return locate(key); },
+            first, last, [this](const auto& key) { return this->locate(key); },
             [this](const probe& p) { layout_.prefetch(words_.data(), p); },
             [&](std::span<const probe> probes) {
                 for (const probe& p : probes) visit(p);

@@ -352,7 +352,7 @@ private:
     };
 
     cuckoo_filter(cuckoo_geometry geometry, filter_options options, sizing_target target)
-        : api(hasher(options.hash.value_or(hash_algorithm::xxh3_128), options.seed), target),
+        : api(hasher(options.hash.value_or(default_hash_algorithm), options.seed), target),
           geometry_(checked(geometry)),
           lanes_(geometry.fingerprint_bits),
           words_(cuckoo_word_count(geometry)) {}
@@ -511,7 +511,7 @@ private:
     template <class It, class Sentinel, class Visit>
     void pipeline(It first, Sentinel last, Visit visit) const {
         detail::pipelined(
-            first, last, [this](const auto& key) { return locate(hasher_(key)); },
+            first, last, [this](const auto& key) { return this->locate(this->hasher_(key)); },
             [this](const probe& p) {
                 prefetch(p.bucket);
                 prefetch(p.alternate);

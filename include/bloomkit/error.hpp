@@ -60,6 +60,8 @@ enum class format_errc : std::uint8_t {
     payload_checksum,     ///< the filter's bits do not match their checksum
     invalid_field,        ///< a header field is impossible or inconsistent with the others
     wrong_kind,           ///< a valid file of another filter kind than the one asked for
+    interrupted_update,   ///< an update in place was interrupted: every key the file held before
+                          ///< is still there, but its checksums cannot vouch for the rest
 };
 
 /// A file is not a valid bloomkit filter. reason() says which check failed; what() says it

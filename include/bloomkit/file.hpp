@@ -21,6 +21,7 @@
 #include <span>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "bloomkit/any_filter.hpp"
 #include "bloomkit/detail/atomic_replace.hpp"
@@ -62,15 +63,12 @@ inline opened_map open_map(const std::filesystem::path& path) {
 }  // namespace detail
 
 /// Writes `filter` to `path` atomically (the old file, if any, survives any failure), in one
-/// pass over the payload: the header, which holds the payload's checksum, is written last.
+/// pass over the payload.
 template <storable_filter Filter>
 void save(const Filter& filter, const std::filesystem::path& path) {
     detail::replace_file(path, [&](const detail::file_descriptor& file) {
-        static constexpr std::byte placeholder[file_header_size] = {};
-        detail::write_all(file, path, placeholder, sizeof placeholder);
-        const detail::header_bytes header = detail::write_payload(
-            filter, [&](std::span<const std::byte> piece) { detail::write_all(file, path, piece.data(), piece.size()); });
-        detail::write_all_at(file, path, header.bytes.data(), header.bytes.size(), 0);
+        detail::write_bkf(filter,
+                          [&](std::span<const std::byte> piece) { detail::write_all(file, path, piece.data(), piece.size()); });
     });
 }
 
@@ -93,9 +91,11 @@ Target load(const std::filesystem::path& path) {
     const file_header h = detail::read_header(file, path);
     detail::require_holds<Target>(h, path.string());
     detail::zeroed_block payload = detail::payload_memory(h.payload_size);
-    if (detail::read_at(file, path, payload.data(), static_cast<std::size_t>(h.payload_size), h.payload_offset) != h.payload_size)
+    std::vector<std::byte> trailer(detail::trailer_size(h));
+    if (detail::read_at(file, path, payload.data(), static_cast<std::size_t>(h.payload_size), h.payload_offset) != h.payload_size ||
+        detail::read_at(file, path, trailer.data(), trailer.size(), h.payload_offset + h.payload_size) != trailer.size())
         detail::reject(format_errc::truncated, path.string(), "truncated while reading");
-    return detail::finish_read<Target>(h, std::move(payload), path.string());
+    return detail::finish_read<Target>(h, std::move(payload), trailer, path.string());
 }
 
 /// A filter queried in place in a read-only memory map of its file: opening costs no read of
@@ -114,12 +114,12 @@ public:
     /// rename, as save() replaces them, are not changed: the map keeps the file it opened.
     [[nodiscard]] bool changed() const noexcept { return region_->changed(); }
 
-    /// Reads the whole payload and throws file_format_error (payload_checksum) if it does not
-    /// match the checksum in the header.
+    /// Reads the whole payload and throws file_format_error (payload_checksum, or
+    /// interrupted_update) if it does not match what vouches for it.
     void verify() const {
-        detail::require_payload_checksum(
-            header_, detail::checksum(region_->data() + header_.payload_offset, static_cast<std::size_t>(header_.payload_size)),
-            where_);
+        const std::byte* payload = region_->data() + header_.payload_offset;
+        const auto size = static_cast<std::size_t>(header_.payload_size);
+        detail::verify_payload(header_, std::span(payload, size), std::span(payload + size, detail::trailer_size(header_)), where_);
     }
 
     mapped_filter(Filter filter, detail::opened_map opened, std::string where)

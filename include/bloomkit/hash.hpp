@@ -2,22 +2,35 @@
 //
 // Two steps, both fixed so that a filter means the same thing on every machine:
 //
-//  1. Key to bytes. Strings, string views, C strings and contiguous ranges of bytes hash as
-//     their bytes. Integers (and enums) hash as their little-endian bytes in their own width,
-//     as the Apache Parquet spec hashes INT32/INT64 values — so 5 as int32_t and 5 as
-//     int64_t are different keys: use one type consistently. Any other type opts in by
+//  1. What a key is. Strings, string views, C strings and contiguous ranges of bytes are their
+//     bytes. An integer (or an enum, or a bool) is its value, widened to 64 bits: 7 is the same
+//     key whether it is an int, a uint8_t or an int64_t (negative values sign-extended, so -1
+//     as an int is -1 as an int64_t, and also 2^64 - 1 as a uint64_t); the command's
+//     --key u64/i64 and the Python bindings mean the same. Any other type opts in by
 //     specialising bloomkit::key_bytes (below). Pointers, floats and padding bytes never hash
 //     by accident: a type with no byte representation does not compile.
 //
-//  2. Bytes to digest. One hash call per key yields 128 bits; every probe a filter makes is
-//     derived from these, never from a second hash call. The default is XXH3-128 (xxHash,
-//     Yann Collet), inlined from libxxhash's header. XXH64 is there because the Parquet
-//     split-block Bloom filter spec prescribes it (seed 0); it yields 64 bits, and the high
-//     half of its digest is a fixed bijective remix of the low half (for layouts that read it).
+//  2. Key to digest. One hash call per key yields 128 bits; every probe a filter makes is
+//     derived from these, never from a second hash call. The algorithms (a filter's choice,
+//     saved with it):
+//      - xxh3_mix, the default: byte keys by XXH3-128 (xxHash, Yann Collet, inlined from
+//        libxxhash's header); integer keys, 64 bits wide, by a mixer of two folded 64×64→128-bit
+//        multiplications, keyed by the seed — a few instructions where XXH3 takes ~25, which is
+//        what a lookup of an integer key costs most (docs/design/hashing.md);
+//      - xxh64: XXH64 over the bytes, as the Apache Parquet split-block Bloom filter spec
+//        prescribes (seed 0); integers hash as Parquet encodes them, in their own width (INT32
+//        as 4 bytes). It yields 64 bits; the high half of the digest is a fixed bijective
+//        remix of the low half;
+//      - xxh3_128: XXH3-128 over the bytes, integers in their own width: file format version
+//        1's default, kept so its filters answer as they were built.
 //
 // The seed belongs to the filter and is saved with it. The default seed (0) keeps files
 // reproducible and matches Parquet; when keys may come from an adversary who wants to
-// manufacture false positives, pass random_seed() or a secret seed to the filter.
+// manufacture false positives, pass random_seed() or a secret seed to the filter: XXH3 takes
+// it as its seed, and the integer mixer adds a 64-bit key derived from it before its
+// multiplications, so without the seed which keys share a block cannot be predicted. (Neither
+// is a cryptographic MAC: against an adversary who can query the filter at will, keep the
+// filter itself secret as well.)
 #pragma once
 
 #include <bit>
@@ -51,9 +64,13 @@ struct digest {
 
 /// Hash functions a filter may use; the numeric values are stored in files.
 enum class hash_algorithm : std::uint8_t {
-    xxh3_128 = 1,  ///< XXH3 128-bit: the default, fastest on short and long keys alike
-    xxh64 = 2,     ///< XXH64: what the Parquet split-block Bloom filter spec prescribes
+    xxh3_128 = 1,  ///< XXH3-128 over the bytes, integers in their own width (format version 1's default)
+    xxh64 = 2,     ///< XXH64, as the Parquet split-block Bloom filter spec prescribes
+    xxh3_mix = 3,  ///< the default: XXH3-128 over byte keys, a keyed mixer over 64-bit integers
 };
+
+/// The hashing of a filter that does not choose (split-block filters choose xxh64).
+inline constexpr hash_algorithm default_hash_algorithm = hash_algorithm::xxh3_mix;
 
 /// The seed every filter uses unless told otherwise. Zero, as Parquet requires for XXH64.
 inline constexpr std::uint64_t default_seed = 0;
@@ -69,6 +86,7 @@ inline std::uint64_t random_seed() {
     switch (algorithm) {
         case hash_algorithm::xxh3_128: return "xxh3-128";
         case hash_algorithm::xxh64: return "xxh64";
+        case hash_algorithm::xxh3_mix: return "xxh3-mix";
     }
     return "unknown";
 }
@@ -244,6 +262,35 @@ constexpr std::uint64_t mix64(std::uint64_t x) noexcept {
     return x;
 }
 
+/// An integer key's value widened to 64 bits: signed values sign-extended, so that every type
+/// holding the same value gives the same key.
+template <integer_key Key>
+[[nodiscard]] constexpr std::uint64_t widened(Key key) noexcept {
+    using value_type = typename integer_of<Key>::type;
+    const auto value = static_cast<value_type>(key);
+    if constexpr (std::is_signed_v<value_type>) return static_cast<std::uint64_t>(static_cast<std::int64_t>(value));
+    else return static_cast<std::uint64_t>(value);
+}
+
+/// a·b as 128 bits, folded to 64 by XOR of its halves: one MUL (and an XOR) that makes every
+/// output bit depend on every input bit (the "mum" of wyhash and rapidhash).
+[[nodiscard]] constexpr std::uint64_t folded_multiply(std::uint64_t a, std::uint64_t b) noexcept {
+    __extension__ const unsigned __int128 product = static_cast<unsigned __int128>(a) * b;
+    return static_cast<std::uint64_t>(product) ^ static_cast<std::uint64_t>(product >> 64);
+}
+
+/// The digest of a 64-bit integer key under xxh3_mix: the key plus the seed's key, then two
+/// folded multiplications by different constants — independent of each other, so the CPU runs
+/// them side by side. Each half of the digest is a full-avalanche function of the key.
+[[nodiscard]] constexpr digest mix_integer(std::uint64_t value, std::uint64_t seed_key) noexcept {
+    const std::uint64_t keyed = value + seed_key;
+    __extension__ const unsigned __int128 spread =
+        static_cast<unsigned __int128>(keyed ^ 0xa0761d6478bd642fULL) * 0xe7037ed1a0b428dbULL;
+    const auto low = static_cast<std::uint64_t>(spread), high = static_cast<std::uint64_t>(spread >> 64);
+    return {folded_multiply(low ^ 0x8ebc6af09c88c6e3ULL, high ^ 0x589965cc75374cc3ULL),
+            folded_multiply(low ^ 0x1d8e4e27c47d124fULL, high ^ 0xa0761d6478bd642fULL)};
+}
+
 }  // namespace detail
 
 /// A seeded hash function from key bytes to a digest. Cheap to copy; part of a filter's
@@ -252,7 +299,7 @@ class hasher {
 public:
     constexpr hasher() noexcept = default;
     constexpr explicit hasher(hash_algorithm algorithm, std::uint64_t seed = default_seed)
-        : algorithm_(checked(algorithm)), seed_(seed) {}
+        : algorithm_(checked(algorithm)), seed_(seed), seed_key_(seed_key_of(seed)) {}
 
     [[nodiscard]] constexpr hash_algorithm algorithm() const noexcept { return algorithm_; }
     [[nodiscard]] constexpr std::uint64_t seed() const noexcept { return seed_; }
@@ -263,7 +310,11 @@ public:
     /// The digest of a key.
     template <hashable_key Key>
     [[nodiscard]] digest operator()(const Key& key) const {
-        return detail::with_key_bytes(key, [this](auto bytes) { return hash_span(bytes); });
+        if constexpr (integer_key<Key>) {
+            if (algorithm_ == hash_algorithm::xxh3_mix) [[likely]]
+                return detail::mix_integer(detail::widened(key), seed_key_);
+        }
+        return detail::with_key_bytes(key, [this](auto bytes) { return this->hash_span(bytes); });
     }
 
     friend constexpr bool operator==(const hasher&, const hasher&) = default;
@@ -282,13 +333,20 @@ private:
     }
 
     static constexpr hash_algorithm checked(hash_algorithm algorithm) {
-        if (algorithm != hash_algorithm::xxh3_128 && algorithm != hash_algorithm::xxh64)
+        if (algorithm != hash_algorithm::xxh3_128 && algorithm != hash_algorithm::xxh64 &&
+            algorithm != hash_algorithm::xxh3_mix)
             throw invalid_argument("unknown hash algorithm code " + std::to_string(static_cast<int>(algorithm)));
         return algorithm;
     }
 
-    hash_algorithm algorithm_ = hash_algorithm::xxh3_128;
+    /// The integer mixer's key: the seed scrambled, so that seeds 0, 1, 2... give unrelated keys.
+    static constexpr std::uint64_t seed_key_of(std::uint64_t seed) noexcept {
+        return detail::mix64(seed ^ 0x2d358dccaa6c78a5ULL);
+    }
+
+    hash_algorithm algorithm_ = default_hash_algorithm;
     std::uint64_t seed_ = default_seed;
+    std::uint64_t seed_key_ = seed_key_of(default_seed);  // derived from seed_; equal when seeds are
 };
 
 }  // namespace bloomkit

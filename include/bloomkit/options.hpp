@@ -21,7 +21,7 @@ inline constexpr concurrent_t concurrent{};
 /// secret) when an adversary chooses the keys.
 struct filter_options {
     std::uint64_t seed = default_seed;
-    /// Defaults to the kind's own: XXH3-128, or XXH64 for split block (as Parquet requires).
+    /// Defaults to the kind's own: xxh3_mix, or XXH64 for split block (as Parquet requires).
     std::optional<hash_algorithm> hash{};
 };
 
@@ -33,7 +33,7 @@ struct scalable_options {
     /// Each new stage's FPR target is this times the one before's: strictly between 0 and 1.
     double tightening = 0.5;
     std::uint64_t seed = default_seed;
-    /// Defaults to XXH3-128, as for block_bloom_filter.
+    /// Defaults to xxh3_mix, as for block_bloom_filter.
     std::optional<hash_algorithm> hash{};
 };
 

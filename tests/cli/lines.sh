@@ -97,4 +97,34 @@ check_rc "a prefix of the last line is absent" 1
 no_temp_files "no temporary files left in the output directory" "$T/filters"
 no_temp_files "no temporary files left in the work directory" "$T"
 
+# ---------------------------------------------------------------------------------------------
+# --key u64 / i64: a line is a decimal number, hashed as the library hashes that integer
+
+seq 1 1000 >"$T/numbers.txt"
+run "$B" build --key u64 -o "$T/filters/numbers.bf" "$T/numbers.txt"
+check_rc "key_u64_lines_are_numbers: build --key u64 exits 0" 0
+run "$B" check --count --key u64 "$T/filters/numbers.bf" "$T/numbers.txt"
+check_eq "key_u64_lines_are_numbers: every number found" 1000 "$(count_of "$OUT" present)"
+run "$B" check --count --key i64 "$T/filters/numbers.bf" "$T/numbers.txt"
+check_eq "key_u64_and_i64_agree_on_the_same_values" 1000 "$(count_of "$OUT" present)"
+run "$B" check --count "$T/filters/numbers.bf" "$T/numbers.txt"
+check_cond "key_u64_is_not_the_text_of_the_number: as text, the lines are other keys" \
+    "$(count_of "$OUT" present) of 1000 present" test "$(count_of "$OUT" present)" -le 50
+printf -- '-1\n-9223372036854775808\n' >"$T/negative.txt"
+run "$B" build --key i64 -n 10 -o "$T/filters/negative.bf" "$T/negative.txt"
+check_rc "key_i64_takes_negative_numbers" 0
+run "$B" check --key u64 "$T/filters/negative.bf" <(printf '18446744073709551615\n9223372036854775808\n')
+check_eq "key_i64_is_the_value_widened: -1 is 2^64 - 1, -2^63 is 2^63" 2 "$(lines_of "$OUT")"
+printf '1\n2\nthree\n4\n' >"$T/not-numbers.txt"
+expect_error "key_u64_refuses_a_line_that_is_not_a_number, naming its line" "line 3 of '$T/not-numbers.txt'" \
+    "$B" build --key u64 -n 10 -o "$T/filters/not-numbers.bf" "$T/not-numbers.txt"
+check_cond "... and creates no file" "file created" test ! -e "$T/filters/not-numbers.bf"
+expect_error "key_u64_refuses_out_of_range_numbers" "line 1" "$B" check --key u64 "$T/filters/numbers.bf" \
+    <(echo 18446744073709551616)
+expect_error "key_u64_refuses_negative_numbers" "line 1" "$B" check --key u64 "$T/filters/numbers.bf" <(echo -1)
+expect_error "key_format_must_be_known" "--key" "$B" check --key float "$T/filters/numbers.bf" "$T/numbers.txt"
+run "$B" build --kind fuse --key u64 -o "$T/filters/numbers-fuse.bf" "$T/numbers.txt"
+run "$B" check --count --key u64 "$T/filters/numbers-fuse.bf" "$T/numbers.txt"
+check_eq "key_u64_builds_static_filters_too" 1000 "$(count_of "$OUT" present)"
+
 finish

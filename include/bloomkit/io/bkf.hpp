@@ -13,10 +13,10 @@
 // the payload does; a stream is read exactly up to the end of the filter, so several filters
 // (or a filter and other data) can follow one another in one stream.
 //
-// Writing makes one pass over the filter's words (io/payload.hpp): the payload is checksummed
-// as it is written, and the header, which holds that checksum, goes in front afterwards — by
-// seeking back when the destination allows it (files, string streams), or, for a pipe, by
-// holding the payload in memory until its checksum is known.
+// Writing makes one pass over the filter's words, in order (io/payload.hpp): the header, the
+// payload, checksummed by chunks as it is written, then the chunk table (io/chunks.hpp). So a
+// filter streams to a pipe as it does to a file. Version 1 files (a whole-payload checksum in
+// the header) are still read.
 #pragma once
 
 #include <algorithm>
@@ -35,6 +35,7 @@
 #include "bloomkit/error.hpp"
 #include "bloomkit/io/binary_fuse_codec.hpp"
 #include "bloomkit/io/bloom_codec.hpp"
+#include "bloomkit/io/chunks.hpp"
 #include "bloomkit/io/codec.hpp"
 #include "bloomkit/io/counting_bloom_codec.hpp"
 #include "bloomkit/io/cuckoo_codec.hpp"
@@ -70,6 +71,10 @@ inline file_header decode_header(std::span<const std::byte> seen, std::optional<
     h.inserted_count = b.get<std::uint64_t>(f::inserted_count);
     h.payload_size = b.get<std::uint64_t>(f::payload_size);
     h.payload_checksum = b.get<std::uint64_t>(f::payload_checksum);
+    if (h.version >= 2) {
+        h.flags = b.get<std::uint32_t>(f::flags);
+        h.chunk_shift = b.get<std::uint32_t>(f::chunk_shift);
+    }
     // The file format's table of kind codes (FORMAT.md): each code's parameters are checked
     // by its codec.
     std::uint64_t expected_payload = 0;
@@ -83,11 +88,11 @@ inline file_header decode_header(std::span<const std::byte> seen, std::optional<
     if (h.payload_size != expected_payload)
         reject_field(where, "payload size " + std::to_string(h.payload_size) + " bytes, but the " +
                                 std::string(to_string(h.kind)) + " filter's parameters need " + std::to_string(expected_payload));
-    if (size) check_file_size(h.payload_size, *size, where);
+    if (size) check_file_size(h, *size, where);
     return h;
 }
 
-/// The header's bytes for a filter's description.
+/// The header's bytes for a filter's description, in the current version.
 template <storable_filter Filter>
 header_bytes encode_header(const file_header& h) {
     namespace f = header_field;
@@ -99,23 +104,25 @@ header_bytes encode_header(const file_header& h) {
     b.set<double>(f::target_fpr, h.target_fpr);
     b.set<std::uint64_t>(f::inserted_count, h.inserted_count);
     b.set<std::uint64_t>(f::payload_size, h.payload_size);
-    b.set<std::uint64_t>(f::payload_checksum, h.payload_checksum);
+    b.set<std::uint32_t>(f::flags, h.flags);
+    b.set<std::uint32_t>(f::chunk_shift, h.chunk_shift);
     file_codec<Filter>::write_parameters(h, b);
     seal(b);
     return b;
 }
 
-/// Writes `filter`'s payload through `write`, in one pass, and returns the header that must go
-/// in front of it: sealed, with the checksum of exactly the bytes written.
+/// Writes `filter` in the bkf format through `write`, in one pass and in order: the header, the
+/// payload, the chunk table (checksums of exactly the bytes written).
 template <storable_filter Filter>
-header_bytes write_payload(const Filter& filter, const payload_sink::writer& write) {
+void write_bkf(const Filter& filter, const payload_sink::writer& write) {
     file_header h;
     file_codec<Filter>::describe(filter, h);
-    payload_sink sink(write);
+    const header_bytes header = encode_header<Filter>(h);
+    write(header.bytes);
+    payload_sink sink(write, h.chunk_shift);
     file_codec<Filter>::write_payload(filter, sink);
-    h.payload_size = sink.size();
-    h.payload_checksum = sink.checksum();
-    return encode_header<Filter>(h);
+    if (sink.size() != h.payload_size) throw error("internal error: a codec wrote a payload of another size than it announced");
+    write(sink.chunk_table());
 }
 
 /// Throws wrong_kind unless the header describes a Target.
@@ -125,9 +132,15 @@ void require_holds(const file_header& h, const std::string& where) {
         reject(format_errc::wrong_kind, where, "holds a " + h.filter_name() + ", not a " + file_codec<Target>::name());
 }
 
-inline void require_payload_checksum(const file_header& h, std::uint64_t actual, const std::string& where) {
-    if (actual != h.payload_checksum)
+/// Checks the payload against what vouches for it: the chunk table that follows it (version
+/// 2), or the header's payload checksum (version 1). `trailer` is what follows the payload.
+inline void verify_payload(const file_header& h, std::span<const std::byte> payload, std::span<const std::byte> trailer,
+                           const std::string& where) {
+    if (h.version >= 2) {
+        verify_chunks(h, payload, trailer, where);
+    } else if (checksum(payload.data(), payload.size()) != h.payload_checksum) {
         reject(format_errc::payload_checksum, where, "payload checksum mismatch: the filter's contents are corrupt");
+    }
 }
 
 /// The Target `h` describes, from its payload; whatever the assembly rejects (a stage table
@@ -149,12 +162,19 @@ inline zeroed_block payload_memory(std::uint64_t size) {
     return zeroed_block(static_cast<std::size_t>(size));
 }
 
-/// The rest of a read: `payload` holds the checksummed bytes of the filter `h` describes.
+/// The rest of a read: `payload` holds the payload of the filter `h` describes, and `trailer`
+/// what follows it.
 template <loadable_filter Target>
-Target finish_read(const file_header& h, zeroed_block payload, const std::string& where) {
-    require_payload_checksum(h, checksum(payload.data(), static_cast<std::size_t>(h.payload_size)), where);
+Target finish_read(const file_header& h, zeroed_block payload, std::span<const std::byte> trailer, const std::string& where) {
+    verify_payload(h, std::span(static_cast<const std::byte*>(payload.data()), static_cast<std::size_t>(h.payload_size)), trailer,
+                   where);
     payload_source source(std::move(payload), h.payload_size);
     return assemble<Target>(h, source, where);
+}
+
+/// How many bytes follow the payload of the filter `h` describes.
+inline std::size_t trailer_size(const file_header& h) {
+    return static_cast<std::size_t>(trailer_bytes(h.version, h.payload_size, h.chunk_shift));
 }
 
 /// Reads up to `size` bytes from `in`; returns how many there were (fewer only at its end).
@@ -166,8 +186,7 @@ inline std::size_t read_some(std::istream& in, void* buffer, std::size_t size) {
 
 }  // namespace detail
 
-/// The header save() would write for `filter`, as read_header() returns it, without the
-/// payload checksum (computed as the payload is written).
+/// The header save() would write for `filter`, as read_header() returns it.
 template <storable_filter Filter>
 file_header header_of(const Filter& filter) {
     file_header h;
@@ -180,10 +199,8 @@ file_header header_of(const Filter& filter) {
 /// The filter in the bkf format, as bytes: exactly what save() writes to a file.
 template <storable_filter Filter>
 std::vector<std::byte> to_bytes(const Filter& filter) {
-    std::vector<std::byte> bytes(file_header_size);
-    const detail::header_bytes header = detail::write_payload(
-        filter, [&](std::span<const std::byte> piece) { bytes.insert(bytes.end(), piece.begin(), piece.end()); });
-    std::memcpy(bytes.data(), header.bytes.data(), file_header_size);
+    std::vector<std::byte> bytes;
+    detail::write_bkf(filter, [&](std::span<const std::byte> piece) { bytes.insert(bytes.end(), piece.begin(), piece.end()); });
     return bytes;
 }
 
@@ -202,32 +219,19 @@ Target from_bytes(std::span<const std::byte> bytes, const std::string& name = "b
     detail::zeroed_block payload = detail::payload_memory(h.payload_size);
     if (h.payload_size > 0)
         std::memcpy(payload.data(), bytes.data() + h.payload_offset, static_cast<std::size_t>(h.payload_size));
-    return detail::finish_read<Target>(h, std::move(payload), name);
+    return detail::finish_read<Target>(h, std::move(payload), bytes.subspan(h.payload_offset + h.payload_size), name);
 }
 
 // --- Streams --------------------------------------------------------------------------------
 
-/// Writes the filter to `out` in the bkf format. Throws io_error when the stream fails.
+/// Writes the filter to `out` in the bkf format, in one pass. Throws io_error when the stream
+/// fails.
 template <storable_filter Filter>
 void save(const Filter& filter, std::ostream& out) {
     const auto fail = [] { throw io_error("cannot write the stream", std::make_error_code(std::io_errc::stream)); };
-    const std::ostream::pos_type start = out.tellp();
-    if (start != std::ostream::pos_type(-1)) {
-        // Seekable: a placeholder header, the payload in one pass, then the header over it.
-        static constexpr char placeholder[file_header_size] = {};
-        if (!out.write(placeholder, sizeof placeholder)) fail();
-        const detail::header_bytes header = detail::write_payload(filter, [&](std::span<const std::byte> piece) {
-            if (!out.write(reinterpret_cast<const char*>(piece.data()), static_cast<std::streamsize>(piece.size()))) fail();
-        });
-        const std::ostream::pos_type end = out.tellp();
-        if (!out.seekp(start) || !out.write(reinterpret_cast<const char*>(header.bytes.data()), file_header_size) ||
-            !out.seekp(end))
-            fail();
-    } else {
-        // A pipe: the checksum must be known before the first byte goes out.
-        const std::vector<std::byte> bytes = to_bytes(filter);
-        if (!out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()))) fail();
-    }
+    detail::write_bkf(filter, [&](std::span<const std::byte> piece) {
+        if (!out.write(reinterpret_cast<const char*>(piece.data()), static_cast<std::streamsize>(piece.size()))) fail();
+    });
     if (!out.flush()) fail();
 }
 
@@ -259,7 +263,12 @@ Target load(std::istream& in, const std::string& name = "stream") {
     }
     const std::size_t got = detail::read_some(in, payload->data(), static_cast<std::size_t>(h.payload_size));
     if (got != h.payload_size) truncated(got);
-    return detail::finish_read<Target>(h, std::move(*payload), name);
+    std::vector<std::byte> trailer(detail::trailer_size(h));
+    if (const std::size_t tail = detail::read_some(in, trailer.data(), trailer.size()); tail != trailer.size())
+        detail::reject(format_errc::truncated, name,
+                       "truncated: the input ends " + std::to_string(trailer.size() - tail) + " bytes before the end of the "
+                       "filter's chunk table");
+    return detail::finish_read<Target>(h, std::move(*payload), trailer, name);
 }
 
 }  // namespace bloomkit

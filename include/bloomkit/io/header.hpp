@@ -28,8 +28,23 @@ namespace bloomkit {
 /// The first eight bytes of every bloomkit file. The high-bit first byte and the CR LF / ^Z / LF
 /// that follow catch a file mangled by a text-mode transfer, as PNG's signature does.
 inline constexpr std::array<unsigned char, 8> file_magic = {0x89, 'B', 'L', 'M', '\r', '\n', 0x1a, '\n'};
-inline constexpr std::uint16_t file_format_version = 1;
+/// The format version bloomkit writes. Version 2 (docs/FORMAT.md) adds the chunk table that lets
+/// a filter be updated in place, and the default hash that widens integer keys; version 1
+/// files are still read.
+inline constexpr std::uint16_t file_format_version = 2;
+inline constexpr std::uint16_t oldest_readable_version = 1;
 inline constexpr std::uint16_t file_header_size = 128;
+
+/// Version 2 checksums the payload by chunks of 2^chunk_shift bytes; 64 KiB by default.
+inline constexpr std::uint32_t default_chunk_shift = 16;
+inline constexpr std::uint32_t min_chunk_shift = 12, max_chunk_shift = 30;
+
+/// The bits of a version-2 header's flags.
+enum file_flags : std::uint32_t {
+    /// An update in place began and did not finish (its writer was killed): the payload holds
+    /// every key it held before, but its chunk checksums may not match.
+    update_in_progress = 1,
+};
 
 /// What a file holds. The numeric values are stored in files.
 enum class filter_kind : std::uint16_t {
@@ -51,19 +66,32 @@ enum class filter_kind : std::uint16_t {
     return "unknown";
 }
 
+namespace detail {
+/// Bytes after the payload: a version 2 file's chunk table and the table's checksum (8 bytes
+/// per chunk of the payload, and 8 more); nothing in version 1.
+[[nodiscard]] constexpr std::uint64_t trailer_bytes(std::uint16_t version, std::uint64_t payload_size,
+                                                    std::uint32_t chunk_shift) noexcept {
+    if (version < 2) return 0;
+    const std::uint64_t chunks = (payload_size >> chunk_shift) + ((payload_size & ((std::uint64_t{1} << chunk_shift) - 1)) != 0);
+    return 8 * chunks + 8;
+}
+}  // namespace detail
+
 /// Every field of a file's header, decoded and validated. The common fields hold for every
 /// kind; of the kind parameters, only those of `kind` are meaningful.
 struct file_header {
     std::uint16_t version = file_format_version;
     filter_kind kind = filter_kind::bloom;
-    hash_algorithm hash = hash_algorithm::xxh3_128;
+    hash_algorithm hash = default_hash_algorithm;
     std::uint64_t seed = default_seed;
     std::uint64_t expected_keys = 0;  ///< what the filter was sized for; 0 if built from a geometry
     double target_fpr = 0;            ///< likewise
     std::uint64_t inserted_count = 0; ///< the filter's inserted_count() (cuckoo: size(); fuse: keys)
     std::uint64_t payload_offset = file_header_size;
     std::uint64_t payload_size = 0;
-    std::uint64_t payload_checksum = 0;
+    std::uint64_t payload_checksum = 0;  ///< version 1 only: of the whole payload
+    std::uint32_t flags = 0;             ///< version 2: file_flags
+    std::uint32_t chunk_shift = default_chunk_shift;  ///< version 2: the payload's chunks are 2^shift bytes
 
     // Bloom filter (and the stage layout of a scalable one)
     bloom_layout layout = bloom_layout::block;
@@ -79,6 +107,11 @@ struct file_header {
     std::uint32_t stages = 0;
     // Binary fuse filter
     binary_fuse_parameters fuse{};
+
+    /// The whole file's size: header, payload and (version 2) chunk table.
+    [[nodiscard]] constexpr std::uint64_t file_size() const noexcept {
+        return payload_offset + payload_size + detail::trailer_bytes(version, payload_size, chunk_shift);
+    }
 
     /// What the file holds, as messages name it: "block Bloom filter", "4-wise 8-bit binary
     /// fuse filter".
@@ -132,7 +165,8 @@ namespace header_field {
 inline constexpr std::size_t magic = 0, version = 8, header_size = 10, kind = 12, variant = 14, hash = 15, seed = 16,
                              parameter64 = 24, parameter32a = 32, parameter32b = 36, expected_keys = 40,
                              target_fpr = 48, inserted_count = 56, parameter_aux = 64, payload_offset = 72,
-                             payload_size = 80, payload_checksum = 88, extra = 96, header_checksum = 120;
+                             payload_size = 80, payload_checksum = 88, extra = 96, flags = 112, chunk_shift = 116,
+                             header_checksum = 120;
 // The historical names of the Bloom filter's parameters.
 inline constexpr std::size_t layout = variant, bits = parameter64, hashes = parameter32a, block_bits = parameter32b,
                              set_bits = parameter_aux, reserved = extra;
@@ -194,10 +228,11 @@ inline header_bytes check_common_header(std::span<const std::byte> seen, std::op
     if (seen.size() < f::version + 2)
         reject(format_errc::truncated, where, "truncated: " + byte_count(total) + ", not even a whole header");
     const auto version = load_le<std::uint16_t>(seen.data() + f::version);
-    if (version != file_format_version)
+    if (version < oldest_readable_version || version > file_format_version)
         reject(format_errc::unsupported_version, where,
-               "written in file format version " + std::to_string(version) + "; this bloomkit reads version " +
-                   std::to_string(file_format_version) + (version > file_format_version ? " (upgrade bloomkit to read it)" : ""));
+               "written in file format version " + std::to_string(version) + "; this bloomkit reads versions " +
+                   std::to_string(oldest_readable_version) + " to " + std::to_string(file_format_version) +
+                   (version > file_format_version ? " (upgrade bloomkit to read it)" : ""));
     if (seen.size() < file_header_size)
         reject(format_errc::truncated, where,
                "truncated: " + byte_count(total) + ", but the header alone is " + std::to_string(file_header_size));
@@ -209,31 +244,48 @@ inline header_bytes check_common_header(std::span<const std::byte> seen, std::op
         reject_field(where, "header size is " + std::to_string(declared) + ", expected " + std::to_string(file_header_size));
     if (const auto kind = h.get<std::uint16_t>(f::kind); kind < 1 || kind > 5)
         reject_field(where, "unknown filter kind " + std::to_string(kind));
-    if (const auto hash = h.get<std::uint8_t>(f::hash); hash < 1 || hash > 2)
+    if (const auto hash = h.get<std::uint8_t>(f::hash); hash < 1 || hash > (version == 1 ? 2 : 3))
         reject_field(where, "unknown hash algorithm " + std::to_string(hash));
     if (const double fpr = h.get<double>(f::target_fpr); !(fpr == 0 || (fpr > 0 && fpr < 1)))
         reject_field(where, "target false-positive rate " + show_number(fpr) + " is not in (0, 1)");
     if (const auto offset = h.get<std::uint64_t>(f::payload_offset); offset != file_header_size)
         reject_field(where, "payload offset " + std::to_string(offset) + ", expected " + std::to_string(file_header_size));
+    if (version >= 2) {
+        if (const auto checksum_field = h.get<std::uint64_t>(f::payload_checksum); checksum_field != 0)
+            reject_field(where, "payload checksum field is " + std::to_string(checksum_field) +
+                                    ": version 2 checks the payload by chunks, and keeps 0 there");
+        if (const auto flags = h.get<std::uint32_t>(f::flags); (flags & ~std::uint32_t{update_in_progress}) != 0)
+            reject_field(where, "unknown flags " + std::to_string(flags));
+        if (const auto shift = h.get<std::uint32_t>(f::chunk_shift); shift < min_chunk_shift || shift > max_chunk_shift)
+            reject_field(where, "chunks of 2^" + std::to_string(shift) + " bytes (this bloomkit reads 2^" +
+                                    std::to_string(min_chunk_shift) + " to 2^" + std::to_string(max_chunk_shift) + ")");
+    }
     return h;
 }
 
-/// A file (or byte buffer) must end exactly where the payload does.
-inline void check_file_size(std::uint64_t payload_size, std::uint64_t file_size, const std::string& where) {
-    const std::uint64_t expected = file_header_size + payload_size;
-    if (payload_size > UINT64_MAX - file_header_size || file_size < expected)
+
+
+/// A file (or byte buffer) must end exactly where the payload (and its trailer) does.
+inline void check_file_size(const file_header& h, std::uint64_t file_size, const std::string& where) {
+    const std::uint64_t trailer = trailer_bytes(h.version, h.payload_size, h.chunk_shift);
+    if (h.payload_size > UINT64_MAX - file_header_size - trailer || file_size < file_header_size + h.payload_size + trailer)
         reject(format_errc::truncated, where,
-               "truncated: " + byte_count(file_size) + ", but the header announces " + std::to_string(expected));
-    if (file_size > expected) reject_field(where, std::to_string(file_size - expected) + " unexpected bytes after the payload");
+               "truncated: " + byte_count(file_size) + ", but the header announces " +
+                   std::to_string(file_header_size + h.payload_size + trailer));
+    const std::uint64_t expected = file_header_size + h.payload_size + trailer;
+    if (file_size > expected) reject_field(where, std::to_string(file_size - expected) + " unexpected bytes after the filter");
 }
 
-/// Requires the extra bytes [from, 120) to be zero (reserved for later versions).
+/// Requires the kind's unused extra bytes, from `from` on, to be zero (reserved for later
+/// versions): up to the header checksum in version 1, up to the flags in version 2.
 inline void check_reserved(const header_bytes& h, std::size_t from, const std::string& where) {
-    for (std::size_t i = from; i < header_field::header_checksum; ++i)
+    const std::size_t end = h.get<std::uint16_t>(header_field::version) >= 2 ? header_field::flags : header_field::header_checksum;
+    for (std::size_t i = from; i < end; ++i)
         if (h.bytes[i] != std::byte{0}) reject_field(where, "reserved byte " + std::to_string(i) + " is not zero");
 }
 
-/// Seals a header: magic, version, size and the checksum over everything before it.
+/// Seals a header in the current version: magic, version, size and the checksum over
+/// everything before it.
 inline void seal(header_bytes& h) noexcept {
     namespace f = header_field;
     std::memcpy(h.bytes.data() + f::magic, file_magic.data(), file_magic.size());

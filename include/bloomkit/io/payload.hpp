@@ -3,14 +3,13 @@
 // (payload_sink). Payloads are little-endian whatever the machine (docs/FORMAT.md); both ends
 // convert, so codecs see native words.
 //
-// Writing makes one pass over the filter's words. Each chunk is first copied to a staging
-// buffer, then checksummed and written from there, so the checksum covers exactly the bytes
-// written even while other threads insert into the filter (insert(key, concurrent)): every word
-// is read once, atomically, and a word that changes after its copy simply is not in this file.
-// A key inserted during the save may or may not be in it; the file always loads.
+// Writing makes one pass over the filter's words. Each piece is first copied to a staging
+// buffer, then checksummed (by chunks, io/chunks.hpp) and written from there, so the checksums
+// cover exactly the bytes written even while other threads insert into the filter
+// (insert(key, concurrent)): every word is read once, atomically, and a word that changes after
+// its copy simply is not in this file. A key inserted during the save may or may not be in it;
+// the file always loads.
 #pragma once
-
-#include <xxhash.h>
 
 #include <algorithm>
 #include <atomic>
@@ -25,6 +24,7 @@
 
 #include "bloomkit/detail/endian.hpp"
 #include "bloomkit/detail/word_storage.hpp"
+#include "bloomkit/io/chunks.hpp"
 
 namespace bloomkit::detail {
 
@@ -76,15 +76,13 @@ private:
 
 /// Where a codec writes a payload, piece by piece in order: words (converted to little-endian)
 /// and raw bytes (tables the codec already encoded). Forwards every byte to `write` exactly
-/// once and checksums exactly what it forwarded.
+/// once and checksums exactly what it forwarded, chunk by chunk.
 class payload_sink {
 public:
     using writer = std::function<void(std::span<const std::byte>)>;
 
-    explicit payload_sink(writer write) : write_(std::move(write)), state_(XXH3_createState(), &XXH3_freeState) {
-        if (!state_) throw std::bad_alloc();
-        XXH3_64bits_reset(state_.get());
-    }
+    payload_sink(writer write, std::uint32_t chunk_shift)
+        : write_(std::move(write)), checksums_(std::make_unique<chunk_checksums>(chunk_shift)) {}
 
     /// The words, snapshotted a chunk at a time (see the top of this file). 32- and 64-bit
     /// words (the kinds that can change while being saved) are read with relaxed atomic loads,
@@ -114,7 +112,7 @@ public:
     /// Bytes already in their final form.
     void bytes(std::span<const std::byte> piece) {
         if (piece.empty()) return;
-        XXH3_64bits_update(state_.get(), piece.data(), piece.size());
+        checksums_->update(piece);
         write_(piece);
         size_ += piece.size();
     }
@@ -125,14 +123,15 @@ public:
         for (; count > 0; count -= std::min(count, sizeof none)) bytes(std::span<const std::byte>(none, std::min(count, sizeof none)));
     }
 
-    [[nodiscard]] std::uint64_t checksum() const noexcept { return XXH3_64bits_digest(state_.get()); }
+    /// The chunk table of everything written (io/chunks.hpp); call once, at the end.
+    [[nodiscard]] std::vector<std::byte> chunk_table() { return checksums_->table(); }
     [[nodiscard]] std::uint64_t size() const noexcept { return size_; }
 
 private:
     static constexpr std::size_t staging_bytes = std::size_t{1} << 16;
 
     writer write_;
-    std::unique_ptr<XXH3_state_t, decltype(&XXH3_freeState)> state_;
+    std::unique_ptr<chunk_checksums> checksums_;  // on the heap: XXH3's state wants 64-byte alignment
     std::vector<std::byte> staging_;
     std::uint64_t size_ = 0;
 };

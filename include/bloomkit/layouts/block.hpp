@@ -25,7 +25,7 @@ namespace bloomkit {
 class block_layout : public detail::blocked_layout<block_layout, std::uint64_t, 8> {
 public:
     static constexpr bloom_layout id = bloom_layout::block;
-    static constexpr hash_algorithm default_hash = hash_algorithm::xxh3_128;
+    static constexpr hash_algorithm default_hash = default_hash_algorithm;
     static constexpr std::uint32_t probe_multiplier = 0x9e3779b9U;
 
     explicit block_layout(bloom_geometry g) : blocked_layout(g) {}

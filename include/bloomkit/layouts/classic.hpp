@@ -26,7 +26,7 @@ class classic_layout {
 public:
     using word_type = std::uint64_t;
     static constexpr bloom_layout id = bloom_layout::classic;
-    static constexpr hash_algorithm default_hash = hash_algorithm::xxh3_128;
+    static constexpr hash_algorithm default_hash = default_hash_algorithm;
 
     /// Where a key's probes go: the digest itself, unfolded probe by probe.
     using probe = digest;

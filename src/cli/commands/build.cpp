@@ -22,6 +22,7 @@
 #include "support/common_options.hpp"
 #include "support/filter_files.hpp"
 #include "support/filter_work.hpp"
+#include "support/keys.hpp"
 #include "support/writer_lock.hpp"
 
 namespace bloomkit::cli {
@@ -38,6 +39,7 @@ struct build_options {
     std::string output;
     std::vector<std::string> inputs;
     std::string threads = "0";
+    std::string key = "text";
     bool no_wait = false;
 };
 
@@ -75,11 +77,23 @@ any_filter build_filter(const kind_request& request, line_reader& lines, const b
                         filter_options hashing) {
     if constexpr (!insertable<F>) {
         // A static filter: every key first (the blocks own the bytes the views point into).
+        const key_format format = parse_key_format(options.key);
         std::vector<line_block> blocks;
-        std::vector<std::string_view> keys;
-        lines.read_blocks([&](line_block&& block) { blocks.push_back(std::move(block)); });
-        for (const line_block& block : blocks) split_lines(block.text(), keys);
-        return F(keys, hashing);
+        std::vector<std::string_view> texts;
+        std::vector<std::uint64_t> numbers;
+        lines.read_blocks([&](line_block&& block) {
+            const std::size_t first = texts.size();
+            split_lines(block.text(), texts);
+            if (format != key_format::text) {
+                with_keys(std::span<const std::string_view>(texts).subspan(first), format, block.origin, [&](auto keyed) {
+                    if constexpr (std::is_same_v<typename decltype(keyed)::value_type, std::uint64_t>)
+                        numbers.insert(numbers.end(), keyed.begin(), keyed.end());
+                });
+            }
+            blocks.push_back(std::move(block));
+        });
+        if (format == key_format::text) return F(texts, hashing);
+        return F(numbers, hashing);
     } else {
         // Without -n the lines are counted first: inputs that are not regular files (stdin,
         // pipes, FIFOs) are spooled so they can be read twice.
@@ -96,7 +110,7 @@ any_filter build_filter(const kind_request& request, line_reader& lines, const b
                                        "an empty filter for that many keys)");
         }
         any_filter made = kind_traits<F>::make(n, p, request, hashing);
-        insert_lines(made, lines, parse_threads(options.threads));
+        insert_lines(made, lines, parse_key_format(options.key), parse_threads(options.threads));
         return made;
     }
 }
@@ -136,6 +150,7 @@ action build_command(CLI::App& command) {
         ->capture_default_str();
     command.add_option("-o,--output", options->output, "Filter file to write (replaced atomically); '-' for stdout")->required();
     command.add_option("inputs", options->inputs, "Input files; '-' or none reads stdin");
+    add_key_option(command, options->key);
     add_thread_option(command, options->threads);
     add_no_wait_option(command, options->no_wait);
     return [options] { return run_build(*options); };

@@ -14,6 +14,7 @@
 #include "commands/commands.hpp"
 #include "support/filter_files.hpp"
 #include "support/filter_work.hpp"
+#include "support/keys.hpp"
 #include "support/output.hpp"
 
 namespace bloomkit::cli {
@@ -25,11 +26,13 @@ struct check_options {
     bool absent = false;
     bool count = false;
     bool no_verify = false;
+    std::string key = "text";
 };
 
 int run_check(const check_options& options) {
     if (is_standard_stream(options.filter) && (options.inputs.empty() || std::ranges::count(options.inputs, "-") > 0))
         throw invalid_argument("the filter and the lines cannot both come from standard input: name a file for one of them");
+    const key_format keys = parse_key_format(options.key);
     line_reader lines(options.inputs);
     const filter_input opened(options.filter);
     if (!options.no_verify) opened.verify();
@@ -40,9 +43,9 @@ int run_check(const check_options& options) {
     progress shown("checking");
     std::visit(
         [&](const auto& filter) {
-            lines.read([&](std::span<const std::string_view> batch) {
+            lines.read([&](std::span<const std::string_view> batch, const line_origin& origin) {
                 answers.resize(batch.size());
-                filter.contains(batch.begin(), batch.end(), answers.begin());
+                with_keys(batch, keys, origin, [&](auto keyed) { filter.contains(keyed.begin(), keyed.end(), answers.begin()); });
                 for (std::size_t i = 0; i < batch.size(); ++i) {
                     const bool maybe = answers[i] != 0;
                     (maybe ? present : absent) += 1;
@@ -66,6 +69,7 @@ action check_command(CLI::App& command) {
     command.add_option("inputs", options->inputs, "Input files; '-' or none reads stdin");
     command.add_flag("--absent", options->absent, "Print the lines certainly NOT in the filter instead");
     command.add_flag("--count", options->count, "Print only the totals: present and absent lines");
+    add_key_option(command, options->key);
     command.add_flag("--no-verify", options->no_verify,
                     "Skip the payload checksum (instant start on a huge filter; corruption goes unnoticed)");
     return [options] { return run_check(*options); };

@@ -116,7 +116,7 @@ int run_info(const info_options& options) {
     const std::vector<field> fields = builder.take();
     opened.require_unchanged();
     const double keys = h.approximate_count();
-    const std::uint64_t file_bytes = h.payload_offset + h.payload_size;
+    const std::uint64_t file_bytes = h.file_size();
 
     if (options.json) {
         std::string members = fmt::format("\"file\": {}, \"format_version\": {}, \"kind\": {}, \"bytes\": {}, \"file_bytes\": {}, "

@@ -16,6 +16,7 @@
 
 #include "commands/commands.hpp"
 #include "support/common_options.hpp"
+#include "support/keys.hpp"
 #include "support/filter_files.hpp"
 #include "support/filter_work.hpp"
 #include "support/writer_lock.hpp"
@@ -26,10 +27,12 @@ namespace {
 struct remove_options {
     std::string filter;
     std::vector<std::string> inputs;
+    std::string key = "text";
     bool no_wait = false;
 };
 
 int run_remove(const remove_options& options) {
+    const key_format keys = parse_key_format(options.key);
     line_reader lines(options.inputs);
     const writer_lock lock(options.filter, options.no_wait);
     any_filter filter = load<any_filter>(options.filter);
@@ -42,8 +45,10 @@ int run_remove(const remove_options& options) {
                                         "filters can (bloomkit build --kind counting|cuckoo)",
                                         options.filter, kind_name<F>()));
             } else {
-                lines.read([&](std::span<const std::string_view> batch) {
-                    for (const std::string_view line : batch) (f.remove(line) ? removed : refused) += 1;
+                lines.read([&](std::span<const std::string_view> batch, const line_origin& origin) {
+                    with_keys(batch, keys, origin, [&](auto keyed) {
+                        for (const auto& key : keyed) (f.remove(key) ? removed : refused) += 1;
+                    });
                 });
             }
         },
@@ -71,6 +76,7 @@ action remove_command(CLI::App& command) {
         "Exit status: 0 every line removed, 1 some line refused (or no line given), 2 error.");
     command.add_option("filter", options->filter, "Filter file (replaced atomically)")->required();
     command.add_option("inputs", options->inputs, "Input files; '-' or none reads stdin");
+    add_key_option(command, options->key);
     add_no_wait_option(command, options->no_wait);
     return [options] { return run_remove(*options); };
 }

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "bloomkit/any_filter.hpp"
+#include "keys.hpp"
 #include "line_reader.hpp"
 #include "progress.hpp"
 #include "work_queue.hpp"
@@ -69,8 +70,8 @@ inline bool twins_fit(std::uint64_t bytes, unsigned threads) {
 /// hold: further copies are not needed (the line is present) and not an error. It does not
 /// skip a line that merely tests present: that line may be a false positive, and removing it
 /// later would then take another line's only fingerprint.
-template <insertable F>
-void insert_batch(F& filter, std::span<const std::string_view> batch) {
+template <insertable F, class Key>
+void insert_batch(F& filter, std::span<const Key> batch) {
     if constexpr (std::is_same_v<F, cuckoo_filter>) {
         thread_local std::vector<cuckoo_insert_status> statuses;
         statuses.clear();
@@ -89,7 +90,7 @@ void insert_batch(F& filter, std::span<const std::string_view> batch) {
 /// and no two cores fight over a cache line. (One filter shared through atomic OR measured
 /// twice as slow as a single thread: every locked OR pulls the line across cores.)
 template <mergeable_by_twins F>
-void insert_lines_in_parallel(F& filter, line_reader& lines, unsigned threads, progress& shown) {
+void insert_lines_in_parallel(F& filter, line_reader& lines, key_format keys, unsigned threads, progress& shown) {
     std::vector<F> twins;
     for (unsigned i = 0; i < threads; ++i) twins.push_back(empty_twin(filter));
     work_queue<line_block> blocks(2 * threads);
@@ -102,7 +103,7 @@ void insert_lines_in_parallel(F& filter, line_reader& lines, unsigned threads, p
             try {
                 batch.clear();
                 split_lines(block->text(), batch);
-                insert_batch(twins[worker], batch);
+                with_keys(batch, keys, block->origin, [&](auto keyed) { insert_batch(twins[worker], keyed); });
             } catch (...) {
                 const std::lock_guard lock(failure_mutex);
                 if (!failure) failure = std::current_exception();
@@ -137,7 +138,7 @@ void insert_lines_in_parallel(F& filter, line_reader& lines, unsigned threads, p
 
 /// Inserts every line of `lines` (bulk, pipelined) with `threads` threads (parse_threads());
 /// kinds that cannot be merged exactly, and filters too big to copy, use one.
-inline void insert_lines(any_filter& filter, line_reader& lines, unsigned threads) {
+inline void insert_lines(any_filter& filter, line_reader& lines, key_format keys, unsigned threads) {
     progress shown("adding");
     std::visit(
         [&](auto& f) {
@@ -148,12 +149,12 @@ inline void insert_lines(any_filter& filter, line_reader& lines, unsigned thread
             } else {
                 if constexpr (mergeable_by_twins<F>) {  // the fixed-size kinds that count their keys
                     if (threads > 1 && twins_fit(f.size_in_bytes(), threads)) {
-                        insert_lines_in_parallel(f, lines, threads, shown);
+                        insert_lines_in_parallel(f, lines, keys, threads, shown);
                         return;
                     }
                 }
-                lines.read([&](std::span<const std::string_view> batch) {
-                    insert_batch(f, batch);
+                lines.read([&](std::span<const std::string_view> batch, const line_origin& origin) {
+                    with_keys(batch, keys, origin, [&](auto keyed) { insert_batch(f, keyed); });
                     shown.update(lines.bytes_read());
                 });
             }

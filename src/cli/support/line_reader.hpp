@@ -25,10 +25,18 @@
 
 namespace bloomkit::cli {
 
+/// Where a run of lines comes from, for messages about one of them: its input, and the number
+/// of its first line there (from 1).
+struct line_origin {
+    const std::string* input = nullptr;
+    std::uint64_t first_line = 1;
+};
+
 /// A run of complete lines read from one input, owning its bytes.
 struct line_block {
     std::vector<char> buffer;
     std::size_t size = 0;  // bytes of buffer holding the lines
+    line_origin origin;
     [[nodiscard]] std::string_view text() const noexcept { return {buffer.data(), size}; }
 };
 
@@ -51,11 +59,11 @@ public:
     line_reader(const line_reader&) = delete;
     line_reader& operator=(const line_reader&) = delete;
 
-    using batch_handler = std::function<void(std::span<const std::string_view> lines)>;
+    using batch_handler = std::function<void(std::span<const std::string_view> lines, const line_origin& origin)>;
     using block_handler = std::function<void(line_block&& block)>;
 
-    /// Calls `handle` with consecutive batches of lines until every input is read. The views
-    /// are valid only during the call.
+    /// Calls `handle` with consecutive batches of lines, and where they come from, until every
+    /// input is read. The views are valid only during the call.
     void read(const batch_handler& handle);
 
     /// Calls `handle` with consecutive blocks of whole lines. `recycle`, if given, supplies the
