@@ -7,6 +7,8 @@ packages=(
     cmake make g++           # the build
     libxxhash-dev            # XXH3 / XXH64 (header-only use)
     libcli11-dev libfmt-dev  # the bloomkit command
+    zlib1g-dev libzstd-dev pkg-config  # the command reads gzip and zstd inputs
+    gzip zstd                # the tests compress inputs
     googletest libgtest-dev  # tests
     clang libclang-rt-14-dev # make test also builds with Clang; libFuzzer and its sanitizers
     libbloom-dev             # the benchmark program's baseline, libbloom (built with everything)

@@ -54,12 +54,25 @@ using bytes = std::vector<unsigned char>;
 
 constexpr std::size_t header_size = 128;
 
+/// The version written (2), and the oldest still read (1).
+constexpr std::uint16_t format_version = 2, version_1 = 1;
+/// Version 2 checksums the payload by chunks of 2^16 bytes (64 KiB), and reads 2^12 to 2^30.
+constexpr std::uint32_t default_chunk_shift = 16, min_chunk_shift = 12, max_chunk_shift = 30;
+
 /// The header fields every kind shares, and the kind-specific slots by their generic names.
+/// Version 2: the payload checksum field is 0, the kind's extra bytes are [96, 112), then the
+/// flags and the chunk shift. Version 1: the payload's checksum at 88, the extra bytes [96, 120).
 namespace field {
 constexpr std::size_t version = 8, header_size = 10, kind = 12, variant = 14, hash = 15, seed = 16, parameter64 = 24,
                       parameter32a = 32, parameter32b = 36, expected_keys = 40, target_fpr = 48, inserted_count = 56,
                       parameter_aux = 64, payload_offset = 72, payload_size = 80, payload_checksum = 88, extra = 96,
-                      header_checksum = 120;
+                      flags = 112, chunk_shift = 116, header_checksum = 120;
+/// Where the kind's extra bytes end: version 2, and version 1.
+constexpr std::size_t extra_end = flags, extra_end_v1 = header_checksum;
+}
+/// The bits of the flags (version 2).
+namespace flag {
+constexpr std::uint32_t interrupted_update = 1;
 }
 // What each kind keeps in the kind-specific bytes.
 namespace bloom_field {
@@ -177,10 +190,73 @@ inline void reseal(bytes& data) {
     put_le(data, field::header_checksum, XXH3_64bits(data.data(), field::header_checksum), 8);
 }
 
-/// Recomputes the payload checksum (XXH3-64 of the bytes after the header, at offset 88). The
-/// header checksum must be recomputed after it.
+// --- Chunks and versions ----------------------------------------------------------------------
+
+/// How many chunks of 2^shift bytes a payload has (the last may be shorter; none if empty).
+constexpr std::uint64_t chunk_count(std::uint64_t payload_size, std::uint32_t shift = default_chunk_shift) {
+    return (payload_size + (std::uint64_t{1} << shift) - 1) >> shift;
+}
+
+/// The bytes after a version 2 payload: one checksum per chunk, and the table's own.
+constexpr std::uint64_t trailer_size(std::uint64_t payload_size, std::uint32_t shift = default_chunk_shift) {
+    return 8 * chunk_count(payload_size, shift) + 8;
+}
+
+/// The payload size the header announces.
+inline std::uint64_t announced_payload(const bytes& file) { return get_le(file, field::payload_size, 8); }
+
+/// The chunk table of `payload` as docs/FORMAT.md spells it: XXH3-64 (seed 0) of each chunk of
+/// 2^shift bytes, little-endian, then XXH3-64 of those entries.
+inline bytes chunk_table(const unsigned char* payload, std::size_t size, std::uint32_t shift = default_chunk_shift) {
+    const std::size_t chunk = std::size_t{1} << shift;
+    bytes table;
+    for (std::size_t at = 0; at < size; at += chunk) {
+        table.resize(table.size() + 8);
+        put_le(table, table.size() - 8, XXH3_64bits(payload + at, std::min(chunk, size - at)), 8);
+    }
+    const std::uint64_t own = XXH3_64bits(table.data(), table.size());
+    table.resize(table.size() + 8);
+    put_le(table, table.size() - 8, own, 8);
+    return table;
+}
+
+/// Rewrites what vouches for the payload (the first `payload_size` bytes after the header, as
+/// the header announces it), as a forger would: in version 2 the chunk table, at the header's
+/// chunk shift, replacing whatever followed the payload; in version 1 the payload checksum at 88
+/// (of all the bytes after the header). The header checksum must be recomputed after it.
 inline void reseal_payload(bytes& data) {
-    put_le(data, field::payload_checksum, XXH3_64bits(data.data() + header_size, data.size() - header_size), 8);
+    if (get_le(data, field::version, 2) == version_1) {
+        put_le(data, field::payload_checksum, XXH3_64bits(data.data() + header_size, data.size() - header_size), 8);
+        return;
+    }
+    const auto payload = static_cast<std::size_t>(announced_payload(data));
+    data.resize(header_size + payload);
+    const bytes table =
+        chunk_table(data.data() + header_size, payload, static_cast<std::uint32_t>(get_le(data, field::chunk_shift, 4)));
+    data.insert(data.end(), table.begin(), table.end());
+}
+
+/// A version 2 file made a version 1 file of the same filter, as bloomkit 0.1 wrote it: version
+/// 1, the payload's XXH3-64 at 88, bytes 112..119 (flags, chunk shift) cleared, no chunk table,
+/// the header resealed. Version 1 knows hash algorithms 1 and 2 only: the caller sees to that.
+inline bytes to_version_1(const bytes& v2) {
+    bytes v1 = v2;
+    const auto payload = static_cast<std::size_t>(announced_payload(v2));
+    v1.resize(header_size + payload);
+    put_le(v1, field::version, version_1, 2);
+    put_le(v1, field::payload_checksum, XXH3_64bits(v1.data() + header_size, payload), 8);
+    put_le(v1, field::flags, 0, 4);
+    put_le(v1, field::chunk_shift, 0, 4);
+    reseal(v1);
+    return v1;
+}
+
+/// The same version 2 file, its payload checksummed by chunks of 2^shift bytes instead.
+inline bytes rechunked(bytes file, std::uint32_t shift) {
+    put_le(file, field::chunk_shift, shift, 4);
+    reseal_payload(file);
+    reseal(file);
+    return file;
 }
 
 /// Bytes [from, to) are all zero.

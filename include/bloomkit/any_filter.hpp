@@ -11,6 +11,7 @@
 //     std::visit([](const auto& filter) { ... }, f);
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -228,6 +229,56 @@ auto with_requested_type(const kind_request& r, double p, Visit&& visit) {
     if (!known) throw invalid_argument("unknown kind '" + r.kind + "': choose " + kinds);
     if (!made) throw invalid_argument("no " + r.kind + " filter matches these options");
     if constexpr (!std::is_void_v<result>) return std::move(*made);
+}
+
+// --- Sizing by memory: the plans searched ----------------------------------------------------
+
+/// The lowest target FPR at which a filter of type F for `n` keys fits in `bytes`, to a relative
+/// precision of 0.1% (a bisection of log p over F's plans, which grow as p shrinks). Throws
+/// invalid_argument when even p = 1/2 does not fit.
+template <class F>
+[[nodiscard]] double fpr_for_memory(double n, std::uint64_t bytes, const kind_request& request = {}) {
+    const auto fits = [&](double p) {
+        try {
+            return kind_traits<F>::plan(n, p, request).bytes <= bytes;
+        } catch (const invalid_argument&) {
+            return false;  // out of this kind's reach
+        }
+    };
+    double loose = 0.5, tight = 1e-15;
+    if (!fits(loose))
+        throw invalid_argument("a " + kind_traits<F>::flags() + " filter for " + detail::show_number(n) + " keys does not fit in " +
+                               std::to_string(bytes) + " bytes at any useful false-positive rate");
+    if (fits(tight)) return tight;
+    while (std::log(loose / tight) > 1e-3) {  // loose fits, tight does not
+        const double middle = std::sqrt(loose * tight);
+        (fits(middle) ? loose : tight) = middle;
+    }
+    return loose;
+}
+
+/// The most keys a filter of type F at target FPR p can be sized for within `bytes` (a
+/// bisection over F's plans, which grow with n). Throws invalid_argument when not even one key
+/// fits.
+template <class F>
+[[nodiscard]] std::uint64_t keys_for_memory(double p, std::uint64_t bytes, const kind_request& request = {}) {
+    const auto fits = [&](double n) {
+        try {
+            return kind_traits<F>::plan(n, p, request).bytes <= bytes;
+        } catch (const invalid_argument&) {
+            return false;
+        }
+    };
+    if (!fits(1))
+        throw invalid_argument("not even one key fits a " + kind_traits<F>::flags() + " filter of " + std::to_string(bytes) +
+                               " bytes at p = " + detail::show_number(p));
+    double low = 1, high = 2;
+    while (fits(high) && high < 0x1p62) low = high, high *= 2;
+    while (high - low > 1) {
+        const double middle = std::floor((low + high) / 2);
+        (fits(middle) ? low : high) = middle;
+    }
+    return static_cast<std::uint64_t>(low);
 }
 
 // --- Opening a filter of any kind --------------------------------------------------------

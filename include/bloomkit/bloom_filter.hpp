@@ -127,6 +127,14 @@ public:
     /// Starts loading the memory a digest's key touches (before contains_digest/insert_digest).
     void prefetch_digest(const digest& d) const noexcept { layout_.prefetch(words_.data(), layout_.locate(d)); }
 
+    /// Calls visit(first_word, word_count) for each run of words() the key of digest `d` has its
+    /// bits in — its block, or a word per probe for classic: what inserting it may change, for
+    /// callers that keep a copy of the words elsewhere in step (a file updated in place).
+    template <class Visit>
+    void for_each_word_range(const digest& d, Visit visit) const {
+        layout_.for_each_word_range(layout_.locate(d), visit);
+    }
+
     // --- Bulk: pipelined (hash a batch, prefetch, then touch memory) -------------------------
 
     /// Inserts every key of [first, last); returns how many were new.
@@ -139,6 +147,22 @@ public:
         requires hashable_key<std::iter_value_t<It>>
     size_type insert(It first, Sentinel last, concurrent_t) {
         return insert_many<detail::atomic_access>(first, last);
+    }
+
+    /// Inserts every key of [first, last), in order, writing insert(key)'s answer (was it new?)
+    /// for each to `out` — a key repeated later in the range is not new the second time. Returns
+    /// the output iterator past the last answer.
+    template <std::forward_iterator It, std::sentinel_for<It> Sentinel, std::output_iterator<bool> Out>
+        requires hashable_key<std::iter_value_t<It>>
+    Out insert(It first, Sentinel last, Out out) {
+        word_type* words = words_.mutable_data();
+        size_type keys = 0;
+        pipeline(first, last, [&](const auto& probes) {
+            for (const auto& p : probes) *out++ = layout_.template set<detail::plain_access>(words, p);
+            keys += probes.size();
+        });
+        count_inserted<detail::plain_access>(keys);
+        return out;
     }
 
     /// Writes contains(key, concurrent) for every key of [first, last) to `out`, in order.

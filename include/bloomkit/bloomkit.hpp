@@ -10,6 +10,7 @@
 //   io/bkf.hpp          to_bytes / from_bytes, save / load on streams
 //   any_filter.hpp      the list of kinds; a filter whose kind is known at run time
 //   file.hpp            save / load / map on paths
+//   file_update.hpp     adding keys to a Bloom filter file in place
 #pragma once
 
 #include "bloomkit/any_filter.hpp"
@@ -19,6 +20,7 @@
 #include "bloomkit/cuckoo_filter.hpp"
 #include "bloomkit/error.hpp"
 #include "bloomkit/file.hpp"
+#include "bloomkit/file_update.hpp"
 #include "bloomkit/hash.hpp"
 #include "bloomkit/io/bkf.hpp"
 #include "bloomkit/options.hpp"

@@ -17,6 +17,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -72,9 +73,26 @@ void save(const Filter& filter, const std::filesystem::path& path) {
     });
 }
 
+/// save(), for a writer that holds a lock on the file (flock) and must keep holding one on what
+/// replaces it: `before_replacing` is called with the descriptor of the new file, complete and
+/// flushed, before it takes the path — time to lock it (a lock taken after the rename could be
+/// beaten to by another writer).
+template <storable_filter Filter>
+void save(const Filter& filter, const std::filesystem::path& path, const std::function<void(int descriptor)>& before_replacing) {
+    detail::replace_file(path, [&](const detail::file_descriptor& file) {
+        detail::write_bkf(filter,
+                          [&](std::span<const std::byte> piece) { detail::write_all(file, path, piece.data(), piece.size()); });
+        before_replacing(file.get());
+    });
+}
+
 /// Saves whichever filter `filter` holds.
 inline void save(const any_filter& filter, const std::filesystem::path& path) {
     std::visit([&](const auto& f) { save(f, path); }, filter);
+}
+inline void save(const any_filter& filter, const std::filesystem::path& path,
+                 const std::function<void(int descriptor)>& before_replacing) {
+    std::visit([&](const auto& f) { save(f, path, before_replacing); }, filter);
 }
 
 /// The header of a filter file, validated (without reading or verifying the payload).

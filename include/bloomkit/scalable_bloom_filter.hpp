@@ -113,22 +113,24 @@ public:
         requires hashable_key<std::iter_value_t<It>>
     size_type insert(It first, Sentinel last) {
         size_type added = 0;
-        bulk_scratch scratch;
-        while (first != last) {
-            hash_chunk(first, last, scratch);
-            // The stages before the newest do not change while the chunk goes in: they answer
-            // for all of it first. The keys none of them holds then go through insert(key)'s
-            // logic from the newest stage on, one by one and in order.
-            const std::size_t settled = stages_.size() - 1;
-            mark_held(std::span<const stage_type>(stages_).first(settled), scratch);
-            const std::span<const std::uint32_t> fresh(scratch.pending);
-            for (std::size_t j = 0; j < fresh.size(); ++j) {
-                if (j + prefetch_distance < fresh.size())
-                    stages_.back().prefetch_digest(scratch.digests[fresh[j + prefetch_distance]]);
-                added += insert_hashed(scratch.digests[fresh[j]], settled) ? 1 : 0;
-            }
-        }
+        insert_each(first, last, [&](std::size_t, bool fresh) { added += fresh ? 1 : 0; });
         return added;
+    }
+
+    /// Inserts every key of [first, last), in order, writing insert(key)'s answer (was it new?)
+    /// for each to `out`; returns the output iterator past the last answer.
+    template <std::forward_iterator It, std::sentinel_for<It> Sentinel, std::output_iterator<bool> Out>
+        requires hashable_key<std::iter_value_t<It>>
+    Out insert(It first, Sentinel last, Out out) {
+        std::vector<char> answers;
+        insert_each(first, last, [&](std::size_t key, bool fresh) {
+            if (key >= answers.size()) answers.resize(key + 1, 0);
+            answers[key] = fresh ? 1 : 0;
+        }, [&] {
+            for (const char answer : answers) *out++ = answer != 0;
+            answers.clear();
+        });
+        return out;
     }
 
     // --- Whole-filter operations -------------------------------------------------------------
@@ -335,6 +337,30 @@ private:
         if (!is_full(stages_.back()) && !read_only()) return stages_.back().insert_digest(d);
         require_writable();  // before anything changes: a mapped filter neither grows nor changes
         return open_stage().insert_digest(d);  // a new stage: every bit was clear
+    }
+
+    // The bulk insert: calls answer(index in the chunk, was new) for every key, then
+    // chunk_done() after each chunk (keys are answered out of order within a chunk).
+    template <class It, class Sentinel, class Answer, class ChunkDone = void (*)()>
+    void insert_each(It& first, Sentinel last, Answer answer, ChunkDone chunk_done = [] {}) {
+        bulk_scratch scratch;
+        while (first != last) {
+            hash_chunk(first, last, scratch);
+            // The stages before the newest do not change while the chunk goes in: they answer
+            // for all of it first. The keys none of them holds then go through insert(key)'s
+            // logic from the newest stage on, one by one and in order.
+            const std::size_t settled = stages_.size() - 1;
+            mark_held(std::span<const stage_type>(stages_).first(settled), scratch);
+            for (std::size_t i = 0; i < scratch.held.size(); ++i)
+                if (scratch.held[i]) answer(i, false);
+            const std::span<const std::uint32_t> fresh(scratch.pending);
+            for (std::size_t j = 0; j < fresh.size(); ++j) {
+                if (j + prefetch_distance < fresh.size())
+                    stages_.back().prefetch_digest(scratch.digests[fresh[j + prefetch_distance]]);
+                answer(fresh[j], insert_hashed(scratch.digests[fresh[j]], settled));
+            }
+            chunk_done();
+        }
     }
 
     // Keys a bulk operation hashes ahead, then answers stage by stage (see the top of this

@@ -149,9 +149,11 @@ check_cond "file_size_limit_is_an_error: no file" "file created" test ! -e "$W/t
 no_temp_files "file_size_limit_is_an_error: no temporary file left" "$W"
 
 if unshare -rm true 2>/dev/null; then
+    # A counting filter: it is rewritten (a Bloom filter's add in place needs no new space).
     mkdir "$W/small-disk"
-    cp "$F" "$W/small.bf"
-    run unshare -rm bash -c "mount -t tmpfs -o size=200k none '$W/small-disk' && cp '$W/small.bf' '$W/small-disk/f.bf' &&
+    need_kind_filter counting
+    cp "$T/filters/kind-counting.bf" "$W/small.bf"
+    run unshare -rm bash -c "mount -t tmpfs -o size=$(($(stat -c %s "$W/small.bf") * 3 / 2)) none '$W/small-disk' && cp '$W/small.bf' '$W/small-disk/f.bf' &&
         '$B' add '$W/small-disk/f.bf' '$OTHERS'; rc=\$?; cmp -s '$W/small.bf' '$W/small-disk/f.bf' || rc=99;
         ls -a '$W/small-disk' | grep -c tmp- >&2; exit \$rc"
     check_cond "full_disk_is_an_error -> 2, the old file intact" "exit $RC; stderr: $(err_line)" test $RC -eq 2
@@ -174,59 +176,81 @@ check_cond "failed_thread_start_is_an_error_not_a_hang -> 2 (or 0 if the threads
 # ---------------------------------------------------------------------------------------------
 # Signals and kill -9: the target is the old file or the complete new one, and nothing is left
 
+# An add into a Bloom filter updates it in place; interrupted, the file holds every key it held
+# before and either verifies or says that an update was interrupted, and the next add seals it
+# again. A rewrite (here: a counting filter) leaves the old file or the complete new one.
+need_kind_filter counting
 for signal in TERM INT HUP; do
-    cp "$F" "$W/signal.bf"
-    before=$(cksum <"$W/signal.bf")
-    "$B" add "$W/signal.bf" "$OTHERS" "$OTHERS" "$OTHERS" 2>/dev/null &
-    pid=$!
-    sleep 0.05
-    kill -s $signal $pid 2>/dev/null
-    wait $pid
-    after=$(cksum <"$W/signal.bf")
-    run "$B" info --verify "$W/signal.bf"
-    check_rc "interrupted_add_leaves_a_valid_file (SIG$signal): it verifies" 0
-    if [[ $before != "$after" ]]; then  # killed after the new file was in place: it is complete
-        run "$B" check --count "$W/signal.bf" "$OTHERS"
-        check_eq "interrupted_add_leaves_a_valid_file (SIG$signal): the new file holds every added line" $N \
-            "$(count_of "$OUT" present)"
-    fi
-    no_temp_files "interrupted_add_leaves_no_temporary_file (SIG$signal)" "$W"
+    for target in "$F" "$T/filters/kind-counting.bf"; do
+        cp "$target" "$W/signal.bf"
+        before=$(cksum <"$W/signal.bf")
+        "$B" add "$W/signal.bf" "$OTHERS" "$OTHERS" "$OTHERS" 2>/dev/null &
+        pid=$!
+        sleep 0.05
+        kill -s $signal $pid 2>/dev/null
+        wait $pid
+        label="interrupted_add_loses_no_key (SIG$signal, $(basename "$target"))"
+        run "$B" info --verify "$W/signal.bf"
+        check_cond "$label: verifies, or says an update was interrupted" "exit $RC; $(err_line)" \
+            test $RC -eq 0 -o \( $RC -eq 2 -a -n "$(grep -l 'update in place was interrupted' "$ERR")" \)
+        run "$B" check --no-verify --count "$W/signal.bf" "$KEYS"
+        check_eq "$label: every key it held is found" $N "$(count_of "$OUT" present)"
+        if [[ $(cksum <"$W/signal.bf") != "$before" && $target != "$F" ]]; then
+            run "$B" check --count "$W/signal.bf" "$OTHERS"
+            check_eq "$label: a rewritten file is the complete new one" $N "$(count_of "$OUT" present)"
+        fi
+        run "$B" add "$W/signal.bf" /dev/null
+        run "$B" info --verify "$W/signal.bf"
+        check_rc "$label: the next add seals it again" 0
+        no_temp_files "$label: no temporary file left" "$W"
+    done
 done
 
-# The crash test: kill -9 at random moments of build and add.
-crash_failures=0 crash_new=0
+# The crash test: kill -9 at random moments of build, of add in place (a Bloom filter) and of
+# add by rewrite (a counting filter). Afterwards every key the file held is there, the file
+# verifies (or, after an add in place, says the update was interrupted, and the next add seals
+# it), a rewritten file is the old one or the complete new one, and no temporary is left.
+crash_failures=0 crash_new=0 crash_interrupted=0
+crash_fail() {
+    crash_failures=$((crash_failures + 1))
+    echo "# crash trial $1: $2"
+}
 for ((trial = 1; trial <= CRASH_TRIALS; trial++)); do
-    cp "$F" "$W/crash.bf"
-    before=$(cksum <"$W/crash.bf")
-    if ((trial % 2)); then
-        "$B" add "$W/crash.bf" "$OTHERS" 2>/dev/null &
-    else
-        "$B" build -n 200000 -o "$W/crash.bf" "$OTHERS" "$KEYS" 2>/dev/null &
-    fi
+    case $((trial % 3)) in
+        0) target=$F; cp "$F" "$W/crash.bf"; "$B" add "$W/crash.bf" "$OTHERS" 2>/dev/null & ;;
+        1) target=$T/filters/kind-counting.bf; cp "$target" "$W/crash.bf"; "$B" add "$W/crash.bf" "$OTHERS" 2>/dev/null & ;;
+        2) target=$F; cp "$F" "$W/crash.bf"; "$B" build -n 200000 -o "$W/crash.bf" "$OTHERS" "$KEYS" 2>/dev/null & ;;
+    esac
     pid=$!
+    before=$(cksum <"$target")
     sleep "0.0$((RANDOM % 10))$((RANDOM % 10))"
     kill -9 $pid 2>/dev/null
     wait $pid 2>/dev/null
-    if ! "$B" info --verify "$W/crash.bf" >/dev/null 2>&1; then
-        crash_failures=$((crash_failures + 1))
-        echo "# crash trial $trial: the file does not verify"
-    elif [[ $(cksum <"$W/crash.bf") != "$before" ]]; then
+    if ! "$B" info --verify "$W/crash.bf" >/dev/null 2>"$W/crash-err"; then
+        if grep -q 'update in place was interrupted' "$W/crash-err"; then
+            crash_interrupted=$((crash_interrupted + 1))
+            "$B" add "$W/crash.bf" /dev/null 2>/dev/null
+            "$B" info --verify "$W/crash.bf" >/dev/null 2>&1 || crash_fail $trial "an interrupted add was not sealed again"
+        else
+            crash_fail $trial "the file does not verify: $(head -c 160 "$W/crash-err")"
+        fi
+    fi
+    "$B" check --no-verify --count "$W/crash.bf" "$KEYS" >"$W/crash-count" 2>/dev/null
+    [[ $(count_of "$W/crash-count" present) == $N ]] || crash_fail $trial "a key the file held is missing"
+    if [[ $((trial % 3)) -ne 0 && $(cksum <"$W/crash.bf") != "$before" ]]; then
         crash_new=$((crash_new + 1))
         "$B" check --count "$W/crash.bf" "$OTHERS" >"$W/crash-count" 2>/dev/null
-        if [[ $(count_of "$W/crash-count" present) != $N ]]; then
-            crash_failures=$((crash_failures + 1))
-            echo "# crash trial $trial: a new file that misses keys"
-        fi
+        [[ $(count_of "$W/crash-count" present) == $N ]] || crash_fail $trial "a new file that misses keys"
     fi
     left=$(cd "$W" && compgen -G '.*.tmp-*' | head -n 1)
     if [[ -n $left ]]; then
-        crash_failures=$((crash_failures + 1))
-        echo "# crash trial $trial: left behind $left"
+        crash_fail $trial "left behind $left"
         rm -f "$W"/.*.tmp-*
     fi
 done
-echo "# crash test: $CRASH_TRIALS trials, $crash_new killed after the new file was in place"
-check_eq "kill_9_at_random_moments: $CRASH_TRIALS trials, every file old or complete and verified, no temporary left" \
+echo "# crash test: $CRASH_TRIALS trials; $crash_new rewrites killed after the new file was in place;" \
+    "$crash_interrupted adds in place interrupted"
+check_eq "kill_9_at_random_moments: $CRASH_TRIALS trials, no key lost, every file verified or sealed again, no temporary left" \
     0 "$crash_failures"
 
 finish

@@ -14,11 +14,14 @@
 //     determinism, and that to_bytes, a seekable stream and a pipe all write exactly the file;
 //     header_of is read_header without the checksum; filters concatenated in one stream read
 //     back in order;
-//   - damage: the same damaged bytes (every flipped header bit, flipped payload bytes, every
-//     truncation, trailing bytes, an empty input, a foreign signature, another version) are
-//     rejected for the same reason by every reader — file, map, buffer, stream, pipe, any_filter;
-//   - forged headers (the checksums recomputed, as a forger would), one field at a time, and
-//     files of the wrong kind (every type against every other);
+//   - damage: the same damaged bytes (every flipped header bit, flipped payload bytes, a damaged
+//     chunk table, every truncation, trailing bytes, an empty input, a foreign signature, another
+//     version) are rejected for the same reason by every reader — file, map, buffer, stream,
+//     pipe, any_filter;
+//   - version 2's chunk table (payloads of several chunks, other chunk sizes) and its flags (an
+//     interrupted update in place); version 1 files, still read and answering as they did;
+//   - forged headers (the checksums recomputed, as a forger would), one field at a time, in
+//     version 2 and version 1 files, and files of the wrong kind (every type against every other);
 //   - operating-system errors: missing files, directories, failed replacements, broken streams.
 
 #include <gtest/gtest.h>
@@ -75,7 +78,8 @@ static_assert(field::version == hf::version && field::header_size == hf::header_
               field::target_fpr == hf::target_fpr && field::inserted_count == hf::inserted_count &&
               field::parameter_aux == hf::parameter_aux && field::payload_offset == hf::payload_offset &&
               field::payload_size == hf::payload_size && field::payload_checksum == hf::payload_checksum &&
-              field::extra == hf::extra && field::header_checksum == hf::header_checksum);
+              field::extra == hf::extra && field::flags == hf::flags && field::chunk_shift == hf::chunk_shift &&
+              field::header_checksum == hf::header_checksum);
 static_assert(bloom_field::layout == hf::layout && bloom_field::bits == hf::bits && bloom_field::hashes == hf::hashes &&
               bloom_field::block_bits == hf::block_bits && bloom_field::set_bits == hf::set_bits);
 namespace se = bloomkit::detail::scalable_entry;
@@ -84,6 +88,10 @@ static_assert(stage_entry::size == se::size && stage_entry::bits == se::bits && 
               stage_entry::inserted_count == se::inserted_count && stage_entry::set_bits == se::set_bits &&
               stage_entry::offset == se::offset);
 static_assert(header_size == bloomkit::file_header_size);
+static_assert(format_version == bloomkit::file_format_version && version_1 == bloomkit::oldest_readable_version);
+static_assert(default_chunk_shift == bloomkit::default_chunk_shift && min_chunk_shift == bloomkit::min_chunk_shift &&
+              max_chunk_shift == bloomkit::max_chunk_shift);
+static_assert(flag::interrupted_update == bloomkit::update_in_progress);
 
 // --- Keys ------------------------------------------------------------------------------------
 
@@ -227,10 +235,10 @@ struct bloom_kind {
         EXPECT_EQ(get_le(file, bloom_field::hashes, 4), f.hash_count());
         EXPECT_EQ(get_le(file, bloom_field::block_bits, 4), bloomkit::block_bits(Filter::layout()));
         EXPECT_EQ(get_le(file, bloom_field::set_bits, 8), f.set_bit_count());
-        EXPECT_TRUE(zero_bytes(file, field::extra, field::header_checksum));
+        EXPECT_TRUE(zero_bytes(file, field::extra, field::extra_end));
         // The payload is the words, little-endian (classic: the last one padded with zero bits).
         const auto words = f.words();
-        EXPECT_EQ(file.size(), header_size + words.size() * sizeof(typename Filter::word_type));
+        EXPECT_EQ(announced_payload(file), words.size() * sizeof(typename Filter::word_type));
         EXPECT_EQ(mismatched_words(file, header_size, words), 0U);
     }
 
@@ -333,8 +341,8 @@ struct kind_of<bloomkit::counting_bloom_filter> {
         EXPECT_EQ(get_le(file, counting_field::counters_per_block, 4), 128U);
         EXPECT_EQ(get_le(file, counting_field::nonzero, 8), f.nonzero_counter_count());
         EXPECT_EQ(get_le(file, counting_field::counter_bits, 4), 4U);
-        EXPECT_TRUE(zero_bytes(file, 100, 120));
-        EXPECT_EQ(file.size() - header_size, f.counter_count() / 2);
+        EXPECT_TRUE(zero_bytes(file, 100, field::extra_end));
+        EXPECT_EQ(announced_payload(file), f.counter_count() / 2);
         EXPECT_EQ(mismatched_words(file, header_size, f.words()), 0U);
     }
 
@@ -472,8 +480,8 @@ struct kind_of<bloomkit::cuckoo_filter> {
         EXPECT_EQ(get_le(file, cuckoo_field::stored, 8), f.size());
         EXPECT_EQ(get_le(file, cuckoo_field::stash_bucket, 8), f.stash().bucket);
         EXPECT_EQ(get_le(file, cuckoo_field::stash_fingerprint, 4), f.stash().fingerprint);
-        EXPECT_TRUE(zero_bytes(file, 100, 120));
-        EXPECT_EQ(file.size() - header_size, bloomkit::cuckoo_word_count(f.geometry()) * 8);
+        EXPECT_TRUE(zero_bytes(file, 100, field::extra_end));
+        EXPECT_EQ(announced_payload(file), bloomkit::cuckoo_word_count(f.geometry()) * 8);
         EXPECT_EQ(mismatched_words(file, header_size, f.words()), 0U);
     }
 
@@ -593,8 +601,7 @@ struct kind_of<bloomkit::scalable_bloom_filter> {
         EXPECT_EQ(get_le(file, scalable_field::reserved32, 4), 0U);
         EXPECT_EQ(get_le(file, scalable_field::reserved64, 8), 0U);
         EXPECT_EQ(get_double(file, scalable_field::growth), f.growth());
-        EXPECT_EQ(get_double(file, scalable_field::tightening), f.tightening());
-        EXPECT_TRUE(zero_bytes(file, 112, 120));
+        EXPECT_EQ(get_double(file, scalable_field::tightening), f.tightening());  // the extra bytes, to 112
 
         // The stage table, then each stage's words at a 64-byte aligned offset, back to back.
         std::uint64_t next = f.stage_count() * stage_entry::size;
@@ -617,7 +624,7 @@ struct kind_of<bloomkit::scalable_bloom_filter> {
             EXPECT_EQ(mismatched_words(file, header_size + offset, s.words()), 0U);
             next = offset + s.size_in_bytes();
         }
-        EXPECT_EQ(file.size(), header_size + next) << "the file ends with the last stage";
+        EXPECT_EQ(announced_payload(file), next) << "the payload ends with the last stage";
     }
 
     static void expect_mutators_refuse(const filter& mapped, const sample<filter>& s) {
@@ -722,8 +729,8 @@ struct fuse_kind {
         EXPECT_EQ(get_le(file, fuse_field::keys, 8), f.size());
         EXPECT_EQ(get_le(file, fuse_field::construction_seed, 8), f.construction_seed());
         EXPECT_EQ(get_le(file, fuse_field::segment_count, 8), f.segment_count());
-        EXPECT_TRUE(zero_bytes(file, 104, 120));
-        EXPECT_EQ(file.size() - header_size, f.array_length() * sizeof(typename Fuse::fingerprint_type));
+        EXPECT_TRUE(zero_bytes(file, 104, field::extra_end));
+        EXPECT_EQ(announced_payload(file), f.array_length() * sizeof(typename Fuse::fingerprint_type));
         EXPECT_EQ(mismatched_words(file, header_size, f.fingerprints()), 0U);
     }
 
@@ -753,6 +760,14 @@ const sample<Filter>& sample_named(std::string_view name) {
     for (const auto& s : samples<Filter>())
         if (s.name == name) return s;
     throw std::logic_error("no sample named " + std::string(name));
+}
+
+/// The first sample of Filter a version 1 file can hold: one hashed with algorithm 1 or 2.
+template <class Filter>
+const sample<Filter>& version_1_sample() {
+    for (const auto& s : samples<Filter>())
+        if (s.filter.hash_function().algorithm() != hash_algorithm::xxh3_mix) return s;
+    throw std::logic_error("no sample of " + kind_of<Filter>::test_name() + " hashes as version 1 can");
 }
 
 /// A filter of another kind than Filter, for streams that mix kinds.
@@ -821,6 +836,8 @@ void expect_same_header(const file_header& actual, const file_header& expected, 
     if (checksum) {
         EXPECT_EQ(actual.payload_checksum, expected.payload_checksum);
     }
+    EXPECT_EQ(actual.flags, expected.flags);
+    EXPECT_EQ(actual.chunk_shift, expected.chunk_shift);
     EXPECT_EQ(actual.layout, expected.layout);
     EXPECT_EQ(actual.geometry, expected.geometry);
     EXPECT_EQ(actual.set_bits, expected.set_bits);
@@ -897,7 +914,8 @@ private:
 
 /// When damaged bytes are caught: by the header checks (every reader, read_header included),
 /// only when the filter is assembled from the payload (read_header accepts them), or only by
-/// the payload checksum (read_header and map accept them; verify() does not).
+/// the payload's check — its checksums, or the interrupted-update flag (read_header and map
+/// accept them; verify() does not).
 enum class caught { by_header, by_assembly, by_payload_checksum };
 
 /// How every reader must reject some bytes.
@@ -1265,17 +1283,27 @@ TYPED_TEST(Bkf, HeaderDescribesTheFile) {
         ASSERT_GE(file.size(), header_size);
 
         const file_header h = bloomkit::read_header(path);
-        EXPECT_EQ(h.version, 1U);
+        EXPECT_EQ(h.version, format_version);
         EXPECT_EQ(h.kind, TestFixture::traits::code);
         EXPECT_EQ(h.filter_name(), TestFixture::traits::display_name());
         EXPECT_EQ(h.hash, s.filter.hash_function().algorithm());
         EXPECT_EQ(h.seed, s.filter.hash_function().seed());
         EXPECT_EQ(h.payload_offset, header_size);
-        EXPECT_EQ(h.payload_size, file.size() - header_size);
-        EXPECT_EQ(h.payload_checksum, XXH3_64bits(file.data() + header_size, file.size() - header_size));
+        EXPECT_EQ(h.payload_size, bloomkit::header_of(s.filter).payload_size);  // the kind's checks: expect_header
+        EXPECT_EQ(h.payload_checksum, 0U) << "version 2 checksums the payload by chunks";
+        EXPECT_EQ(h.flags, 0U);
+        EXPECT_EQ(h.chunk_shift, default_chunk_shift);
+
+        // The header, the payload, the chunk table: nothing else.
+        const std::uint64_t payload = h.payload_size;
+        ASSERT_EQ(file.size(), header_size + payload + 8 * chunk_count(payload) + 8);
+        EXPECT_EQ(file.size() - header_size - payload, trailer_size(payload));
+        const bytes table = chunk_table(file.data() + header_size, payload);
+        EXPECT_TRUE(std::equal(table.begin(), table.end(), file.begin() + static_cast<std::ptrdiff_t>(header_size + payload)))
+            << "the chunk table";
 
         EXPECT_TRUE(std::equal(bloomkit::file_magic.begin(), bloomkit::file_magic.end(), file.begin()));
-        EXPECT_EQ(get_le(file, field::version, 2), 1U);
+        EXPECT_EQ(get_le(file, field::version, 2), format_version);
         EXPECT_EQ(get_le(file, field::header_size, 2), header_size);
         EXPECT_EQ(get_le(file, field::kind, 2), static_cast<std::uint64_t>(TestFixture::traits::code));
         EXPECT_EQ(file[field::hash], static_cast<unsigned>(s.filter.hash_function().algorithm()));
@@ -1284,8 +1312,10 @@ TYPED_TEST(Bkf, HeaderDescribesTheFile) {
         EXPECT_EQ(get_double(file, field::target_fpr), h.target_fpr);
         EXPECT_EQ(get_le(file, field::inserted_count, 8), h.inserted_count);
         EXPECT_EQ(get_le(file, field::payload_offset, 8), header_size);
-        EXPECT_EQ(get_le(file, field::payload_size, 8), file.size() - header_size);
-        EXPECT_EQ(get_le(file, field::payload_checksum, 8), h.payload_checksum);
+        EXPECT_EQ(get_le(file, field::payload_size, 8), payload);
+        EXPECT_EQ(get_le(file, field::payload_checksum, 8), 0U);
+        EXPECT_EQ(get_le(file, field::flags, 4), 0U);
+        EXPECT_EQ(get_le(file, field::chunk_shift, 4), default_chunk_shift);
         EXPECT_EQ(get_le(file, field::header_checksum, 8), XXH3_64bits(file.data(), field::header_checksum));
         EXPECT_EQ(h.payload_offset % 64, 0U) << "the payload is 64-byte aligned";
 
@@ -1318,7 +1348,7 @@ TYPED_TEST(Bkf, BuffersAndStreamsHoldExactlyTheFilesBytes) {
         EXPECT_EQ(from_library(bloomkit::to_bytes(s.filter)), file);
         EXPECT_EQ(from_library(bloomkit::to_bytes(any_filter(s.filter))), file);
         {
-            std::stringstream stream;  // seekable: the header is written last, over a placeholder
+            std::stringstream stream;  // seekable, yet written in one pass as well
             bloomkit::save(s.filter, stream);
             EXPECT_EQ(from_string(stream.str()), file);
             EXPECT_EQ(static_cast<std::streamoff>(stream.tellp()), static_cast<std::streamoff>(file.size()))
@@ -1331,7 +1361,7 @@ TYPED_TEST(Bkf, BuffersAndStreamsHoldExactlyTheFilesBytes) {
             EXPECT_EQ(from_string(stream.str()), concatenated(from_string("prefix"), file));
         }
         {
-            pipe_buf pipe;  // not seekable: the payload is held until its checksum is known
+            pipe_buf pipe;  // not seekable: header, payload, chunk table, in order
             std::ostream stream(&pipe);
             bloomkit::save(s.filter, stream);
             EXPECT_EQ(pipe.output(), file);
@@ -1401,7 +1431,8 @@ TYPED_TEST(Bkf, FlippedPayloadBytesAreDetectedAlike) {
         if (s.filter.size_in_bytes() == 0) continue;  // the empty fuse filter has no payload
         SCOPED_TRACE(s.name);
         const bytes good = saved_bytes(this->dir_, s.filter);
-        const std::size_t payload = good.size() - header_size;
+        const std::size_t payload = announced_payload(good);
+        ASSERT_EQ(chunk_count(payload), 1U) << "the samples fit one chunk (MultiChunkPayloads has more)";
         // A scalable filter's payload starts with its stage table, which a map reads (unverified)
         // to find the stages: damage there is an invalid field to a map, if not a checksum
         // mismatch to verify().
@@ -1409,16 +1440,60 @@ TYPED_TEST(Bkf, FlippedPayloadBytesAreDetectedAlike) {
                                       ? stage_entry::size * get_le(good, scalable_field::stages, 4)
                                       : 0;
         std::vector<std::size_t> offsets = {header_size, header_size + table, header_size + payload / 2,
-                                            good.size() - 1};
+                                            header_size + payload - 1};
         std::ranges::sort(offsets);
         offsets.erase(std::unique(offsets.begin(), offsets.end()), offsets.end());
+        const std::string chunk = "payload checksum mismatch in chunk 0 of 1 (bytes 128 to " +
+                                  std::to_string(header_size + payload) + ")";
         for (const std::size_t at : offsets) {
             SCOPED_TRACE("byte " + std::to_string(at));
             bytes damaged = good;
             damaged.at(at) ^= 0x10;
-            rejection r{format_errc::payload_checksum, "payload checksum", caught::by_payload_checksum};
+            rejection r{format_errc::payload_checksum, chunk, caught::by_payload_checksum};
             if (at < header_size + table) r.map_reason = format_errc::invalid_field;
             expect_every_reader_rejects<TypeParam>(this->dir_, damaged, r);
+        }
+    }
+}
+
+TYPED_TEST(Bkf, DamagedChunkTablesAreDetectedAlike) {
+    // After the payload: each chunk's checksum, then the table's own. Damage to either is a
+    // payload checksum error (a map opens, and verify() finds it); a chunk checksum forged along
+    // with the table's names its chunk.
+    for (const auto& s : samples<TypeParam>()) {
+        SCOPED_TRACE(s.name);
+        const bytes good = saved_bytes(this->dir_, s.filter);
+        const std::size_t payload = announced_payload(good);
+        const std::size_t table = header_size + payload;  // where the chunk table starts
+        const std::size_t entries = chunk_count(payload);
+        ASSERT_EQ(good.size(), table + 8 * entries + 8);
+        const rejection table_mismatch{format_errc::payload_checksum, "the chunk table does not match its checksum",
+                                       caught::by_payload_checksum};
+        {
+            SCOPED_TRACE("the table's checksum");
+            bytes damaged = good;
+            damaged.back() ^= 0x01;
+            expect_every_reader_rejects<TypeParam>(this->dir_, damaged, table_mismatch);
+        }
+        if (entries == 0) {
+            // An empty payload has no chunks: the table is its checksum alone, of no entries.
+            EXPECT_EQ(get_le(good, table, 8), XXH3_64bits(nullptr, 0));
+            continue;
+        }
+        {
+            SCOPED_TRACE("chunk 0's checksum");
+            bytes damaged = good;
+            damaged.at(table) ^= 0x80;
+            expect_every_reader_rejects<TypeParam>(this->dir_, damaged, table_mismatch);
+        }
+        {
+            SCOPED_TRACE("chunk 0's checksum, the table's recomputed");
+            bytes damaged = good;
+            put_le(damaged, table, get_le(damaged, table, 8) + 1, 8);
+            put_le(damaged, damaged.size() - 8, XXH3_64bits(damaged.data() + table, 8 * entries), 8);
+            expect_every_reader_rejects<TypeParam>(
+                this->dir_, damaged,
+                {format_errc::payload_checksum, "payload checksum mismatch in chunk 0 of 1", caught::by_payload_checksum});
         }
     }
 }
@@ -1458,7 +1533,7 @@ TYPED_TEST(Bkf, TrailingBytesAreRejectedByFilesAndBuffersButLeftInAStream) {
             const bytes longer = concatenated(good, trailer);
             expect_files_and_buffers_reject<TypeParam>(
                 this->dir_, longer,
-                {format_errc::invalid_field, std::to_string(extra) + " unexpected bytes after the payload"});
+                {format_errc::invalid_field, std::to_string(extra) + " unexpected bytes after the filter"});
             // A stream is read up to the end of the filter, and what follows is left in it.
             std::istringstream stream(as_string(longer));
             expect_same_filter(bloomkit::load<TypeParam>(stream), s);
@@ -1493,10 +1568,17 @@ TYPED_TEST(Bkf, ForeignBytesAreNotABloomkitFilter) {
 
 TYPED_TEST(Bkf, OtherFormatVersionsAreUnsupported) {
     const bytes good = saved_bytes(this->dir_, samples<TypeParam>().front().filter);
-    bytes newer = good;
-    put_le(newer, field::version, 2, 2);
-    reseal(newer);
-    expect_every_reader_rejects<TypeParam>(this->dir_, newer, {format_errc::unsupported_version, "upgrade"});
+    for (const std::uint64_t version : {3, 4, 0xffff}) {
+        SCOPED_TRACE("version " + std::to_string(version));
+        bytes newer = good;
+        put_le(newer, field::version, version, 2);
+        reseal(newer);
+        expect_every_reader_rejects<TypeParam>(this->dir_, newer, {format_errc::unsupported_version, "upgrade"});
+        expect_files_and_buffers_reject<TypeParam>(
+            this->dir_, newer,
+            {format_errc::unsupported_version,
+             "written in file format version " + std::to_string(version) + "; this bloomkit reads versions 1 to 2"});
+    }
 
     bytes older = good;
     put_le(older, field::version, 0, 2);
@@ -1506,6 +1588,162 @@ TYPED_TEST(Bkf, OtherFormatVersionsAreUnsupported) {
         (void)bloomkit::from_bytes<TypeParam>(as_span(older));
     } catch (const bloomkit::file_format_error& e) {
         EXPECT_FALSE(mentions(e.what(), "upgrade")) << "an older version needs no upgrade";
+    }
+}
+
+// --- Version 1 files, and updates in place
+
+TYPED_TEST(Bkf, Version1FilesStillLoadAndAnswerAsBefore) {
+    // A version 1 file (hash 1 or 2, the payload's checksum at 88, no chunk table) of each sample
+    // a version 1 file can hold: every reader opens it as the same filter, and saved again it is
+    // the version 2 file of that filter, hash algorithm kept.
+    std::size_t tried = 0;
+    for (const auto& s : samples<TypeParam>()) {
+        if (s.filter.hash_function().algorithm() == hash_algorithm::xxh3_mix) continue;  // not in version 1
+        SCOPED_TRACE(s.name);
+        ++tried;
+        const bytes v2 = saved_bytes(this->dir_, s.filter);
+        const bytes v1 = to_version_1(v2);
+        ASSERT_EQ(v1.size(), header_size + announced_payload(v2)) << "no chunk table";
+        const auto path = this->dir_ / "version_1.bkf";
+        write_bytes(path, v1);
+
+        // The header: version 1, its checksum at 88, otherwise the version 2 file's.
+        const file_header h = bloomkit::read_header(path);
+        EXPECT_EQ(h.version, 1U);
+        EXPECT_EQ(h.hash, s.filter.hash_function().algorithm());
+        EXPECT_EQ(h.payload_checksum, XXH3_64bits(v1.data() + header_size, v1.size() - header_size));
+        EXPECT_EQ(h.flags, 0U);
+        file_header expected = bloomkit::read_header(as_span(v2));
+        expected.version = 1;
+        expected.payload_checksum = h.payload_checksum;
+        expected.chunk_shift = h.chunk_shift;  // no such field in version 1
+        expect_same_header(h, expected, true);
+        expect_same_header(bloomkit::read_header(as_span(v1)), expected, true);
+
+        // Every reader: the same filter, the same answers.
+        expect_same_filter(bloomkit::load<TypeParam>(path), s);
+        expect_holds_same_filter(bloomkit::load<any_filter>(path), s);
+        {
+            const auto mapped = bloomkit::map<TypeParam>(path);
+            expect_same_filter(mapped.filter(), s);
+            EXPECT_EQ(mapped.header().version, 1U);
+            EXPECT_NO_THROW(mapped.verify());
+            const auto mapped_any = bloomkit::map<any_filter>(path);
+            expect_holds_same_filter(*mapped_any, s);
+            EXPECT_NO_THROW(mapped_any.verify());
+        }
+        expect_same_filter(bloomkit::from_bytes<TypeParam>(as_span(v1)), s);
+        expect_holds_same_filter(bloomkit::from_bytes<any_filter>(as_span(v1)), s);
+        {
+            // A stream of a version 1 filter, then a version 2 one: each read to its own end.
+            std::istringstream stream(as_string(concatenated(concatenated(v1, v2), from_string("tail"))));
+            expect_same_filter(bloomkit::load<TypeParam>(stream), s);
+            expect_holds_same_filter(bloomkit::load<any_filter>(stream), s);
+            EXPECT_EQ(std::string(std::istreambuf_iterator<char>(stream), {}), "tail");
+            pipe_buf pipe(concatenated(v1, from_string("tail")));
+            std::istream from_pipe(&pipe);
+            expect_same_filter(bloomkit::load<TypeParam>(from_pipe), s);
+            EXPECT_EQ(as_string(pipe.unread()), "tail");
+        }
+
+        // Saved again: version 2, the same hash code, exactly the version 2 file.
+        const auto again = this->dir_ / "again.bkf";
+        bloomkit::save(bloomkit::load<TypeParam>(path), again);
+        EXPECT_EQ(read_bytes(again), v2);
+        EXPECT_EQ(read_bytes(again).at(field::hash), static_cast<unsigned>(s.filter.hash_function().algorithm()));
+        bloomkit::save(bloomkit::map<TypeParam>(path).filter(), again);
+        EXPECT_EQ(read_bytes(again), v2);
+        EXPECT_EQ(from_library(bloomkit::to_bytes(bloomkit::from_bytes<TypeParam>(as_span(v1)))), v2);
+        const file_header resaved = bloomkit::header_of(bloomkit::load<TypeParam>(path));
+        EXPECT_EQ(resaved.version, 2U);
+        EXPECT_EQ(resaved.hash, s.filter.hash_function().algorithm());
+
+        // And it keeps working: modified after a load, it answers as the original modified alike.
+        auto loaded = bloomkit::load<TypeParam>(path);
+        auto original = s.filter;
+        EXPECT_EQ(TestFixture::traits::modify(loaded, s), TestFixture::traits::modify(original, s));
+        EXPECT_TRUE(loaded == original);
+    }
+    EXPECT_GE(tried, 1U) << "no sample hashes as a version 1 file can";
+}
+
+TYPED_TEST(Bkf, Version1FilesAreCheckedAsVersion1) {
+    const sample<TypeParam>& s = version_1_sample<TypeParam>();
+    const bytes v1 = to_version_1(saved_bytes(this->dir_, s.filter));
+    {
+        SCOPED_TRACE("hash 3: version 2's");
+        bytes forged = v1;
+        forged[field::hash] = 3;
+        reseal(forged);
+        expect_every_reader_rejects<TypeParam>(this->dir_, forged, {format_errc::invalid_field, "unknown hash algorithm 3"});
+    }
+    {
+        SCOPED_TRACE("the interrupted-update flag: a reserved byte in version 1");
+        bytes forged = v1;
+        put_le(forged, field::flags, flag::interrupted_update, 4);
+        reseal(forged);
+        expect_every_reader_rejects<TypeParam>(this->dir_, forged, {format_errc::invalid_field, "reserved byte 112"});
+    }
+    {
+        SCOPED_TRACE("a damaged payload");
+        bytes damaged = v1;
+        if (damaged.size() > header_size) {
+            damaged.back() ^= 0x02;
+            expect_every_reader_rejects<TypeParam>(this->dir_, damaged,
+                                                   {format_errc::payload_checksum, "payload checksum mismatch",
+                                                    caught::by_payload_checksum});
+        }
+    }
+    {
+        SCOPED_TRACE("cut short");
+        for (const std::size_t length : {header_size - 1, v1.size() - 1}) {
+            const bytes cut(v1.begin(), v1.begin() + static_cast<std::ptrdiff_t>(length));
+            expect_every_reader_rejects<TypeParam>(this->dir_, cut, {format_errc::truncated, "truncated"});
+        }
+    }
+}
+
+TYPED_TEST(Bkf, InterruptedUpdateIsReportedButTheMapOpens) {
+    // Flags bit 0: an update in place began and did not finish. Loading (file, buffer, stream)
+    // and verify() say so (interrupted_update, before any checksum); read_header and map open it.
+    const rejection interrupted{format_errc::interrupted_update, "an update in place was interrupted",
+                                caught::by_payload_checksum};
+    for (const auto& s : samples<TypeParam>()) {
+        SCOPED_TRACE(s.name);
+        bytes flagged = saved_bytes(this->dir_, s.filter);
+        put_le(flagged, field::flags, flag::interrupted_update, 4);
+        reseal(flagged);
+        EXPECT_EQ(bloomkit::read_header(as_span(flagged)).flags, flag::interrupted_update);
+        expect_every_reader_rejects<TypeParam>(this->dir_, flagged, interrupted);
+
+        // The map answers from the payload as it is (every key the file held before).
+        const auto path = this->dir_ / "flagged.bkf";
+        write_bytes(path, flagged);
+        {
+            const auto mapped = bloomkit::map<TypeParam>(path);
+            EXPECT_EQ(mapped.header().flags, flag::interrupted_update);
+            expect_same_filter(mapped.filter(), s);
+            expect_format_error("verify()", path.string(), format_errc::interrupted_update, {"bloomkit add"},
+                                [&] { mapped.verify(); });
+        }
+
+        // Half an update: some payload bits added, the chunk checksums not yet rewritten. Still
+        // an interrupted update, not a damaged file.
+        const std::size_t payload = announced_payload(flagged);
+        if (payload == 0) continue;
+        bytes half = flagged;
+        half.at(header_size + payload / 2) |= 0x41;
+        if (half == flagged) half.at(header_size + payload / 2) ^= 0x08;
+        expect_every_reader_rejects<TypeParam>(this->dir_, half, interrupted);
+
+        // Without the flag, the same bytes are a damaged file: the checksums no longer vouch.
+        bytes unflagged = half;
+        put_le(unflagged, field::flags, 0, 4);
+        reseal(unflagged);
+        expect_every_reader_rejects<TypeParam>(
+            this->dir_, unflagged,
+            {format_errc::payload_checksum, "payload checksum mismatch in chunk 0", caught::by_payload_checksum});
     }
 }
 
@@ -1641,10 +1879,37 @@ TYPED_TEST(Bkf, BrokenStreamsAreIoErrors) {
 
 // --- The documented example ------------------------------------------------------------------
 
-TEST(KnownAnswer, TheFormatDocumentsExampleByteForByte) {
-    // docs/FORMAT.md, "An annotated example": a block filter sized for 10 keys at 1% holding
-    // apple, banana and cherry (as `bloomkit build -n 10 -p 0.01` writes it).
-    const std::string hex =  // the rows of the xxd listing
+bytes from_hex(std::string_view hex) {
+    bytes out;
+    for (std::size_t i = 0; i + 1 < hex.size(); i += 2)
+        out.push_back(static_cast<unsigned char>(std::stoul(std::string(hex.substr(i, 2)), nullptr, 16)));
+    return out;
+}
+
+/// docs/FORMAT.md, "An annotated example": a block filter sized for 10 keys at 1% holding apple,
+/// banana and cherry, as `printf 'apple\nbanana\ncherry\n' | bloomkit build -n 10 -p 0.01 -o -`
+/// writes it: version 2, hash 3 (xxh3-mix), then the payload and its chunk table.
+bytes documented_example() {
+    return from_hex(  // the rows of the xxd listing
+        "89424c4d0d0a1a0a0200800001000203"
+        "00000000000000000002000000000000"
+        "06000000000200000a00000000000000"
+        "7b14ae47e17a843f0300000000000000"
+        "12000000000000008000000000000000"
+        "40000000000000000000000000000000"
+        "00000000000000000000000000000000"
+        "00000000100000003e1e8cfe41820432"
+        "00000000000000000000000010000000"
+        "00004000000000000002000000200000"
+        "002000000200901c0000000000000000"
+        "00000010000000000000000050080504"
+        "a7e8552098357b497e3a53ab059c95c6");
+}
+
+/// The same filter as bloomkit 0.1 wrote it (and FORMAT.md documented it): version 1, hash 1
+/// (XXH3-128), the payload's checksum at 88, no chunk table.
+bytes documented_version_1_example() {
+    return from_hex(
         "89424c4d0d0a1a0a0100800001000201"
         "00000000000000000002000000000000"
         "06000000000200000a00000000000000"
@@ -1656,20 +1921,263 @@ TEST(KnownAnswer, TheFormatDocumentsExampleByteForByte) {
         "00000000000000000000000010000000"
         "00004000000000000002000000200000"
         "002000000200901c0000000000000000"
-        "00000010000000000000000050080504";
-    bytes documented;
-    for (std::size_t i = 0; i < hex.size(); i += 2)
-        documented.push_back(static_cast<unsigned char>(std::stoul(hex.substr(i, 2), nullptr, 16)));
-    ASSERT_EQ(documented.size(), header_size + 64);
+        "00000010000000000000000050080504");
+}
+
+const std::vector<std::string>& fruit() {
+    static const std::vector<std::string> keys = {"apple", "banana", "cherry"};
+    return keys;
+}
+
+TEST(KnownAnswer, TheFormatDocumentsExampleByteForByte) {
+    const bytes documented = documented_example();
+    ASSERT_EQ(documented.size(), header_size + 64 + 8 + 8);  // one chunk: its checksum, the table's
 
     bloomkit::block_bloom_filter filter(10, 0.01);
-    for (const std::string key : {"apple", "banana", "cherry"}) filter.insert(key);
+    for (const std::string& key : fruit()) filter.insert(key);
+    EXPECT_EQ(filter.hash_function().algorithm(), hash_algorithm::xxh3_mix);
     EXPECT_EQ(from_library(bloomkit::to_bytes(filter)), documented);
+
+    // The annotations: payload checksum 0, flags 0, chunk shift 16, the chunk table.
+    EXPECT_EQ(get_le(documented, field::version, 2), 2U);
+    EXPECT_EQ(documented[field::hash], 3U);
+    EXPECT_EQ(get_le(documented, field::payload_checksum, 8), 0U);
+    EXPECT_EQ(get_le(documented, field::flags, 4), 0U);
+    EXPECT_EQ(get_le(documented, field::chunk_shift, 4), 16U);
+    EXPECT_EQ(get_le(documented, field::header_checksum, 8), 0x32048241fe8c1e3eULL);
+    EXPECT_EQ(get_le(documented, header_size + 64, 8), 0x497b35982055e8a7ULL);
+    EXPECT_EQ(get_le(documented, header_size + 64, 8), XXH3_64bits(documented.data() + header_size, 64));
+    EXPECT_EQ(get_le(documented, header_size + 72, 8), 0xc6959c05ab533a7eULL);
+    EXPECT_EQ(get_le(documented, header_size + 72, 8), XXH3_64bits(documented.data() + header_size + 64, 8));
 
     const auto loaded = bloomkit::from_bytes<bloomkit::block_bloom_filter>(as_span(documented));
     EXPECT_TRUE(loaded == filter);
-    for (const std::string key : {"apple", "banana", "cherry"}) EXPECT_TRUE(loaded.contains(key)) << key;
+    for (const std::string& key : fruit()) EXPECT_TRUE(loaded.contains(key)) << key;
     EXPECT_EQ(loaded.set_bit_count(), 18U);
+    EXPECT_EQ(loaded.hash_function().algorithm(), hash_algorithm::xxh3_mix);
+}
+
+TEST(KnownAnswer, TheVersion1ExampleStillLoadsAndAnswersAsBefore) {
+    // A file bloomkit 0.1 wrote, byte for byte.
+    const bytes v1 = documented_version_1_example();
+    ASSERT_EQ(v1.size(), header_size + 64);
+    const file_header h = bloomkit::read_header(as_span(v1));
+    EXPECT_EQ(h.version, 1U);
+    EXPECT_EQ(h.hash, hash_algorithm::xxh3_128);
+    EXPECT_EQ(h.payload_checksum, 0x497b35982055e8a7ULL);
+    EXPECT_EQ(h.flags, 0U);
+
+    bloomkit::block_bloom_filter legacy(10, 0.01, {.hash = hash_algorithm::xxh3_128});
+    for (const std::string& key : fruit()) legacy.insert(key);
+    const auto loaded = bloomkit::from_bytes<bloomkit::block_bloom_filter>(as_span(v1));
+    EXPECT_TRUE(loaded == legacy);
+    EXPECT_EQ(loaded.hash_function().algorithm(), hash_algorithm::xxh3_128) << "its hash algorithm is kept";
+    for (const std::string& key : fruit()) EXPECT_TRUE(loaded.contains(key)) << key;
+    EXPECT_EQ(loaded.set_bit_count(), 18U);
+    // The tests' conversion (to_version_1) makes exactly what bloomkit 0.1 wrote.
+    EXPECT_EQ(to_version_1(from_library(bloomkit::to_bytes(legacy))), v1);
+
+    // Saved again, it is a version 2 file that keeps hash 1. Byte keys hash alike under codes 1
+    // and 3, so its payload and chunk table are the version 2 example's.
+    const bytes again = from_library(bloomkit::to_bytes(loaded));
+    const bytes v2 = documented_example();
+    ASSERT_EQ(again.size(), v2.size());
+    EXPECT_EQ(get_le(again, field::version, 2), 2U);
+    EXPECT_EQ(again[field::hash], 1U);
+    EXPECT_EQ(get_le(again, field::payload_checksum, 8), 0U);
+    EXPECT_TRUE(std::equal(again.begin() + header_size, again.end(), v2.begin() + header_size));
+    bytes relabelled = again;  // the one difference in the header
+    relabelled[field::hash] = 3;
+    reseal(relabelled);
+    EXPECT_EQ(relabelled, v2);
+}
+
+// --- Payloads of several chunks ----------------------------------------------------------------
+
+/// A block filter of 200,000 keys: about 240 KB of payload, four 64 KiB chunks and a shorter one.
+const sample<bloomkit::block_bloom_filter>& large_sample() {
+    static const auto made = filled("large", bloomkit::block_bloom_filter(200'000, 0.01), key_range(0, 200'000));
+    return made;
+}
+
+class MultiChunk : public ::testing::Test {
+protected:
+    temp_dir dir_;
+};
+
+TEST_F(MultiChunk, EveryChunkHasItsChecksumInTheTable) {
+    using B = bloomkit::block_bloom_filter;
+    const auto& s = large_sample();
+    const bytes good = saved_bytes(dir_, s.filter);
+    const std::size_t payload = announced_payload(good);
+    const std::size_t chunk = std::size_t{1} << default_chunk_shift;
+    const std::size_t chunks = chunk_count(payload);
+    ASSERT_EQ(payload, s.filter.size_in_bytes());
+    ASSERT_GE(chunks, 3U);
+    ASSERT_NE(payload % chunk, 0U) << "the last chunk is meant to be shorter";
+    ASSERT_EQ(good.size(), header_size + payload + 8 * chunks + 8);
+    for (std::size_t i = 0; i < chunks; ++i) {
+        SCOPED_TRACE("chunk " + std::to_string(i));
+        const std::size_t size = std::min(chunk, payload - i * chunk);
+        EXPECT_EQ(get_le(good, header_size + payload + 8 * i, 8), XXH3_64bits(good.data() + header_size + i * chunk, size));
+    }
+    EXPECT_EQ(get_le(good, good.size() - 8, 8), XXH3_64bits(good.data() + header_size + payload, 8 * chunks));
+
+    // Every reader takes it whole.
+    const auto path = dir_ / "large.bkf";
+    write_bytes(path, good);
+    expect_same_filter(bloomkit::load<B>(path), s);
+    {
+        const auto mapped = bloomkit::map<B>(path);
+        expect_same_filter(mapped.filter(), s);
+        EXPECT_NO_THROW(mapped.verify());
+    }
+    expect_same_filter(bloomkit::from_bytes<B>(as_span(good)), s);
+    std::istringstream stream(as_string(concatenated(good, from_string("tail"))));
+    expect_same_filter(bloomkit::load<B>(stream), s);
+    EXPECT_EQ(std::string(std::istreambuf_iterator<char>(stream), {}), "tail");
+}
+
+TEST_F(MultiChunk, ADamagedChunkIsNamed) {
+    using B = bloomkit::block_bloom_filter;
+    const bytes good = saved_bytes(dir_, large_sample().filter);
+    const std::size_t payload = announced_payload(good);
+    const std::size_t chunk = std::size_t{1} << default_chunk_shift;
+    const std::size_t chunks = chunk_count(payload);
+    const auto named = [&](std::size_t i) {
+        const std::size_t from = header_size + i * chunk, to = header_size + std::min(payload, (i + 1) * chunk);
+        return "payload checksum mismatch in chunk " + std::to_string(i) + " of " + std::to_string(chunks) + " (bytes " +
+               std::to_string(from) + " to " + std::to_string(to) + ")";
+    };
+    ASSERT_EQ(named(1), "payload checksum mismatch in chunk 1 of " + std::to_string(chunks) + " (bytes 65664 to 131200)");
+    // A byte flipped in the second chunk, at its edges, and in the last (shorter) chunk.
+    const std::vector<std::pair<std::size_t, std::size_t>> flips = {
+        {header_size + chunk + 1000, 1}, {header_size + chunk, 1},           {header_size + 2 * chunk - 1, 1},
+        {header_size + chunk - 1, 0},    {header_size + payload - 1, chunks - 1}};
+    for (const auto& [at, in_chunk] : flips) {
+        SCOPED_TRACE("byte " + std::to_string(at));
+        bytes damaged = good;
+        damaged.at(at) ^= 0x04;
+        expect_every_reader_rejects<B>(dir_, damaged,
+                                       {format_errc::payload_checksum, named(in_chunk), caught::by_payload_checksum});
+    }
+    {
+        SCOPED_TRACE("chunk 2's checksum, the table's recomputed");
+        bytes damaged = good;
+        const std::size_t entry = header_size + payload + 8 * 2;
+        put_le(damaged, entry, get_le(damaged, entry, 8) ^ 1, 8);
+        put_le(damaged, damaged.size() - 8, XXH3_64bits(damaged.data() + header_size + payload, 8 * chunks), 8);
+        expect_every_reader_rejects<B>(dir_, damaged,
+                                       {format_errc::payload_checksum, named(2), caught::by_payload_checksum});
+    }
+    {
+        SCOPED_TRACE("chunk 3's checksum alone");
+        bytes damaged = good;
+        damaged.at(header_size + payload + 8 * 3) ^= 0x01;
+        expect_every_reader_rejects<B>(dir_, damaged,
+                                       {format_errc::payload_checksum, "the chunk table does not match its checksum",
+                                        caught::by_payload_checksum});
+    }
+    // Cut inside the chunk table: truncated, whatever reads it.
+    for (const std::size_t length : {header_size + payload, header_size + payload + 8 * chunks, good.size() - 1}) {
+        SCOPED_TRACE("length " + std::to_string(length));
+        const bytes cut(good.begin(), good.begin() + static_cast<std::ptrdiff_t>(length));
+        expect_every_reader_rejects<B>(dir_, cut, {format_errc::truncated, "truncated"});
+    }
+}
+
+TEST_F(MultiChunk, OtherChunkSizesAreRead) {
+    // Chunks of 2^12 to 2^30 bytes are read (the header says which); bloomkit writes 2^16.
+    using B = bloomkit::block_bloom_filter;
+    const auto& s = large_sample();
+    const bytes good = saved_bytes(dir_, s.filter);
+    const std::size_t payload = announced_payload(good);
+    for (const std::uint32_t shift : {12U, 13U, 17U, 18U, 30U}) {
+        SCOPED_TRACE("chunks of 2^" + std::to_string(shift));
+        const bytes file = rechunked(good, shift);
+        ASSERT_EQ(file.size(), header_size + payload + trailer_size(payload, shift));
+        const auto path = dir_ / "rechunked.bkf";
+        write_bytes(path, file);
+        EXPECT_EQ(bloomkit::read_header(path).chunk_shift, shift);
+        const auto loaded = bloomkit::load<B>(path);
+        expect_same_filter(loaded, s);
+        {
+            const auto mapped = bloomkit::map<B>(path);
+            EXPECT_EQ(mapped.header().chunk_shift, shift);
+            EXPECT_NO_THROW(mapped.verify());
+        }
+        expect_same_filter(bloomkit::from_bytes<B>(as_span(file)), s);
+        std::istringstream stream(as_string(concatenated(file, good)));
+        expect_same_filter(bloomkit::load<B>(stream), s);
+        expect_same_filter(bloomkit::load<B>(stream), s);
+        // Saved again, in the default chunks.
+        EXPECT_EQ(from_library(bloomkit::to_bytes(loaded)), good);
+    }
+    {
+        // In chunks of 4 KiB, a flipped byte at 100,000 bytes into the payload is in chunk 24.
+        const bytes file = rechunked(good, 12);
+        bytes damaged = file;
+        damaged.at(header_size + 100'000) ^= 0x20;
+        expect_every_reader_rejects<B>(
+            dir_, damaged,
+            {format_errc::payload_checksum,
+             "payload checksum mismatch in chunk 24 of " + std::to_string(chunk_count(payload, 12)) + " (bytes " +
+                 std::to_string(header_size + 24 * 4096) + " to " + std::to_string(header_size + 25 * 4096) + ")",
+             caught::by_payload_checksum});
+    }
+    // A table of other chunks than the header says: the file's size gives it away.
+    bytes mislabelled = good;
+    put_le(mislabelled, field::chunk_shift, 12, 4);
+    reseal(mislabelled);
+    expect_every_reader_rejects<B>(dir_, mislabelled, {format_errc::truncated, "truncated"});
+    put_le(mislabelled, field::chunk_shift, 18, 4);  // fewer chunks: the file is longer than that
+    reseal(mislabelled);
+    expect_files_and_buffers_reject<B>(dir_, mislabelled, {format_errc::invalid_field, "unexpected bytes after the filter"});
+}
+
+// --- Version 1's integer keys ----------------------------------------------------------------------
+
+TEST(Version1, IntegerKeysKeepTheirOwnWidth) {
+    // Version 1 hashed an integer as its bytes in its own width (hash 1, and 2 as Parquet does):
+    // 7 as an int32 and 7 as a uint64 were different keys. A version 1 file keeps its hash
+    // algorithm when loaded, so it answers exactly as it did; a filter of the default hash
+    // (version 2's) takes a value whatever its width.
+    const auto check = [](auto legacy) {
+        using Filter = decltype(legacy);
+        for (std::int32_t k = -250; k < 250; ++k) legacy.insert(k);
+        for (const std::string& key : fruit()) legacy.insert(key);
+        const bytes v1 = to_version_1(from_library(bloomkit::to_bytes(legacy)));
+        ASSERT_EQ(get_le(v1, field::version, 2), 1U);
+        for (const Filter& loaded :
+             {bloomkit::from_bytes<Filter>(as_span(v1)), std::get<Filter>(bloomkit::from_bytes<any_filter>(as_span(v1)))}) {
+            EXPECT_TRUE(loaded == legacy);
+            EXPECT_EQ(loaded.hash_function(), legacy.hash_function());
+            std::uint64_t as_int32 = 0, as_int64 = 0, as_uint16 = 0;
+            for (std::int32_t k = -250; k < 250; ++k) {
+                as_int32 += loaded.contains(k) ? 1 : 0;
+                as_int64 += loaded.contains(std::int64_t{k}) ? 1 : 0;
+                as_uint16 += loaded.contains(static_cast<std::int16_t>(k)) ? 1 : 0;
+                EXPECT_EQ(loaded.contains(std::int64_t{k}), legacy.contains(std::int64_t{k})) << k;
+            }
+            EXPECT_EQ(as_int32, 500U) << "every key as it was inserted";
+            EXPECT_LT(as_int64, 50U) << "the same values, 8 bytes wide, are other keys (false positives only)";
+            EXPECT_LT(as_uint16, 50U) << "and 2 bytes wide too";
+            for (const std::string& key : fruit()) EXPECT_TRUE(loaded.contains(key)) << key;
+        }
+    };
+    check(bloomkit::block_bloom_filter(1000, 0.01, {.hash = hash_algorithm::xxh3_128}));
+    check(bloomkit::classic_bloom_filter(1000, 0.01, {.hash = hash_algorithm::xxh3_128}));
+    check(bloomkit::split_block_bloom_filter(1000, 0.01));  // xxh64, Parquet's
+    check(bloomkit::block_bloom_filter(1000, 0.01, {.seed = 99, .hash = hash_algorithm::xxh64}));
+
+    // Version 2's default: a value is one key, whatever its width.
+    bloomkit::block_bloom_filter current(1000, 0.01);
+    for (std::int32_t k = -250; k < 250; ++k) current.insert(k);
+    const auto loaded = bloomkit::from_bytes<bloomkit::block_bloom_filter>(bloomkit::to_bytes(current));
+    for (std::int32_t k = -250; k < 250; ++k) {
+        EXPECT_TRUE(loaded.contains(std::int64_t{k})) << k;
+        EXPECT_TRUE(loaded.contains(static_cast<std::int16_t>(k))) << k;
+    }
 }
 
 // --- Forged headers: every kind's fields, one at a time ---------------------------------------
@@ -1696,6 +2204,14 @@ forgery forge(std::string name, std::function<void(bytes&)> change, rejection ex
     f.change = std::move(change);
     f.expected = std::move(expected);
     f.expect = &expect_every_reader_rejects<Filter>;
+    return f;
+}
+
+/// A forgery of a version 1 file (version_1_sample, as bloomkit 0.1 wrote it).
+template <class Filter>
+forgery forge_v1(std::string name, std::function<void(bytes&)> change, rejection expected) {
+    forgery f = forge<Filter>("v1_" + std::move(name), std::move(change), std::move(expected));
+    f.valid = [](const temp_dir& dir) { return to_version_1(saved_bytes(dir, version_1_sample<Filter>().filter)); };
     return f;
 }
 
@@ -1741,13 +2257,30 @@ std::vector<forgery> bloom_forgeries() {
         forge<B>("kind_zero", set(field::kind, 0, 2), {invalid, "unknown filter kind 0"}),
         forge<B>("relabelled_counting", set(field::kind, 2, 2), {invalid, "unknown counting Bloom filter layout"}),
         forge<B>("hash_0", set(field::hash, 0, 1), {invalid, "unknown hash algorithm 0"}),
-        forge<B>("hash_3", set(field::hash, 3, 1), {invalid, "unknown hash algorithm 3"}),
+        forge<B>("hash_4", set(field::hash, 4, 1), {invalid, "unknown hash algorithm 4"}),  // 3 is version 2's default
+        forge<B>("hash_255", set(field::hash, 255, 1), {invalid, "unknown hash algorithm 255"}),
         forge<B>("header_size_64", set(field::header_size, 64, 2), {invalid, "header size is 64"}),
         forge<B>("target_fpr_1_5", target(1.5), {invalid, "target false-positive rate"}),
         forge<B>("target_fpr_1", target(1.0), {invalid, "target false-positive rate"}),
         forge<B>("target_fpr_negative", target(-0.25), {invalid, "target false-positive rate"}),
         forge<B>("target_fpr_NaN", target(not_a_number), {invalid, "target false-positive rate"}),
         forge<B>("payload_offset_64", set(field::payload_offset, 64, 8), {invalid, "payload offset 64"}),
+        // Version 2's own fields: the payload checksum field kept 0, the flags, the chunk shift.
+        forge<B>("payload_checksum_field_set", set(field::payload_checksum, 0x1234, 8),
+                 {invalid, "payload checksum field is 4660"}),
+        forge<B>("flags_2", set(field::flags, 2, 4), {invalid, "unknown flags 2"}),
+        forge<B>("flags_3", set(field::flags, 3, 4), {invalid, "unknown flags 3"}),
+        forge<B>("flags_high_bit", set(field::flags, 0x8000'0000, 4), {invalid, "unknown flags 2147483648"}),
+        forge<B>("chunk_shift_11", set(field::chunk_shift, 11, 4), {invalid, "chunks of 2^11 bytes"}),
+        forge<B>("chunk_shift_31", set(field::chunk_shift, 31, 4), {invalid, "chunks of 2^31 bytes"}),
+        forge<B>("chunk_shift_0", set(field::chunk_shift, 0, 4), {invalid, "chunks of 2^0 bytes"}),
+        forge<B>("chunk_shift_64", set(field::chunk_shift, 64, 4), {invalid, "chunks of 2^64 bytes"}),
+        forge<B>("chunk_shift_max", set(field::chunk_shift, 0xffff'ffff, 4), {invalid, "chunks of 2^4294967295 bytes"}),
+        // A version 2 file relabelled version 1: bytes 112..119 are reserved there, and the first
+        // nonzero one is the chunk shift.
+        forge<B>("relabelled_version_1", set(field::version, 1, 2), {invalid, "reserved byte 116"},
+                 "explicit_geometry"),  // hash 1
+        forge<B>("relabelled_version_1_hash_3", set(field::version, 1, 2), {invalid, "unknown hash algorithm 3"}),
         forge<B>("layout_0", set(b::layout, 0, 1), {invalid, "unknown Bloom filter layout 0"}),
         forge<B>("layout_4", set(b::layout, 4, 1), {invalid, "unknown Bloom filter layout 4"}),
         // A block file relabelled classic: the stored block size gives it away.
@@ -1761,7 +2294,7 @@ std::vector<forgery> bloom_forgeries() {
         forge<B>("set_bits_beyond_bits", [](bytes& f) { put_le(f, b::set_bits, get_le(f, b::bits, 8) + 1, 8); },
                  {invalid, "bits set out of only"}),
         forge<B>("reserved_byte_96", set(96, 1, 1), {invalid, "reserved byte 96"}),
-        forge<B>("reserved_byte_119", set(119, 0x80, 1), {invalid, "reserved byte 119"}),
+        forge<B>("reserved_byte_111", set(111, 0x80, 1), {invalid, "reserved byte 111"}),  // 112.. are the flags
         forge<B>("payload_size_too_big", add(field::payload_size, 64), {invalid, "payload size"}),
         forge<B>("payload_size_too_small", add(field::payload_size, -64), {invalid, "payload size"}),
         forge<B>("bits_changed_payload_size_not", set(b::bits, std::uint64_t{1} << 62, 8), {invalid, "payload size"}),
@@ -1782,11 +2315,11 @@ std::vector<forgery> bloom_forgeries() {
         // such a filter with an empty payload must not be taken for a filter of zero words...
         forge<C>("bits_that_would_overflow_the_word_count",
                  [](bytes& f) {
-                     f.resize(header_size);
                      put_le(f, b::bits, std::numeric_limits<std::uint64_t>::max(), 8);
                      put_le(f, b::set_bits, 0, 8);
                      put_le(f, field::payload_size, 0, 8);
-                     put_le(f, field::payload_checksum, XXH3_64bits(nullptr, 0), 8);
+                     reseal_payload(f);  // no payload: the chunk table is its checksum alone
+                     EXPECT_EQ(f.size(), header_size + 8);
                  },
                  {invalid, "payload size"}),
         // ...and announcing the true size (2^61 bytes) instead, it is an input far too short.
@@ -1823,7 +2356,7 @@ std::vector<forgery> counting_forgeries() {
         forge<F>("nonzero_beyond_counters", [](bytes& f) { put_le(f, c::nonzero, get_le(f, c::counters, 8) + 1, 8); },
                  {invalid, "nonzero counters out of only"}),
         forge<F>("reserved_byte_100", set(100, 1, 1), {invalid, "reserved byte 100"}),
-        forge<F>("reserved_byte_119", set(119, 0x80, 1), {invalid, "reserved byte 119"}),
+        forge<F>("reserved_byte_111", set(111, 0x80, 1), {invalid, "reserved byte 111"}),
         forge<F>("payload_size_too_big", add(field::payload_size, 8), {invalid, "payload size"}),
         forge<F>("payload_size_too_small", add(field::payload_size, -8), {invalid, "payload size"}),
         forge<F>("counters_doubled_payload_not",
@@ -1865,7 +2398,7 @@ std::vector<forgery> cuckoo_forgeries() {
         forge<F>("stored_max", set(c::stored, std::numeric_limits<std::uint64_t>::max(), 8),
                  {invalid, "fingerprints stored in only"}),
         forge<F>("reserved_byte_100", set(100, 1, 1), {invalid, "reserved byte 100"}),
-        forge<F>("reserved_byte_119", set(119, 1, 1), {invalid, "reserved byte 119"}),
+        forge<F>("reserved_byte_111", set(111, 1, 1), {invalid, "reserved byte 111"}),
         forge<F>("payload_size_too_big", add(field::payload_size, 8), {invalid, "payload size"}),
         forge<F>("payload_size_too_small", add(field::payload_size, -8), {invalid, "payload size"}),
         forge<F>("buckets_changed_payload_not", add(c::buckets, 100), {invalid, "payload size"}),
@@ -1908,7 +2441,10 @@ std::vector<forgery> scalable_forgeries() {
                  {invalid, "unknown scalable Bloom filter stage layout"}),
         forge<F>("reserved_36", set(s::reserved32, 1, 4), {invalid, "reserved scalable Bloom filter fields"}),
         forge<F>("reserved_64", set(s::reserved64, 1, 8), {invalid, "reserved scalable Bloom filter fields"}),
-        forge<F>("reserved_byte_112", set(112, 1, 1), {invalid, "reserved byte 112"}),
+        // Growth and tightening fill the extra bytes [96, 112): byte 112 on is the flags.
+        forge<F>("flags_4", set(field::flags, 4, 4), {invalid, "unknown flags 4"}),
+        // 7168 bytes of payload are two chunks of 4 KiB, but the table holds one of 64 KiB.
+        forge<F>("chunk_shift_12_table_of_16", set(field::chunk_shift, 12, 4), {truncated, "truncated"}),
         // The initial capacity is stated twice ([24], and [40] as the expected keys), and the
         // count both in the header ([56], what read_header and `bloomkit info` report) and per
         // stage (what the loaded filter reports): they must agree.
@@ -1918,12 +2454,14 @@ std::vector<forgery> scalable_forgeries() {
                  {invalid, "the header counts 123456789 keys", assembly}),
         // The payload size is not a function of the header's parameters: only the input's size
         // checks it there, and the stage table when the filter is assembled. A stream, read up
-        // to the payload size it is told, then checksums fewer bytes than were written.
+        // to the payload size it is told, then reads a chunk table out of the payload's last
+        // bytes, which do not match.
         forge<F>("payload_size_beyond_file", add(field::payload_size, 64), {truncated, "truncated"}),
         forge<F>("payload_size_short_of_file", add(field::payload_size, -64),
-                 {invalid, "64 unexpected bytes after the payload", caught::by_header, format_errc::payload_checksum}),
+                 {invalid, "64 unexpected bytes after the filter", caught::by_header, format_errc::payload_checksum}),
         forge<F>("payload_longer_than_the_stages",
                  [](bytes& f) {
+                     f.resize(header_size + announced_payload(f));  // the chunk table is recomputed below
                      f.insert(f.end(), 64, 0);
                      put_le(f, field::payload_size, f.size() - header_size, 8);
                      reseal_payload(f);
@@ -1935,7 +2473,7 @@ std::vector<forgery> scalable_forgeries() {
         forge<F>("last_stage_offset_beyond_payload",
                  [](bytes& f) {
                      const std::size_t last = get_le(f, s::stages, 4) - 1;
-                     set_stage(last, e::offset, f.size() - header_size)(f);
+                     set_stage(last, e::offset, announced_payload(f))(f);
                  },
                  {invalid, "lies outside the payload", assembly}),
         forge<F>("stage_offset_2_63", set_stage(2, e::offset, std::uint64_t{1} << 63),
@@ -2002,7 +2540,7 @@ std::vector<forgery> fuse_forgeries() {
         forge<F8>("empty_with_segment_length", set(u::segment_length, 256, 4), {invalid, inconsistent}, empty),
         forge<F16>("relabelled_8_bit", set(u::fingerprint_bits, 8, 4), {invalid, "payload size"}),
         forge<F8>("reserved_byte_104", set(104, 1, 1), {invalid, "reserved byte 104"}),
-        forge<F16>("reserved_byte_119", set(119, 1, 1), {invalid, "reserved byte 119"}),
+        forge<F16>("reserved_byte_111", set(111, 1, 1), {invalid, "reserved byte 111"}),
         forge<F8>("payload_size_too_big", add(field::payload_size, 1), {invalid, "payload size"}),
         forge<F16>("payload_size_too_small", add(field::payload_size, -2), {invalid, "payload size"}),
         forge<F8>("empty_with_payload_size", set(field::payload_size, 64, 8), {invalid, "payload size"}, empty),
@@ -2019,9 +2557,57 @@ std::vector<forgery> fuse_forgeries() {
     };
 }
 
+/// Version 1 files: hash algorithms 1 and 2 only, the kind's extra bytes up to 119 (where version
+/// 2 has its flags and chunk shift), a payload checksum at 88 and nothing after the payload.
+std::vector<forgery> version_1_forgeries() {
+    using B = bloomkit::block_bloom_filter;
+    using C = bloomkit::counting_bloom_filter;
+    using K = bloomkit::cuckoo_filter;
+    using S = bloomkit::scalable_bloom_filter;
+    using F = bloomkit::binary_fuse8_filter;
+    const auto with_chunk_table = [](bytes& f) {
+        const bytes table = chunk_table(f.data() + header_size, f.size() - header_size);
+        f.insert(f.end(), table.begin(), table.end());
+    };
+    forgery trailed = forge_v1<B>("with_a_chunk_table", with_chunk_table, {invalid, "16 unexpected bytes after the filter"});
+    trailed.expect = [](const temp_dir& dir, const bytes& data, const rejection& r) {
+        expect_files_and_buffers_reject<B>(dir, data, r);
+        // A stream reads the version 1 filter, which ends with its payload, and leaves the rest.
+        std::istringstream stream(as_string(data));
+        expect_same_filter(bloomkit::load<B>(stream), version_1_sample<B>());
+        EXPECT_EQ(std::string(std::istreambuf_iterator<char>(stream), {}).size(), 16U);
+    };
+    return {
+        forge_v1<B>("hash_3", set(field::hash, 3, 1), {invalid, "unknown hash algorithm 3"}),
+        forge_v1<C>("hash_3", set(field::hash, 3, 1), {invalid, "unknown hash algorithm 3"}),
+        forge_v1<K>("hash_3", set(field::hash, 3, 1), {invalid, "unknown hash algorithm 3"}),
+        forge_v1<S>("hash_3", set(field::hash, 3, 1), {invalid, "unknown hash algorithm 3"}),
+        forge_v1<F>("hash_3", set(field::hash, 3, 1), {invalid, "unknown hash algorithm 3"}),
+        forge_v1<B>("hash_4", set(field::hash, 4, 1), {invalid, "unknown hash algorithm 4"}),
+        // Version 2's flags (an interrupted update) and chunk shift are reserved bytes here.
+        forge_v1<B>("interrupted_flag_is_reserved_byte_112", set(field::flags, 1, 4), {invalid, "reserved byte 112"}),
+        forge_v1<B>("chunk_shift_is_reserved_byte_116", set(field::chunk_shift, 16, 4), {invalid, "reserved byte 116"}),
+        forge_v1<B>("reserved_byte_119", set(119, 0x80, 1), {invalid, "reserved byte 119"}),
+        forge_v1<C>("reserved_byte_119", set(119, 1, 1), {invalid, "reserved byte 119"}),
+        forge_v1<K>("reserved_byte_116", set(116, 1, 1), {invalid, "reserved byte 116"}),
+        forge_v1<S>("reserved_byte_112", set(112, 1, 1), {invalid, "reserved byte 112"}),
+        forge_v1<F>("reserved_byte_119", set(119, 1, 1), {invalid, "reserved byte 119"}),
+        // The payload checksum at 88 is checked, by load and verify().
+        forge_v1<B>("payload_checksum_off_by_one", add(field::payload_checksum, 1),
+                    {format_errc::payload_checksum, "payload checksum mismatch", caught::by_payload_checksum}),
+        forge_v1<F>("payload_checksum_0", set(field::payload_checksum, 0, 8),
+                    {format_errc::payload_checksum, "payload checksum mismatch", caught::by_payload_checksum}),
+        forge_v1<S>("payload_size_short_of_file", add(field::payload_size, -64),
+                    {invalid, "64 unexpected bytes after the filter", caught::by_header, format_errc::payload_checksum}),
+        forge_v1<S>("payload_size_beyond_file", add(field::payload_size, 64), {truncated, "truncated"}),
+        std::move(trailed),
+    };
+}
+
 std::vector<forgery> all_forgeries() {
     std::vector<forgery> all;
-    for (auto* make : {&bloom_forgeries, &counting_forgeries, &cuckoo_forgeries, &scalable_forgeries, &fuse_forgeries})
+    for (auto* make : {&bloom_forgeries, &counting_forgeries, &cuckoo_forgeries, &scalable_forgeries, &fuse_forgeries,
+                       &version_1_forgeries})
         for (auto& f : make()) all.push_back(std::move(f));
     return all;
 }

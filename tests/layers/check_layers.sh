@@ -9,7 +9,7 @@
 #   2 layouts      layouts/
 #   3 kinds        *_filter.hpp
 #   4 formats      io/
-#   5 dispatch     any_filter.hpp file.hpp
+#   5 dispatch     any_filter.hpp file.hpp file_update.hpp
 #   6 the rest     bloomkit.hpp (the umbrella), redis.hpp
 #
 # Within a layer a header may include its neighbours, except the kinds: a kind includes no
@@ -24,7 +24,7 @@ layer_of() {
             bloomkit/sizing/*) echo 0 ;;
         bloomkit/detail/*) echo 1 ;;
         bloomkit/layouts/*) echo 2 ;;
-        bloomkit/any_filter.hpp | bloomkit/file.hpp) echo 5 ;;
+        bloomkit/any_filter.hpp | bloomkit/file.hpp | bloomkit/file_update.hpp) echo 5 ;;
         bloomkit/*_filter.hpp) echo 3 ;;
         bloomkit/io/*) echo 4 ;;
         *) echo 6 ;;

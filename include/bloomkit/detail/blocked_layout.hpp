@@ -53,6 +53,12 @@ public:
 
     void prefetch(const word_type* words, const probe& p) const noexcept { detail::prefetch(words + p.block * Words); }
 
+    /// Calls visit(first_word, word_count) for the words the key's bits lie in: its block.
+    template <class Visit>
+    void for_each_word_range(const probe& p, Visit visit) const {
+        visit(p.block * Words, std::uint64_t{Words});
+    }
+
     using key_masks_type = std::array<word_type, Words>;
 
     /// The bits a key's pattern selects, as one mask per word of a block (scalar code: for a

@@ -1,5 +1,6 @@
-// bloomkit/detail/mapped_region.hpp — a whole file mapped read-only into memory, for filters
-// queried in place (file.hpp's map()).
+// bloomkit/detail/mapped_region.hpp — a whole file mapped into memory: read-only, for filters
+// queried in place (file.hpp's map()), or writable, for filters updated in place
+// (file_update.hpp).
 #pragma once
 
 #include <sys/mman.h>
@@ -15,24 +16,29 @@
 
 namespace bloomkit::detail {
 
-/// A whole file mapped read-only into memory; unmapped on destruction. It keeps the file open,
-/// so it can tell whether the file was modified in place since it was mapped.
+/// A whole file mapped into memory; unmapped on destruction. It keeps the file open, so it can
+/// tell whether the file was modified in place since it was mapped.
 class mapped_region {
 public:
-    mapped_region(file_descriptor file, const std::filesystem::path& path)
+    /// Maps `file` read-only, or for writing too (`file` then open for writing) — shared: what
+    /// is written through the map goes to the file.
+    mapped_region(file_descriptor file, const std::filesystem::path& path, bool writable = false)
         : file_(std::move(file)), size_(file_size(file_, path)) {
         if (::fstat(file_.get(), &mapped_) != 0) throw_io("cannot stat", path);
         if (size_ == 0) return;
-        void* p = ::mmap(nullptr, size_, PROT_READ, MAP_SHARED, file_.get(), 0);
+        void* p = ::mmap(nullptr, size_, writable ? PROT_READ | PROT_WRITE : PROT_READ, MAP_SHARED, file_.get(), 0);
         if (p == MAP_FAILED) throw_io("cannot map", path);
-        data_ = static_cast<const std::byte*>(p);
+        data_ = static_cast<std::byte*>(p);
     }
     mapped_region(const mapped_region&) = delete;
     mapped_region& operator=(const mapped_region&) = delete;
     ~mapped_region() {
-        if (data_ != nullptr) ::munmap(const_cast<std::byte*>(data_), size_);
+        if (data_ != nullptr) ::munmap(data_, size_);
     }
     [[nodiscard]] const std::byte* data() const noexcept { return data_; }
+    /// The bytes, for writing: only for a region mapped writable.
+    [[nodiscard]] std::byte* writable_data() const noexcept { return data_; }
+    [[nodiscard]] const file_descriptor& file() const noexcept { return file_; }
     [[nodiscard]] std::uint64_t size() const noexcept { return size_; }
 
     /// Whether the file was written or truncated in place since it was mapped (its size or
@@ -49,13 +55,13 @@ public:
     void advise_random(std::uint64_t offset, std::uint64_t length) const noexcept {
         const auto page = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
         const std::uint64_t start = offset / page * page;
-        if (length > 0) ::madvise(const_cast<std::byte*>(data_) + start, offset + length - start, MADV_RANDOM);
+        if (length > 0) ::madvise(data_ + start, offset + length - start, MADV_RANDOM);
     }
 
 private:
     file_descriptor file_;
     struct stat mapped_{};
-    const std::byte* data_ = nullptr;
+    std::byte* data_ = nullptr;
     std::uint64_t size_;
 };
 

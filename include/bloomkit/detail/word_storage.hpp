@@ -105,6 +105,14 @@ public:
         return storage;
     }
 
+    /// A writable view of `count` words at `data` (a file mapped for an update in place),
+    /// valid while `keepalive` lives. A copy of it is an owned copy of the words.
+    static word_storage writable_view(Word* data, std::uint64_t count, std::shared_ptr<const void> keepalive) {
+        word_storage storage = view(data, count, std::move(keepalive));
+        storage.writable_ = true;
+        return storage;
+    }
+
     word_storage(const word_storage& other) : size_(other.size_), keepalive_(other.keepalive_) {
         if (other.read_only()) {
             data_ = other.data_;
@@ -124,7 +132,7 @@ public:
     }
     ~word_storage() = default;
 
-    [[nodiscard]] bool read_only() const noexcept { return keepalive_ != nullptr; }
+    [[nodiscard]] bool read_only() const noexcept { return keepalive_ != nullptr && !writable_; }
     [[nodiscard]] std::uint64_t size() const noexcept { return size_; }
     [[nodiscard]] const Word* data() const noexcept { return data_; }
     [[nodiscard]] Word* mutable_data() const {
@@ -139,6 +147,7 @@ public:
         std::swap(size_, other.size_);
         owned_.swap(other.owned_);
         keepalive_.swap(other.keepalive_);
+        std::swap(writable_, other.writable_);
     }
 
 private:
@@ -146,6 +155,7 @@ private:
     std::uint64_t size_ = 0;
     zeroed_block owned_;
     std::shared_ptr<const void> keepalive_;
+    bool writable_ = false;  // a view that may be written (never owned)
 };
 
 }  // namespace bloomkit::detail

@@ -45,6 +45,15 @@ public:
         });
     }
 
+    /// Calls visit(first_word, 1) for each word a probe of the key lands in.
+    template <class Visit>
+    void for_each_word_range(const probe& p, Visit visit) const {
+        for_each_bit(p, [&](std::uint64_t bit) {
+            visit(bit / 64, std::uint64_t{1});
+            return true;
+        });
+    }
+
     template <class Access>
     [[nodiscard]] bool test(const word_type* words, const probe& p) const noexcept {
         return for_each_bit(p, [&](std::uint64_t bit) {

@@ -14,6 +14,7 @@
 #include "commands/commands.hpp"
 #include "support/filter_files.hpp"
 #include "support/filter_work.hpp"
+#include "support/arguments.hpp"
 #include "support/keys.hpp"
 #include "support/output.hpp"
 
@@ -26,6 +27,7 @@ struct check_options {
     bool absent = false;
     bool count = false;
     bool no_verify = false;
+    bool json = false;
     std::string key = "text";
 };
 
@@ -40,7 +42,7 @@ int run_check(const check_options& options) {
     std::uint64_t present = 0, absent = 0;
     std::vector<char> answers;
     output out;
-    progress shown("checking");
+    progress shown("checking", lines.total_bytes());
     std::visit(
         [&](const auto& filter) {
             lines.read([&](std::span<const std::string_view> batch, const line_origin& origin) {
@@ -56,7 +58,10 @@ int run_check(const check_options& options) {
         },
         opened.filter());
     opened.require_unchanged();  // before the totals: answers from a changed file are not given
-    if (options.count) out.line(fmt::format("present\t{}\nabsent\t{}", present, absent));
+    if (options.count && options.json)
+        out.line(fmt::format("{{\"present\": {}, \"absent\": {}, \"filter\": {}}}", present, absent, json_string(opened.name())));
+    else if (options.count)
+        out.line(fmt::format("present\t{}\nabsent\t{}", present, absent));
     out.flush();
     return (options.absent ? absent : present) > 0 ? found : nothing_found;
 }
@@ -69,7 +74,13 @@ action check_command(CLI::App& command) {
     command.add_option("inputs", options->inputs, "Input files; '-' or none reads stdin");
     command.add_flag("--absent", options->absent, "Print the lines certainly NOT in the filter instead");
     command.add_flag("--count", options->count, "Print only the totals: present and absent lines");
+    command.add_flag("--json", options->json, "With --count: print the totals as JSON");
     add_key_option(command, options->key);
+    command.footer(
+        "Examples:\n"
+        "  bloomkit check weak.bkf passwords.txt                 # the lines that may be weak passwords\n"
+        "  bloomkit check --absent seen.bkf urls.txt > new.txt   # the lines certainly not seen\n"
+        "  bloomkit check --count --json seen.bkf urls.txt.gz    # how many of each, as JSON");
     command.add_flag("--no-verify", options->no_verify,
                     "Skip the payload checksum (instant start on a huge filter; corruption goes unnoticed)");
     return [options] { return run_check(*options); };

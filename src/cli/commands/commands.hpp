@@ -31,6 +31,10 @@ action add_command(CLI::App& command);
 action remove_command(CLI::App& command);
 action check_command(CLI::App& command);
 action info_command(CLI::App& command);
+action dedup_command(CLI::App& command);
+action intersect_command(CLI::App& command);
+action subtract_command(CLI::App& command);
+action merge_command(CLI::App& command);
 
 inline constexpr command command_table[] = {
     {"plan", "Show the memory each kind of filter needs for N keys at rate P", plan_command},
@@ -39,6 +43,10 @@ inline constexpr command command_table[] = {
     {"remove", "Remove lines from a counting Bloom or cuckoo filter file", remove_command},
     {"check", "Print the lines that may be in the filter", check_command},
     {"info", "Describe a filter file: kind, parameters, fill, estimated keys, FPR", info_command},
+    {"dedup", "Print each line the first time it is seen (across runs with --state)", dedup_command},
+    {"intersect", "Print the lines of B that are probably in A", intersect_command},
+    {"subtract", "Print the lines of A that are certainly not in B", subtract_command},
+    {"merge", "Combine filters into one: union (or intersection) of their keys", merge_command},
 };
 
 }  // namespace bloomkit::cli

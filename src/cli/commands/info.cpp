@@ -123,7 +123,8 @@ int run_info(const info_options& options) {
                                           "\"hash\": {}, \"seed\": {}, \"expected_keys\": {}, \"target_fpr\": {}, "
                                           "\"inserted_keys\": {}, \"estimated_keys\": {}, \"current_fpr\": {}, \"verified\": {}",
                                           json_string(opened.name()), h.version, json_string(to_string(h.kind)), h.payload_size,
-                                          file_bytes, json_string(to_string(h.hash)), h.seed, h.expected_keys,
+                                          file_bytes, json_string(to_string(h.hash)), json_string(std::to_string(h.seed)),
+                                          h.expected_keys,
                                           json_number(h.target_fpr), h.inserted_count, json_number(keys),
                                           json_number(h.current_fpr()), options.verify ? "true" : "false");
         for (const field& f : fields)

@@ -12,13 +12,13 @@
 #include "bloomkit/any_filter.hpp"
 #include "commands/commands.hpp"
 #include "support/arguments.hpp"
+#include "support/sizing_options.hpp"
 
 namespace bloomkit::cli {
 namespace {
 
 struct plan_options {
-    std::string keys;
-    std::string fpr = "0.01";
+    std::string keys, fpr, memory;
     bool json = false;
 };
 
@@ -28,6 +28,7 @@ struct plan_row {
     std::string abilities;  // adds / deletes / grows / static
     std::string summary;
     kind_plan plan;
+    std::uint64_t keys = 0;  // what it is sized for (chosen by --memory with -p)
     std::optional<std::string> impossible;
 
     [[nodiscard]] std::string probes() const {
@@ -35,13 +36,18 @@ struct plan_row {
     }
 };
 
-std::vector<plan_row> plan_all(double n, double p) {
+/// Every kind for the request: -n and -p; -n and --memory (each kind's best rate in that
+/// memory); or -p and --memory (the most keys each kind holds at p in that memory).
+std::vector<plan_row> plan_all(const sizing_request& r) {
     std::vector<plan_row> rows;
     for_each_filter_type([&](auto type) {
-        using traits = kind_traits<typename decltype(type)::type>;
-        plan_row row{traits::flags(), std::string(traits::abilities), std::string(traits::summary), {}, {}};
+        using F = typename decltype(type)::type;
+        using traits = kind_traits<F>;
+        plan_row row{traits::flags(), std::string(traits::abilities), std::string(traits::summary), {}, 0, {}};
         try {
-            row.plan = traits::plan(n, p);
+            row.keys = r.keys ? *r.keys : keys_for_memory<F>(*r.fpr, *r.memory);
+            const double p = r.fpr ? *r.fpr : fpr_for_memory<F>(static_cast<double>(row.keys), *r.memory);
+            row.plan = traits::plan(static_cast<double>(row.keys), p);
         } catch (const invalid_argument& e) {
             row.impossible = e.what();
         }
@@ -51,43 +57,54 @@ std::vector<plan_row> plan_all(double n, double p) {
 }
 
 int run_plan(const plan_options& options) {
-    const std::uint64_t n = parse_key_count("-n", options.keys);
-    const double p = parse_probability("-p", options.fpr);
-    const auto keys = static_cast<double>(n);
-    (void)plan_bloom(bloom_layout::classic, keys, p);  // throws for an impossible request
-    const std::vector<plan_row> rows = plan_all(keys, p);
+    sizing_request r = parse_sizing({options.keys, options.fpr, options.memory});
+    if (!r.keys && !r.memory) throw invalid_argument("plan needs -n (the keys), or --memory with -p");
+    if (!r.keys && !r.fpr) throw invalid_argument("--memory alone does not say what to plan: add -n or -p");
+    if (!r.memory && !r.fpr) r.fpr = 0.01;
+    if (r.keys && r.fpr) (void)plan_bloom(bloom_layout::classic, static_cast<double>(*r.keys), *r.fpr);  // impossible?
+    const std::vector<plan_row> rows = plan_all(r);
+    const bool keys_vary = !r.keys;
 
     if (options.json) {
-        fmt::print("{{\"keys\": {}, \"fpr\": {}, \"floor_bits_per_key\": {}, \"kinds\": [", n, json_number(p),
-                   json_number(-std::log2(p)));
+        fmt::print("{{\"keys\": {}, \"fpr\": {}, \"memory\": {}, \"floor_bits_per_key\": {}, \"kinds\": [",
+                   r.keys ? std::to_string(*r.keys) : "null", r.fpr ? json_number(*r.fpr) : "null",
+                   r.memory ? std::to_string(*r.memory) : "null", r.fpr ? json_number(-std::log2(*r.fpr)) : "null");
         const char* separator = "";
-        for (const plan_row& r : rows) {
-            if (r.impossible)
-                fmt::print("{}\n  {{\"kind\": {}, \"possible\": false, \"why\": {}}}", separator, json_string(r.flags),
-                           json_string(*r.impossible));
+        for (const plan_row& row : rows) {
+            if (row.impossible)
+                fmt::print("{}\n  {{\"kind\": {}, \"possible\": false, \"why\": {}}}", separator, json_string(row.flags),
+                           json_string(*row.impossible));
             else
-                fmt::print("{}\n  {{\"kind\": {}, \"possible\": true, \"abilities\": {}, \"bits\": {}, \"bytes\": {}, "
-                           "\"probes\": {}, \"bits_per_key\": {}, \"expected_fpr\": {}}}",
-                           separator, json_string(r.flags), json_string(r.abilities), r.plan.bytes * 8, r.plan.bytes,
-                           json_string(r.probes()), json_number(static_cast<double>(r.plan.bytes) * 8 / keys),
-                           json_number(r.plan.fpr));
+                fmt::print("{}\n  {{\"kind\": {}, \"possible\": true, \"abilities\": {}, \"keys\": {}, \"bits\": {}, "
+                           "\"bytes\": {}, \"probes\": {}, \"bits_per_key\": {}, \"expected_fpr\": {}}}",
+                           separator, json_string(row.flags), json_string(row.abilities), row.keys, row.plan.bytes * 8, row.plan.bytes,
+                           json_string(row.probes()), json_number(static_cast<double>(row.plan.bytes) * 8 / static_cast<double>(row.keys)),
+                           json_number(row.plan.fpr));
             separator = ",";
         }
         fmt::print("\n]}}\n");
         return success;
     }
 
-    fmt::print("{} keys at a false-positive rate of {:g}% (information-theoretic floor: {:.2f} bits/key)\n\n", n, 100 * p,
-               -std::log2(p));
-    fmt::print("{:<26} {:>12} {:>9} {:>6} {:>11}  {:<13} {}\n", "kind (build --kind)", "memory", "bits/key", "", "model FPR",
-               "can", "");
-    for (const plan_row& r : rows) {
-        if (r.impossible) {
-            fmt::print("{:<26} {:>12}  {}\n", r.flags, "–", *r.impossible);
+    if (r.keys && r.fpr)
+        fmt::print("{} keys at a false-positive rate of {:g}% (information-theoretic floor: {:.2f} bits/key)\n\n", *r.keys,
+                   100 * *r.fpr, -std::log2(*r.fpr));
+    else if (r.keys)
+        fmt::print("{} keys in {}: the lowest false-positive rate of each kind\n\n", *r.keys, human_bytes(static_cast<double>(*r.memory)));
+    else
+        fmt::print("The most keys each kind holds at a false-positive rate of {:g}% in {}\n\n", 100 * *r.fpr,
+                   human_bytes(static_cast<double>(*r.memory)));
+    fmt::print("{:<26} {}{:>12} {:>9} {:>6} {:>11}  {:<13} {}\n", "kind (build --kind)", keys_vary ? fmt::format("{:>14} ", "keys") : "",
+               "memory", "bits/key", "", "model FPR", "can", "");
+    for (const plan_row& row : rows) {
+        if (row.impossible) {
+            fmt::print("{:<26} {}{:>12}  {}\n", row.flags, keys_vary ? fmt::format("{:>14} ", "–") : "", "–", *row.impossible);
             continue;
         }
-        fmt::print("{:<26} {:>12} {:>9.3f} {:>6} {:>10.4f}%  {:<13} {}\n", r.flags, human_bytes(static_cast<double>(r.plan.bytes)),
-                   static_cast<double>(r.plan.bytes) * 8 / keys, r.probes(), 100 * r.plan.fpr, r.abilities, r.summary);
+        fmt::print("{:<26} {}{:>12} {:>9.3f} {:>6} {:>10.4f}%  {:<13} {}\n", row.flags,
+                   keys_vary ? fmt::format("{:>14} ", row.keys) : "", human_bytes(static_cast<double>(row.plan.bytes)),
+                   static_cast<double>(row.plan.bytes) * 8 / static_cast<double>(row.keys), row.probes(), 100 * row.plan.fpr,
+                   row.abilities, row.summary);
     }
     return success;
 }
@@ -96,10 +113,17 @@ int run_plan(const plan_options& options) {
 
 action plan_command(CLI::App& command) {
     auto options = std::make_shared<plan_options>();
-    command.add_option("-n,--keys", options->keys, "Number of keys the filter will hold (e.g. 1e6, 50e9)")->required();
-    command.add_option("-p,--fpr,--fpp", options->fpr, "Target false-positive rate, strictly between 0 and 1")
-        ->capture_default_str();
+    command.add_option("-n,--keys", options->keys, "Number of keys the filter will hold (1e6, 10M, 50e9)")->type_name("N");
+    command.add_option("-p,--fpr,--fpp", options->fpr, "Target false-positive rate (0.01, 1%)")->type_name("RATE");
+    command.add_option("--memory", options->memory,
+                       "Memory for the filter (512M, 1G): with -n, each kind's rate; with -p, each kind's keys")
+        ->type_name("SIZE");
     command.add_flag("--json", options->json, "Print JSON instead of a table");
+    command.footer(
+        "Examples:\n"
+        "  bloomkit plan -n 50e9 -p 1%          # what 50 billion URLs at 1% cost in each kind\n"
+        "  bloomkit plan -n 10M --memory 16M    # the rate each kind reaches in 16 MiB\n"
+        "  bloomkit plan -p 0.1% --memory 1G    # how many keys fit in 1 GiB at 0.1%");
     return [options] { return run_plan(*options); };
 }
 

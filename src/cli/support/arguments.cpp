@@ -79,6 +79,28 @@ std::uint64_t parse_key_count(std::string_view option, const std::string& text) 
     return *count;
 }
 
+std::uint64_t parse_size(std::string_view option, const std::string& text) {
+    static constexpr struct {
+        std::string_view suffix;
+        double scale;
+    } units[] = {{"KiB", 0x1p10}, {"MiB", 0x1p20}, {"GiB", 0x1p30}, {"TiB", 0x1p40}, {"KB", 1e3}, {"MB", 1e6},
+                 {"GB", 1e9},     {"TB", 1e12},   {"kB", 1e3},    {"K", 0x1p10},   {"k", 0x1p10}, {"M", 0x1p20},
+                 {"G", 0x1p30},   {"T", 0x1p40},  {"B", 1}};
+    std::string_view number = text;
+    double scale = 1;
+    for (const auto& unit : units) {
+        if (number.size() > unit.suffix.size() && number.ends_with(unit.suffix)) {
+            number.remove_suffix(unit.suffix.size());
+            scale = unit.scale;
+            break;
+        }
+    }
+    const double value = parse_double(without_digit_separators(number)) * scale;
+    if (!(value >= 1) || value >= 0x1p64)
+        throw invalid_argument(fmt::format("{} must be a size in bytes, like 512M, 1G, 1.5GiB or 100MB, not '{}'", option, text));
+    return static_cast<std::uint64_t>(value);
+}
+
 double parse_probability(std::string_view option, const std::string& text) {
     const bool percent = !text.empty() && text.back() == '%';
     const double value = parse_double(percent ? std::string_view(text).substr(0, text.size() - 1) : text) / (percent ? 100 : 1);

@@ -18,6 +18,10 @@ std::uint64_t parse_key_count(std::string_view option, const std::string& text);
 /// A false-positive rate strictly between 0 and 1: "0.01", "1e-3", "1%", "0.1%".
 double parse_probability(std::string_view option, const std::string& text);
 
+/// A size in bytes as people write them: "512M", "1G", "1.5GiB" (K, M, G, T and KiB... are
+/// powers of 1024), "100MB", "1GB" (KB, MB... are powers of 1000), "4096" (bytes).
+std::uint64_t parse_size(std::string_view option, const std::string& text);
+
 /// A small whole number (an option like --bits or --arity; the caller checks its range).
 std::uint32_t parse_small_number(std::string_view option, const std::string& text);
 

@@ -27,13 +27,10 @@ bool read_as_stream(const std::string& path) {
 
 }  // namespace
 
-filter_input::filter_input(const std::string& path) : name_(is_standard_stream(path) ? "standard input" : path) {
-    if (!read_as_stream(path)) {
-        set_mapped_file(path);
-        mapped_.emplace(map<any_filter>(path));
-        header_ = mapped_->header();
-        return;
-    }
+namespace {
+
+/// The filter `path` names, read as a stream.
+any_filter stream_filter(const std::string& path, const std::string& name) {
     int fd = STDIN_FILENO;
     detail::file_descriptor opened;
     if (!is_standard_stream(path)) {
@@ -43,10 +40,27 @@ filter_input::filter_input(const std::string& path) : name_(is_standard_stream(p
     fd_streambuf buffer(fd);
     std::istream in(&buffer);
     try {
-        loaded_.emplace(load<any_filter>(in, name_));
+        return load<any_filter>(in, name);
     } catch (const io_error&) {
-        stream_failed("cannot read", name_, buffer.error());
+        stream_failed("cannot read", name, buffer.error());
     }
+}
+
+}  // namespace
+
+any_filter read_filter(const std::string& path) {
+    if (!read_as_stream(path)) return load<any_filter>(path);
+    return stream_filter(path, is_standard_stream(path) ? "standard input" : path);
+}
+
+filter_input::filter_input(const std::string& path) : name_(is_standard_stream(path) ? "standard input" : path) {
+    if (!read_as_stream(path)) {
+        set_mapped_file(path);
+        mapped_.emplace(map<any_filter>(path));
+        header_ = mapped_->header();
+        return;
+    }
+    loaded_.emplace(stream_filter(path, name_));
     header_ = header_of(*loaded_);
 }
 

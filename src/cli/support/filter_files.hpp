@@ -48,6 +48,10 @@ private:
 /// Whether `path` names standard input/output ("-").
 [[nodiscard]] inline bool is_standard_stream(const std::string& path) noexcept { return path == "-"; }
 
+/// The filter at `path`, in memory (owned: it can be changed): a file read whole, or standard
+/// input ("-"), a pipe or a FIFO read as a stream.
+any_filter read_filter(const std::string& path);
+
 /// Writes `filter` to `path`: atomically replacing the file, or to standard output for "-".
 void write_filter(const any_filter& filter, const std::string& path);
 

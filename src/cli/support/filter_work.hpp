@@ -139,7 +139,7 @@ void insert_lines_in_parallel(F& filter, line_reader& lines, key_format keys, un
 /// Inserts every line of `lines` (bulk, pipelined) with `threads` threads (parse_threads());
 /// kinds that cannot be merged exactly, and filters too big to copy, use one.
 inline void insert_lines(any_filter& filter, line_reader& lines, key_format keys, unsigned threads) {
-    progress shown("adding");
+    progress shown("adding", lines.total_bytes());
     std::visit(
         [&](auto& f) {
             using F = std::decay_t<decltype(f)>;
@@ -164,24 +164,24 @@ inline void insert_lines(any_filter& filter, line_reader& lines, key_format keys
 
 /// Warns on stderr when a filter holds more keys than it was sized for: its FPR is then
 /// above the target.
+template <class F>
+void warn_if_overfull(const F& f) {
+    if constexpr (mergeable_by_twins<F>) {  // the fixed-size kinds that count their keys
+        // Distinct keys, estimated from the fill (inserted_count() counts repeated lines too);
+        // the estimate is within a fraction of a percent, hence the 1% margin.
+        const double distinct = f.approximate_count();
+        if (f.expected_keys() == 0 || !(distinct > 1.01 * static_cast<double>(f.expected_keys()))) return;
+        const std::string held = std::isfinite(distinct) ? fmt::format("about {:.0f} distinct keys", distinct)
+                                                         : std::string("so many keys that every bit is set");
+        fmt::print(stderr,
+                   "bloomkit: warning: the filter holds {} but was sized for {}; its false-positive rate is now about "
+                   "{:.4g}% (target {:.4g}%). Rebuild it with a larger -n.\n",
+                   held, f.expected_keys(), 100 * f.current_fpr(), 100 * f.target_fpr());
+    }
+}
+
 inline void warn_if_overfull(const any_filter& filter) {
-    std::visit(
-        [](const auto& f) {
-            using F = std::decay_t<decltype(f)>;
-            if constexpr (mergeable_by_twins<F>) {  // the fixed-size kinds that count their keys
-                // Distinct keys, estimated from the fill (inserted_count() counts repeated lines
-                // too); the estimate is within a fraction of a percent, hence the 1% margin.
-                const double distinct = f.approximate_count();
-                if (f.expected_keys() == 0 || !(distinct > 1.01 * static_cast<double>(f.expected_keys()))) return;
-                const std::string held = std::isfinite(distinct) ? fmt::format("about {:.0f} distinct keys", distinct)
-                                                                 : std::string("so many keys that every bit is set");
-                fmt::print(stderr,
-                           "bloomkit: warning: the filter holds {} but was sized for {}; its false-positive rate is now "
-                           "about {:.4g}% (target {:.4g}%). Rebuild it with a larger -n.\n",
-                           held, f.expected_keys(), 100 * f.current_fpr(), 100 * f.target_fpr());
-            }
-        },
-        filter);
+    std::visit([](const auto& f) { warn_if_overfull(f); }, filter);
 }
 
 }  // namespace bloomkit::cli

@@ -16,6 +16,7 @@
 
 #include "bloomkit/error.hpp"
 #include "bloomkit/io/header.hpp"
+#include "support/progress.hpp"
 
 namespace bloomkit::cli {
 namespace {
@@ -50,12 +51,12 @@ line_reader::line_reader(const std::vector<std::string>& inputs) {
     try {
         for (const std::string& name : inputs.empty() ? std::vector<std::string>{"-"} : inputs) {
             if (name == "-") {
-                inputs_.push_back({"standard input", STDIN_FILENO, false});
+                inputs_.push_back({"standard input", STDIN_FILENO, false, nullptr});
                 continue;
             }
             const int fd = ::open(name.c_str(), O_RDONLY | O_CLOEXEC);
             if (fd < 0) fail("cannot open", name, errno);
-            inputs_.push_back({name, fd, true});
+            inputs_.push_back({name, fd, true, nullptr});
             struct stat info{};
             if (::fstat(fd, &info) == 0 && S_ISDIR(info.st_mode)) fail("cannot read", name, EISDIR);
 #ifdef POSIX_FADV_SEQUENTIAL
@@ -67,6 +68,26 @@ line_reader::line_reader(const std::vector<std::string>& inputs) {
             if (in.owned) ::close(in.fd);
         throw;
     }
+    for (input& in : inputs_) in.source = std::make_unique<input_source>(in.fd, in.name);
+    measure_total();
+}
+
+void line_reader::measure_total() {
+    total_ = 0;
+    for (const input& in : inputs_) {
+        struct stat info{};
+        if (::fstat(in.fd, &info) != 0 || !S_ISREG(info.st_mode)) {
+            total_ = 0;
+            return;
+        }
+        total_ += static_cast<std::uint64_t>(info.st_size);
+    }
+}
+
+std::uint64_t line_reader::bytes_read() const noexcept {
+    std::uint64_t read = 0;
+    for (const input& in : inputs_) read += in.source->raw_bytes();
+    return read;
 }
 
 line_reader::~line_reader() {
@@ -91,6 +112,8 @@ int unnamed_temporary() {
 
 /// Copies everything `from` still holds into `to`.
 void copy_all(int from, int to, const std::string& name) {
+    progress shown("spooling " + name);
+    std::uint64_t copied = 0;
     std::vector<char> buffer(block_bytes);
     for (;;) {
         const ::ssize_t got = ::read(from, buffer.data(), buffer.size());
@@ -107,6 +130,8 @@ void copy_all(int from, int to, const std::string& name) {
             }
             done += put;
         }
+        copied += static_cast<std::uint64_t>(got);
+        shown.update(copied);
     }
 }
 
@@ -126,14 +151,14 @@ void line_reader::make_rereadable() {
         if (in.owned) ::close(in.fd);
         in.fd = spool;
         in.owned = true;
+        in.source = std::make_unique<input_source>(in.fd, in.name);
     }
+    measure_total();
     rewind();
 }
 
 void line_reader::rewind() {
-    for (const input& in : inputs_)
-        if (::lseek(in.fd, 0, SEEK_SET) < 0) fail("cannot read again", in.name, errno);
-    bytes_ = 0;
+    for (input& in : inputs_) in.source->rewind();
 }
 
 void line_reader::read(const batch_handler& handle) {
@@ -150,10 +175,10 @@ void line_reader::read(const batch_handler& handle) {
 }
 
 void line_reader::read_blocks(const block_handler& handle, const std::function<std::vector<char>()>& recycle) {
-    for (const input& in : inputs_) read_one(in, handle, recycle);
+    for (input& in : inputs_) read_one(in, handle, recycle);
 }
 
-void line_reader::read_one(const input& in, const block_handler& handle, const std::function<std::vector<char>()>& recycle) {
+void line_reader::read_one(input& in, const block_handler& handle, const std::function<std::vector<char>()>& recycle) {
     std::size_t wanted = first_block_bytes;
     auto fresh_buffer = [&] {
         std::vector<char> buffer = recycle ? recycle() : std::vector<char>{};
@@ -166,13 +191,8 @@ void line_reader::read_one(const input& in, const block_handler& handle, const s
     bool first = true;  // the first bytes are not yet checked for a filter's signature
     for (;;) {
         if (block.size == block.buffer.size()) block.buffer.resize(block.buffer.size() * 2);  // a very long line
-        const ::ssize_t got = ::read(in.fd, block.buffer.data() + block.size, block.buffer.size() - block.size);
-        if (got < 0) {
-            if (errno == EINTR) continue;
-            fail("cannot read", in.name, errno);
-        }
-        bytes_ += static_cast<std::uint64_t>(got);
-        block.size += static_cast<std::size_t>(got);
+        const std::size_t got = in.source->read(block.buffer.data() + block.size, block.buffer.size() - block.size);
+        block.size += got;
         if (first && (got == 0 || block.size >= file_magic.size())) {
             first = false;
             if (detail::starts_with_magic(std::as_bytes(std::span(block.buffer.data(), block.size))))

@@ -13,15 +13,19 @@
 // never comes). An input that must be read twice (counted, then inserted) is made rereadable
 // first: one that is not a regular file — stdin, a pipe, a FIFO, a device — is copied to an
 // unnamed temporary file. An input that starts with the filter file signature is refused: a
-// filter given where lines are expected would otherwise be read as lines.
+// filter given where lines are expected would otherwise be read as lines. Inputs compressed with
+// gzip or zstd are decompressed as they are read (input_source.hpp).
 #pragma once
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "support/input_source.hpp"
 
 namespace bloomkit::cli {
 
@@ -71,18 +75,23 @@ public:
     /// vector, and a new one is allocated.
     void read_blocks(const block_handler& handle, const std::function<std::vector<char>()>& recycle = {});
 
-    [[nodiscard]] std::uint64_t bytes_read() const noexcept { return bytes_; }
+    /// Bytes read so far from the inputs as they are stored (compressed bytes of a compressed
+    /// input), and their total when every input is a regular file (0 when it is not known).
+    [[nodiscard]] std::uint64_t bytes_read() const noexcept;
+    [[nodiscard]] std::uint64_t total_bytes() const noexcept { return total_; }
 
 private:
     struct input {
         std::string name;
         int fd;
         bool owned;  // closed by the reader (not stdin)
+        std::unique_ptr<input_source> source;
     };
-    void read_one(const input& in, const block_handler& handle, const std::function<std::vector<char>()>& recycle);
+    void read_one(input& in, const block_handler& handle, const std::function<std::vector<char>()>& recycle);
+    void measure_total();
 
     std::vector<input> inputs_;
-    std::uint64_t bytes_ = 0;
+    std::uint64_t total_ = 0;
 };
 
 }  // namespace bloomkit::cli

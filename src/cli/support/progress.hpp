@@ -1,6 +1,7 @@
 // src/cli/support/progress.hpp — a progress line on stderr, only when stderr is a terminal (never
-// in a pipe or a log), at most a few times a second. Not when stdout is that same terminal:
-// the progress line would be drawn into the data being printed.
+// in a pipe or a log), at most a few times a second: the phase ("counting", "adding"...), the
+// bytes done, and with the total known (regular files) the percentage and the time left, else
+// the rate. Not when stdout is that same terminal: the line would be drawn into the data.
 #pragma once
 
 #include <fmt/core.h>
@@ -10,12 +11,16 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <string>
+#include <utility>
 
 namespace bloomkit::cli {
 
 class progress {
 public:
-    explicit progress(const char* verb) : verb_(verb), enabled_(stderr_is_own_terminal()) {}
+    /// `total`: the bytes the phase will read, 0 when unknown.
+    explicit progress(std::string verb, std::uint64_t total = 0)
+        : verb_(std::move(verb)), total_(total), enabled_(stderr_is_own_terminal()) {}
     ~progress() {
         if (shown_) fmt::print(stderr, "\r\033[K");
     }
@@ -28,8 +33,14 @@ public:
         if (now - last_ < std::chrono::milliseconds(250)) return;
         last_ = now;
         const double seconds = std::chrono::duration<double>(now - start_).count();
-        fmt::print(stderr, "\r{} {:.1f} MB ({:.0f} MB/s)\033[K", verb_, bytes / 1e6,
-                   seconds > 0 ? bytes / 1e6 / seconds : 0.0);
+        const double rate = seconds > 0 ? static_cast<double>(bytes) / seconds : 0.0;
+        if (total_ > 0 && bytes <= total_) {
+            const double left = rate > 0 ? static_cast<double>(total_ - bytes) / rate : 0.0;
+            fmt::print(stderr, "\r{} {:.1f} of {:.1f} MB ({:.0f}%), {:.0f} MB/s, {:.0f} s left\033[K", verb_, bytes / 1e6,
+                       total_ / 1e6, 100.0 * static_cast<double>(bytes) / static_cast<double>(total_), rate / 1e6, left);
+        } else {
+            fmt::print(stderr, "\r{} {:.1f} MB ({:.0f} MB/s)\033[K", verb_, bytes / 1e6, rate / 1e6);
+        }
         shown_ = true;
     }
 
@@ -42,7 +53,8 @@ private:
         return ::fstat(STDOUT_FILENO, &out) == 0 && ::fstat(STDERR_FILENO, &err) == 0 && out.st_rdev != err.st_rdev;
     }
 
-    const char* verb_;
+    std::string verb_;
+    std::uint64_t total_;
     bool enabled_;
     bool shown_ = false;
     std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();

@@ -17,6 +17,7 @@ namespace {
 
 std::array<char, 4096> mapped_name{};
 std::atomic<bool> mapped_name_set{false};
+std::atomic<int> requested{0};
 
 void write_stderr(const char* text) noexcept {
     const std::size_t size = std::strlen(text);
@@ -42,6 +43,12 @@ extern "C" void on_bus_error(int) {
     ::_exit(2);
 }
 
+extern "C" void on_deferred_termination(int signal) {
+    int none = 0;
+    if (requested.compare_exchange_strong(none, signal)) return;  // the first: recorded
+    on_termination(signal);                                     // the second: die now
+}
+
 void handle(int signal, void (*handler)(int)) {
     struct sigaction action{};
     action.sa_handler = handler;
@@ -56,6 +63,12 @@ void install_signal_handlers() {
     handle(SIGBUS, on_bus_error);
     handle(SIGXFSZ, SIG_IGN);
 }
+
+void defer_termination() {
+    for (const int signal : {SIGINT, SIGTERM, SIGHUP}) handle(signal, on_deferred_termination);
+}
+
+int termination_signal() noexcept { return requested.load(std::memory_order_acquire); }
 
 void set_mapped_file(const std::string& name) {
     mapped_name_set.store(false, std::memory_order_release);

@@ -19,4 +19,17 @@ void install_signal_handlers();
 /// Names the file whose mapping a SIGBUS would come from (empty: none), for the message.
 void set_mapped_file(const std::string& name);
 
+/// From now on the first SIGINT, SIGTERM or SIGHUP does not end the process: it is recorded,
+/// and a read of the input it interrupts throws termination_requested, so that the command can
+/// finish what it must (dedup saves its state) and exit. A second one ends the process at once.
+void defer_termination();
+
+/// The signal that asked the process to stop (0: none yet).
+int termination_signal() noexcept;
+
+/// Thrown by an input read interrupted by a deferred termination signal.
+struct termination_requested {
+    int signal;
+};
+
 }  // namespace bloomkit::cli

@@ -5,12 +5,14 @@
 #include <fmt/core.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <chrono>
 #include <thread>
 
 #include "bloomkit/error.hpp"
+#include "bloomkit/file.hpp"
 
 namespace bloomkit::cli {
 namespace {
@@ -58,6 +60,15 @@ writer_lock::writer_lock(const std::string& path, bool no_wait) {
         }
         // The holder replaced the file while we waited: lock the new one.
     }
+}
+
+void writer_lock::save_keeping_lock(const any_filter& filter, const std::string& path) {
+    detail::file_descriptor replacement;
+    save(filter, path, [&](int descriptor) {
+        replacement = detail::file_descriptor(::dup(descriptor));
+        if (replacement.get() < 0 || ::flock(replacement.get(), LOCK_EX | LOCK_NB) != 0) detail::throw_io("cannot lock", path);
+    });
+    file_ = std::move(replacement);  // the old file's lock goes with its descriptor
 }
 
 std::optional<writer_lock> lock_output(const std::string& path, bool no_wait) {

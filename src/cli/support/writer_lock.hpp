@@ -15,6 +15,7 @@
 #include <optional>
 #include <string>
 
+#include "bloomkit/any_filter.hpp"
 #include "bloomkit/detail/posix_file.hpp"
 
 namespace bloomkit::cli {
@@ -24,6 +25,10 @@ public:
     /// Locks the file `path` names (following symlinks); nothing to lock if it does not exist
     /// yet. Throws bloomkit::error when no_wait is set and another process holds the lock.
     writer_lock(const std::string& path, bool no_wait);
+
+    /// Saves `filter` to the locked path and keeps the lock: the new file is locked before it
+    /// replaces the old one (a long-running writer — dedup --state — saves again and again).
+    void save_keeping_lock(const any_filter& filter, const std::string& path);
 
 private:
     detail::file_descriptor file_;

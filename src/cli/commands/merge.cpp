@@ -1,0 +1,97 @@
+// bloomkit merge -o OUT F1 F2... [--intersection] — one filter from several: the union of their
+// keys (a key any of them holds, the new one holds), or with --intersection the keys all of them
+// hold (Bloom filters: every key inserted into all of them is still found; the FPR may be above
+// that of a filter built from the true intersection).
+//
+// The filters must be alike: the same kind, size, number of probes, hash algorithm and seed;
+// the first difference is named. Cuckoo and binary fuse filters cannot be merged (their union is
+// not their contents': rebuild from the keys). OUT is written like build's -o: atomically, under
+// the writer lock, '-' for standard output.
+#include <fmt/core.h>
+
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "commands/commands.hpp"
+#include "support/common_options.hpp"
+#include "support/filter_files.hpp"
+#include "support/summary.hpp"
+#include "support/writer_lock.hpp"
+
+namespace bloomkit::cli {
+namespace {
+
+struct merge_options {
+    std::vector<std::string> filters;
+    std::string output;
+    bool intersection = false;
+    bool json = false;
+    bool no_wait = false;
+};
+
+/// Merges `other` into `result`: the same type, or an error naming both.
+void merge_into(any_filter& result, const any_filter& other, const merge_options& options, const std::string& name) {
+    if (result.index() != other.index())
+        throw incompatible_filters(fmt::format("cannot merge '{}' ({}) into '{}' ({}): different kinds of filter", name,
+                                               header_of(other).filter_name(), options.filters.front(),
+                                               header_of(result).filter_name()));
+    std::visit(
+        [&](auto& into) {
+            using F = std::decay_t<decltype(into)>;
+            const F& from = std::get<F>(other);
+            if (options.intersection) {
+                if constexpr (requires { into &= from; }) into &= from;
+                else throw error(fmt::format("{}s have no intersection: only Bloom filters do", file_codec<F>::name()));
+            } else {
+                if constexpr (requires { into |= from; }) into |= from;
+                else
+                    throw error(fmt::format("{}s cannot be merged: a slot holds one fingerprint, and where it sits depends on "
+                                            "the order of the inserts; rebuild one filter from all the keys",
+                                            file_codec<F>::name()));
+            }
+        },
+        result);
+}
+
+int run_merge(const merge_options& options) {
+    if (options.filters.size() < 2) throw invalid_argument("merge takes at least two filters");
+    const std::optional<writer_lock> lock = lock_output(options.output, options.no_wait);
+    any_filter result = read_filter(options.filters.front());
+    for (std::size_t i = 1; i < options.filters.size(); ++i) {
+        try {
+            merge_into(result, read_filter(options.filters[i]), options, options.filters[i]);
+        } catch (const incompatible_filters& e) {
+            throw incompatible_filters(fmt::format("'{}' and '{}': {}", options.filters.front(), options.filters[i], e.what()));
+        }
+    }
+    write_filter(result, options.output);
+    const file_header h = header_of(result);
+    job_summary("merge")
+        .count("filters", options.filters.size())
+        .text("kind", h.filter_name())
+        .estimate("keys", h.approximate_count())
+        .count("bytes", h.payload_size)
+        .print(options.json, options.output == "-");
+    return success;
+}
+
+}  // namespace
+
+action merge_command(CLI::App& command) {
+    auto options = std::make_shared<merge_options>();
+    command.add_option("-o,--output", options->output, "Filter file to write (replaced atomically); '-' for stdout")
+        ->required();
+    command.add_option("filters", options->filters, "The filters to merge (files, or '-' for one from stdin)")->required();
+    command.add_flag("--intersection", options->intersection, "Keep the keys every filter holds (Bloom filters only)");
+    command.add_flag("--json", options->json, "Print the summary as JSON");
+    add_no_wait_option(command, options->no_wait);
+    command.footer(
+        "Examples:\n"
+        "  bloomkit merge -o all.bkf shard-*.bkf                    # filters built in parallel, then joined\n"
+        "  bloomkit merge --intersection -o both.bkf a.bkf b.bkf    # keys in both (Bloom filters)");
+    return [options] { return run_merge(*options); };
+}
+
+}  // namespace bloomkit::cli

@@ -1,0 +1,95 @@
+// src/cli/support/filter_build.hpp — making a filter from lines, as `build` does and as the jobs
+// that hold a filter of one input (intersect, subtract) do: sized by -n, -p and --memory
+// (sizing_options.hpp), counting the lines first when the size depends on them (an input that
+// is not a regular file is spooled to be read twice), or, for a static filter, from all the
+// keys at once.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+#include "bloomkit/any_filter.hpp"
+#include "support/filter_work.hpp"
+#include "support/keys.hpp"
+#include "support/line_reader.hpp"
+#include "support/progress.hpp"
+#include "support/sizing_options.hpp"
+
+namespace bloomkit::cli {
+
+/// The initial capacity of a scalable filter built without -n: small enough to cost little,
+/// large enough that a big input needs few stages.
+inline constexpr std::uint64_t default_scalable_capacity = 100'000;
+
+/// Lines in the inputs (a last line without '\n' counts).
+inline std::uint64_t count_lines(line_reader& reader) {
+    progress shown("counting lines", reader.total_bytes());
+    std::uint64_t lines = 0;
+    std::vector<char> spare;  // one buffer for the whole pass, as line_reader::read does
+    reader.read_blocks(
+        [&](line_block&& block) {
+            const std::string_view text = block.text();
+            lines += static_cast<std::uint64_t>(std::count(text.begin(), text.end(), '\n'));
+            if (!text.empty() && text.back() != '\n') ++lines;
+            spare = std::move(block.buffer);
+            shown.update(reader.bytes_read());
+        },
+        [&] { return std::move(spare); });
+    return lines;
+}
+
+/// The keys of every line of `lines` (a static filter is built from them all at once).
+struct all_keys {
+    std::vector<line_block> blocks;  // own the bytes the views point into
+    std::vector<std::string_view> texts;
+    std::vector<std::uint64_t> numbers;
+};
+
+inline all_keys read_all_keys(line_reader& lines, key_format format) {
+    all_keys keys;
+    lines.read_blocks([&](line_block&& block) {
+        const std::size_t first = keys.texts.size();
+        split_lines(block.text(), keys.texts);
+        if (format != key_format::text) {
+            with_keys(std::span<const std::string_view>(keys.texts).subspan(first), format, block.origin, [&](auto keyed) {
+                if constexpr (std::is_same_v<typename decltype(keyed)::value_type, std::uint64_t>)
+                    keys.numbers.insert(keys.numbers.end(), keyed.begin(), keyed.end());
+            });
+        }
+        keys.blocks.push_back(std::move(block));
+    });
+    return keys;
+}
+
+/// The filter of type F the request asks for, holding every line of `lines`.
+template <class F>
+any_filter build_filter(const kind_request& request, line_reader& lines, key_format format, const sizing_request& sizing,
+                        filter_options hashing, unsigned threads) {
+    if constexpr (!insertable<F>) {
+        if (sizing.memory) throw invalid_argument("--memory does not apply to a binary fuse filter: it is sized by its keys");
+        const all_keys keys = read_all_keys(lines, format);
+        if (format == key_format::text) return F(keys.texts, hashing);
+        return F(keys.numbers, hashing);
+    } else {
+        // Counting, when the size depends on it: inputs that are not regular files (stdin,
+        // pipes, FIFOs) are spooled first so they can be read twice. A scalable filter grows,
+        // so it starts at a modest capacity instead.
+        sizing_request r = sizing;
+        if (std::is_same_v<F, scalable_bloom_filter> && r.needs_count() && !r.memory) r.keys = default_scalable_capacity;
+        const auto [n, p] = resolve_sizing<F>(r, request, [&] {
+            lines.make_rereadable();
+            const std::uint64_t counted = count_lines(lines);
+            lines.rewind();
+            return counted;
+        });
+        any_filter made = kind_traits<F>::make(n, p, request, hashing);
+        insert_lines(made, lines, format, threads);
+        return made;
+    }
+}
+
+}  // namespace bloomkit::cli

@@ -1,0 +1,140 @@
+// src/cli/support/input_source.cpp — see input_source.hpp. zlib (gzip) and libzstd do the
+// decompressing; both are fed from a raw buffer refilled from the descriptor.
+#include "input_source.hpp"
+
+#include <unistd.h>
+#include <zlib.h>
+#include <zstd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <system_error>
+
+#include "bloomkit/error.hpp"
+#include "support/signals.hpp"
+
+namespace bloomkit::cli {
+
+namespace {
+constexpr std::size_t raw_buffer_bytes = std::size_t{1} << 18;
+}
+
+/// The state of a decompressor, and its raw input buffer.
+struct input_source::decoder {
+    std::vector<char> raw = std::vector<char>(raw_buffer_bytes);
+    std::size_t raw_size = 0, raw_at = 0;
+    bool raw_end = false;
+    z_stream gzip{};
+    bool gzip_open = false;
+    ZSTD_DCtx* zstd = nullptr;
+    std::size_t zstd_hint = 0;  // ZSTD_decompressStream's last return: 0 at the end of a frame
+
+    ~decoder() {
+        if (gzip_open) inflateEnd(&gzip);
+        if (zstd != nullptr) ZSTD_freeDCtx(zstd);
+    }
+};
+
+input_source::input_source(int fd, std::string name) : fd_(fd), name_(std::move(name)) {}
+input_source::~input_source() = default;
+
+std::size_t input_source::read_raw(char* buffer, std::size_t size) {
+    if (pending_at_ < pending_.size()) {
+        const std::size_t take = std::min(size, pending_.size() - pending_at_);
+        std::memcpy(buffer, pending_.data() + pending_at_, take);
+        pending_at_ += take;
+        return take;
+    }
+    for (;;) {
+        const ::ssize_t got = ::read(fd_, buffer, size);
+        if (got >= 0) {
+            raw_bytes_ += static_cast<std::uint64_t>(got);
+            return static_cast<std::size_t>(got);
+        }
+        if (errno != EINTR) throw io_error("cannot read '" + name_ + "'", std::error_code(errno, std::generic_category()));
+        if (const int signal = termination_signal(); signal != 0) throw termination_requested{signal};
+    }
+}
+
+void input_source::detect() {
+    detected_ = true;
+    char first[4];
+    std::size_t have = 0;
+    while (have < sizeof first) {
+        const std::size_t got = read_raw(first + have, sizeof first - have);
+        if (got == 0) break;
+        have += got;
+    }
+    pending_.assign(first, first + have);  // served again by read_raw before the descriptor
+    pending_at_ = 0;
+    const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(pending_[i]); };
+    if (have >= 2 && byte(0) == 0x1f && byte(1) == 0x8b) kind_ = compression::gzip;
+    else if (have >= 4 && byte(0) == 0x28 && byte(1) == 0xb5 && byte(2) == 0x2f && byte(3) == 0xfd) kind_ = compression::zstd;
+    else return;
+    decoder_ = std::make_unique<decoder>();
+    if (kind_ == compression::gzip) {
+        if (inflateInit2(&decoder_->gzip, 16 + MAX_WBITS) != Z_OK) throw error("cannot start a gzip decoder for '" + name_ + "'");
+        decoder_->gzip_open = true;
+    } else {
+        decoder_->zstd = ZSTD_createDCtx();
+        if (decoder_->zstd == nullptr) throw std::bad_alloc();
+    }
+}
+
+std::size_t input_source::read(char* buffer, std::size_t size) {
+    if (!detected_) detect();
+    if (kind_ == compression::none) return read_raw(buffer, size);
+    decoder& d = *decoder_;
+    const auto damaged = [&](const std::string& why) -> std::size_t {
+        throw error("'" + name_ + "' is damaged " + (kind_ == compression::gzip ? "gzip" : "zstd") + " data: " + why);
+    };
+    for (;;) {
+        if (d.raw_at == d.raw_size && !d.raw_end) {
+            d.raw_size = read_raw(d.raw.data(), d.raw.size());
+            d.raw_at = 0;
+            d.raw_end = d.raw_size == 0;
+        }
+        const std::size_t available = d.raw_size - d.raw_at;
+        if (kind_ == compression::gzip) {
+            if (available == 0 && d.raw_end) {
+                // The input ended: cleanly between members, or inside one.
+                if (d.gzip.total_in != 0 || d.gzip.avail_in != 0) return damaged("the input ends inside a gzip member");
+                return 0;
+            }
+            d.gzip.next_in = reinterpret_cast<Bytef*>(d.raw.data() + d.raw_at);
+            d.gzip.avail_in = static_cast<uInt>(available);
+            d.gzip.next_out = reinterpret_cast<Bytef*>(buffer);
+            d.gzip.avail_out = static_cast<uInt>(std::min<std::size_t>(size, 1U << 30));
+            const int status = inflate(&d.gzip, Z_NO_FLUSH);
+            d.raw_at += available - d.gzip.avail_in;
+            const std::size_t produced = std::min<std::size_t>(size, 1U << 30) - d.gzip.avail_out;
+            if (status == Z_STREAM_END) inflateReset(&d.gzip);  // another member may follow
+            else if (status != Z_OK && status != Z_BUF_ERROR) return damaged(d.gzip.msg != nullptr ? d.gzip.msg : "inflate failed");
+            if (produced > 0) return produced;
+        } else {
+            if (available == 0 && d.raw_end) {
+                if (d.zstd_hint != 0) return damaged("the input ends inside a zstd frame");
+                return 0;
+            }
+            ZSTD_inBuffer in{d.raw.data() + d.raw_at, available, 0};
+            ZSTD_outBuffer out{buffer, size, 0};
+            d.zstd_hint = ZSTD_decompressStream(d.zstd, &out, &in);
+            if (ZSTD_isError(d.zstd_hint)) return damaged(ZSTD_getErrorName(d.zstd_hint));
+            d.raw_at += in.pos;
+            if (out.pos > 0) return out.pos;
+        }
+    }
+}
+
+void input_source::rewind() {
+    if (::lseek(fd_, 0, SEEK_SET) < 0)
+        throw io_error("cannot read '" + name_ + "' again", std::error_code(errno, std::generic_category()));
+    detected_ = false;
+    kind_ = compression::none;
+    pending_.clear();
+    pending_at_ = 0;
+    decoder_.reset();
+    raw_bytes_ = 0;
+}
+
+}  // namespace bloomkit::cli

@@ -1,0 +1,53 @@
+// src/cli/support/input_source.hpp — the bytes of one input, decompressed when they are gzip or
+// zstd. Compression is told by the input's first bytes (1f 8b, 28 b5 2f fd), not its name, so
+// `zcat`-free pipelines work (`curl ... | bloomkit check f.bkf`) and a misnamed file is read as
+// what it is. Concatenated members and frames are read one after another, as gzip -d and zstd -d
+// do.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace bloomkit::cli {
+
+enum class compression { none, gzip, zstd };
+
+class input_source {
+public:
+    /// Reads `fd` (not owned), called `name` in messages.
+    input_source(int fd, std::string name);
+    ~input_source();
+    input_source(const input_source&) = delete;
+    input_source& operator=(const input_source&) = delete;
+
+    /// Reads up to `size` bytes of the input, decompressed; 0 at its end. Throws
+    /// bloomkit::error for a read error or damaged compressed data.
+    std::size_t read(char* buffer, std::size_t size);
+
+    /// Back to the start of the input (its descriptor must be seekable).
+    void rewind();
+
+    /// Bytes read from the descriptor so far (compressed bytes, for progress against its size).
+    [[nodiscard]] std::uint64_t raw_bytes() const noexcept { return raw_bytes_; }
+    [[nodiscard]] compression kind() const noexcept { return kind_; }
+
+private:
+    struct decoder;
+
+    std::size_t read_raw(char* buffer, std::size_t size);
+    void detect();
+
+    int fd_;
+    std::string name_;
+    bool detected_ = false;
+    compression kind_ = compression::none;
+    std::vector<char> pending_;  // raw bytes read ahead (the first ones, to tell the compression)
+    std::size_t pending_at_ = 0;
+    std::unique_ptr<decoder> decoder_;
+    std::uint64_t raw_bytes_ = 0;
+};
+
+}  // namespace bloomkit::cli
