@@ -3,7 +3,9 @@
 // bad arguments, and a filter of more than 2^32 bits.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <iterator>
 #include <random>
 #include <string>
 #include <vector>
@@ -157,6 +159,23 @@ TYPED_TEST(EveryLayout, BulkOperationsAgreeWithSingleOnes) {
     TypeParam ranged(5000, 0.01);
     ranged.insert_range(keys);
     EXPECT_EQ(ranged, bulk);
+}
+
+TYPED_TEST(EveryLayout, InsertingDigestsIsInsertingTheirKeys) {
+    // Keys hashed elsewhere (the command hashes on worker threads) go in with the same bits,
+    // answers and count; a key repeated in the range is new only the first time.
+    auto keys = string_keys(5000, 21);
+    keys.insert(keys.end(), keys.begin(), keys.begin() + 100);
+    TypeParam by_key(4000, 0.01), by_digest(4000, 0.01);
+    std::vector<char> key_answers, digest_answers;
+    by_key.insert(keys.begin(), keys.end(), std::back_inserter(key_answers));
+    std::vector<digest> digests;
+    for (const auto& key : keys) digests.push_back(by_digest.hash_function()(key));
+    by_digest.insert_digests(digests, std::back_inserter(digest_answers));
+    EXPECT_EQ(by_digest, by_key);
+    EXPECT_EQ(digest_answers, key_answers);
+    EXPECT_EQ(by_digest.inserted_count(), keys.size());
+    EXPECT_EQ(std::count(digest_answers.end() - 100, digest_answers.end(), 1), 0);  // the repeats
 }
 
 TYPED_TEST(EveryLayout, ClearForgetsEverything) {

@@ -6,10 +6,13 @@
 // test_file_kinds.cpp checks the byte layout and that forged stage tables are refused.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
+#include <iterator>
+#include <span>
 #include <string>
 #include <unistd.h>
 #include <vector>
@@ -207,6 +210,38 @@ TEST(ScalableBloomFilter, BulkInsertsOpenStagesAtTheSameKeysAsSingleInserts) {
     scalable_bloom_filter whole(7, 0.01, {.growth = 1.5});  // all in one call
     EXPECT_EQ(whole.insert(keys.begin(), keys.end()), single.inserted_count());
     EXPECT_EQ(whole, single);
+}
+
+TEST(ScalableBloomFilter, InsertingDigestsOpensTheSameStagesAsInsertingKeys) {
+    // Keys hashed elsewhere (the command hashes on worker threads), in slices around the 4096-key
+    // chunks, repeats included: the same stages, answers and counts as inserting the keys.
+    const auto fresh = random_numbers(12000, 41);
+    std::vector<std::uint64_t> keys;
+    for (std::size_t i = 0; i < fresh.size(); ++i) {
+        keys.push_back(fresh[i]);
+        if (i % 4 == 0) keys.push_back(fresh[i / 2]);
+    }
+    scalable_bloom_filter by_key(7, 0.01), by_digest(7, 0.01);
+    std::vector<char> key_answers, digest_answers;
+    by_key.insert(keys.begin(), keys.end(), std::back_inserter(key_answers));
+    std::vector<digest> digests;
+    for (const std::uint64_t key : keys) digests.push_back(by_digest.hash_function()(key));
+    const std::size_t slices[] = {1, 4095, 4097, 33, 9000};
+    for (std::size_t at = 0, slice = 0; at < digests.size(); ++slice) {
+        const std::size_t size = std::min(digests.size() - at, slices[slice % std::size(slices)]);
+        by_digest.insert_digests(std::span<const digest>(digests).subspan(at, size), std::back_inserter(digest_answers));
+        at += size;
+    }
+    EXPECT_EQ(by_digest, by_key);
+    EXPECT_EQ(digest_answers, key_answers);
+    EXPECT_EQ(by_digest.stage_count(), by_key.stage_count());
+    EXPECT_GT(by_digest.stage_count(), 8U);
+    for (std::size_t i = 0; i < keys.size(); i += 97) {
+        EXPECT_TRUE(by_digest.contains_digest(digests[i]));
+        scalable_bloom_filter one(7, 0.01);
+        EXPECT_EQ(one.insert_digest(digests[i]), true);
+        EXPECT_TRUE(one.contains(keys[i]));
+    }
 }
 
 TEST(ScalableBloomFilter, ABulkInsertThatOpensAStageFindsKeysOnBothSides) {

@@ -28,6 +28,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <iterator>
 #include <optional>
 #include <ranges>
@@ -127,6 +128,13 @@ public:
     /// Starts loading the memory a digest's key touches (before contains_digest/insert_digest).
     void prefetch_digest(const digest& d) const noexcept { layout_.prefetch(words_.data(), layout_.locate(d)); }
 
+    /// insert(first, last, out) for keys already hashed — on other threads, say, while this
+    /// one inserts: the same bits, answers and count, pipelined alike.
+    template <std::output_iterator<bool> Out>
+    Out insert_digests(std::span<const digest> digests, Out out) {
+        return insert_answering(digests.begin(), digests.end(), std::identity{}, out);
+    }
+
     /// Calls visit(first_word, word_count) for each run of words() the key of digest `d` has its
     /// bits in — its block, or a word per probe for classic: what inserting it may change, for
     /// callers that keep a copy of the words elsewhere in step (a file updated in place).
@@ -155,14 +163,7 @@ public:
     template <std::forward_iterator It, std::sentinel_for<It> Sentinel, std::output_iterator<bool> Out>
         requires hashable_key<std::iter_value_t<It>>
     Out insert(It first, Sentinel last, Out out) {
-        word_type* words = words_.mutable_data();
-        size_type keys = 0;
-        pipeline(first, last, [&](const auto& probes) {
-            for (const auto& p : probes) *out++ = layout_.template set<detail::plain_access>(words, p);
-            keys += probes.size();
-        });
-        count_inserted<detail::plain_access>(keys);
-        return out;
+        return insert_answering(first, last, this->hasher_, out);
     }
 
     /// Writes contains(key, concurrent) for every key of [first, last) to `out`, in order.
@@ -258,6 +259,20 @@ private:
           layout_(bloom_geometry{round_bits(Layout::id, geometry.bits), geometry.hashes}),
           words_(layout_.word_count()) {}
 
+    // Inserts [first, last) in order, writing for each whether it was new; digest_of maps an
+    // element to its digest (the hasher, or nothing for digests).
+    template <class It, class Sentinel, class DigestOf, class Out>
+    Out insert_answering(It first, Sentinel last, const DigestOf& digest_of, Out out) {
+        word_type* words = words_.mutable_data();
+        size_type keys = 0;
+        pipeline(first, last, [&](const auto& probes) {
+            for (const auto& p : probes) *out++ = layout_.template set<detail::plain_access>(words, p);
+            keys += probes.size();
+        }, digest_of);
+        count_inserted<detail::plain_access>(keys);
+        return out;
+    }
+
     template <class Access, class It, class Sentinel>
     size_type insert_many(It first, Sentinel last) {
         word_type* words = words_.mutable_data();
@@ -290,8 +305,12 @@ private:
 
     template <class It, class Sentinel, class VisitBatch>
     void pipeline(It first, Sentinel last, VisitBatch visit_batch) const {
+        pipeline(first, last, visit_batch, this->hasher_);
+    }
+    template <class It, class Sentinel, class VisitBatch, class DigestOf>
+    void pipeline(It first, Sentinel last, VisitBatch visit_batch, const DigestOf& digest_of) const {
         detail::pipelined(
-            first, last, [this](const auto& key) { return layout_.locate(this->hasher_(key)); },
+            first, last, [&](const auto& key) { return layout_.locate(digest_of(key)); },
             [this](const auto& probe) { layout_.prefetch(words_.data(), probe); }, visit_batch);
     }
 

@@ -14,9 +14,9 @@
 //     derived from these, never from a second hash call. The algorithms (a filter's choice,
 //     saved with it):
 //      - xxh3_mix, the default: byte keys by XXH3-128 (xxHash, Yann Collet, inlined from
-//        libxxhash's header); integer keys, 64 bits wide, by a mixer of two folded 64×64→128-bit
-//        multiplications, keyed by the seed — a few instructions where XXH3 takes ~25, which is
-//        what a lookup of an integer key costs most (docs/design/hashing.md);
+//        libxxhash's header); integer keys, 64 bits wide, by a seed-keyed mixer of three 64×64→128-bit
+//        multiplications in two rounds — ~22 instructions where XXH3 takes ~31, and instructions
+//        are what a lookup of an integer key costs most (docs/design/hashing.md);
 //      - xxh64: XXH64 over the bytes, as the Apache Parquet split-block Bloom filter spec
 //        prescribes (seed 0); integers hash as Parquet encodes them, in their own width (INT32
 //        as 4 bytes). It yields 64 bits; the high half of the digest is a fixed bijective
@@ -279,9 +279,11 @@ template <integer_key Key>
     return static_cast<std::uint64_t>(product) ^ static_cast<std::uint64_t>(product >> 64);
 }
 
-/// The digest of a 64-bit integer key under xxh3_mix: the key plus the seed's key, then two
-/// folded multiplications by different constants — independent of each other, so the CPU runs
-/// them side by side. Each half of the digest is a full-avalanche function of the key.
+/// The digest of a 64-bit integer key under xxh3_mix: the key plus the seed's key, spread by one
+/// 64×64→128-bit multiplication, whose two halves are then multiplied with each other twice
+/// (different constants, side by side on the CPU) and folded. The data × data second round is
+/// what makes every output bit depend on every input bit; one round alone was measurably
+/// non-random on strided keys (docs/design/hashing.md, "A first version failed").
 [[nodiscard]] constexpr digest mix_integer(std::uint64_t value, std::uint64_t seed_key) noexcept {
     const std::uint64_t keyed = value + seed_key;
     __extension__ const unsigned __int128 spread =

@@ -133,6 +133,26 @@ public:
         return out;
     }
 
+    // --- Pre-hashed keys: digests from hash_function(), for callers that hash elsewhere ------
+
+    bool insert_digest(const digest& d) { return insert_hashed(d); }
+    [[nodiscard]] bool contains_digest(const digest& d) const noexcept { return holds(d, 0, stages_.size()); }
+
+    /// insert(first, last, out) for keys already hashed — on other threads, say, while this
+    /// one inserts: the same stages open at the same keys, with the same answers.
+    template <std::output_iterator<bool> Out>
+    Out insert_digests(std::span<const digest> digests, Out out) {
+        bulk_scratch scratch;
+        std::vector<char> answers;
+        for (std::size_t begin = 0; begin < digests.size(); begin += bulk_chunk) {
+            const auto chunk = digests.subspan(begin, std::min(bulk_chunk, digests.size() - begin));
+            answers.assign(chunk.size(), 0);
+            insert_chunk(chunk, scratch, [&](std::size_t key, bool fresh) { answers[key] = fresh ? 1 : 0; });
+            for (const char answer : answers) *out++ = answer != 0;
+        }
+        return out;
+    }
+
     // --- Whole-filter operations -------------------------------------------------------------
 
     /// Forgets every key, and every stage but the first: back to the memory it started with.
@@ -248,9 +268,10 @@ private:
     template <class It, class Sentinel, class Use>
     void for_each_answer(It first, Sentinel last, Use use) const {
         bulk_scratch scratch;
+        std::vector<digest> digests;
         while (first != last) {
-            hash_chunk(first, last, scratch);
-            mark_held(stages_, scratch);
+            hash_chunk(first, last, digests);
+            mark_held(stages_, digests, scratch);
             for (const char held : scratch.held) use(held != 0);
         }
     }
@@ -339,30 +360,6 @@ private:
         return open_stage().insert_digest(d);  // a new stage: every bit was clear
     }
 
-    // The bulk insert: calls answer(index in the chunk, was new) for every key, then
-    // chunk_done() after each chunk (keys are answered out of order within a chunk).
-    template <class It, class Sentinel, class Answer, class ChunkDone = void (*)()>
-    void insert_each(It& first, Sentinel last, Answer answer, ChunkDone chunk_done = [] {}) {
-        bulk_scratch scratch;
-        while (first != last) {
-            hash_chunk(first, last, scratch);
-            // The stages before the newest do not change while the chunk goes in: they answer
-            // for all of it first. The keys none of them holds then go through insert(key)'s
-            // logic from the newest stage on, one by one and in order.
-            const std::size_t settled = stages_.size() - 1;
-            mark_held(std::span<const stage_type>(stages_).first(settled), scratch);
-            for (std::size_t i = 0; i < scratch.held.size(); ++i)
-                if (scratch.held[i]) answer(i, false);
-            const std::span<const std::uint32_t> fresh(scratch.pending);
-            for (std::size_t j = 0; j < fresh.size(); ++j) {
-                if (j + prefetch_distance < fresh.size())
-                    stages_.back().prefetch_digest(scratch.digests[fresh[j + prefetch_distance]]);
-                answer(fresh[j], insert_hashed(scratch.digests[fresh[j]], settled));
-            }
-            chunk_done();
-        }
-    }
-
     // Keys a bulk operation hashes ahead, then answers stage by stage (see the top of this
     // header). 4096 measured a little ahead of 1024; the chunk's digests take 64 KiB.
     static constexpr std::size_t bulk_chunk = 4096;
@@ -370,28 +367,56 @@ private:
     static constexpr std::size_t prefetch_distance = detail::pipeline_batch;
 
     struct bulk_scratch {
-        std::vector<digest> digests;         // the chunk's keys, hashed
         std::vector<char> held;              // held[i]: a stage holds key i
         std::vector<std::uint32_t> pending;  // indices of the keys no stage probed so far holds
     };
 
-    // Hashes up to bulk_chunk keys from `first` (advancing it) into scratch.digests.
-    template <class It, class Sentinel>
-    void hash_chunk(It& first, Sentinel last, bulk_scratch& scratch) const {
-        scratch.digests.clear();
-        for (; scratch.digests.size() < bulk_chunk && first != last; ++first) scratch.digests.push_back(hasher_(*first));
+    // The bulk insert: calls answer(index in the chunk, was new) for every key, then
+    // chunk_done() after each chunk (keys are answered out of order within a chunk).
+    template <class It, class Sentinel, class Answer, class ChunkDone = void (*)()>
+    void insert_each(It& first, Sentinel last, Answer answer, ChunkDone chunk_done = [] {}) {
+        bulk_scratch scratch;
+        std::vector<digest> digests;
+        while (first != last) {
+            hash_chunk(first, last, digests);
+            insert_chunk(digests, scratch, answer);
+            chunk_done();
+        }
     }
 
-    // For the chunk in scratch.digests: held[i] = whether one of `stages` holds key i, and
+    // Inserts a chunk of hashed keys, calling answer(index in the chunk, was new) for each. The
+    // stages before the newest do not change while the chunk goes in: they answer for all of
+    // it first. The keys none of them holds then go through insert(key)'s logic from the
+    // newest stage on, one by one and in order.
+    template <class Answer>
+    void insert_chunk(std::span<const digest> digests, bulk_scratch& scratch, Answer answer) {
+        const std::size_t settled = stages_.size() - 1;
+        mark_held(std::span<const stage_type>(stages_).first(settled), digests, scratch);
+        for (std::size_t i = 0; i < scratch.held.size(); ++i)
+            if (scratch.held[i]) answer(i, false);
+        const std::span<const std::uint32_t> fresh(scratch.pending);
+        for (std::size_t j = 0; j < fresh.size(); ++j) {
+            if (j + prefetch_distance < fresh.size()) stages_.back().prefetch_digest(digests[fresh[j + prefetch_distance]]);
+            answer(fresh[j], insert_hashed(digests[fresh[j]], settled));
+        }
+    }
+
+    // Hashes up to bulk_chunk keys from `first` (advancing it) into `digests`.
+    template <class It, class Sentinel>
+    void hash_chunk(It& first, Sentinel last, std::vector<digest>& digests) const {
+        digests.clear();
+        for (; digests.size() < bulk_chunk && first != last; ++first) digests.push_back(hasher_(*first));
+    }
+
+    // For a chunk of digests: held[i] = whether one of `stages` holds key i, and
     // pending = the indices of the keys none holds, in order. Stage by stage, newest first,
     // each testing only the keys not yet found, prefetched prefetch_distance keys ahead and
     // tested a batch at a time. A stage offers no batch test of digests (only one digest at a
     // time, scalar), so this runs the stage's layout, built from its geometry, over its
     // words: the same locate and bits as contains_digest, with the layout's batch test
     // (several probes per SIMD step where the CPU has it).
-    static void mark_held(std::span<const stage_type> stages, bulk_scratch& scratch) {
+    static void mark_held(std::span<const stage_type> stages, std::span<const digest> digests, bulk_scratch& scratch) {
         using layout_type = stage_type::layout_type;
-        const std::span<const digest> digests(scratch.digests);
         scratch.held.assign(digests.size(), 0);
         scratch.pending.resize(digests.size());
         for (std::size_t i = 0; i < digests.size(); ++i) scratch.pending[i] = static_cast<std::uint32_t>(i);

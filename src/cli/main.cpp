@@ -35,6 +35,19 @@ bool is_command(std::string_view name) {
     return false;
 }
 
+/// An option given an empty value ("--state ''", often an unset shell variable) is refused:
+/// taken as not given, it would silently drop what the option asks for.
+void refuse_empty_values(const CLI::App& command) {
+    for (const CLI::Option* option : command.get_options()) {
+        if (option->get_type_size_max() == 0) continue;  // a flag takes no value
+        for (const std::string& value : option->results()) {
+            if (!value.empty()) continue;
+            if (option->get_positional()) throw bloomkit::invalid_argument("an empty file name was given");
+            throw bloomkit::invalid_argument(fmt::format("{} was given an empty value", option->get_name()));
+        }
+    }
+}
+
 int run(int argc, char** argv) {
     CLI::App app{"bloomkit — Bloom filters for big files: plan sizes, build a filter from lines, check lines against it",
                  "bloomkit"};
@@ -67,6 +80,7 @@ int run(int argc, char** argv) {
     }
     for (auto& [sub, action] : chosen) {
         if (!sub->parsed()) continue;
+        refuse_empty_values(*sub);
         const int code = action();
         // Output lost to a full disk or a closed pipe is an error, not a success.
         if (std::fflush(stdout) != 0 || std::ferror(stdout)) throw bloomkit::error("cannot write to standard output");

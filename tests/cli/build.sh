@@ -377,4 +377,136 @@ check_cond "overfull_warning_counts_distinct_keys: no warning for 10000 distinct
 run "$B" build -n 5000 -o "$T/filters/x3.bf" "$T/keys-10k-x3.txt"
 check_in "overfull_warning_counts_distinct_keys: a real overfill is still reported" "$ERR" "distinct keys"
 
+# ---------------------------------------------------------------------------------------------
+# --memory: the filter fits the memory given. Alone it is sized for the lines counted at the
+# rate that fits; with -p it chooses the keys; with -n the rate (as plan --memory announces).
+
+MEM=65536
+run "$B" build --memory 64K -o "$T/filters/mem.bf" "$SMALL"
+check_rc "build --memory 64K exits 0" 0
+run "$B" info --json "$T/filters/mem.bf"
+check_eq "build --memory 64K (alone): sized for the 20000 lines counted" 20000 "$(json_value "$OUT" expected_keys)"
+check_cond "build --memory 64K: info --json bytes <= 65536" "bytes '$(json_value "$OUT" bytes)'" \
+    test "$(json_value "$OUT" bytes)" -le $MEM
+mem_bits=$(json_value "$OUT" bits)
+run "$B" plan -n 20000 --memory 64K --json
+check_eq "build --memory 64K (alone): the bits plan -n 20000 --memory 64K announces" "$(plan_value bloom bits)" "$mem_bits"
+run "$B" check --count "$T/filters/mem.bf" "$SMALL"
+check_same "build --memory 64K: every line is found" "$T/expected-small.txt" "$OUT"
+run "$B" build --memory 64K -o "$T/filters/mem-pipe.bf" < <(cat "$SMALL")
+check_rc "build --memory 64K (alone) from a pipe exits 0" 0
+check_same "build --memory 64K (alone) from a pipe = from the file" "$T/filters/mem.bf" "$T/filters/mem-pipe.bf"
+run "$B" build --memory 64K -n 20000 -o "$T/filters/mem-n.bf" "$SMALL"
+check_rc "build --memory 64K -n 20000 exits 0" 0
+check_same "build --memory 64K -n 20000 = --memory 64K alone on 20000 lines" "$T/filters/mem.bf" "$T/filters/mem-n.bf"
+
+run "$B" build --memory 64K -p 0.01 -o "$T/filters/mem-p.bf" "$SMALL"
+check_rc "build --memory 64K -p 0.01 exits 0" 0
+run "$B" plan -p 0.01 --memory 64K --json
+plan_keys=$(plan_value bloom keys)
+run "$B" info --json "$T/filters/mem-p.bf"
+check_eq "build --memory 64K -p 0.01: sized for the keys plan -p 0.01 --memory 64K announces" \
+    "${plan_keys:-(none in plan)}" "$(json_value "$OUT" expected_keys)"
+check_eq "build --memory 64K -p 0.01: target rate 0.01" 0.01 "$(json_value "$OUT" target_fpr)"
+check_cond "build --memory 64K -p 0.01: info --json bytes <= 65536" "bytes '$(json_value "$OUT" bytes)'" \
+    test "$(json_value "$OUT" bytes)" -le $MEM
+
+run "$B" build --memory 1M -n 1000000 -o "$T/filters/mem-1m.bf" "$SMALL"
+run "$B" info --json "$T/filters/mem-1m.bf"
+check_eq "build --memory 1M -n 1000000: sized for -n" 1000000 "$(json_value "$OUT" expected_keys)"
+check_cond "build --memory 1M -n 1000000: the rate that fits (~2%, as plan says)" "target_fpr '$(json_value "$OUT" target_fpr)'" \
+    awk -v p="$(json_value "$OUT" target_fpr)" 'BEGIN { exit !(p > 0.015 && p < 0.025) }'
+check_cond "build --memory 1M: info --json bytes <= 1048576" "bytes '$(json_value "$OUT" bytes)'" \
+    test "$(json_value "$OUT" bytes)" -le 1048576
+
+for kind in counting cuckoo scalable; do
+    run "$B" build --kind $kind --memory 64K -o "$T/filters/mem-$kind.bf" "$SMALL"
+    check_rc "build --kind $kind --memory 64K exits 0" 0
+    run "$B" info --json "$T/filters/mem-$kind.bf"
+    check_cond "build --kind $kind --memory 64K: info --json bytes <= 65536" "bytes '$(json_value "$OUT" bytes)'" \
+        test "$(json_value "$OUT" bytes)" -le $MEM
+    run "$B" check --count "$T/filters/mem-$kind.bf" "$SMALL"
+    check_same "build --kind $kind --memory 64K: every line is found" "$T/expected-small.txt" "$OUT"
+done
+
+MB=$T/filters/mem-bad.bf
+expect_error "build -n -p --memory (all three) is refused" "at most two" \
+    "$B" build -n 20000 -p 0.01 --memory 64K -o "$MB" "$SMALL"
+expect_error "build --memory too small for the keys is refused" "does not fit" "$B" build --memory 100 -n 20000 -o "$MB" "$SMALL"
+expect_error "build --kind fuse --memory is refused (a fuse filter is sized by its keys)" "fuse" \
+    "$B" build --kind fuse --memory 64K -o "$MB" "$SMALL"
+for size in 1x 0 -5 abc; do
+    expect_error "build --memory '$size' is refused" "--memory" "$B" build --memory "$size" -o "$MB" "$SMALL"
+done
+check_cond "refused --memory builds create no file" "file created" test ! -e "$MB"
+expect_error "build --memory '' is refused (not taken as no --memory)" "--memory" \
+    "$B" build --memory "" -o "$T/filters/mem-empty.bf" "$SMALL"
+
+# ---------------------------------------------------------------------------------------------
+# Compressed inputs (gzip, zstd), recognised by their first bytes, from files and from stdin
+
+gzip -c "$SMALL" >"$T/keys-20k.txt.gz"
+run "$B" build -n 20000 -o "$T/filters/gz.bf" "$T/keys-20k.txt.gz"
+check_rc "build from a .gz file exits 0" 0
+check_same "build from a .gz file = build from its text" "$T/filters/small-bloom-n-file.bf" "$T/filters/gz.bf"
+run "$B" build -n 20000 -o "$T/filters/gz-stdin.bf" <"$T/keys-20k.txt.gz"
+check_rc "build from gzip data on stdin exits 0" 0
+check_same "build from gzip data on stdin = build from its text" "$T/filters/small-bloom-n-file.bf" "$T/filters/gz-stdin.bf"
+run "$B" build -o "$T/filters/gz-counted.bf" "$T/keys-20k.txt.gz"
+check_same "build without -n from a .gz file: sized for its lines (= from the text)" \
+    "$T/filters/small-bloom-file.bf" "$T/filters/gz-counted.bf"
+run "$B" build -o "$T/filters/gz-pipe-counted.bf" < <(cat "$T/keys-20k.txt.gz")
+check_same "build without -n from gzip data in a pipe: sized for its lines (= from the text)" \
+    "$T/filters/small-bloom-file.bf" "$T/filters/gz-pipe-counted.bf"
+{ head -n 7000 "$SMALL" | gzip -c; tail -n +7001 "$SMALL" | gzip -c; } >"$T/members.gz"
+run "$B" build -n 20000 -o "$T/filters/members.bf" "$T/members.gz"
+check_rc "build from concatenated gzip members exits 0" 0
+check_same "build from concatenated gzip members = build from the whole text" \
+    "$T/filters/small-bloom-n-file.bf" "$T/filters/members.bf"
+run "$B" build -n 20000 -o "$T/filters/gz-and-text.bf" "$T/keys-a.txt" "$T/keys-20k.txt.gz"
+check_rc "build from a text file and a .gz file together exits 0" 0
+run "$B" check --count "$T/filters/gz-and-text.bf" "$SMALL"
+check_same "build from a text file and a .gz file: the .gz file's lines are found" "$T/expected-small.txt" "$OUT"
+
+head -c 20000 "$T/keys-20k.txt.gz" >"$T/truncated.gz"
+expect_error "build from a truncated .gz file -> 2, naming the damage" "damaged" \
+    "$B" build -n 20000 -o "$T/filters/truncated.bf" "$T/truncated.gz"
+check_in "build from a truncated .gz file names the file" "$ERR" "truncated.gz"
+check_cond "... and creates no file" "file created" test ! -e "$T/filters/truncated.bf"
+expect_error "build from truncated gzip data on stdin -> 2, naming the damage" "damaged" \
+    "$B" build -n 20000 -o "$T/filters/truncated.bf" - <"$T/truncated.gz"
+cp "$T/keys-20k.txt.gz" "$T/corrupt.gz"
+flip_byte "$T/corrupt.gz" 5000
+expect_error "build from a corrupt .gz file -> 2" "corrupt.gz" "$B" build -n 20000 -o "$T/filters/truncated.bf" "$T/corrupt.gz"
+cp "$F" "$T/filters/gz-existing.bf"
+expect_error "build over an existing file from a truncated .gz file -> 2" "damaged" \
+    "$B" build -n 20000 -o "$T/filters/gz-existing.bf" "$T/truncated.gz"
+check_same "... leaves the existing file byte-identical" "$F" "$T/filters/gz-existing.bf"
+
+if command -v zstd >/dev/null; then
+    zstd -q -c "$SMALL" >"$T/keys-20k.txt.zst"
+    run "$B" build -n 20000 -o "$T/filters/zst.bf" "$T/keys-20k.txt.zst"
+    check_rc "build from a .zst file exits 0" 0
+    check_same "build from a .zst file = build from its text" "$T/filters/small-bloom-n-file.bf" "$T/filters/zst.bf"
+    run "$B" build -o "$T/filters/zst-stdin.bf" <"$T/keys-20k.txt.zst"
+    check_same "build without -n from zstd data on stdin = build from its text" \
+        "$T/filters/small-bloom-file.bf" "$T/filters/zst-stdin.bf"
+    head -c 5000 "$T/keys-20k.txt.zst" >"$T/truncated.zst"
+    expect_error "build from a truncated .zst file -> 2, naming the damage" "damaged" \
+        "$B" build -n 20000 -o "$T/filters/truncated.bf" "$T/truncated.zst"
+else
+    echo "# skipped: build from zstd inputs (no zstd)"
+fi
+no_temp_files "compressed inputs: no temporary files left" "$T/filters"
+
+# A cuckoo filter keeps a copy of a line each time it comes (remove undoes each add), so an input
+# that repeats its lines fills one sized for its distinct lines: the error says why and what to do.
+for copy in 1 2 3 4 5; do seq -f 'repeated-%.0f' 1 100; done >"$T/repeated-5x.txt"
+expect_error "build --kind cuckoo of 100 lines 5 times each, -n 100: full, and the message names the repeats" \
+    "sort -u" "$B" build --kind cuckoo -n 100 -o "$T/filters/repeats.bf" "$T/repeated-5x.txt"
+check_cond "build --kind cuckoo that fails leaves no file" "repeats.bf exists" test ! -e "$T/filters/repeats.bf"
+sort -u "$T/repeated-5x.txt" >"$T/repeated-once.txt"
+run "$B" build --kind cuckoo -n 100 -o "$T/filters/repeats.bf" "$T/repeated-once.txt"
+check_rc "build --kind cuckoo of the same lines once each, -n 100, succeeds" 0
+
 finish

@@ -101,4 +101,31 @@ expect_error "check with a missing input -> 2" "no-such-input.txt" "$B" check "$
 expect_error "check with a good and a missing input -> 2 (nothing printed)" "no-such-input.txt" \
     "$B" check "$F" "$KEYS" "$T/no-such-input.txt"
 
+# ---------------------------------------------------------------------------------------------
+# check --count --json: the totals as one line of JSON on stdout
+
+run "$B" check --count --json "$F" "$MIXED"
+check_rc "check --count --json exits 0 when something is present" 0
+check_eq "check --count --json prints one line" 1 "$(lines_of "$OUT")"
+check_cond "check --count --json prints a JSON object" "stdout: $(head -c 100 "$OUT")" \
+    awk 'NR == 1 && /^\{.*\}$/ { ok = 1 } END { exit !ok }' "$OUT"
+check_eq "check --count --json: present = 100000 keys + false positives" $((N + fp)) "$(json_value "$OUT" present)"
+check_eq "check --count --json: absent" $((N - fp)) "$(json_value "$OUT" absent)"
+check_eq "check --count --json: the filter checked" "$F" "$(json_value "$OUT" filter)"
+check_cond "check --count --json prints nothing on stderr" "stderr: $(err_line)" test ! -s "$ERR"
+
+run "$B" check --count --json "$F" - <"$KEYS"
+check_rc "check --count --json from stdin exits 0" 0
+check_eq "check --count --json of inserted lines: all present" "$N 0" "$(json_value "$OUT" present) $(json_value "$OUT" absent)"
+run "$B" check --count --json --absent "$F" "$KEYS"
+check_rc "check --count --json --absent with nothing absent exits 1" 1
+check_eq "check --count --json --absent still prints the totals" "$N 0" "$(json_value "$OUT" present) $(json_value "$OUT" absent)"
+run "$B" check --count --json "$F" "$T/empty.txt"
+check_rc "check --count --json of an empty input exits 1" 1
+check_eq "check --count --json of an empty input: zero totals" "0 0" "$(json_value "$OUT" present) $(json_value "$OUT" absent)"
+run "$B" check --count --json - "$T/keys-a.txt" <"$F"
+check_eq "check --count --json with the filter from stdin: present" 50000 "$(json_value "$OUT" present)"
+expect_error "check --count --json with a missing input -> 2 (no JSON on stdout)" "no-such-input.txt" \
+    "$B" check --count --json "$F" "$T/no-such-input.txt"
+
 finish

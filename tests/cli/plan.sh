@@ -64,4 +64,75 @@ expect_error "plan -p abc -> 2" "abc" "$B" plan -n 1000 -p abc
 expect_error "plan -p -0.5 -> 2" "-p" "$B" plan -n 1000 -p -0.5
 expect_error "plan without -n -> 2" "keys" "$B" plan -p 0.01
 
+# ---------------------------------------------------------------------------------------------
+# plan --memory: with -n, the rate each kind reaches in that memory; with -p, the keys it holds
+
+# all_within BYTES: every possible entry of plan --json (in $OUT) takes at most BYTES bytes.
+all_within() {
+    awk -v max="$1" '/"possible": true/ { if (!match($0, /"bytes": [0-9]+/)) exit 1
+        if (substr($0, RSTART + 9, RLENGTH - 9) + 0 > max) exit 1; n++ } END { exit !(n > 0) }' "$OUT"
+}
+
+run "$B" plan -n 100000 --memory 128K
+check_rc "plan -n 100000 --memory 128K exits 0" 0
+check_in "plan -n --memory: the table says the keys and the memory" "$OUT" "100000 keys in"
+run "$B" plan -n 100000 --memory 128K --json
+check_rc "plan -n 100000 --memory 128K --json exits 0" 0
+check_eq "plan -n --memory --json: memory in bytes (128K = 131072)" 131072 "$(json_value "$OUT" memory)"
+check_eq "plan -n --memory --json: keys" 100000 "$(head -n 1 "$OUT" | json_value /dev/stdin keys)"
+check_eq "plan -n --memory --json: bloom uses all of the memory" 131072 "$(plan_value bloom bytes)"
+check_cond "plan -n --memory --json: every possible kind fits in the memory" "an entry over 131072 bytes" all_within 131072
+check_cond "plan -n 100000 --memory 128K: bloom's rate ~0.78% (10.5 bits/key)" "expected_fpr '$(plan_value bloom expected_fpr)'" \
+    awk -v p="$(plan_value bloom expected_fpr)" 'BEGIN { exit !(p > 0.005 && p < 0.01) }'
+check_eq "plan -n 100000 --memory 128K: fuse --bits 16 does not fit" false "$(plan_value "fuse --bits 16" possible)"
+check_cond "... and the entry says why" "why: '$(plan_value "fuse --bits 16" why)'" test -n "$(plan_value "fuse --bits 16" why)"
+
+run "$B" plan -p 0.01 --memory 1M
+check_rc "plan -p 0.01 --memory 1M exits 0" 0
+check_in "plan -p --memory: the table says the rate" "$OUT" "at a false-positive rate of 1%"
+check_cond "plan -p --memory: the table's bloom row has the keys" "bloom row: $(grep '^bloom ' "$OUT")" \
+    awk '$1 == "bloom" && $2 == 845797 { found = 1 } END { exit !found }' "$OUT"
+run "$B" plan -p 0.01 --memory 1M --json
+check_rc "plan -p 0.01 --memory 1M --json exits 0" 0
+check_eq "plan -p --memory --json: fpr" 0.01 "$(json_value "$OUT" fpr)"
+check_eq "plan -p --memory --json: memory in bytes (1M = 1048576)" 1048576 "$(json_value "$OUT" memory)"
+check_eq "plan -p 0.01 --memory 1M --json: bloom holds 845797 keys" 845797 "$(plan_value bloom keys)"
+check_cond "plan -p --memory --json: every possible kind fits in the memory" "an entry over 1048576 bytes" all_within 1048576
+for kind in bloom "bloom --layout classic" counting; do
+    most=$(plan_value "$kind" keys)
+    check_cond "plan -p --memory: $kind's rate at its keys is at most the rate asked" "expected_fpr '$(plan_value "$kind" expected_fpr)'" \
+        awk -v p="$(plan_value "$kind" expected_fpr)" 'BEGIN { exit !(p > 0 && p <= 0.01) }'
+    run "$B" plan -n "${most:-1}" -p 0.01 --json
+    check_cond "plan -p --memory: $kind's ${most:-?} keys at 1% fit in 1M (plan -n)" "bytes '$(plan_value "$kind" bytes)'" \
+        test "$(plan_value "$kind" bytes)" -le 1048576
+    run "$B" plan -n $((${most:-1} + 1)) -p 0.01 --json
+    check_cond "plan -p --memory: one key more does not fit (the most keys)" "bytes '$(plan_value "$kind" bytes)'" \
+        test "$(plan_value "$kind" bytes)" -gt 1048576
+    run "$B" plan -p 0.01 --memory 1M --json
+done
+check_cond "plan -p --memory: the classic layout holds more keys than block" \
+    "classic $(plan_value "bloom --layout classic" keys), block $(plan_value bloom keys)" \
+    test "$(plan_value "bloom --layout classic" keys)" -gt "$(plan_value bloom keys)"
+
+run "$B" plan -p 0.01 --memory 10 --json
+check_rc "plan -p 0.01 --memory 10 (bytes) exits 0" 0
+check_eq "plan -p 0.01 --memory 10: the classic layout holds 8 keys" 8 "$(plan_value "bloom --layout classic" keys)"
+check_eq "plan -p 0.01 --memory 10: no block Bloom filter fits" false "$(plan_value bloom possible)"
+check_in "... and the entry says not even one key fits" "$OUT" "not even one key"
+
+for size in 1K 1KB 1KiB 1.5K; do
+    run "$B" plan -n 100 --memory "$size" --json
+    check_rc "plan --memory $size exits 0" 0
+done
+run "$B" plan -n 100 --memory 1K --json
+check_eq "plan --memory 1K is 1024 bytes" 1024 "$(json_value "$OUT" memory)"
+run "$B" plan -n 100 --memory 1KiB --json
+check_eq "plan --memory 1KiB is 1024 bytes" 1024 "$(json_value "$OUT" memory)"
+
+expect_error "plan --memory alone -> 2" "-n or -p" "$B" plan --memory 1M
+expect_error "plan -n -p --memory (all three) -> 2" "at most two" "$B" plan -n 100 -p 0.01 --memory 1M
+expect_error "plan --memory 1x -> 2" "--memory" "$B" plan -n 100 --memory 1x
+expect_error "plan --memory 0 -> 2" "--memory" "$B" plan -n 100 --memory 0
+expect_error "plan --memory -1M -> 2" "--memory" "$B" plan -n 100 --memory -1M
+
 finish

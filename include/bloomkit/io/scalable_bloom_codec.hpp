@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <ranges>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,15 @@ inline constexpr std::size_t size = 64, bits = 0, hashes = 8, expected_keys = 16
 /// Where a stage's words start: the next 64-byte boundary at or after `end`, the end of the
 /// item before it.
 inline std::uint64_t scalable_stage_offset(std::uint64_t end) noexcept { return (end + 63) / 64 * 64; }
+
+/// The payload of stages of these sizes in bytes: the table of entries, then each stage's
+/// words at a 64-byte aligned offset. (What --memory budgets and info reports as the size.)
+template <std::ranges::input_range StageBytes>
+std::uint64_t scalable_payload_size(std::size_t stages, StageBytes&& stage_bytes) {
+    std::uint64_t size = stages * scalable_entry::size;
+    for (const std::uint64_t bytes : stage_bytes) size = scalable_stage_offset(size) + bytes;
+    return size;
+}
 
 /// Checks the scalable parameters of a header. The payload size is checked stage by stage
 /// when the filter is assembled, so the declared one is returned.
@@ -65,9 +75,8 @@ struct file_codec<scalable_bloom_filter> {
         h.scalable = filter.parameters();
         h.stages = static_cast<std::uint32_t>(filter.stage_count());
         h.inserted_count = filter.inserted_count();
-        std::uint64_t size = filter.stage_count() * detail::scalable_entry::size;
-        for (const block_bloom_filter& stage : filter.stages()) size = detail::scalable_stage_offset(size) + stage.size_in_bytes();
-        h.payload_size = size;
+        h.payload_size = detail::scalable_payload_size(
+            filter.stage_count(), filter.stages() | std::views::transform(&block_bloom_filter::size_in_bytes));
     }
     static void write_parameters(const file_header& h, detail::header_bytes& b) {
         namespace f = detail::header_field;

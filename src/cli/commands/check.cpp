@@ -15,6 +15,7 @@
 #include "support/filter_files.hpp"
 #include "support/filter_work.hpp"
 #include "support/arguments.hpp"
+#include "support/common_options.hpp"
 #include "support/keys.hpp"
 #include "support/output.hpp"
 
@@ -29,25 +30,25 @@ struct check_options {
     bool no_verify = false;
     bool json = false;
     std::string key = "text";
+    std::string threads = "0";
 };
 
 int run_check(const check_options& options) {
     if (is_standard_stream(options.filter) && (options.inputs.empty() || std::ranges::count(options.inputs, "-") > 0))
         throw invalid_argument("the filter and the lines cannot both come from standard input: name a file for one of them");
+    if (options.json && !options.count)
+        throw invalid_argument("--json prints the totals of --count: without --count, check prints lines");
     const key_format keys = parse_key_format(options.key);
     line_reader lines(options.inputs);
     const filter_input opened(options.filter);
     if (!options.no_verify) opened.verify();
 
     std::uint64_t present = 0, absent = 0;
-    std::vector<char> answers;
     output out;
     progress shown("checking", lines.total_bytes());
     std::visit(
         [&](const auto& filter) {
-            lines.read([&](std::span<const std::string_view> batch, const line_origin& origin) {
-                answers.resize(batch.size());
-                with_keys(batch, keys, origin, [&](auto keyed) { filter.contains(keyed.begin(), keyed.end(), answers.begin()); });
+            query_lines(filter, lines, keys, parse_threads(options.threads), [&](auto batch, std::span<const char> answers) {
                 for (std::size_t i = 0; i < batch.size(); ++i) {
                     const bool maybe = answers[i] != 0;
                     (maybe ? present : absent) += 1;
@@ -76,6 +77,7 @@ action check_command(CLI::App& command) {
     command.add_flag("--count", options->count, "Print only the totals: present and absent lines");
     command.add_flag("--json", options->json, "With --count: print the totals as JSON");
     add_key_option(command, options->key);
+    add_thread_option(command, options->threads);
     command.footer(
         "Examples:\n"
         "  bloomkit check weak.bkf passwords.txt                 # the lines that may be weak passwords\n"

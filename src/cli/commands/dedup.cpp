@@ -8,7 +8,8 @@
 // (the summary estimates how many). Without -n the filter is a scalable one that grows as the
 // lines come.
 //
-// With --state FILE the filter persists: loaded if FILE exists, saved atomically every
+// With --state FILE the filter persists: loaded if FILE exists (an empty FILE, which a run
+// creates to hold the lock until its first save, means nothing seen yet), saved atomically every
 // --checkpoint seconds, at the end, and on SIGINT/SIGTERM/SIGHUP, under the writer lock for the
 // whole run. Before each save the output is flushed, so every line the saved filter holds has
 // been printed: a crawler killed and restarted never prints again a line it printed before the
@@ -30,6 +31,7 @@
 #include "support/filter_files.hpp"
 #include "support/filter_work.hpp"
 #include "support/keys.hpp"
+#include "support/ordered_blocks.hpp"
 #include "support/output.hpp"
 #include "support/progress.hpp"
 #include "support/signals.hpp"
@@ -48,6 +50,7 @@ struct dedup_options {
     std::string seed = "0";
     std::string checkpoint = "60";
     std::string key = "text";
+    std::string threads = "0";
     bool invert = false;
     bool line_buffered = false;
     bool json = false;
@@ -57,9 +60,27 @@ struct dedup_options {
 /// The initial capacity of a scalable filter without -n.
 constexpr std::uint64_t default_capacity = 100'000;
 
+/// Whether the state file holds a filter. An empty one is one a run created to lock and never
+/// saved into: nothing seen yet.
+bool has_saved_state(const std::string& state) {
+    if (state.empty()) return false;
+    std::error_code failed;
+    const auto status = std::filesystem::status(state, failed);
+    if (!std::filesystem::exists(status)) return false;
+    if (!std::filesystem::is_regular_file(status)) {
+        namespace fs = std::filesystem;
+        const char* what = fs::is_directory(status) ? "a directory"
+                           : fs::is_fifo(status)    ? "a FIFO"
+                           : fs::is_block_file(status) || fs::is_character_file(status) ? "a device"
+                                                                                        : "not a regular file";
+        throw error(fmt::format("'{}' is {}: --state needs a regular file, or a new name, to save the filter to", state, what));
+    }
+    return std::filesystem::file_size(state) > 0;
+}
+
 /// The filter a dedup starts from: the state file's, or a new one as the options ask.
 any_filter starting_filter(const dedup_options& options, const sizing_request& sizing) {
-    if (!options.state.empty() && std::filesystem::exists(options.state)) {
+    if (has_saved_state(options.state)) {
         any_filter loaded = load<any_filter>(options.state);
         const bool usable = std::holds_alternative<scalable_bloom_filter>(loaded) || std::visit([](const auto& f) {
             return mergeable_by_twins<std::decay_t<decltype(f)>> && !std::is_same_v<std::decay_t<decltype(f)>, counting_bloom_filter>;
@@ -84,85 +105,163 @@ any_filter starting_filter(const dedup_options& options, const sizing_request& s
     return bloom_filter(n, p, hashing);
 }
 
-/// What the run has done, for the summary and the wrongly-dropped estimate.
-struct dedup_counts {
-    std::uint64_t read = 0, written = 0, fresh = 0;
-    double expected_wrong = 0;  // Σ over new lines of the FPR when they came
+/// The expected number of new lines wrongly taken for repeats: the sum, over the new lines, of
+/// the filter's false-positive rate when each came. The rate is measured from the fill, which
+/// reads the whole filter, so only every so many new lines (1/32 of the filter's bytes: a few
+/// percent of the run's time); in between it is integrated as if it grew geometrically, as a
+/// Bloom filter's rate (a power of its fill) nearly does. (Taking the rate at the start of each
+/// stretch instead under-counted by half: with k probes it grows like n^k.)
+template <class F>
+class wrong_drop_estimate {
+public:
+    explicit wrong_drop_estimate(const F& filter) : filter_(filter), rate_(filter.current_fpr()) {}
+
+    void new_lines(std::uint64_t count) {
+        pending_ += count;
+        if (pending_ >= std::max<std::uint64_t>(65'536, filter_.size_in_bytes() / 32)) settle();
+    }
+
+    [[nodiscard]] double expected() {
+        settle();
+        return sum_;
+    }
+
+private:
+    void settle() {
+        if (pending_ == 0) return;
+        const double now = filter_.current_fpr();
+        const double mean = rate_ > 0 && now > rate_ * (1 + 1e-9) ? (now - rate_) / std::log(now / rate_) : (rate_ + now) / 2;
+        sum_ += mean * static_cast<double>(pending_);
+        rate_ = now;
+        pending_ = 0;
+    }
+
+    const F& filter_;
+    double rate_;
+    std::uint64_t pending_ = 0;
+    double sum_ = 0;
+};
+
+/// A block of lines hashed by a worker, and which of them were new, found by the inserter.
+struct hashed_lines {
+    std::vector<digest> digests;
+    std::vector<char> fresh;
+};
+
+/// A dedup run: the filter, the output, the state file and what has been done so far.
+class dedup_run {
+public:
+    dedup_run(const dedup_options& options, double checkpoint_seconds, any_filter&& filter, std::optional<writer_lock>& lock)
+        : options_(options),
+          filter_(std::move(filter)),
+          lock_(lock),
+          out_(options.line_buffered || ::isatty(STDOUT_FILENO) == 1 ? output::buffering::line : output::buffering::block),
+          checkpoint_(checkpoint_seconds) {}
+
+    /// Reads every line (until a deferred signal, whose number it returns), printing the new
+    /// ones, with `threads` threads hashing: the lines go in and out in input order.
+    int read(line_reader& lines, key_format keys, unsigned threads) {
+        progress shown("deduplicating", lines.total_bytes());
+        int signal = 0;
+        std::visit(
+            [&](auto& f) {
+                using F = std::decay_t<decltype(f)>;
+                if constexpr (requires(F g, std::span<const digest> d, char* o) { g.insert_digests(d, o); }) {
+                    wrong_drop_estimate<F> wrong(f);
+                    const hasher hash = f.hash_function();
+                    try {
+                        for_each_block_in_order<hashed_lines>(
+                            lines, threads,
+                            [&](std::span<const std::string_view> batch, const line_origin& origin, hashed_lines& block) {
+                                block.digests.resize(batch.size());
+                                with_keys(batch, keys, origin, [&](auto keyed) {
+                                    for (std::size_t i = 0; i < batch.size(); ++i) block.digests[i] = hash(keyed[i]);
+                                });
+                            },
+                            [&](std::span<const std::string_view> batch, const line_origin&, hashed_lines& block) {
+                                block.fresh.resize(batch.size());
+                                f.insert_digests(block.digests, block.fresh.begin());
+                                wrong.new_lines(print(batch, block.fresh));
+                                shown.update(lines.bytes_read());
+                                if (termination_signal() != 0) throw termination_requested{termination_signal()};
+                                if (lock_ && std::chrono::steady_clock::now() - last_checkpoint_ >= checkpoint_) save_state();
+                            });
+                    } catch (const termination_requested& stop) {
+                        signal = stop.signal;
+                    }
+                    expected_wrong_ = wrong.expected();
+                } else {
+                    throw error("dedup needs a Bloom or scalable Bloom filter");
+                }
+            },
+            filter_);
+        out_.flush();
+        return signal;
+    }
+
+    /// Saves the filter to the state file, after flushing the output: every key in the saved
+    /// filter is a line already printed.
+    void save_state() {
+        out_.flush();
+        lock_->save_keeping_lock(filter_, options_.state);
+        last_checkpoint_ = std::chrono::steady_clock::now();
+    }
+
+    void summarize(const line_reader& lines, int signal) const {
+        job_summary summary("dedup");
+        summary.count("lines read", read_)
+            .count("lines written", written_)
+            .count("first seen", fresh_)
+            .estimate("new lines wrongly taken for repeats", expected_wrong_)
+            .count("filter bytes", std::visit([](const auto& f) { return f.size_in_bytes(); }, filter_))
+            .bytes_read(lines.bytes_read());
+        if (signal != 0) summary.text("stopped by", fmt::format("stopped by signal {}", signal));
+        summary.print(options_.json, true);
+    }
+
+private:
+    // Prints the lines the options ask for (the new ones, or with --invert the repeats);
+    // returns how many were new.
+    std::uint64_t print(std::span<const std::string_view> batch, std::span<const char> fresh) {
+        std::uint64_t new_lines = 0;
+        for (std::size_t i = 0; i < batch.size(); ++i) {
+            const bool is_new = fresh[i] != 0;
+            new_lines += is_new ? 1 : 0;
+            if (is_new != options_.invert) {
+                out_.line(batch[i]);
+                ++written_;
+            }
+        }
+        read_ += batch.size();
+        fresh_ += new_lines;
+        return new_lines;
+    }
+
+    const dedup_options& options_;
+    any_filter filter_;
+    std::optional<writer_lock>& lock_;
+    output out_;
+    const std::chrono::duration<double> checkpoint_;
+    std::chrono::steady_clock::time_point last_checkpoint_ = std::chrono::steady_clock::now();
+    std::uint64_t read_ = 0, written_ = 0, fresh_ = 0;
+    double expected_wrong_ = 0;
 };
 
 int run_dedup(const dedup_options& options) {
     const sizing_request sizing = parse_sizing(options.sizing);
     const key_format keys = parse_key_format(options.key);
-    const double checkpoint_seconds = std::stod(options.checkpoint);
-    if (!(checkpoint_seconds > 0)) throw invalid_argument("--checkpoint is a number of seconds above 0");
+    const unsigned threads = parse_threads(options.threads);
+    const double checkpoint_seconds = parse_seconds("--checkpoint", options.checkpoint);
     line_reader lines(options.inputs);
     std::optional<writer_lock> lock;
     if (!options.state.empty()) {
         defer_termination();  // a signal stops the reading; the state is then saved
-        lock.emplace(options.state, options.no_wait);
+        lock.emplace(options.state, options.no_wait, writer_lock::missing::create);
     }
-    any_filter filter = starting_filter(options, sizing);
-    output out(options.line_buffered || ::isatty(STDOUT_FILENO) == 1 ? output::buffering::line : output::buffering::block);
-    progress shown("deduplicating", lines.total_bytes());
-    dedup_counts counts;
-    auto last_checkpoint = std::chrono::steady_clock::now();
-    const auto save_state = [&] {
-        out.flush();  // every key in the saved filter is a line already printed
-        lock->save_keeping_lock(filter, options.state);
-        last_checkpoint = std::chrono::steady_clock::now();
-    };
-    double fpr_now = 0;  // the filter's FPR, refreshed every so many new keys (a model evaluation)
-    std::uint64_t fresh_at_refresh = 0;
-    std::vector<char> answers;
-    int signal = 0;
-    try {
-        std::visit(
-            [&](auto& f) {
-                using F = std::decay_t<decltype(f)>;
-                if constexpr (requires(F g, std::span<const std::string_view> k, char* o) { g.insert(k.begin(), k.end(), o); }) {
-                    fpr_now = f.current_fpr();
-                    lines.read([&](std::span<const std::string_view> batch, const line_origin& origin) {
-                        answers.resize(batch.size());
-                        with_keys(batch, keys, origin, [&](auto keyed) { f.insert(keyed.begin(), keyed.end(), answers.data()); });
-                        for (std::size_t i = 0; i < batch.size(); ++i) {
-                            const bool fresh = answers[i] != 0;
-                            counts.fresh += fresh ? 1 : 0;
-                            if (fresh) counts.expected_wrong += fpr_now;
-                            if (fresh != options.invert) {
-                                out.line(batch[i]);
-                                ++counts.written;
-                            }
-                        }
-                        counts.read += batch.size();
-                        if (counts.fresh - fresh_at_refresh >= 1'000'000) {
-                            fpr_now = f.current_fpr();
-                            fresh_at_refresh = counts.fresh;
-                        }
-                        shown.update(lines.bytes_read());
-                        if (termination_signal() != 0) throw termination_requested{termination_signal()};
-                        if (lock && std::chrono::steady_clock::now() - last_checkpoint >=
-                                        std::chrono::duration<double>(checkpoint_seconds))
-                            save_state();
-                    });
-                } else {
-                    throw error("dedup needs a Bloom or scalable Bloom filter");
-                }
-            },
-            filter);
-    } catch (const termination_requested& stop) {
-        signal = stop.signal;
-    }
-    out.flush();
-    if (lock) save_state();
-    job_summary summary("dedup");
-    summary.count("lines read", counts.read)
-        .count("lines written", counts.written)
-        .count("first seen", counts.fresh)
-        .estimate("new lines wrongly taken for repeats", counts.expected_wrong)
-        .count("filter bytes", std::visit([](const auto& f) { return f.size_in_bytes(); }, filter))
-        .bytes_read(lines.bytes_read());
-    if (signal != 0) summary.text("stopped by", fmt::format("stopped by signal {}", signal));
-    summary.print(options.json, true);
+    dedup_run run(options, checkpoint_seconds, starting_filter(options, sizing), lock);
+    const int signal = run.read(lines, keys, threads);
+    if (lock) run.save_state();
+    run.summarize(lines, signal);
     return signal != 0 ? 128 + signal : success;
 }
 
@@ -175,6 +274,7 @@ action dedup_command(CLI::App& command) {
                        "Filter file that remembers the lines across runs: loaded if it exists, saved at checkpoints, at the "
                        "end and on SIGINT/SIGTERM")
         ->type_name("FILE");
+    options->sizing.default_fpr = 0.001;  // a false positive is a new line lost
     add_sizing_options(command, options->sizing,
                        "Lines the filter is sized for (a Bloom filter); without it a scalable filter grows as needed");
     command.add_option("--kind", options->kind, "bloom (fixed size, with -n) or scalable (grows; the default without -n)");
@@ -187,6 +287,7 @@ action dedup_command(CLI::App& command) {
                      "Write each line at once (the default on a terminal), for a consumer at the other end of a pipe");
     command.add_flag("--json", options->json, "Print the summary as JSON (on stderr)");
     add_key_option(command, options->key);
+    add_thread_option(command, options->threads);
     add_no_wait_option(command, options->no_wait);
     command.footer(
         "Examples:\n"

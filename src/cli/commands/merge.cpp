@@ -9,6 +9,7 @@
 // the writer lock, '-' for standard output.
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <type_traits>
@@ -57,6 +58,8 @@ void merge_into(any_filter& result, const any_filter& other, const merge_options
 
 int run_merge(const merge_options& options) {
     if (options.filters.size() < 2) throw invalid_argument("merge takes at least two filters");
+    if (std::ranges::count(options.filters, "-") > 1)
+        throw invalid_argument("only one of the filters can come from standard input");
     const std::optional<writer_lock> lock = lock_output(options.output, options.no_wait);
     any_filter result = read_filter(options.filters.front());
     for (std::size_t i = 1; i < options.filters.size(); ++i) {
@@ -67,6 +70,7 @@ int run_merge(const merge_options& options) {
         }
     }
     write_filter(result, options.output);
+    if (!job_summary::wanted(options.json)) return success;
     const file_header h = header_of(result);
     job_summary("merge")
         .count("filters", options.filters.size())

@@ -110,6 +110,13 @@ double parse_probability(std::string_view option, const std::string& text) {
     return value;
 }
 
+double parse_seconds(std::string_view option, const std::string& text) {
+    const double value = parse_double(text);
+    if (!(value > 0) || !std::isfinite(value))
+        throw invalid_argument(fmt::format("{} must be a number of seconds above 0 (like 60 or 0.5), not '{}'", option, text));
+    return value;
+}
+
 std::uint32_t parse_small_number(std::string_view option, const std::string& text) {
     std::uint32_t value = 0;
     const char* end = text.data() + text.size();

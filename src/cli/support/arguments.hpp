@@ -22,6 +22,9 @@ double parse_probability(std::string_view option, const std::string& text);
 /// powers of 1024), "100MB", "1GB" (KB, MB... are powers of 1000), "4096" (bytes).
 std::uint64_t parse_size(std::string_view option, const std::string& text);
 
+/// A duration in seconds above 0: "60", "0.5", "1e-3".
+double parse_seconds(std::string_view option, const std::string& text);
+
 /// A small whole number (an option like --bits or --arity; the caller checks its range).
 std::uint32_t parse_small_number(std::string_view option, const std::string& text);
 

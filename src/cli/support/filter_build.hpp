@@ -33,7 +33,7 @@ inline std::uint64_t count_lines(line_reader& reader) {
     reader.read_blocks(
         [&](line_block&& block) {
             const std::string_view text = block.text();
-            lines += static_cast<std::uint64_t>(std::count(text.begin(), text.end(), '\n'));
+            lines += count_newlines(text);
             if (!text.empty() && text.back() != '\n') ++lines;
             spare = std::move(block.buffer);
             shown.update(reader.bytes_read());
@@ -65,10 +65,17 @@ inline all_keys read_all_keys(line_reader& lines, key_format format) {
     return keys;
 }
 
+/// What a filter is built for. One that is saved may later have lines removed (a cuckoo filter
+/// then keeps a copy of a line each time it comes: filter_work.hpp), and is refused for an
+/// input with no lines (a filter of nothing is a mistake). One a job holds while it streams
+/// another input (intersect, subtract) is only queried: a cuckoo filter keeps a line once, and
+/// an empty input makes a filter for one key, which answers "absent" for every line.
+enum class filter_use { saved, held_by_job };
+
 /// The filter of type F the request asks for, holding every line of `lines`.
 template <class F>
 any_filter build_filter(const kind_request& request, line_reader& lines, key_format format, const sizing_request& sizing,
-                        filter_options hashing, unsigned threads) {
+                        filter_options hashing, unsigned threads, filter_use use = filter_use::saved) {
     if constexpr (!insertable<F>) {
         if (sizing.memory) throw invalid_argument("--memory does not apply to a binary fuse filter: it is sized by its keys");
         const all_keys keys = read_all_keys(lines, format);
@@ -84,10 +91,10 @@ any_filter build_filter(const kind_request& request, line_reader& lines, key_for
             lines.make_rereadable();
             const std::uint64_t counted = count_lines(lines);
             lines.rewind();
-            return counted;
+            return use == filter_use::held_by_job ? std::max<std::uint64_t>(counted, 1) : counted;
         });
         any_filter made = kind_traits<F>::make(n, p, request, hashing);
-        insert_lines(made, lines, format, threads);
+        insert_lines(made, lines, format, threads, use == filter_use::held_by_job ? repeats::once : repeats::stored);
         return made;
     }
 }

@@ -1,5 +1,6 @@
 // src/cli/support/filter_work.hpp — the subcommands' shared work on a filter whose kind is
-// known only at run time (bloomkit::any_filter): what each kind can do, inserting lines.
+// known only at run time (bloomkit::any_filter): what each kind can do, inserting lines,
+// querying them.
 #pragma once
 
 #include <fmt/core.h>
@@ -21,6 +22,7 @@
 #include "bloomkit/any_filter.hpp"
 #include "keys.hpp"
 #include "line_reader.hpp"
+#include "ordered_blocks.hpp"
 #include "progress.hpp"
 #include "work_queue.hpp"
 
@@ -64,21 +66,42 @@ inline bool twins_fit(std::uint64_t bytes, unsigned threads) {
 
 // --- Inserting lines ---------------------------------------------------------------------
 
+/// What a cuckoo filter does with a line that comes again (the other kinds hold a set).
+enum class repeats {
+    /// Stored again, up to the 8 copies its two buckets hold (further copies are not needed:
+    /// the line is present). A line that merely tests present is not skipped: it may be a
+    /// false positive, and removing it later would then take another line's only fingerprint.
+    stored,
+    /// Skipped when the filter already answers present: for a filter nothing is removed from.
+    once,
+};
+
+/// The error of a cuckoo filter that is full. A filter that keeps copies of repeated lines
+/// can fill up long before it holds as many distinct lines as it was sized for: say so.
+inline error cuckoo_full(const cuckoo_filter& filter, repeats repeated) {
+    return error(fmt::format(
+        "the cuckoo filter is full ({} fingerprints in {} buckets): not every line fits; build it for more keys (-n){}",
+        filter.size(), filter.bucket_count(),
+        repeated == repeats::stored ? ". It stores a line each time it comes (so that remove can undo each add): if the input repeats "
+                      "lines, remove the repeats first (sort -u), or use a counting Bloom filter (--kind counting)"
+                    : ""));
+}
+
 /// Inserts a batch of lines. Throws when a cuckoo filter is full (nothing it held is lost, but
 /// the batch is not all in, and the caller must not save a filter that misses keys silently).
-/// A cuckoo filter stores a line as often as it comes, up to the 8 copies its two buckets
-/// hold: further copies are not needed (the line is present) and not an error. It does not
-/// skip a line that merely tests present: that line may be a false positive, and removing it
-/// later would then take another line's only fingerprint.
 template <insertable F, class Key>
-void insert_batch(F& filter, std::span<const Key> batch) {
+void insert_batch(F& filter, std::span<const Key> batch, repeats repeated = repeats::stored) {
     if constexpr (std::is_same_v<F, cuckoo_filter>) {
+        if (repeated == repeats::once) {  // one key at a time: a batch may repeat a line too
+            for (const Key& key : batch)
+                if (!filter.contains(key) && filter.try_insert(key) == cuckoo_insert_status::full)
+                    throw cuckoo_full(filter, repeated);
+            return;
+        }
         thread_local std::vector<cuckoo_insert_status> statuses;
         statuses.clear();
         filter.try_insert(batch.begin(), batch.end(), std::back_inserter(statuses));
-        if (std::ranges::find(statuses, cuckoo_insert_status::full) != statuses.end())
-            throw error(fmt::format("the cuckoo filter is full ({} fingerprints in {} buckets): not every line fits; "
-                                    "build it for more keys (-n)", filter.size(), filter.bucket_count()));
+        if (std::ranges::find(statuses, cuckoo_insert_status::full) != statuses.end()) throw cuckoo_full(filter, repeated);
     } else {
         filter.insert(batch.begin(), batch.end());
     }
@@ -138,7 +161,8 @@ void insert_lines_in_parallel(F& filter, line_reader& lines, key_format keys, un
 
 /// Inserts every line of `lines` (bulk, pipelined) with `threads` threads (parse_threads());
 /// kinds that cannot be merged exactly, and filters too big to copy, use one.
-inline void insert_lines(any_filter& filter, line_reader& lines, key_format keys, unsigned threads) {
+inline void insert_lines(any_filter& filter, line_reader& lines, key_format keys, unsigned threads,
+                         repeats repeated = repeats::stored) {
     progress shown("adding", lines.total_bytes());
     std::visit(
         [&](auto& f) {
@@ -154,12 +178,30 @@ inline void insert_lines(any_filter& filter, line_reader& lines, key_format keys
                     }
                 }
                 lines.read([&](std::span<const std::string_view> batch, const line_origin& origin) {
-                    with_keys(batch, keys, origin, [&](auto keyed) { insert_batch(f, keyed); });
+                    with_keys(batch, keys, origin, [&](auto keyed) { insert_batch(f, keyed, repeated); });
                     shown.update(lines.bytes_read());
                 });
             }
         },
         filter);
+}
+
+// --- Querying lines -----------------------------------------------------------------------
+
+/// Asks the filter about every line of `lines` (bulk, pipelined) with `threads` threads, and
+/// calls use(lines, answers) on this thread for each batch, in input order: answers[i] != 0
+/// when line i may be in the filter. What use() sees does not depend on `threads`.
+template <class Filter, class Use>
+void query_lines(const Filter& filter, line_reader& lines, key_format keys, unsigned threads, Use use) {
+    for_each_block_in_order<std::vector<char>>(
+        lines, threads,
+        [&](std::span<const std::string_view> batch, const line_origin& origin, std::vector<char>& answers) {
+            answers.resize(batch.size());
+            with_keys(batch, keys, origin, [&](auto keyed) { filter.contains(keyed.begin(), keyed.end(), answers.begin()); });
+        },
+        [&](std::span<const std::string_view> batch, const line_origin&, const std::vector<char>& answers) {
+            use(batch, std::span<const char>(answers));
+        });
 }
 
 /// Warns on stderr when a filter holds more keys than it was sized for: its FPR is then

@@ -6,8 +6,10 @@
 #include <zlib.h>
 #include <zstd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <span>
 #include <system_error>
 
 #include "bloomkit/error.hpp"
@@ -48,7 +50,7 @@ std::size_t input_source::read_raw(char* buffer, std::size_t size) {
     for (;;) {
         const ::ssize_t got = ::read(fd_, buffer, size);
         if (got >= 0) {
-            raw_bytes_ += static_cast<std::uint64_t>(got);
+            raw_bytes_.fetch_add(static_cast<std::uint64_t>(got), std::memory_order_relaxed);
             return static_cast<std::size_t>(got);
         }
         if (errno != EINTR) throw io_error("cannot read '" + name_ + "'", std::error_code(errno, std::generic_category()));
@@ -58,9 +60,15 @@ std::size_t input_source::read_raw(char* buffer, std::size_t size) {
 
 void input_source::detect() {
     detected_ = true;
+    // Read until a signature is complete, or ruled out: a short first line on a slow pipe
+    // ("42\n") must not wait for more bytes.
+    static constexpr unsigned char gzip_magic[] = {0x1f, 0x8b}, zstd_magic[] = {0x28, 0xb5, 0x2f, 0xfd};
     char first[4];
     std::size_t have = 0;
-    while (have < sizeof first) {
+    const auto could_be = [&](std::span<const unsigned char> magic) {
+        return std::memcmp(first, magic.data(), std::min(have, magic.size())) == 0;
+    };
+    while (have < sizeof first && (could_be(gzip_magic) || could_be(zstd_magic))) {
         const std::size_t got = read_raw(first + have, sizeof first - have);
         if (got == 0) break;
         have += got;
@@ -134,7 +142,7 @@ void input_source::rewind() {
     pending_.clear();
     pending_at_ = 0;
     decoder_.reset();
-    raw_bytes_ = 0;
+    raw_bytes_.store(0, std::memory_order_relaxed);
 }
 
 }  // namespace bloomkit::cli

@@ -5,6 +5,7 @@
 // do.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -31,7 +32,8 @@ public:
     void rewind();
 
     /// Bytes read from the descriptor so far (compressed bytes, for progress against its size).
-    [[nodiscard]] std::uint64_t raw_bytes() const noexcept { return raw_bytes_; }
+    /// Another thread may ask while this one reads (progress).
+    [[nodiscard]] std::uint64_t raw_bytes() const noexcept { return raw_bytes_.load(std::memory_order_relaxed); }
     [[nodiscard]] compression kind() const noexcept { return kind_; }
 
 private:
@@ -47,7 +49,7 @@ private:
     std::vector<char> pending_;  // raw bytes read ahead (the first ones, to tell the compression)
     std::size_t pending_at_ = 0;
     std::unique_ptr<decoder> decoder_;
-    std::uint64_t raw_bytes_ = 0;
+    std::atomic<std::uint64_t> raw_bytes_{0};
 };
 
 }  // namespace bloomkit::cli

@@ -47,6 +47,9 @@ struct line_block {
 /// Appends a view of every line of `text` (lines of a line_block) to `lines`.
 void split_lines(std::string_view text, std::vector<std::string_view>& lines);
 
+/// How many '\n' `text` holds.
+std::uint64_t count_newlines(std::string_view text) noexcept;
+
 class line_reader {
 public:
     /// Opens every input now ("-" or no inputs at all means stdin), so that a missing file

@@ -4,12 +4,15 @@
 #include <fmt/core.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <string_view>
 #include <vector>
 
 #include "support/arguments.hpp"
 #include "support/common_options.hpp"
 #include "support/digest_set.hpp"
 #include "support/filter_build.hpp"
+#include "support/filter_work.hpp"
 #include "support/keys.hpp"
 #include "support/output.hpp"
 #include "support/progress.hpp"
@@ -18,6 +21,7 @@
 namespace bloomkit::cli {
 
 void add_membership_options(CLI::App& command, membership_options& options) {
+    options.sizing.default_fpr = 0.001;  // a false positive is a line wrongly in (intersect) or out (subtract)
     add_sizing_options(command, options.sizing, "Lines the filter of the first input is sized for; default: count them");
     command.add_option("--kind", options.kind, "The filter's kind (bloom, fuse, ...: see bloomkit plan)")->capture_default_str();
     command.add_option("--seed", options.seed, "Hash seed: a number, or 'random'")->capture_default_str();
@@ -32,13 +36,14 @@ bool run_membership_job(const char* job, const membership_options& options, bool
     const sizing_request sizing = parse_sizing(options.sizing);
     const key_format keys = parse_key_format(options.key);
     const filter_options hashing{.seed = parse_seed(options.seed)};
+    const unsigned threads = parse_threads(options.threads);
     const kind_request request{options.kind, {}, {}, {}};
     if (options.held == "-" && options.streamed == "-")
         throw invalid_argument("only one of the two inputs can be standard input");
     line_reader held({options.held});
     line_reader streamed({options.streamed});
     const any_filter filter = with_requested_type(request, sizing.choice_fpr(), [&](auto type) {
-        return build_filter<typename decltype(type)::type>(request, held, keys, sizing, hashing, parse_threads(options.threads));
+        return build_filter<typename decltype(type)::type>(request, held, keys, sizing, hashing, threads, filter_use::held_by_job);
     });
     const double fpr = std::visit(
         [](const auto& f) {
@@ -52,24 +57,30 @@ bool run_membership_job(const char* job, const membership_options& options, bool
     digest_set printed;
     const hasher identity(hash_algorithm::xxh3_mix, 0x5eed);
     std::uint64_t read = 0, written = 0, other = 0;
-    std::vector<char> answers;
+    std::vector<digest> candidates;  // of the lines the job wants, to print each once
+    std::vector<std::string_view> wanted;
+    std::vector<char> first_time;
     std::visit(
         [&](const auto& f) {
-            streamed.read([&](std::span<const std::string_view> batch, const line_origin& origin) {
-                answers.resize(batch.size());
-                with_keys(batch, keys, origin, [&](auto keyed) {
-                    f.contains(keyed.begin(), keyed.end(), answers.begin());
-                    for (std::size_t i = 0; i < batch.size(); ++i) {
-                        if ((answers[i] != 0) != present) {
-                            ++other;
-                            continue;
-                        }
-                        if (!options.all && !printed.insert(identity(keyed[i]))) continue;
-                        out.line(batch[i]);
-                        ++written;
-                    }
-                });
+            query_lines(f, streamed, keys, threads, [&](auto batch, std::span<const char> answers) {
+                wanted.clear();
+                for (std::size_t i = 0; i < batch.size(); ++i)
+                    if ((answers[i] != 0) == present) wanted.push_back(batch[i]);
+                other += batch.size() - wanted.size();
                 read += batch.size();
+                if (!options.all) {  // once per key: with --key u64, 007 is 7
+                    candidates.resize(wanted.size());
+                    with_keys(std::span<const std::string_view>(wanted), keys, {}, [&](auto keyed) {
+                        std::ranges::transform(keyed, candidates.begin(), [&](const auto& key) { return identity(key); });
+                    });
+                    first_time.resize(wanted.size());
+                    printed.insert(candidates, first_time);
+                }
+                for (std::size_t i = 0; i < wanted.size(); ++i) {
+                    if (!options.all && first_time[i] == 0) continue;
+                    out.line(wanted[i]);
+                    ++written;
+                }
                 shown.update(streamed.bytes_read());
             });
         },

@@ -5,9 +5,11 @@
 // Whatever a failed run leaves unflushed is dropped: the command exits 2 and says why.
 #pragma once
 
+#include <cerrno>
 #include <cstdio>
 #include <string>
 #include <string_view>
+#include <system_error>
 
 #include "bloomkit/error.hpp"
 
@@ -28,13 +30,15 @@ public:
         if (mode_ == buffering::line || buffer_.size() >= block_size) flush();
     }
 
-    /// Writes everything collected so far. Throws bloomkit::error when standard output fails.
+    /// Writes everything collected so far, through stdio's buffer too: what was flushed is out
+    /// of the process (dedup saves its state only after the lines it holds are). Throws
+    /// bloomkit::io_error when standard output fails.
     void flush() {
         const std::size_t size = buffer_.size();
         const std::size_t written = size == 0 ? 0 : std::fwrite(buffer_.data(), 1, size, stdout);
         buffer_.clear();
-        if (written != size || (mode_ == buffering::line && std::fflush(stdout) != 0))
-            throw error("cannot write to standard output");
+        if (written != size || std::fflush(stdout) != 0)
+            throw io_error("cannot write to standard output", std::error_code(errno, std::generic_category()));
     }
 
 private:

@@ -2,6 +2,7 @@
 // unlink, write, signal, raise, _exit.
 #include "signals.hpp"
 
+#include <pthread.h>
 #include <unistd.h>
 
 #include <array>
@@ -49,6 +50,13 @@ extern "C" void on_deferred_termination(int signal) {
     on_termination(signal);                                     // the second: die now
 }
 
+sigset_t termination_set() noexcept {
+    sigset_t set;
+    sigemptyset(&set);
+    for (const int signal : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&set, signal);
+    return set;
+}
+
 void handle(int signal, void (*handler)(int)) {
     struct sigaction action{};
     action.sa_handler = handler;
@@ -66,6 +74,18 @@ void install_signal_handlers() {
 
 void defer_termination() {
     for (const int signal : {SIGINT, SIGTERM, SIGHUP}) handle(signal, on_deferred_termination);
+}
+
+termination_signals_blocked::termination_signals_blocked() {
+    const sigset_t set = termination_set();
+    ::pthread_sigmask(SIG_BLOCK, &set, &previous_);
+}
+
+termination_signals_blocked::~termination_signals_blocked() { ::pthread_sigmask(SIG_SETMASK, &previous_, nullptr); }
+
+void unblock_termination_signals() noexcept {
+    const sigset_t set = termination_set();
+    ::pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
 }
 
 int termination_signal() noexcept { return requested.load(std::memory_order_acquire); }

@@ -9,6 +9,7 @@
 //                             while it was being read, exit 2
 #pragma once
 
+#include <csignal>
 #include <string>
 
 namespace bloomkit::cli {
@@ -31,5 +32,24 @@ int termination_signal() noexcept;
 struct termination_requested {
     int signal;
 };
+
+/// While it lives, the calling thread, and the threads it starts, leave SIGINT, SIGTERM and
+/// SIGHUP to other threads. A pipeline of threads (ordered_blocks.hpp) blocks them in every
+/// thread but the one that reads the input, which calls unblock_termination_signals(): a
+/// deferred signal must interrupt the read that may be waiting on a slow producer. A signal
+/// that comes while every thread blocks it waits, and is taken when the mask is restored.
+class termination_signals_blocked {
+public:
+    termination_signals_blocked();
+    ~termination_signals_blocked();
+    termination_signals_blocked(const termination_signals_blocked&) = delete;
+    termination_signals_blocked& operator=(const termination_signals_blocked&) = delete;
+
+private:
+    sigset_t previous_;
+};
+
+/// Lets the calling thread take SIGINT, SIGTERM and SIGHUP.
+void unblock_termination_signals() noexcept;
 
 }  // namespace bloomkit::cli

@@ -1,13 +1,16 @@
 // src/cli/support/sizing_options.cpp — see sizing_options.hpp.
 #include "sizing_options.hpp"
 
+#include <fmt/core.h>
+
 #include "support/arguments.hpp"
 
 namespace bloomkit::cli {
 
 void add_sizing_options(CLI::App& command, sizing_options& options, const std::string& keys_help) {
     command.add_option("-n,--keys", options.keys, keys_help)->type_name("N");
-    command.add_option("-p,--fpr,--fpp", options.fpr, "Target false-positive rate at that many keys (default 1%)")
+    command.add_option("-p,--fpr,--fpp", options.fpr,
+                       fmt::format("Target false-positive rate at that many keys (default {}%)", 100 * options.default_fpr))
         ->type_name("RATE");
     command.add_option("--memory", options.memory,
                        "Memory for the filter (512M, 1G, 1GiB, 100MB): with -n it chooses the rate, with -p the keys, "
@@ -17,6 +20,7 @@ void add_sizing_options(CLI::App& command, sizing_options& options, const std::s
 
 sizing_request parse_sizing(const sizing_options& options) {
     sizing_request r;
+    r.default_fpr = options.default_fpr;
     if (!options.keys.empty()) r.keys = parse_key_count("-n", options.keys);
     if (!options.fpr.empty()) r.fpr = parse_probability("-p", options.fpr);
     if (!options.memory.empty()) r.memory = parse_size("--memory", options.memory);

@@ -17,6 +17,9 @@ namespace bloomkit::cli {
 
 struct sizing_options {
     std::string keys, fpr, memory;
+    /// The rate without -p: 1%, or 0.1% for the jobs whose wrong answers are lines lost or
+    /// added to their output (dedup, intersect, subtract).
+    double default_fpr = 0.01;
 };
 
 /// -n/--keys, -p/--fpr and --memory.
@@ -27,9 +30,10 @@ struct sizing_request {
     std::optional<std::uint64_t> keys;
     std::optional<double> fpr;
     std::optional<std::uint64_t> memory;
+    double default_fpr = 0.01;
 
-    /// The target rate a kind is chosen by (binary fuse fingerprints): -p, else 1%.
-    [[nodiscard]] double choice_fpr() const noexcept { return fpr.value_or(0.01); }
+    /// The target rate a kind is chosen by (binary fuse fingerprints): -p, else the default.
+    [[nodiscard]] double choice_fpr() const noexcept { return fpr.value_or(default_fpr); }
     /// Whether the input must be counted to size the filter.
     [[nodiscard]] bool needs_count() const noexcept { return !keys && !(fpr && memory); }
 };

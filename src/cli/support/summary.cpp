@@ -5,12 +5,16 @@
 
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 
 #include "support/arguments.hpp"
 
 namespace bloomkit::cli {
 namespace {
+
+// When the process started (static initialisation precedes main).
+const std::chrono::steady_clock::time_point process_start = std::chrono::steady_clock::now();
 
 /// "written wrongly (false positives)" -> "written_wrongly_false_positives".
 std::string json_name(const std::string& name) {
@@ -32,7 +36,9 @@ job_summary& job_summary::count(std::string name, std::uint64_t value) {
 }
 
 job_summary& job_summary::estimate(std::string name, double value) {
-    fields_.push_back({name, fmt::format("~{:.4g} {}", value, name), json_number(value)});
+    // 69280, not 6.928e+04: a count of lines reads as one
+    const std::string human = value >= 1000 && value < 1e15 ? fmt::format("~{:.0f} {}", value, name) : fmt::format("~{:.4g} {}", value, name);
+    fields_.push_back({name, human, json_number(value)});
     return *this;
 }
 
@@ -47,7 +53,7 @@ bool job_summary::wanted(bool json) {
 }
 
 void job_summary::print(bool json, bool json_on_stderr) const {
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - process_start).count();
     if (json) {
         std::string members = fmt::format("\"job\": {}", json_string(job_));
         for (const field& f : fields_) members += fmt::format(", {}: {}", json_string(json_name(f.name)), f.json);

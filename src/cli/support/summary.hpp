@@ -4,7 +4,6 @@
 // stderr too; the others (build, add, merge) print it on stdout.
 #pragma once
 
-#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -17,7 +16,7 @@ namespace bloomkit::cli {
 
 class job_summary {
 public:
-    explicit job_summary(std::string job) : job_(std::move(job)), start_(std::chrono::steady_clock::now()) {}
+    explicit job_summary(std::string job) : job_(std::move(job)) {}
 
     /// A count: "lines read", "lines written"... (JSON name: spaces become underscores).
     job_summary& count(std::string name, std::uint64_t value);
@@ -31,7 +30,8 @@ public:
         return *this;
     }
 
-    /// Prints the summary: a human line on stderr, or JSON on stdout or stderr.
+    /// Prints the summary: a human line on stderr, or JSON on stdout or stderr. Its time is the
+    /// process's so far: setup, counting passes and loading are part of the job.
     void print(bool json, bool json_on_stderr) const;
 
     /// Whether a job that reports only to people (build, add, merge) prints its summary: with
@@ -45,7 +45,6 @@ private:
         std::string json;
     };
     std::string job_;
-    std::chrono::steady_clock::time_point start_;
     std::vector<field> fields_;
     std::optional<std::uint64_t> bytes_read_;
 };

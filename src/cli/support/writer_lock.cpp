@@ -26,12 +26,17 @@ bool still_at(const detail::file_descriptor& file, const std::string& path) {
 
 }  // namespace
 
-writer_lock::writer_lock(const std::string& path, bool no_wait) {
+writer_lock::writer_lock(const std::string& path, bool no_wait, missing if_missing) {
     bool announced = false;
     const auto start = std::chrono::steady_clock::now();
     for (;;) {
         // O_NONBLOCK: opening a FIFO must not wait for a writer (replacing one is refused later).
         detail::file_descriptor file(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC));
+        if (file.get() < 0 && errno == ENOENT && if_missing == missing::create) {
+            file = detail::file_descriptor(::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666));
+            if (file.get() < 0 && errno == EEXIST) continue;  // another writer made it first: lock theirs
+            if (file.get() < 0) detail::throw_io("cannot create", path);
+        }
         if (file.get() < 0) {
             if (errno == ENOENT) return;  // a new file: nothing to lock
             detail::throw_io("cannot open", path);

@@ -22,9 +22,14 @@ namespace bloomkit::cli {
 
 class writer_lock {
 public:
-    /// Locks the file `path` names (following symlinks); nothing to lock if it does not exist
-    /// yet. Throws bloomkit::error when no_wait is set and another process holds the lock.
-    writer_lock(const std::string& path, bool no_wait);
+    /// Whether a writer that finds no file creates an empty one to lock.
+    enum class missing { leave, create };
+
+    /// Locks the file `path` names (following symlinks). If it does not exist yet there is
+    /// nothing to lock, unless `if_missing` is create: then an empty file is made and locked, so
+    /// that a long-running writer (dedup --state) excludes a second one before its first save.
+    /// Throws bloomkit::error when no_wait is set and another process holds the lock.
+    writer_lock(const std::string& path, bool no_wait, missing if_missing = missing::leave);
 
     /// Saves `filter` to the locked path and keeps the lock: the new file is locked before it
     /// replaces the old one (a long-running writer — dedup --state — saves again and again).
