@@ -3,12 +3,14 @@
 // part-empty, or need several.
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <random>
 #include <vector>
 
 #include "bloomkit/bloom_filter.hpp"
+#include "bloomkit/detail/bits.hpp"
 #include "bloomkit/simd.hpp"
 #include "layout_types.hpp"
 
@@ -108,3 +110,18 @@ TEST(Simd, LimitNeverExceedsTheCpu) {
 }
 
 }  // namespace
+
+TEST(Simd, CountingOnesAgreesWithAPlainCount) {
+    // detail::count_ones uses the POPCNT instruction where the CPU has it: the same count as
+    // std::popcount byte by byte, at any alignment and length.
+    std::mt19937_64 random(5);
+    std::vector<unsigned char> bytes(4099);
+    for (unsigned char& byte : bytes) byte = static_cast<unsigned char>(random());
+    for (const std::size_t offset : {0, 1, 3, 8}) {
+        for (const std::size_t size : {0, 1, 7, 8, 9, 64, 4000}) {
+            std::uint64_t expected = 0;
+            for (std::size_t i = 0; i < size; ++i) expected += static_cast<std::uint64_t>(std::popcount(bytes[offset + i]));
+            EXPECT_EQ(bloomkit::detail::count_ones(bytes.data() + offset, size), expected) << offset << " + " << size;
+        }
+    }
+}

@@ -24,7 +24,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -35,6 +34,7 @@
 #include <span>
 #include <string>
 
+#include "bloomkit/detail/bits.hpp"
 #include "bloomkit/detail/bulk_pipeline.hpp"
 #include "bloomkit/detail/compatibility.hpp"
 #include "bloomkit/detail/filter_api.hpp"
@@ -232,9 +232,7 @@ public:
 
     /// Number of bits set (one pass over the words).
     [[nodiscard]] size_type set_bit_count() const noexcept {
-        size_type set = 0;
-        for (const word_type word : words()) set += static_cast<size_type>(std::popcount(word));
-        return set;
+        return detail::count_ones(words().data(), words().size_bytes());
     }
 
     /// Keys the filter holds, estimated from its fill (sizing.hpp); +infinity when every bit

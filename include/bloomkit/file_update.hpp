@@ -23,7 +23,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
@@ -34,6 +33,7 @@
 #include <vector>
 
 #include "bloomkit/bloom_filter.hpp"
+#include "bloomkit/detail/bits.hpp"
 #include "bloomkit/detail/bulk_pipeline.hpp"
 #include "bloomkit/detail/mapped_region.hpp"
 #include "bloomkit/detail/posix_file.hpp"
@@ -150,12 +150,7 @@ private:
     }
 
     [[nodiscard]] std::uint64_t popcount(std::uint64_t chunk) const noexcept {
-        const std::byte* first = payload_ + (chunk << header_.chunk_shift);
-        std::uint64_t bits = 0;
-        const std::uint64_t size = chunk_bytes(chunk);
-        for (std::uint64_t i = 0; i + 8 <= size; i += 8) bits += static_cast<std::uint64_t>(std::popcount(detail::load_le<std::uint64_t>(first + i)));
-        for (std::uint64_t i = size / 8 * 8; i < size; ++i) bits += static_cast<std::uint64_t>(std::popcount(static_cast<unsigned>(first[i])));
-        return bits;
+        return detail::count_ones(payload_ + (chunk << header_.chunk_shift), chunk_bytes(chunk));
     }
 
     // Marks the chunks of payload bytes [offset, offset + size) as touched, listing those

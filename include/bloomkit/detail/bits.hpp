@@ -1,7 +1,10 @@
 // bloomkit/detail/bits.hpp — small bit tricks the layouts share.
 #pragma once
 
+#include <bit>
+#include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 namespace bloomkit::detail {
 
@@ -24,6 +27,44 @@ inline void prefetch(const void* address) noexcept {
 #else
     (void)address;
 #endif
+}
+
+// The number of set bits in `size` bytes from `data`, 8 at a time (byte order does not change
+// a count), for the estimates that read a whole filter (set_bit_count, current_fpr).
+template <class CountWord>
+[[nodiscard]] inline std::uint64_t count_ones_with(const std::byte* data, std::size_t size, CountWord count_word) noexcept {
+    std::uint64_t ones = 0;
+    std::size_t at = 0;
+    for (; at + 8 <= size; at += 8) {
+        std::uint64_t word;
+        std::memcpy(&word, data + at, 8);
+        ones += count_word(word);
+    }
+    for (; at < size; ++at) ones += count_word(static_cast<std::uint64_t>(data[at]));
+    return ones;
+}
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+// The same with the POPCNT instruction. Built for the baseline x86-64 (as the library is, for
+// one binary that runs anywhere), std::popcount is a call to libgcc's __popcountdi2 per word:
+// counting a 1 GiB filter took 0.5 s, which `bloomkit add` of one line then spent.
+__attribute__((target("popcnt"))) inline std::uint64_t count_ones_popcnt(const std::byte* data, std::size_t size) noexcept {
+    return count_ones_with(data, size, [](std::uint64_t word) { return static_cast<std::uint64_t>(__builtin_popcountll(word)); });
+}
+#endif
+
+/// The number of set bits in `size` bytes from `data`: with the POPCNT instruction where the
+/// CPU has it (every x86-64 CPU since 2008 or so; decided once), else a portable count.
+[[nodiscard]] inline std::uint64_t count_ones(const void* data, std::size_t size) noexcept {
+    const auto* bytes = static_cast<const std::byte*>(data);
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    static const bool has_popcnt = [] {
+        __builtin_cpu_init();
+        return __builtin_cpu_supports("popcnt") != 0;
+    }();
+    if (has_popcnt) return count_ones_popcnt(bytes, size);
+#endif
+    return count_ones_with(bytes, size, [](std::uint64_t word) { return static_cast<std::uint64_t>(std::popcount(word)); });
 }
 
 }  // namespace bloomkit::detail

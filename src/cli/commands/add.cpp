@@ -79,8 +79,9 @@ int run_add(const add_options& options) {
 action add_command(CLI::App& command) {
     auto options = std::make_shared<add_options>();
     command.add_option("filter", options->filter, "Filter file (a Bloom filter is updated in place, others replaced atomically)")
-        ->required();
-    command.add_option("inputs", options->inputs, "Input files; '-' or none reads stdin");
+        ->required()
+        ->type_name("FILE");
+    command.add_option("inputs", options->inputs, "Input files; '-' or none reads stdin")->type_name("FILE");
     add_key_option(command, options->key);
     add_thread_option(command, options->threads);
     add_no_wait_option(command, options->no_wait);

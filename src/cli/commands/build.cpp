@@ -90,7 +90,7 @@ action build_command(CLI::App& command) {
     command.add_option("--seed", options->seed, "Hash seed: a number, or 'random' against adversarial keys")
         ->capture_default_str();
     command.add_option("-o,--output", options->output, "Filter file to write (replaced atomically); '-' for stdout")->required();
-    command.add_option("inputs", options->inputs, "Input files; '-' or none reads stdin");
+    command.add_option("inputs", options->inputs, "Input files; '-' or none reads stdin")->type_name("FILE");
     add_key_option(command, options->key);
     add_thread_option(command, options->threads);
     add_no_wait_option(command, options->no_wait);

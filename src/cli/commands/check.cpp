@@ -71,8 +71,8 @@ int run_check(const check_options& options) {
 
 action check_command(CLI::App& command) {
     auto options = std::make_shared<check_options>();
-    command.add_option("filter", options->filter, "Filter file; '-' reads it from stdin")->required();
-    command.add_option("inputs", options->inputs, "Input files; '-' or none reads stdin");
+    command.add_option("filter", options->filter, "Filter file; '-' reads it from stdin")->required()->type_name("FILE");
+    command.add_option("inputs", options->inputs, "Input files; '-' or none reads stdin")->type_name("FILE");
     command.add_flag("--absent", options->absent, "Print the lines certainly NOT in the filter instead");
     command.add_flag("--count", options->count, "Print only the totals: present and absent lines");
     command.add_flag("--json", options->json, "With --count: print the totals as JSON");

@@ -269,7 +269,7 @@ int run_dedup(const dedup_options& options) {
 
 action dedup_command(CLI::App& command) {
     auto options = std::make_shared<dedup_options>();
-    command.add_option("inputs", options->inputs, "Input files; '-' or none reads stdin");
+    command.add_option("inputs", options->inputs, "Input files; '-' or none reads stdin")->type_name("FILE");
     command.add_option("--state", options->state,
                        "Filter file that remembers the lines across runs: loaded if it exists, saved at checkpoints, at the "
                        "end and on SIGINT/SIGTERM")

@@ -159,9 +159,14 @@ int run_info(const info_options& options) {
 
 action info_command(CLI::App& command) {
     auto options = std::make_shared<info_options>();
-    command.add_option("filter", options->filter, "Filter file; '-' reads it from stdin")->required();
+    command.add_option("filter", options->filter, "Filter file; '-' reads it from stdin")->required()->type_name("FILE");
     command.add_flag("--json", options->json, "Print JSON");
-    command.add_flag("--verify", options->verify, "Also verify the payload checksum (reads the whole file)");
+    command.add_flag("--verify", options->verify, "Also verify the payload checksums (reads the whole file)");
+    command.footer(
+        "Examples:\n"
+        "  bloomkit info seen.bkf                           # kind, size, keys, false-positive rate now\n"
+        "  bloomkit info --verify seen.bkf                  # and check every byte against its checksum\n"
+        "  bloomkit info --json seen.bkf | jq .current_fpr  # one figure, for a script");
     return [options] { return run_info(*options); };
 }
 

@@ -12,8 +12,8 @@ namespace bloomkit::cli {
 
 action intersect_command(CLI::App& command) {
     auto options = std::make_shared<membership_options>();
-    command.add_option("A", options->held, "The input made into a filter ('-': stdin)")->required();
-    command.add_option("B", options->streamed, "The input whose lines are printed ('-': stdin)")->required();
+    command.add_option("A", options->held, "The input made into a filter ('-': stdin)")->required()->type_name("FILE");
+    command.add_option("B", options->streamed, "The input whose lines are printed ('-': stdin)")->required()->type_name("FILE");
     add_membership_options(command, *options);
     command.footer(
         "Examples:\n"

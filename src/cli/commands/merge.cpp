@@ -87,7 +87,7 @@ action merge_command(CLI::App& command) {
     auto options = std::make_shared<merge_options>();
     command.add_option("-o,--output", options->output, "Filter file to write (replaced atomically); '-' for stdout")
         ->required();
-    command.add_option("filters", options->filters, "The filters to merge (files, or '-' for one from stdin)")->required();
+    command.add_option("filters", options->filters, "The filters to merge (files, or '-' for one from stdin)")->required()->type_name("FILE");
     command.add_flag("--intersection", options->intersection, "Keep the keys every filter holds (Bloom filters only)");
     command.add_flag("--json", options->json, "Print the summary as JSON");
     add_no_wait_option(command, options->no_wait);

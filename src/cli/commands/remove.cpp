@@ -74,8 +74,8 @@ action remove_command(CLI::App& command) {
         "filter certainly does not hold are therefore refused and counted, and the command exits 1; a line never "
         "added that tests present by chance cannot be told apart, so remove only what you added.\n"
         "Exit status: 0 every line removed, 1 some line refused (or no line given), 2 error.");
-    command.add_option("filter", options->filter, "Filter file (replaced atomically)")->required();
-    command.add_option("inputs", options->inputs, "Input files; '-' or none reads stdin");
+    command.add_option("filter", options->filter, "Filter file (replaced atomically)")->required()->type_name("FILE");
+    command.add_option("inputs", options->inputs, "Input files; '-' or none reads stdin")->type_name("FILE");
     add_key_option(command, options->key);
     add_no_wait_option(command, options->no_wait);
     return [options] { return run_remove(*options); };

@@ -12,13 +12,13 @@ namespace bloomkit::cli {
 
 action subtract_command(CLI::App& command) {
     auto options = std::make_shared<membership_options>();
-    command.add_option("A", options->streamed, "The input whose lines are printed ('-': stdin)")->required();
-    command.add_option("B", options->held, "The input made into a filter ('-': stdin)")->required();
+    command.add_option("A", options->streamed, "The input whose lines are printed ('-': stdin)")->required()->type_name("FILE");
+    command.add_option("B", options->held, "The input made into a filter ('-': stdin)")->required()->type_name("FILE");
     add_membership_options(command, *options);
     command.footer(
         "Examples:\n"
         "  bloomkit subtract today.txt yesterday.txt > new.txt         # the lines that are new today\n"
-        "  bloomkit subtract urls.txt blocklist.txt.gz -p 0.01%          # drop blocked URLs; 1 in 10^4 kept ones lost\n"
+        "  bloomkit subtract urls.txt blocklist.txt.gz -p 0.01%          # drop blocked URLs (1 in 10^4 others too)\n"
         "  cat crawl.log | bloomkit subtract - done.txt --memory 512M");
     return [options] { return run_membership_job("subtract", *options, false) ? found : nothing_found; };
 }

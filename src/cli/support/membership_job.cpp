@@ -25,7 +25,9 @@ void add_membership_options(CLI::App& command, membership_options& options) {
     add_sizing_options(command, options.sizing, "Lines the filter of the first input is sized for; default: count them");
     command.add_option("--kind", options.kind, "The filter's kind (bloom, fuse, ...: see bloomkit plan)")->capture_default_str();
     command.add_option("--seed", options.seed, "Hash seed: a number, or 'random'")->capture_default_str();
-    command.add_flag("--all", options.all, "Print every occurrence of a line, not only the first");
+    command.add_flag("--all", options.all,
+                     "Print every occurrence of a line, not only the first (printing each once remembers the lines "
+                     "printed: 16 to 32 bytes each)");
     command.add_flag("--line-buffered", options.line_buffered, "Write each line at once (the default on a terminal)");
     command.add_flag("--json", options.json, "Print the summary as JSON (on stderr)");
     add_key_option(command, options.key);
