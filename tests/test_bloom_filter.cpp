@@ -165,7 +165,8 @@ TYPED_TEST(EveryLayout, InsertingDigestsIsInsertingTheirKeys) {
     // Keys hashed elsewhere (the command hashes on worker threads) go in with the same bits,
     // answers and count; a key repeated in the range is new only the first time.
     auto keys = string_keys(5000, 21);
-    keys.insert(keys.end(), keys.begin(), keys.begin() + 100);
+    const std::vector<std::string> repeats(keys.begin(), keys.begin() + 100);  // not a range of keys itself
+    keys.insert(keys.end(), repeats.begin(), repeats.end());
     TypeParam by_key(4000, 0.01), by_digest(4000, 0.01);
     std::vector<char> key_answers, digest_answers;
     by_key.insert(keys.begin(), keys.end(), std::back_inserter(key_answers));

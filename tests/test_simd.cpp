@@ -81,7 +81,8 @@ TYPED_TEST(SimdBackends, InsertSetsExactlyTheScalarCodesBits) {
         // nothing new, so the count of keys that set a bit is not simply the number of keys.
         std::vector<std::uint64_t> keys(bits / (2 * (split ? 8 : k)) + 1);
         for (auto& key : keys) key = rng();
-        keys.insert(keys.end(), keys.begin(), keys.begin() + static_cast<std::ptrdiff_t>(keys.size() / 3));
+        const std::vector<std::uint64_t> repeats(keys.begin(), keys.begin() + static_cast<std::ptrdiff_t>(keys.size() / 3));
+        keys.insert(keys.end(), repeats.begin(), repeats.end());
 
         TypeParam expected(geometry, options);
         std::uint64_t expected_added = 0;
