@@ -46,6 +46,7 @@ void refuse_empty_values(const CLI::App& command) {
             throw bloomkit::invalid_argument(fmt::format("{} was given an empty value", option->get_name()));
         }
     }
+    for (const CLI::App* sub : command.get_subcommands()) refuse_empty_values(*sub);  // bloomkit redis add…
 }
 
 int run(int argc, char** argv) {

@@ -17,6 +17,7 @@
 #include "support/arguments.hpp"
 #include "support/common_options.hpp"
 #include "support/keys.hpp"
+#include "support/check_report.hpp"
 #include "support/output.hpp"
 
 namespace bloomkit::cli {
@@ -25,10 +26,8 @@ namespace {
 struct check_options {
     std::string filter;
     std::vector<std::string> inputs;
-    bool absent = false;
-    bool count = false;
+    check_report report;
     bool no_verify = false;
-    bool json = false;
     std::string key = "text";
     std::string threads = "0";
 };
@@ -36,35 +35,18 @@ struct check_options {
 int run_check(const check_options& options) {
     if (is_standard_stream(options.filter) && (options.inputs.empty() || std::ranges::count(options.inputs, "-") > 0))
         throw invalid_argument("the filter and the lines cannot both come from standard input: name a file for one of them");
-    if (options.json && !options.count)
-        throw invalid_argument("--json prints the totals of --count: without --count, check prints lines");
     const key_format keys = parse_key_format(options.key);
     line_reader lines(options.inputs);
     const filter_input opened(options.filter);
     if (!options.no_verify) opened.verify();
-
-    std::uint64_t present = 0, absent = 0;
-    output out;
-    progress shown("checking", lines.total_bytes());
-    std::visit(
+    const bool selected = std::visit(
         [&](const auto& filter) {
-            query_lines(filter, lines, keys, parse_threads(options.threads), [&](auto batch, std::span<const char> answers) {
-                for (std::size_t i = 0; i < batch.size(); ++i) {
-                    const bool maybe = answers[i] != 0;
-                    (maybe ? present : absent) += 1;
-                    if (!options.count && maybe != options.absent) out.line(batch[i]);
-                }
-                shown.update(lines.bytes_read());
-            });
+            // Answers from a file that changed while it was read are not given.
+            return report_check(filter, lines, keys, parse_threads(options.threads), options.report, opened.name(),
+                                [&] { opened.require_unchanged(); });
         },
         opened.filter());
-    opened.require_unchanged();  // before the totals: answers from a changed file are not given
-    if (options.count && options.json)
-        out.line(fmt::format("{{\"present\": {}, \"absent\": {}, \"filter\": {}}}", present, absent, json_string(opened.name())));
-    else if (options.count)
-        out.line(fmt::format("present\t{}\nabsent\t{}", present, absent));
-    out.flush();
-    return (options.absent ? absent : present) > 0 ? found : nothing_found;
+    return selected ? found : nothing_found;
 }
 
 }  // namespace
@@ -73,9 +55,7 @@ action check_command(CLI::App& command) {
     auto options = std::make_shared<check_options>();
     command.add_option("filter", options->filter, "Filter file; '-' reads it from stdin")->required()->type_name("FILE");
     command.add_option("inputs", options->inputs, "Input files; '-' or none reads stdin")->type_name("FILE");
-    command.add_flag("--absent", options->absent, "Print the lines certainly NOT in the filter instead");
-    command.add_flag("--count", options->count, "Print only the totals: present and absent lines");
-    command.add_flag("--json", options->json, "With --count: print the totals as JSON");
+    add_check_report_options(command, options->report);
     add_key_option(command, options->key);
     add_thread_option(command, options->threads);
     command.footer(

@@ -35,6 +35,7 @@ action dedup_command(CLI::App& command);
 action intersect_command(CLI::App& command);
 action subtract_command(CLI::App& command);
 action merge_command(CLI::App& command);
+action redis_command(CLI::App& command);
 
 inline constexpr command command_table[] = {
     {"plan", "Show the memory each kind of filter needs for N keys at rate P", plan_command},
@@ -47,6 +48,9 @@ inline constexpr command command_table[] = {
     {"intersect", "Print the lines of B that are probably in A", intersect_command},
     {"subtract", "Print the lines of A that are certainly not in B", subtract_command},
     {"merge", "Combine filters into one: union (or intersection) of their keys", merge_command},
+#ifdef BLOOMKIT_WITH_REDIS
+    {"redis", "A filter shared through Redis or a Redis Cluster: create, add, check, info, push, pull, drop", redis_command},
+#endif
 };
 
 }  // namespace bloomkit::cli

@@ -1,0 +1,297 @@
+// bloomkit redis create|add|check|info|push|pull|drop — a filter shared through Redis or a Redis
+// Cluster (bloomkit/redis.hpp): every process that names it sees the same keys.
+//
+// Where: --url (default $BLOOMKIT_REDIS_URL, else redis://127.0.0.1:6379) or --cluster
+// HOST:PORT,... (any nodes of a cluster). A lost shard, a lost server or a refusal is an error
+// (exit 2), never an answer "absent".
+#include <fmt/core.h>
+
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "bloomkit/redis.hpp"
+#include "commands/commands.hpp"
+#include "support/arguments.hpp"
+#include "support/check_report.hpp"
+#include "support/common_options.hpp"
+#include "support/filter_files.hpp"
+#include "support/keys.hpp"
+#include "support/line_reader.hpp"
+#include "support/progress.hpp"
+#include "support/summary.hpp"
+
+namespace bloomkit::cli {
+namespace {
+
+// --- Where the filter is, and how its adds are made durable --------------------------------
+
+struct redis_options {
+    std::string name;
+    std::string url;
+    std::string cluster;
+    std::string timeout = "5";
+    std::string pipeline = "256";
+    std::string replicas = "0";
+};
+
+void add_connection_options(CLI::App& command, redis_options& o, bool writes) {
+    command.add_option("name", o.name, "The filter's name in Redis (its keys are NAME:meta, NAME:0, NAME:1...)")
+        ->required()
+        ->type_name("NAME");
+    command.add_option("--url", o.url, "Redis server: redis://[user:password@]host[:port][/db] or unix:///path "
+                                       "(default: $BLOOMKIT_REDIS_URL, else redis://127.0.0.1:6379)")
+        ->type_name("URL");
+    command.add_option("--cluster", o.cluster, "A Redis Cluster: some of its nodes, HOST:PORT,HOST:PORT...")->type_name("NODES");
+    command.add_option("--timeout", o.timeout, "Seconds a round trip may take before it is an error (default 5)")
+        ->type_name("SECONDS");
+    command.add_option("--pipeline", o.pipeline, "Commands in flight per node (default 256)")->type_name("N");
+    if (writes)
+        command.add_option("--replicas", o.replicas,
+                           "Return only once N replicas of each master hold the adds (WAIT); without it an add "
+                           "acknowledged by a master that then fails can be lost")
+            ->type_name("N");
+}
+
+redis::client connect(const redis_options& o) {
+    if (!o.url.empty() && !o.cluster.empty()) throw invalid_argument("give --url or --cluster, not both");
+    redis::connection_options c;
+    const char* from_environment = std::getenv("BLOOMKIT_REDIS_URL");
+    if (!o.cluster.empty()) {
+        c.url = o.cluster;
+        c.cluster = true;
+    } else if (!o.url.empty()) {
+        c.url = o.url;
+    } else if (from_environment != nullptr && *from_environment != '\0') {
+        c.url = from_environment;
+    }
+    const auto timeout = std::chrono::milliseconds(static_cast<long long>(parse_seconds("--timeout", o.timeout) * 1000));
+    c.command_timeout = timeout;
+    c.connect_timeout = std::min(timeout, std::chrono::milliseconds(2000));
+    return redis::client(c);
+}
+
+redis::filter_options filter_options_of(const redis_options& o) {
+    redis::filter_options f;
+    f.pipeline_depth = parse_small_number("--pipeline", o.pipeline);
+    if (f.pipeline_depth == 0) throw invalid_argument("--pipeline must be at least 1");
+    f.replicas = parse_small_number("--replicas", o.replicas);
+    return f;
+}
+
+std::string describe(const redis::filter_description& d) {
+    return fmt::format("{} in {} shard{}, k = {}", human_bytes(static_cast<double>(d.blocks() * 64)), d.shards,
+                       d.shards == 1 ? "" : "s", d.geometry.hashes);
+}
+
+// --- The subcommands ------------------------------------------------------------------------
+
+struct create_options {
+    redis_options where;
+    std::string keys, fpr = "1%", shard_size = "32MiB", seed;
+};
+
+int run_create(const create_options& o) {
+    if (o.keys.empty()) throw invalid_argument("-n is required: the number of keys the filter is for");
+    const std::uint64_t n = parse_key_count("-n", o.keys);
+    const double p = parse_probability("-p", o.fpr);
+    redis::filter_options f = filter_options_of(o.where);
+    f.max_shard_bytes = parse_size("--shard-size", o.shard_size);
+    if (!o.seed.empty()) f.hashing.seed = parse_seed(o.seed);
+    redis::client c = connect(o.where);
+    const redis::bloom_filter filter = redis::bloom_filter::create(c, o.where.name, n, p, f);
+    fmt::print(stderr, "bloomkit: filter {} in Redis: {}, for {} keys at {:g}%\n", filter.name(), describe(filter.description()),
+               n, 100 * p);
+    return success;
+}
+
+struct lines_options {
+    redis_options where;
+    std::vector<std::string> inputs;
+    std::string key = "text";
+    bool json = false;
+    check_report report;
+};
+
+int run_add(const lines_options& o) {
+    const key_format keys = parse_key_format(o.key);
+    line_reader lines(o.inputs);
+    redis::client c = connect(o.where);
+    redis::bloom_filter filter = redis::bloom_filter::open(c, o.where.name, filter_options_of(o.where));
+    std::uint64_t read = 0, added = 0;
+    progress shown("adding", lines.total_bytes());
+    lines.read([&](std::span<const std::string_view> batch, const line_origin& origin) {
+        with_keys(batch, keys, origin, [&](auto keyed) { added += filter.insert(keyed.begin(), keyed.end()); });
+        read += batch.size();
+        shown.update(lines.bytes_read());
+    });
+    if (job_summary::wanted(o.json))
+        job_summary("redis add")
+            .count("lines read", read)
+            .count("new keys", added)
+            .text("filter", filter.name())
+            .bytes_read(lines.bytes_read())
+            .print(o.json, false);
+    return success;
+}
+
+int run_check(const lines_options& o) {
+    const key_format keys = parse_key_format(o.key);
+    line_reader lines(o.inputs);
+    redis::client c = connect(o.where);
+    const redis::bloom_filter filter = redis::bloom_filter::open(c, o.where.name, filter_options_of(o.where));
+    // One thread: a Redis client is not shared between threads, and the pipeline, not the
+    // CPU, is what bounds the rate.
+    return report_check(filter, lines, keys, 1, o.report, filter.name()) ? found : nothing_found;
+}
+
+struct info_options {
+    redis_options where;
+    bool json = false;
+};
+
+int run_info(const info_options& o) {
+    redis::client c = connect(o.where);
+    const redis::bloom_filter filter = redis::bloom_filter::open(c, o.where.name, filter_options_of(o.where));
+    const redis::filter_description& d = filter.description();
+    const std::uint64_t set = filter.set_bit_count();
+    const double keys = estimate_keys(bloom_layout::block, d.geometry, set);
+    const double fpr = current_fpr(bloom_layout::block, d.geometry, set);
+    std::string nodes;
+    for (const std::string& node : c.nodes()) nodes += (nodes.empty() ? "" : ",") + node;
+    const double fill = static_cast<double>(set) / static_cast<double>(d.geometry.bits);
+    if (o.json) {
+        fmt::print(
+            "{{\"name\": {}, \"kind\": \"block Bloom filter in Redis\", \"bits\": {}, \"bytes\": {}, \"hashes\": {}, "
+            "\"shards\": {}, \"blocks_per_shard\": {}, \"hash\": {}, \"seed\": \"{}\", \"expected_keys\": {}, "
+            "\"target_fpr\": {}, \"set_bits\": {}, \"fill\": {}, \"approximate_count\": {}, \"current_fpr\": {}, "
+            "\"nodes\": {}}}\n",
+            json_string(d.name), d.geometry.bits, d.blocks() * 64, d.geometry.hashes, d.shards, d.blocks_per_shard,
+            json_string(to_string(d.hash)), d.seed, d.target.expected_keys, json_number(d.target.fpr), set, json_number(fill),
+            json_number(keys), json_number(fpr), json_string(nodes));
+        return success;
+    }
+    fmt::print("name            {}\n", d.name);
+    fmt::print("kind            block Bloom filter in Redis ({})\n", c.options().cluster ? "cluster" : "one server");
+    fmt::print("size            {} ({} bits), k = {}\n", human_bytes(static_cast<double>(d.blocks() * 64)), d.geometry.bits,
+               d.geometry.hashes);
+    fmt::print("shards          {} ({}:0{}), {} blocks each\n", d.shards, d.name,
+               d.shards == 1 ? std::string() : fmt::format(" … {}:{}", d.name, d.shards - 1), d.blocks_per_shard);
+    fmt::print("hash            {}, seed {}\n", to_string(d.hash), d.seed);
+    if (d.target.expected_keys != 0)
+        fmt::print("sized for       {} keys at {:g}%\n", d.target.expected_keys, 100 * d.target.fpr);
+    fmt::print("fill            {:.4g}% of the bits set\n", 100 * fill);
+    fmt::print("keys            about {:.0f}\n", keys);
+    fmt::print("current fpr     {:.4g}%\n", 100 * fpr);
+    fmt::print("nodes           {}\n", nodes);
+    return success;
+}
+
+struct transfer_options {
+    redis_options where;
+    std::string file;
+    std::string shard_size = "32MiB";
+};
+
+void add_shard_size_option(CLI::App& command, std::string& size) {
+    command.add_option("--shard-size", size, "Largest Redis string per shard: 1MiB to 512MiB (default 32MiB)")->type_name("SIZE");
+}
+
+int run_push(const transfer_options& o) {
+    const any_filter local = read_filter(o.file);
+    const auto* block = std::get_if<block_bloom_filter>(&local);
+    if (block == nullptr)
+        throw invalid_argument(o.file + " is not a block Bloom filter, the layout a Redis filter has: build it with "
+                               "bloomkit build (the default kind and layout)");
+    redis::filter_options f = filter_options_of(o.where);
+    f.max_shard_bytes = parse_size("--shard-size", o.shard_size);
+    redis::client c = connect(o.where);
+    const redis::bloom_filter filter = redis::bloom_filter::push(c, o.where.name, *block, f);
+    fmt::print(stderr, "bloomkit: pushed {} to Redis as {}: {}\n", o.file, filter.name(), describe(filter.description()));
+    return success;
+}
+
+int run_pull(const transfer_options& o) {
+    redis::client c = connect(o.where);
+    const redis::bloom_filter filter = redis::bloom_filter::open(c, o.where.name, filter_options_of(o.where));
+    write_filter(any_filter(filter.pull()), o.file);
+    return success;
+}
+
+int run_drop(const redis_options& o) {
+    redis::client c = connect(o);
+    if (redis::bloom_filter::drop(c, o.name)) return success;
+    fmt::print(stderr, "bloomkit: no filter named {} in Redis\n", o.name);
+    return nothing_found;
+}
+
+}  // namespace
+
+action redis_command(CLI::App& command) {
+    command.require_subcommand(1);
+    command.footer(
+        "Examples:\n"
+        "  bloomkit redis create users -n 10M -p 0.1%            # a filter every service instance shares\n"
+        "  psql -Atc 'select id from users' | bloomkit redis add users\n"
+        "  bloomkit redis check users ids.txt --cluster 10.0.0.1:6379,10.0.0.2:6379\n"
+        "  bloomkit build -o seen.bkf urls.txt && bloomkit redis push seen.bkf seen   # build offline, serve from Redis");
+    std::vector<std::pair<CLI::App*, action>> actions;
+
+    CLI::App* create = command.add_subcommand("create", "Create a filter in Redis for N keys at rate P (or open it if it exists alike)");
+    auto c = std::make_shared<create_options>();
+    add_connection_options(*create, c->where, true);
+    create->add_option("-n,--keys", c->keys, "Keys the filter is for: 10M, 1e9, 10_000_000")->type_name("N");
+    create->add_option("-p,--fpr", c->fpr, "False-positive rate at N keys: 1%, 0.001 (default 1%)")->type_name("P");
+    add_shard_size_option(*create, c->shard_size);
+    create->add_option("--seed", c->seed, "Hash seed (a secret one when attackers choose the keys)")->type_name("SEED");
+    actions.emplace_back(create, [c] { return run_create(*c); });
+
+    CLI::App* add = command.add_subcommand("add", "Add lines to a filter in Redis");
+    auto a = std::make_shared<lines_options>();
+    add_connection_options(*add, a->where, true);
+    add->add_option("inputs", a->inputs, "Input files; '-' or none reads stdin")->type_name("FILE");
+    add_key_option(*add, a->key);
+    add->add_flag("--json", a->json, "Print the summary as JSON");
+    actions.emplace_back(add, [a] { return run_add(*a); });
+
+    CLI::App* check = command.add_subcommand("check", "Print the lines that may be in a filter in Redis (as check does)");
+    auto k = std::make_shared<lines_options>();
+    add_connection_options(*check, k->where, false);
+    check->add_option("inputs", k->inputs, "Input files; '-' or none reads stdin")->type_name("FILE");
+    add_check_report_options(*check, k->report);
+    add_key_option(*check, k->key);
+    actions.emplace_back(check, [k] { return run_check(*k); });
+
+    CLI::App* info = command.add_subcommand("info", "Describe a filter in Redis: size, shards, fill, keys, FPR");
+    auto i = std::make_shared<info_options>();
+    add_connection_options(*info, i->where, false);
+    info->add_flag("--json", i->json, "Print it as JSON");
+    actions.emplace_back(info, [i] { return run_info(*i); });
+
+    CLI::App* push = command.add_subcommand("push", "Copy a filter file into Redis as NAME (which must not exist)");
+    auto u = std::make_shared<transfer_options>();
+    push->add_option("file", u->file, "Filter file (a block Bloom filter); '-' reads stdin")->required()->type_name("FILE");
+    add_connection_options(*push, u->where, true);
+    add_shard_size_option(*push, u->shard_size);
+    actions.emplace_back(push, [u] { return run_push(*u); });
+
+    CLI::App* pull = command.add_subcommand("pull", "Copy a filter in Redis into a file");
+    auto l = std::make_shared<transfer_options>();
+    add_connection_options(*pull, l->where, false);
+    pull->add_option("-o,--output", l->file, "Filter file to write ('-': stdout)")->required()->type_name("FILE");
+    actions.emplace_back(pull, [l] { return run_pull(*l); });
+
+    CLI::App* drop = command.add_subcommand("drop", "Delete a filter from Redis");
+    auto d = std::make_shared<redis_options>();
+    add_connection_options(*drop, *d, false);
+    actions.emplace_back(drop, [d] { return run_drop(*d); });
+
+    return [actions] {
+        for (const auto& [sub, run] : actions)
+            if (sub->parsed()) return run();
+        return static_cast<int>(failure);
+    };
+}
+
+}  // namespace bloomkit::cli

@@ -1,0 +1,64 @@
+// src/cli/support/check_report.hpp — what `check` prints, for any filter that answers bulk
+// queries (a file's, or one in Redis): the lines that may be present (or, with --absent, those
+// certainly absent), or with --count only the totals; and whether any line was selected
+// (check exits 0 then, 1 otherwise).
+#pragma once
+
+#include <fmt/core.h>
+
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "support/arguments.hpp"
+#include "support/filter_work.hpp"
+#include "support/keys.hpp"
+#include "support/line_reader.hpp"
+#include "support/output.hpp"
+#include "support/progress.hpp"
+
+namespace bloomkit::cli {
+
+struct check_report {
+    bool absent = false;
+    bool count = false;
+    bool json = false;
+};
+
+/// Queries every line and prints as `check` does; returns whether a line was selected. `before_totals` runs once every answer is
+/// in and before the totals are printed (check's test that its file did not change).
+template <class Filter>
+bool report_check(const Filter& filter, line_reader& lines, key_format keys, unsigned threads, const check_report& how,
+                 std::string_view filter_name, const std::function<void()>& before_totals = {}) {
+    if (how.json && !how.count)
+        throw invalid_argument("--json prints the totals of --count: without --count, check prints lines");
+    std::uint64_t present = 0, absent = 0;
+    output out;
+    progress shown("checking", lines.total_bytes());
+    query_lines(filter, lines, keys, threads, [&](auto batch, std::span<const char> answers) {
+        for (std::size_t i = 0; i < batch.size(); ++i) {
+            const bool maybe = answers[i] != 0;
+            (maybe ? present : absent) += 1;
+            if (!how.count && maybe != how.absent) out.line(batch[i]);
+        }
+        shown.update(lines.bytes_read());
+    });
+    if (before_totals) before_totals();
+    if (how.count && how.json)
+        out.line(fmt::format("{{\"present\": {}, \"absent\": {}, \"filter\": {}}}", present, absent, json_string(filter_name)));
+    else if (how.count)
+        out.line(fmt::format("present\t{}\nabsent\t{}", present, absent));
+    out.flush();
+    return (how.absent ? absent : present) > 0;
+}
+
+/// --absent, --count and --json, as check has them.
+inline void add_check_report_options(CLI::App& command, check_report& how) {
+    command.add_flag("--absent", how.absent, "Print the lines certainly NOT in the filter instead");
+    command.add_flag("--count", how.count, "Print only the totals: present and absent lines");
+    command.add_flag("--json", how.json, "With --count: print the totals as JSON");
+}
+
+}  // namespace bloomkit::cli

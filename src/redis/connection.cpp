@@ -1,0 +1,117 @@
+// src/redis/connection.cpp — see connection.hpp.
+#include "connection.hpp"
+
+#include <sys/time.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "command_batch.hpp"
+
+namespace bloomkit::redis::detail {
+namespace {
+
+timeval to_timeval(std::chrono::milliseconds ms) {
+    timeval tv{};
+    tv.tv_sec = static_cast<time_t>(ms.count() / 1000);
+    tv.tv_usec = static_cast<suseconds_t>((ms.count() % 1000) * 1000);
+    return tv;
+}
+
+// A one-off command (AUTH, SELECT) in RESP.
+std::string encode(std::initializer_list<std::string_view> arguments) {
+    command_batch batch;
+    auto it = arguments.begin();
+    const std::string_view name = *it++;
+    batch.start(arguments.size(), name, *it++, false);
+    for (; it != arguments.end(); ++it) batch.argument(*it);
+    return std::string(batch.resp(0));
+}
+
+}  // namespace
+
+std::string address_of(const endpoint& e) {
+    return e.socket.empty() ? e.host + ":" + std::to_string(e.port) : e.socket;
+}
+
+std::string reply_text(const redisReply& r) {
+    switch (r.type) {
+        case REDIS_REPLY_STRING:
+        case REDIS_REPLY_STATUS:
+        case REDIS_REPLY_ERROR: return std::string(r.str, r.len);
+        case REDIS_REPLY_INTEGER: return std::to_string(r.integer);
+        case REDIS_REPLY_ARRAY: {
+            std::string text;
+            for (std::size_t i = 0; i < r.elements; ++i) {
+                if (i != 0) text.push_back('\n');
+                text.append(reply_text(*r.element[i]));
+            }
+            return text;
+        }
+        default: return {};
+    }
+}
+
+connection::connection(const endpoint& to, const connection_options& options)
+    : address_(address_of(to)), timeout_(options.command_timeout) {
+    const timeval connect = to_timeval(options.connect_timeout);
+    context_.reset(to.socket.empty() ? redisConnectWithTimeout(to.host.c_str(), to.port, connect)
+                                     : redisConnectUnixWithTimeout(to.socket.c_str(), connect));
+    if (!context_) throw connection_error("cannot connect to Redis at " + address_ + ": out of memory");
+    if (context_->err) fail("cannot connect to Redis at");
+    if (redisSetTimeout(context_.get(), to_timeval(options.command_timeout)) != REDIS_OK) fail("cannot set a timeout on");
+    if (to.socket.empty()) redisEnableKeepAlive(context_.get());
+
+    const std::string& user = to.user.empty() ? options.user : to.user;
+    const std::string& password = to.password.empty() && to.user.empty() ? options.password : to.password;
+    if (!password.empty()) {
+        const reply r = call(user.empty() ? encode({"AUTH", password}) : encode({"AUTH", user, password}));
+        if (r->type == REDIS_REPLY_ERROR)
+            throw server_error("Redis at " + address_ + " refused the credentials" +
+                               (user.empty() ? std::string() : " of user '" + user + "'") + ": " +
+                               std::string(error_text(*r)));
+    }
+    if (to.db != 0) {
+        const reply r = call(encode({"SELECT", std::to_string(to.db)}));
+        if (r->type == REDIS_REPLY_ERROR)
+            throw server_error("Redis at " + address_ + " refused database " + std::to_string(to.db) + ": " +
+                               std::string(error_text(*r)));
+    }
+}
+
+void connection::fail(std::string_view doing) {
+    std::string what = std::string(doing) + " " + address_ + ": ";
+    const bool timed_out = context_->err == REDIS_ERR_IO &&
+                           (errno == EAGAIN || errno == EWOULDBLOCK || std::strcmp(context_->errstr, std::strerror(EAGAIN)) == 0);
+    if (timed_out)
+        what += "no reply within " + std::to_string(timeout_.count()) + " ms";
+    else if (context_->err == REDIS_ERR_EOF)
+        what += "the server closed the connection";
+    else
+        what += context_->errstr;
+    throw connection_error(what);
+}
+
+void connection::append(std::string_view resp) {
+    if (redisAppendFormattedCommand(context_.get(), resp.data(), resp.size()) != REDIS_OK) fail("cannot send to");
+}
+
+void connection::flush() {
+    int done = 0;
+    while (!done)
+        if (redisBufferWrite(context_.get(), &done) != REDIS_OK) fail("lost the connection to");
+}
+
+reply connection::read() {
+    void* r = nullptr;
+    if (redisGetReply(context_.get(), &r) != REDIS_OK || r == nullptr) fail("lost the connection to");
+    return reply(static_cast<redisReply*>(r));
+}
+
+reply connection::call(std::string_view resp) {
+    append(resp);
+    flush();
+    return read();
+}
+
+}  // namespace bloomkit::redis::detail
