@@ -13,6 +13,8 @@ packages=(
     clang libclang-rt-14-dev # make test also builds with Clang; libFuzzer and its sanitizers
     libbloom-dev             # the benchmark program's baseline, libbloom (built with everything)
     wamerican-huge cracklib-runtime  # word lists for `make demo`
+    redis-server redis-tools libhiredis-dev  # the Redis filter (hiredis) and its tests' real servers
+    postgresql libpq-dev     # the cache-guard example (a Redis filter in front of PostgreSQL)
 )
 if [[ "${1:-}" == "bench" ]]; then
     packages+=(

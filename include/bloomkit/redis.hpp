@@ -107,8 +107,8 @@ struct connection_options {
     bool cluster = false;
     /// AUTH with an ACL user (or the default user when `user` is empty). The URL's user and
     /// password, if any, take precedence.
-    std::string user;
-    std::string password;
+    std::string user{};
+    std::string password{};
     std::chrono::milliseconds connect_timeout{2000};
     /// How long one round trip may take before the batch fails.
     std::chrono::milliseconds command_timeout{5000};
@@ -120,10 +120,10 @@ struct connection_options {
 /// Parses a URL as connection_options::url describes; throws invalid_argument naming what is
 /// wrong in it.
 struct endpoint {
-    std::string host;      ///< empty for a Unix socket
+    std::string host{};    ///< empty for a Unix socket
     std::uint16_t port = 0;
-    std::string socket;    ///< the Unix socket's path
-    std::string user, password;
+    std::string socket{};  ///< the Unix socket's path
+    std::string user{}, password{};
     int db = 0;
     friend bool operator==(const endpoint&, const endpoint&) = default;
 };
@@ -168,7 +168,7 @@ private:
 struct filter_options {
     /// Seed and hash, as for a local filter: a filter pushed from a file keeps the file's.
     bloomkit::filter_options hashing{};
-    /// Upper bound of one shard's string, 1 MiB to 512 MiB (Redis's default string limit).
+    /// Upper bound of one shard's string, 64 KiB to 512 MiB (Redis's default string limit).
     std::uint64_t max_shard_bytes = std::uint64_t{32} << 20;
     /// Commands sent per node before their replies are read.
     std::size_t pipeline_depth = 256;
@@ -180,7 +180,7 @@ struct filter_options {
 
 /// What NAME:meta records.
 struct filter_description {
-    std::string name;
+    std::string name{};
     bloom_geometry geometry{};      ///< bits (whole 512-bit blocks) and k
     std::uint64_t blocks_per_shard = 0;
     std::uint64_t shards = 0;

@@ -121,8 +121,8 @@ std::string first_difference(const filter_description& stored, const filter_desc
 }
 
 filter_description plan_shards(std::string name, bloom_geometry geometry, std::uint64_t max_shard_bytes, bool round_up) {
-    if (max_shard_bytes < (std::uint64_t{1} << 20) || max_shard_bytes > (std::uint64_t{512} << 20))
-        throw invalid_argument("a Redis shard's size must be 1 MiB to 512 MiB, not " + std::to_string(max_shard_bytes) + " bytes");
+    if (max_shard_bytes < (std::uint64_t{64} << 10) || max_shard_bytes > (std::uint64_t{512} << 20))
+        throw invalid_argument("a Redis shard's size must be 64 KiB to 512 MiB, not " + std::to_string(max_shard_bytes) + " bytes");
     filter_description d;
     d.name = std::move(name);
     const std::uint64_t blocks = geometry.bits / 512;

@@ -195,7 +195,7 @@ struct transfer_options {
 };
 
 void add_shard_size_option(CLI::App& command, std::string& size) {
-    command.add_option("--shard-size", size, "Largest Redis string per shard: 1MiB to 512MiB (default 32MiB)")->type_name("SIZE");
+    command.add_option("--shard-size", size, "Largest Redis string per shard: 64KiB to 512MiB (default 32MiB)")->type_name("SIZE");
 }
 
 int run_push(const transfer_options& o) {

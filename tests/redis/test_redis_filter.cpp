@@ -1,0 +1,437 @@
+// tests/redis/test_redis_filter.cpp — the Redis-backed filter (bloomkit/redis.hpp) against real
+// servers: a standalone redis-server, a 3-master Redis Cluster, and one with a replica per master,
+// each started on free loopback ports by tests/redis/servers.hpp and stopped afterwards.
+//
+// What is proven: the same bits as a local block filter (so push, pull and local answers agree);
+// no false negatives and the FPR on target; fail-closed on a deleted, flushed or evicted shard, a
+// killed server, an OOM or ACL refusal and a timeout; cluster routing through a reshard; no
+// acknowledged key lost in a failover with WAIT.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <set>
+#include <thread>
+
+#include "bloomkit/redis.hpp"
+#include "key_sets.hpp"
+#include "servers.hpp"
+
+using namespace bloomkit;
+using bloomkit_test::redis_servers;
+using bloomkit_test::random_numbers;
+using bloomkit_test::string_keys;
+
+namespace {
+
+redis::client connect(const redis_servers& servers, redis::connection_options o = {}) {
+    o.url = servers.url();
+    return redis::client(o);
+}
+
+redis::client connect_cluster(const redis_servers& servers, redis::connection_options o = {}) {
+    o.url = servers.seeds();
+    o.cluster = true;
+    return redis::client(o);
+}
+
+// Answers of `f` for `keys`, in bulk.
+template <class Filter, class Keys>
+std::vector<char> answers_of(const Filter& f, const Keys& keys) {
+    std::vector<char> out(keys.size());
+    f.contains(keys.begin(), keys.end(), out.begin());
+    return out;
+}
+
+// A filter in a tiny shard size, so that even a small one has several shards.
+constexpr redis::filter_options small_shards{.max_shard_bytes = 64 << 10};
+
+class Standalone : public testing::Test {
+protected:
+    static void SetUpTestSuite() { servers_ = std::make_unique<redis_servers>(redis_servers::standalone()); }
+    static void TearDownTestSuite() { servers_.reset(); }
+    void SetUp() override { servers_->cli(port(), "FLUSHALL"); }
+    static int port() { return servers_->ports().front(); }
+    static redis_servers& servers() { return *servers_; }
+    static inline std::unique_ptr<redis_servers> servers_;
+};
+
+}  // namespace
+
+// --- Without a server -------------------------------------------------------------------------
+
+TEST(RedisAddress, UrlsAsUsersWriteThem) {
+    auto one = [](std::string_view url) { return redis::parse_url(url).at(0); };
+    EXPECT_EQ(one("redis://127.0.0.1:6380"), (redis::endpoint{.host = "127.0.0.1", .port = 6380}));
+    EXPECT_EQ(one("redis://cache.internal"), (redis::endpoint{.host = "cache.internal", .port = 6379}));
+    EXPECT_EQ(one("redis://app:s%40cret@h:7000/3"),
+              (redis::endpoint{.host = "h", .port = 7000, .user = "app", .password = "s@cret", .db = 3}));
+    EXPECT_EQ(one("redis://only-password@h"), (redis::endpoint{.host = "h", .port = 6379, .password = "only-password"}));
+    EXPECT_EQ(one("unix:///run/redis.sock"), (redis::endpoint{.socket = "/run/redis.sock"}));
+    EXPECT_EQ(one("[::1]:7001"), (redis::endpoint{.host = "::1", .port = 7001}));
+    EXPECT_EQ(redis::parse_url("a:1,b:2,c:3").size(), 3U);
+    for (const char* bad : {"redis://h:0", "redis://h:65536", "redis://h:x", "redis://:6379", "http://h", "rediss://h",
+                            "unix://relative", "a:1,,b:2", "redis://h/db"})
+        EXPECT_THROW((void)redis::parse_url(bad), bloomkit::invalid_argument) << bad;
+}
+
+TEST(RedisAddress, SlotsAsRedisClusterComputesThem) {
+    // Verified against a live Redis 7.0 (CLUSTER KEYSLOT) and the cluster specification.
+    EXPECT_EQ(redis::key_slot("somekey"), 11058);
+    EXPECT_EQ(redis::key_slot("foo{hash_tag}"), 2515);
+    EXPECT_EQ(redis::key_slot("foo"), 12182);
+    EXPECT_EQ(redis::key_slot("bar"), 5061);
+    EXPECT_EQ(redis::key_slot("foo{}{bar}"), 8363);    // an empty tag: the whole key
+    EXPECT_EQ(redis::key_slot("foo{{bar}}zap"), 4015); // hashes "{bar"
+    EXPECT_EQ(redis::key_slot("foo{bar}{zap}"), 5061); // hashes "bar"
+    EXPECT_EQ(redis::key_slot(""), 0);
+}
+
+// --- One server -------------------------------------------------------------------------------
+
+TEST_F(Standalone, SameBitsAsALocalBlockFilter) {
+    // The layout is the local block filter's, so a filter pulled from Redis is the local filter
+    // of the same keys, bit for bit.
+    redis::client c = connect(servers());
+    redis::bloom_filter shared = redis::bloom_filter::create(c, "users", 150000, 0.01, small_shards);
+    ASSERT_GT(shared.description().shards, 1U);
+    const auto keys = string_keys(100000, 1);
+    EXPECT_GT(shared.insert(keys.begin(), keys.end()), keys.size() * 99 / 100);  // all but false positives are new
+
+    block_bloom_filter local(shared.geometry());
+    local.insert_range(keys);
+    const block_bloom_filter pulled = shared.pull();
+    ASSERT_EQ(pulled.geometry(), local.geometry());
+    EXPECT_TRUE(std::equal(pulled.words().begin(), pulled.words().end(), local.words().begin()));
+    EXPECT_EQ(shared.set_bit_count(), local.set_bit_count());
+    EXPECT_NEAR(shared.approximate_count(), 100000, 1000);
+}
+
+TEST_F(Standalone, NoFalseNegativesAndTheFprOnTarget) {
+    redis::client c = connect(servers());
+    redis::bloom_filter f = redis::bloom_filter::create(c, "urls", 100000, 0.01);
+    const auto keys = random_numbers(100000, 2);
+    f.insert(keys.begin(), keys.end());
+    const auto found = answers_of(f, keys);
+    EXPECT_EQ(std::count(found.begin(), found.end(), 1), static_cast<long>(keys.size()));
+    const auto others = random_numbers(100000, 3);
+    const auto wrong = answers_of(f, others);
+    const double fpr = static_cast<double>(std::count(wrong.begin(), wrong.end(), 1)) / 100000.0;
+    EXPECT_LE(fpr, 0.0115);  // 1% target; 3 standard deviations of 100k trials is 0.1%
+    // Single calls agree with the bulk ones, and insert says whether a key was new.
+    for (std::size_t i = 0; i < 200; ++i) {
+        EXPECT_TRUE(f.contains(keys[i]));
+        EXPECT_EQ(f.contains(others[i]), wrong[i] != 0);
+    }
+    EXPECT_FALSE(f.insert(keys[0]));
+    EXPECT_TRUE(f.insert(std::string("a key never seen before")));
+    EXPECT_TRUE(f.contains(std::string_view("a key never seen before")));
+}
+
+TEST_F(Standalone, CreateIsIdempotentAndRefusesOtherParameters) {
+    redis::client c = connect(servers());
+    redis::bloom_filter a = redis::bloom_filter::create(c, "shared", 10000, 0.01);
+    a.insert(std::string("k"));
+    redis::bloom_filter b = redis::bloom_filter::create(c, "shared", 10000, 0.01);  // another instance, same call
+    EXPECT_TRUE(b.contains(std::string("k")));
+    EXPECT_EQ(b.description().geometry, a.description().geometry);
+    try {
+        (void)redis::bloom_filter::create(c, "shared", 10000, 0.001);
+        FAIL() << "created over a filter of other parameters";
+    } catch (const redis::filter_mismatch& e) {
+        EXPECT_NE(std::string(e.what()).find("fpr 0.01 in Redis, 0.001 asked"), std::string::npos) << e.what();
+    }
+    EXPECT_THROW((void)redis::bloom_filter::create(c, "shared", 10000, 0.01, {.hashing = {.seed = 7}}), redis::filter_mismatch);
+    EXPECT_THROW((void)redis::bloom_filter::open(c, "nothing-here"), redis::filter_mismatch);
+    servers().cli(port(), "SET", "garbage:meta", "not a filter");
+    EXPECT_THROW((void)redis::bloom_filter::open(c, "garbage"), redis::filter_mismatch);
+    servers().cli(port(), "SET", "future:meta", "bloomkit-redis 99\nkind block\n");
+    EXPECT_THROW((void)redis::bloom_filter::open(c, "future"), redis::filter_mismatch);
+}
+
+TEST_F(Standalone, InterruptedCreationIsFinishedByTheNextCreate) {
+    redis::client c = connect(servers());
+    (void)redis::bloom_filter::create(c, "half", 10000, 0.01);
+    // As a creator that died before its last step leaves it:
+    const std::string meta = servers().cli(port(), "GET", "half:meta");
+    std::string creating = meta;
+    creating.replace(creating.find("state ready"), 11, "state creating");
+    servers().cli(port(), "SET", "half:meta", creating);
+    servers().cli(port(), "DEL", "half:0");
+    EXPECT_THROW((void)redis::bloom_filter::open(c, "half"), redis::filter_mismatch);
+    redis::bloom_filter f = redis::bloom_filter::create(c, "half", 10000, 0.01);
+    f.insert(std::string("x"));
+    EXPECT_TRUE(redis::bloom_filter::open(c, "half").contains(std::string("x")));
+}
+
+TEST_F(Standalone, ALostShardIsAnErrorNeverAnAbsentKey) {
+    redis::client c = connect(servers());
+    redis::bloom_filter f = redis::bloom_filter::create(c, "guard", 200000, 0.01, small_shards);
+    const auto keys = random_numbers(20000, 4);
+    f.insert(keys.begin(), keys.end());
+    ASSERT_GE(f.description().shards, 2U);
+    servers().cli(port(), "DEL", "guard:1");
+
+    std::vector<char> answers(keys.size(), 2);
+    EXPECT_THROW(f.contains(keys.begin(), keys.end(), answers.begin()), redis::shard_missing);
+    EXPECT_THROW((void)f.set_bit_count(), redis::shard_missing);
+    EXPECT_THROW((void)f.pull(), redis::shard_missing);
+    EXPECT_THROW(f.insert(keys.begin(), keys.end()), redis::shard_missing);  // an add does not recreate it
+    EXPECT_THROW(f.clear(), redis::shard_missing);
+    // Every key of the lost shard keeps failing, whatever was written since.
+    bool any_error = false;
+    for (const auto key : keys) {
+        try {
+            EXPECT_TRUE(f.contains(key));
+        } catch (const redis::shard_missing& e) {
+            any_error = true;
+            EXPECT_NE(std::string(e.what()).find("guard:1"), std::string::npos);
+        }
+    }
+    EXPECT_TRUE(any_error);
+
+    servers().cli(port(), "FLUSHALL");  // everything gone, the metadata too
+    EXPECT_THROW(f.contains(keys.begin(), keys.end(), answers.begin()), redis::shard_missing);
+    EXPECT_THROW((void)redis::bloom_filter::open(c, "guard"), redis::filter_mismatch);
+}
+
+TEST_F(Standalone, EvictionUnderMaxmemoryIsAnError) {
+    // With an allkeys policy Redis evicts what it likes, filter shards included: the filter must
+    // then fail, not answer "absent".
+    redis::client c = connect(servers());
+    redis::bloom_filter f = redis::bloom_filter::create(c, "evictable", 400000, 0.01, small_shards);
+    const auto keys = random_numbers(1000, 5);
+    f.insert(keys.begin(), keys.end());
+    servers().cli(port(), "CONFIG", "SET", "maxmemory-policy", "allkeys-random");
+    servers().cli(port(), "CONFIG", "SET", "maxmemory", "3mb");
+    // Other data arrives, and pushes shards out.
+    for (int i = 0; i < 200; ++i) {
+        try {
+            c.command({"SET", "cache:" + std::to_string(i), std::string(100000, 'x')});
+        } catch (const redis::server_error&) {
+        }
+    }
+    servers().cli(port(), "CONFIG", "SET", "maxmemory", "0");
+    servers().cli(port(), "CONFIG", "SET", "maxmemory-policy", "noeviction");
+    ASSERT_LT(std::stoi(servers().cli(port(), "DBSIZE")), 200 + 1 + static_cast<int>(f.description().shards))
+        << "nothing was evicted";
+    std::vector<char> answers(keys.size());
+    EXPECT_THROW(f.contains(keys.begin(), keys.end(), answers.begin()), redis::shard_missing);
+}
+
+TEST_F(Standalone, AnOutOfMemoryRefusalIsAnError) {
+    redis::client c = connect(servers());
+    servers().cli(port(), "CONFIG", "SET", "maxmemory", "1");  // already above it: writes are refused
+    try {
+        (void)redis::bloom_filter::create(c, "too-big", 1000000, 0.01);
+        FAIL() << "created a filter above maxmemory";
+    } catch (const redis::server_error& e) {
+        EXPECT_NE(std::string(e.what()).find("OOM"), std::string::npos) << e.what();
+    }
+    servers().cli(port(), "CONFIG", "SET", "maxmemory", "0");
+}
+
+TEST_F(Standalone, AclUsersWithAndWithoutRights) {
+    servers().cli(port(), "ACL", "SETUSER", "reader", "on", ">read-pw", "~*", "+get", "+bitfield_ro", "+bitcount", "+getrange");
+    servers().cli(port(), "ACL", "SETUSER", "writer", "on", ">write-pw", "~*", "+@all");
+    {
+        redis::client admin = connect(servers(), {.user = "writer", .password = "write-pw"});
+        redis::bloom_filter f = redis::bloom_filter::create(admin, "acl", 1000, 0.01);
+        f.insert(std::string("granted"));
+    }
+    redis::client reader = connect(servers(), {.user = "reader", .password = "read-pw"});
+    redis::bloom_filter f = redis::bloom_filter::open(reader, "acl");
+    EXPECT_TRUE(f.contains(std::string("granted")));
+    try {
+        f.insert(std::string("refused"));
+        FAIL() << "a read-only user added a key";
+    } catch (const redis::server_error& e) {
+        EXPECT_NE(std::string(e.what()).find("NOPERM"), std::string::npos) << e.what();
+    }
+    EXPECT_THROW((void)connect(servers(), {.user = "reader", .password = "wrong"}), redis::server_error);
+    // The URL carries credentials too.
+    redis::client by_url({.url = "redis://reader:read-pw@127.0.0.1:" + std::to_string(port())});
+    EXPECT_TRUE(redis::bloom_filter::open(by_url, "acl").contains(std::string("granted")));
+    servers().cli(port(), "ACL", "DELUSER", "reader", "writer");
+}
+
+TEST_F(Standalone, PushAndPullAreByteIdentical) {
+    block_bloom_filter local(100000, 0.001, {.seed = 42});
+    const auto keys = string_keys(50000, 6);
+    local.insert_range(keys);
+    redis::client c = connect(servers());
+    redis::bloom_filter shared = redis::bloom_filter::push(c, "pushed", local, small_shards);
+    EXPECT_GT(shared.description().shards, 1U);
+    EXPECT_EQ(shared.hash_function(), local.hash_function());
+    const block_bloom_filter back = shared.pull();
+    EXPECT_EQ(back, local);  // same geometry, hashing and bits
+    EXPECT_EQ(back.expected_keys(), local.expected_keys());
+    const auto probes = string_keys(20000, 7);
+    EXPECT_EQ(answers_of(shared, probes), answers_of(local, probes));
+    EXPECT_EQ(answers_of(shared, keys), std::vector<char>(keys.size(), 1));
+    EXPECT_THROW((void)redis::bloom_filter::push(c, "pushed", local), redis::filter_mismatch);  // exists
+    EXPECT_TRUE(redis::bloom_filter::drop(c, "pushed"));
+    EXPECT_FALSE(redis::bloom_filter::drop(c, "pushed"));
+    EXPECT_EQ(servers().cli(port(), "DBSIZE"), "0");
+}
+
+TEST_F(Standalone, ClearKeepsTheFilterUsable) {
+    redis::client c = connect(servers());
+    redis::bloom_filter f = redis::bloom_filter::create(c, "cleared", 10000, 0.01, small_shards);
+    const auto keys = random_numbers(5000, 8);
+    f.insert(keys.begin(), keys.end());
+    f.clear();
+    EXPECT_EQ(f.set_bit_count(), 0U);
+    EXPECT_TRUE(f.insert(keys[0]));
+    EXPECT_TRUE(f.contains(keys[0]));
+}
+
+TEST_F(Standalone, WaitingForReplicasThatAreNotThereFails) {
+    redis::client c = connect(servers());
+    (void)redis::bloom_filter::create(c, "durable", 1000, 0.01);
+    redis::bloom_filter f =
+        redis::bloom_filter::open(c, "durable", {.replicas = 1, .replica_timeout = std::chrono::milliseconds(100)});
+    try {
+        f.insert(std::string("k"));
+        FAIL() << "an add returned without its replica";
+    } catch (const redis::replication_error& e) {
+        EXPECT_NE(std::string(e.what()).find("0 of 1 replicas"), std::string::npos) << e.what();
+    }
+}
+
+TEST_F(Standalone, AServerThatStopsAnsweringIsATimeout) {
+    redis::client c = connect(servers(), {.command_timeout = std::chrono::milliseconds(200),
+                                          .retry_window = std::chrono::milliseconds(300)});
+    redis::bloom_filter f = redis::bloom_filter::create(c, "slow", 1000, 0.01);
+    std::thread sleeper([&] { servers().cli(port(), "DEBUG", "SLEEP", "1"); });
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    EXPECT_THROW((void)f.contains(std::string("k")), redis::connection_error);
+    sleeper.join();
+    EXPECT_FALSE(f.contains(std::string("k")));  // and it reconnects once the server answers
+}
+
+TEST_F(Standalone, AClusterOptionOnAPlainServerIsRefused) {
+    EXPECT_THROW((void)connect_cluster(servers()), redis::server_error);
+    EXPECT_THROW((void)redis::client({.url = "redis://127.0.0.1:1"}), redis::connection_error);
+}
+
+// A server killed in the middle of a batch: the batch throws; answers already given are true ones.
+TEST(RedisServerLost, AKilledServerIsAnErrorWithNoAbsentAnswer) {
+    redis_servers servers = redis_servers::standalone();
+    redis::client c({.url = servers.url(), .retry_window = std::chrono::milliseconds(500)});
+    redis::bloom_filter f = redis::bloom_filter::create(c, "doomed", 300000, 0.01);
+    const auto keys = random_numbers(300000, 9);
+    f.insert(keys.begin(), keys.end());
+    std::vector<char> answers(keys.size(), 2);  // 2: not answered
+    std::thread killer([&] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(150));
+        servers.kill(servers.ports().front());
+    });
+    bool threw = false;
+    try {
+        for (int round = 0; round < 50; ++round) f.contains(keys.begin(), keys.end(), answers.begin());
+    } catch (const redis::connection_error&) {
+        threw = true;
+    }
+    killer.join();
+    EXPECT_TRUE(threw);
+    EXPECT_EQ(std::count(answers.begin(), answers.end(), 0), 0) << "an inserted key was answered absent";
+}
+
+// --- A cluster --------------------------------------------------------------------------------
+
+TEST(RedisCluster, ShardsSpreadOverTheNodesAndSurviveAReshard) {
+    redis_servers servers = redis_servers::cluster(3, 0);
+    redis::client c = connect_cluster(servers);
+    EXPECT_EQ(c.nodes().size(), 3U);
+    redis::bloom_filter f = redis::bloom_filter::create(c, "crawl", 300000, 0.01, small_shards);
+    ASSERT_GE(f.description().shards, 3U);
+    std::set<int> owners;  // the shards are on several nodes (no common hash tag)
+    for (std::uint64_t s = 0; s < f.description().shards; ++s) {
+        for (const int p : servers.masters())
+            if (servers.cli(p, "EXISTS", f.description().shard_key(s)) == "1") owners.insert(p);
+    }
+    EXPECT_GE(owners.size(), 2U);
+
+    // Slots move while keys go in: MOVED and ASK are followed, nothing is lost.
+    const auto keys = random_numbers(150000, 10);
+    auto moving = servers.reshard_async(servers.masters()[0], servers.masters()[1], 3000);
+    std::size_t inserted = 0;
+    for (std::size_t i = 0; i < keys.size(); i += 5000) {
+        f.insert(keys.begin() + static_cast<long>(i), keys.begin() + static_cast<long>(std::min(keys.size(), i + 5000)));
+        inserted = std::min(keys.size(), i + 5000);
+        const auto some = answers_of(f, std::vector<std::uint64_t>(keys.begin(), keys.begin() + static_cast<long>(inserted)));
+        ASSERT_EQ(std::count(some.begin(), some.end(), 1), static_cast<long>(inserted));
+    }
+    moving.get();
+    const auto found = answers_of(f, keys);
+    EXPECT_EQ(std::count(found.begin(), found.end(), 1), static_cast<long>(keys.size()));
+
+    // Another client, with a fresh slot map, agrees; and a local copy answers alike.
+    redis::client other = connect_cluster(servers);
+    const redis::bloom_filter again = redis::bloom_filter::open(other, "crawl");
+    const auto probes = random_numbers(50000, 11);
+    EXPECT_EQ(answers_of(again, probes), answers_of(f.pull(), probes));
+    EXPECT_EQ(answers_of(again, keys), std::vector<char>(keys.size(), 1));
+}
+
+TEST(RedisCluster, AnAskRedirectionIsFollowedForOneCommand) {
+    redis_servers servers = redis_servers::cluster(3, 0);
+    redis::client c = connect_cluster(servers);
+    redis::bloom_filter f = redis::bloom_filter::create(c, "ask", 1000, 0.01);
+    f.insert(std::string("before"));
+    // Migrate the one shard's slot by hand, the key itself included, leaving the slot
+    // MIGRATING/IMPORTING: the old owner answers ASK for it.
+    const std::string key = f.description().shard_key(0);
+    const int slot = redis::key_slot(key);
+    int from = 0, to = 0;
+    for (const int p : servers.masters()) {
+        if (servers.cli(p, "EXISTS", key) == "1") from = p;
+    }
+    for (const int p : servers.masters())
+        if (p != from) to = p;
+    ASSERT_NE(from, 0);
+    const std::string from_id = servers.cli(from, "CLUSTER", "MYID"), to_id = servers.cli(to, "CLUSTER", "MYID");
+    servers.cli(to, "CLUSTER", "SETSLOT", slot, "IMPORTING", from_id);
+    servers.cli(from, "CLUSTER", "SETSLOT", slot, "MIGRATING", to_id);
+    servers.cli(from, "MIGRATE", "127.0.0.1", to, key, 0, 5000);
+    EXPECT_TRUE(f.contains(std::string("before")));
+    EXPECT_TRUE(f.insert(std::string("during")));
+    EXPECT_TRUE(f.contains(std::string("during")));
+    for (const int p : servers.masters()) servers.cli(p, "CLUSTER", "SETSLOT", slot, "NODE", to_id);
+    EXPECT_TRUE(f.contains(std::string("during")));  // now by MOVED
+    EXPECT_TRUE(f.contains(std::string("before")));
+}
+
+TEST(RedisCluster, NoAcknowledgedKeyIsLostInAFailover) {
+    // Adds with WAIT 1 while a master is killed: those that returned are on a replica, which
+    // takes over, so every one of them is still found. (Adds that threw may or may not be in.)
+    redis_servers servers = redis_servers::cluster(3, 1);
+    redis::client c = connect_cluster(servers, {.retry_window = std::chrono::milliseconds(8000)});
+    redis::bloom_filter f = redis::bloom_filter::create(
+        c, "durable", 200000, 0.01,
+        {.max_shard_bytes = 64 << 10, .replicas = 1, .replica_timeout = std::chrono::milliseconds(500)});
+    const int victim = servers.masters()[0];
+    const auto keys = random_numbers(30000, 12);
+    std::vector<std::uint64_t> acknowledged;
+    std::thread killer;
+    std::size_t failed_batches = 0;
+    for (std::size_t i = 0; i < keys.size(); i += 2000) {
+        if (i == 10000) killer = std::thread([&] { servers.kill(victim); });  // while the adds go on
+        const auto first = keys.begin() + static_cast<long>(i);
+        const auto last = keys.begin() + static_cast<long>(std::min(keys.size(), i + 2000));
+        try {
+            f.insert(first, last);
+            acknowledged.insert(acknowledged.end(), first, last);
+        } catch (const redis::error&) {
+            ++failed_batches;  // not acknowledged: the victim died, or its successor has no replica
+        }
+    }
+    killer.join();
+    servers.wait_failover(victim);
+    EXPECT_GE(acknowledged.size(), 10000U);
+    EXPECT_GT(failed_batches, 0U) << "the kill did not happen during the adds";
+    redis::client after = connect_cluster(servers);
+    const redis::bloom_filter again = redis::bloom_filter::open(after, "durable");
+    const auto found = answers_of(again, acknowledged);
+    EXPECT_EQ(std::count(found.begin(), found.end(), 0), 0) << "acknowledged keys lost in the failover";
+}
