@@ -1,9 +1,11 @@
 # bloomkit — the README's commands.
 #   make demo    build everything (Release) and run the weak-password demo on real word lists
+#   make demo-redis  the cache-penetration guard: the Redis-shared filter in front of a Redis cache
+#                and a 1M-row PostgreSQL table, on throwaway servers (examples/cache_guard/)
 #   make test    all tests, in developer mode (-Wall -Wextra -Werror): the suite under ASan+UBSan,
 #                the concurrency tests again under TSan, a plain build with Clang, and each fuzz
 #                target for a few seconds
-#   make bench   the benchmark program (Release)
+#   make bench   the benchmark program (Release), the command's and the Redis filter's benchmarks
 #   make fuzz    the fuzz targets, FUZZ_SECONDS each (default 600)
 # Each first installs whatever Debian packages are missing (scripts/install-deps.sh).
 
@@ -13,7 +15,7 @@ FUZZ_SECONDS ?= 600
 TEST_FUZZ_SECONDS ?= 15
 CRASH_TRIALS ?=
 
-.PHONY: all deps release demo test test-asan test-tsan test-clang test-fuzz fuzz fuzz-build bench clean
+.PHONY: all deps release demo demo-redis test test-asan test-tsan test-clang test-fuzz fuzz fuzz-build bench clean
 
 all: release
 
@@ -26,6 +28,9 @@ release: deps
 
 demo: release
 	@examples/demo.sh build/release
+
+demo-redis: release
+	@examples/cache_guard/run.sh build/release
 
 test: test-asan test-tsan test-clang test-fuzz
 
@@ -62,6 +67,7 @@ bench: release
 	@scripts/install-deps.sh bench
 	build/release/bench/bloomkit_bench $(BENCH_ARGS)
 	bench/cli_throughput.sh build/release
+	bench/redis.sh build/release
 
 clean:
 	rm -rf build

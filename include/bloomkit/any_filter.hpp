@@ -14,7 +14,6 @@
 #include <cmath>
 #include <cstdint>
 #include <optional>
-#include <ranges>
 #include <span>
 #include <string>
 #include <string_view>
@@ -174,7 +173,7 @@ struct kind_traits<scalable_bloom_filter> {
         const scalable_options defaults;
         const scalable_plan plan = plan_scalable_bloom(
             n, {static_cast<std::uint64_t>(n), p, defaults.growth, defaults.tightening});
-        const auto stage_bytes = plan.geometries | std::views::transform([](const bloom_geometry& g) { return g.bits / 8; });
+        const auto stage_bytes = [&](std::size_t i) -> std::uint64_t { return plan.geometries[i].bits / 8; };
         return {detail::scalable_payload_size(plan.geometries.size(), stage_bytes), plan.fpr, plan.geometries.front().hashes, 0};
     }
     static scalable_bloom_filter make(std::uint64_t n, double p, const kind_request&, filter_options options) {

@@ -9,7 +9,6 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <ranges>
 #include <string>
 #include <vector>
 
@@ -33,10 +32,12 @@ inline std::uint64_t scalable_stage_offset(std::uint64_t end) noexcept { return 
 
 /// The payload of stages of these sizes in bytes: the table of entries, then each stage's
 /// words at a 64-byte aligned offset. (What --memory budgets and info reports as the size.)
-template <std::ranges::input_range StageBytes>
-std::uint64_t scalable_payload_size(std::size_t stages, StageBytes&& stage_bytes) {
+/// bytes_of(i) is stage i's size. (A callable, not a range view: Clang 14 cannot compile
+/// libstdc++ 12's views.)
+template <class BytesOf>
+std::uint64_t scalable_payload_size(std::size_t stages, const BytesOf& bytes_of) {
     std::uint64_t size = stages * scalable_entry::size;
-    for (const std::uint64_t bytes : stage_bytes) size = scalable_stage_offset(size) + bytes;
+    for (std::size_t i = 0; i < stages; ++i) size = scalable_stage_offset(size) + bytes_of(i);
     return size;
 }
 
@@ -76,7 +77,7 @@ struct file_codec<scalable_bloom_filter> {
         h.stages = static_cast<std::uint32_t>(filter.stage_count());
         h.inserted_count = filter.inserted_count();
         h.payload_size = detail::scalable_payload_size(
-            filter.stage_count(), filter.stages() | std::views::transform(&block_bloom_filter::size_in_bytes));
+            filter.stage_count(), [&](std::size_t i) -> std::uint64_t { return filter.stages()[i].size_in_bytes(); });
     }
     static void write_parameters(const file_header& h, detail::header_bytes& b) {
         namespace f = detail::header_field;
