@@ -21,6 +21,7 @@ if [[ "${1:-}" == "bench" ]]; then
         golang-github-dcso-bloom-cli  # the command benchmark's baseline: DCSO bloom
         linux-perf                    # perf stat, where the machine allows it
         bc                            # bench/cli_throughput.sh does its arithmetic with bc
+        time                          # bench/jobs.sh measures peak memory with /usr/bin/time
     )
 fi
 
