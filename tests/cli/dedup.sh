@@ -306,11 +306,11 @@ killed_and_restarted block-buffered
 for sig in TERM INT HUP; do
     SS=$D/signal-$sig.bf
     fresh_fifo signal
-    "$B" dedup --json --line-buffered --state "$SS" <"$D/signal" >"$D/signal-1.txt" 2>"$D/signal.err" &
+    "$B" dedup --json --line-buffered --state "$SS" <"$D/signal" >"$D/signal-$sig.txt" 2>"$D/signal.err" &
     pid=$!
     exec 3>"$D/signal"
     head -n 12 "$T/crawl.txt" >&3
-    wait_for "$D/signal-1.txt"   # running, its handlers in place
+    wait_for "$D/signal-$sig.txt"   # running, its handlers in place
     sleep 0.6
     kill -s $sig $pid
     { wait $pid; } 2>/dev/null
@@ -319,7 +319,7 @@ for sig in TERM INT HUP; do
     code=$((128 + $(kill -l $sig)))
     check_rc "dedup --state stopped by SIG$sig exits $code" $code
     check_same "SIG$sig: the lines read before the signal were printed, each once" <(head -n 12 "$T/crawl.txt" | awk '!seen[$0]++') \
-        "$D/signal-1.txt"
+        "$D/signal-$sig.txt"
     check_eq "SIG$sig: the --json summary counts the lines read" 12 "$(json_value "$D/signal.err" lines_read)"
     check_in "SIG$sig: the summary names the signal" "$D/signal.err" "signal $(kill -l $sig)"
     if [[ $sig == TERM ]]; then
@@ -327,10 +327,10 @@ for sig in TERM INT HUP; do
         check_cond "SIG$sig: the --json summary's seconds cover the run (over 0.5 s)" "seconds '$seconds'" \
             awk -v s="${seconds:-0}" 'BEGIN { exit !(s >= 0.5) }'
     fi
-    run "$B" check --count "$SS" "$D/signal-1.txt"
-    check_eq "SIG$sig: the state saved holds every line printed" "$(lines_of "$D/signal-1.txt")" "$(count_of "$OUT" present)"
+    run "$B" check --count "$SS" "$D/signal-$sig.txt"
+    check_eq "SIG$sig: the state saved holds every line printed" "$(lines_of "$D/signal-$sig.txt")" "$(count_of "$OUT" present)"
     run "$B" dedup --state "$SS" "$T/crawl.txt"
-    awk 'NR == FNR { printed[$0] = 1; next } !($0 in printed) && !seen[$0]++' "$D/signal-1.txt" "$T/crawl.txt" >"$T/expected.txt"
+    awk 'NR == FNR { printed[$0] = 1; next } !($0 in printed) && !seen[$0]++' "$D/signal-$sig.txt" "$T/crawl.txt" >"$T/expected.txt"
     check_same "SIG$sig: the restart prints only the lines not printed before" "$T/expected.txt" "$OUT"
 done
 no_temp_files "signals: no temporary file left" "$D"
@@ -342,11 +342,12 @@ no_temp_files "signals: no temporary file left" "$D"
 lock_case() {
     local LS=$D/lock-$1.bf pid
     fresh_fifo lock
-    "$B" dedup --line-buffered --state "$LS" <"$D/lock" >"$D/lock.out" 2>/dev/null &
+    # An output of its own per case: the one of the case before must not pass for this one's.
+    "$B" dedup --line-buffered --state "$LS" <"$D/lock" >"$D/lock-$1.out" 2>/dev/null &
     pid=$!
     exec 3>"$D/lock"
     echo "http://example.com/locked" >&3
-    wait_for "$D/lock.out"
+    wait_for "$D/lock-$1.out" || fail "lock case $1: the first dedup printed nothing within 10 s" ""
     expect_error "a second dedup --no-wait on the state of a running one is refused ($1)" "another bloomkit" \
         "$B" dedup --no-wait --state "$LS" "$REPEATS"
     exec 3>&-
