@@ -227,8 +227,9 @@ public:
 
     /// How many keys were inserted (summed over unions), repeats included: a count that does
     /// not depend on the order of the inserts, so a filter built by several threads is the
-    /// same file as one built by one. approximate_count() estimates the distinct keys.
-    [[nodiscard]] size_type inserted_count() const noexcept { return inserted_; }
+    /// same file as one built by one. approximate_count() estimates the distinct keys. (A
+    /// relaxed atomic load: save() may ask while other threads insert.)
+    [[nodiscard]] size_type inserted_count() const noexcept { return __atomic_load_n(&inserted_, __ATOMIC_RELAXED); }
 
     /// Number of bits set (one pass over the words).
     [[nodiscard]] size_type set_bit_count() const noexcept {

@@ -30,15 +30,23 @@ inline void prefetch(const void* address) noexcept {
 }
 
 // The number of set bits in `size` bytes from `data`, 8 at a time (byte order does not change
-// a count), for the estimates that read a whole filter (set_bit_count, current_fpr).
+// a count), for the estimates that read a whole filter (set_bit_count, current_fpr). Aligned
+// words are read as relaxed atomic loads: a count may run while other threads insert (save()
+// of a filter in concurrent use), and must then be a race-free read of some recent value of
+// each word — which a relaxed load is, and compiles to the same plain load.
 template <class CountWord>
 [[nodiscard]] inline std::uint64_t count_ones_with(const std::byte* data, std::size_t size, CountWord count_word) noexcept {
     std::uint64_t ones = 0;
     std::size_t at = 0;
-    for (; at + 8 <= size; at += 8) {
-        std::uint64_t word;
-        std::memcpy(&word, data + at, 8);
-        ones += count_word(word);
+    if (reinterpret_cast<std::uintptr_t>(data) % alignof(std::uint64_t) == 0) {
+        const auto* words = reinterpret_cast<const std::uint64_t*>(data);
+        for (; at + 8 <= size; at += 8) ones += count_word(__atomic_load_n(words + at / 8, __ATOMIC_RELAXED));
+    } else {
+        for (; at + 8 <= size; at += 8) {
+            std::uint64_t word;
+            std::memcpy(&word, data + at, 8);
+            ones += count_word(word);
+        }
     }
     for (; at < size; ++at) ones += count_word(static_cast<std::uint64_t>(data[at]));
     return ones;
