@@ -42,7 +42,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     std::vector<std::string> got;
     try {
         bloomkit::cli::line_reader reader({"/proc/self/fd/" + std::to_string(fd)});
-        reader.read([&](std::span<const std::string_view> batch) { got.insert(got.end(), batch.begin(), batch.end()); });
+        reader.read([&](std::span<const std::string_view> batch, const bloomkit::cli::line_origin&) {
+            got.insert(got.end(), batch.begin(), batch.end());
+        });
     } catch (const bloomkit::error&) {
         // Only an input that starts with a filter's signature is refused.
         if (!bloomkit::detail::starts_with_magic(std::as_bytes(std::span(data, size)))) std::abort();
