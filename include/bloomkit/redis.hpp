@@ -306,6 +306,7 @@ private:
     client* client_;
     filter_description description_;
     std::vector<std::string> shard_keys_;
+    std::vector<std::uint16_t> shard_slots_;  // their cluster slots
     filter_options options_;
     hasher hasher_;
     block_layout layout_;

@@ -96,7 +96,10 @@ bloom_filter::bloom_filter(client& c, filter_description description, filter_opt
       hasher_(description_.hash, description_.seed),
       layout_(description_.geometry) {
     shard_keys_.reserve(description_.shards);
-    for (std::uint64_t s = 0; s < description_.shards; ++s) shard_keys_.push_back(description_.shard_key(s));
+    for (std::uint64_t s = 0; s < description_.shards; ++s) {
+        shard_keys_.push_back(description_.shard_key(s));
+        shard_slots_.push_back(key_slot(shard_keys_.back()));
+    }
 }
 
 bloom_filter bloom_filter::create(client& c, std::string name, size_type expected_keys, double fpr, filter_options options) {
@@ -238,12 +241,16 @@ block_bloom_filter bloom_filter::pull() const {
 void bloom_filter::run_key_commands(std::span<const digest> digests, bool write, bool* answers) const {
     const filter_description& d = description_;
     const std::uint32_t k = d.geometry.hashes;
-    command_batch batch;
+    // One buffer per thread, kept from batch to batch: a batch of 4096 keys is ~1 MB of
+    // commands, which a new buffer would grow (and page-fault) through every time.
+    thread_local command_batch batch;
+    batch.clear();
     for (const digest& key : digests) {
         const auto p = layout_.locate(key);
         const std::uint64_t shard = p.block / d.blocks_per_shard;
         const std::uint64_t base = (p.block - shard * d.blocks_per_shard) * 512;
-        batch.start(2 + 3 + (write ? 4 : 3) * std::size_t{k}, write ? "BITFIELD" : "BITFIELD_RO", shard_keys_[shard], write);
+        batch.start(2 + 3 + (write ? 4 : 3) * std::size_t{k}, write ? "BITFIELD" : "BITFIELD_RO", shard_keys_[shard], write,
+                    shard_slots_[shard]);
         batch.argument("GET");
         batch.argument("u1");
         batch.argument(sentinel_offset(d, shard));

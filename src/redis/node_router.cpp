@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <set>
 #include <thread>
 
 namespace bloomkit::redis::detail {
@@ -45,6 +46,7 @@ struct node_router::round_state {
     bool back_off = false;
     std::string problem;  // the last reason for a retry, for the message if retries run out
     bool problem_is_connection = false;
+    std::set<std::string> lost;  // nodes whose connection failed in this round
 
     void retry_later(pending item, std::string why, bool connection_problem) {
         retry.push_back(std::move(item));
@@ -187,30 +189,34 @@ void node_router::handle(const command_batch& batch, const pending& item, const 
     throw server_error(describe(batch, item.index, address) + ": " + std::string(text));
 }
 
-void node_router::send_round(const command_batch& batch, const run_options& how,
-                             std::map<std::string, std::vector<pending>>& groups, std::size_t offset, round_state& state,
-                             const reply_handler& on_reply) {
-    // Send one chunk to every node first, then read: the nodes work in parallel.
-    struct flight {
-        const std::string* address;
-        connection* to;
-        std::span<const pending> items;
-        bool wait;
-    };
+// A chunk of one node's commands, sent and not yet read.
+struct node_router::flight {
+    const std::string* address;
+    connection* to;
+    std::span<const pending> items;
+    bool wait;
+};
+
+std::vector<node_router::flight> node_router::send_chunks(const command_batch& batch, const run_options& how,
+                                                          std::map<std::string, std::vector<pending>>& groups,
+                                                          std::size_t offset, round_state& state) {
     std::vector<flight> flights;
+    const std::string_view asking = "*1\r\n$6\r\nASKING\r\n";
     command_batch wait;
     wait.start(3, "WAIT", std::to_string(how.replicas), false);
     wait.argument(static_cast<std::uint64_t>(how.replica_timeout.count()));
-    const std::string_view asking_resp = "*1\r\n$6\r\nASKING\r\n";
-
     for (auto& [address, items] : groups) {
         if (offset >= items.size()) continue;
         const std::span<const pending> chunk(items.data() + offset, std::min(how.depth, items.size() - offset));
+        if (state.lost.contains(address)) {  // failed earlier in this round: resend the lot later
+            for (const pending& item : chunk) state.retry_later(item, state.problem, true);
+            continue;
+        }
         try {
             connection& to = node(address);
             bool writes = false;
             for (const pending& item : chunk) {
-                if (!item.ask.empty()) to.append(asking_resp);
+                if (!item.ask.empty()) to.append(asking);
                 to.append(batch.resp(item.index));
                 writes |= batch[item.index].write;
             }
@@ -219,12 +225,20 @@ void node_router::send_round(const command_batch& batch, const run_options& how,
             to.flush();
             flights.push_back({&address, &to, chunk, waits});
         } catch (const connection_error& e) {
-            drop(address);
-            for (const pending& item : chunk) state.retry_later({item.index, {}}, e.what(), true);
-            state.refresh = options_.cluster;
+            lose(address, state, e.what());
+            for (const pending& item : chunk) state.retry_later(item, e.what(), true);
         }
     }
+    return flights;
+}
+
+void node_router::read_chunks(const command_batch& batch, const run_options& how, const std::vector<flight>& flights,
+                              round_state& state, const reply_handler& on_reply) {
     for (const flight& f : flights) {
+        if (state.lost.contains(*f.address)) {  // its connection is gone (and f.to with it)
+            for (const pending& item : f.items) state.retry_later(item, state.problem, true);
+            continue;
+        }
         std::size_t answered = 0;
         try {
             for (const pending& item : f.items) {
@@ -249,16 +263,23 @@ void node_router::send_round(const command_batch& batch, const run_options& how,
                                             " ms: they are on the master, and would be lost if it failed now");
             }
         } catch (const connection_error& e) {
-            // The replies not read may or may not have been applied: resend those commands
-            // (and the WAIT with them) once the node, or its replacement, answers.
+            // The replies not read may or may not have been applied: resend those commands once
+            // the node, or its replacement, answers; if only the WAIT's reply was lost, the
+            // writes are in but their replication unknown: resend them all (and WAIT again).
             const std::string address = *f.address;
-            drop(address);
-            for (std::size_t i = answered; i < f.items.size(); ++i) state.retry_later({f.items[i].index, {}}, e.what(), true);
-            if (f.wait && answered == f.items.size())  // the writes are in, their replication unknown: resend them
-                for (const pending& item : f.items) state.retry_later({item.index, {}}, e.what(), true);
-            state.refresh = options_.cluster;
+            lose(address, state, e.what());
+            const std::size_t first = f.wait && answered == f.items.size() ? 0 : answered;
+            for (std::size_t i = first; i < f.items.size(); ++i) state.retry_later(f.items[i], e.what(), true);
         }
     }
+}
+
+void node_router::lose(const std::string& address, round_state& state, const std::string& why) {
+    drop(address);
+    state.lost.insert(address);
+    state.problem = why;
+    state.problem_is_connection = true;
+    state.refresh = options_.cluster;
 }
 
 void node_router::run(const command_batch& batch, const run_options& how, const reply_handler& on_reply) {
@@ -283,8 +304,13 @@ void node_router::run(const command_batch& batch, const run_options& how, const 
                 group.push_back(std::move(item));
                 largest = std::max(largest, group.size());
             }
-            for (std::size_t offset = 0; offset < largest; offset += how.depth)
-                send_round(batch, how, groups, offset, state, on_reply);
+            // Two chunks in flight per node: send the next, then read the one before.
+            std::vector<flight> in_flight = send_chunks(batch, how, groups, 0, state);
+            for (std::size_t offset = how.depth; !in_flight.empty(); offset += how.depth) {
+                std::vector<flight> next = offset < largest ? send_chunks(batch, how, groups, offset, state) : std::vector<flight>{};
+                read_chunks(batch, how, in_flight, state, on_reply);
+                in_flight = std::move(next);
+            }
             if (state.retry.empty()) return;
 
             if (std::chrono::steady_clock::now() >= deadline) {

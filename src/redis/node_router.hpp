@@ -9,7 +9,9 @@
 //   command to the target, once, without touching the map;
 // - TRYAGAIN, CLUSTERDOWN, LOADING, MASTERDOWN and lost connections: retried with backoff
 //   (10 ms doubling to 500 ms) until connection_options::retry_window has passed.
-// Each reply is handed on exactly once; a batch either gets every reply or throws, and on a
+// A node has two chunks in flight: the next is sent before the replies of the one before are
+// read, so the client's work (encoding, parsing) overlaps the servers'. Each reply is handed
+// on exactly once; a batch either gets every reply or throws, and on a
 // throw every connection with replies still unread is closed (a new one is made next time).
 //
 // Resending is safe for the filters' commands: setting bits that are already set changes
@@ -57,15 +59,22 @@ private:
         std::string ask;  // ASK target; empty: the slot's owner
     };
     struct round_state;
+    struct flight;
 
     connection& node(const std::string& address);
     void drop(const std::string& address) { connections_.erase(address); }
+    // A node's connection failed: drop it, and resend its commands after the round.
+    void lose(const std::string& address, round_state& state, const std::string& why);
     // The address serving `slot`, or "" if no node does (yet).
     [[nodiscard]] const std::string& owner(std::uint16_t slot) const;
     void set_owner(std::uint16_t slot, const std::string& address);
     void refresh_slots();
-    void send_round(const command_batch& batch, const run_options& how, std::map<std::string, std::vector<pending>>& groups,
-                    std::size_t offset, round_state& state, const reply_handler& on_reply);
+    // Sends the chunk at `offset` of every node's group; returns what is then in flight.
+    std::vector<flight> send_chunks(const command_batch& batch, const run_options& how,
+                                    std::map<std::string, std::vector<pending>>& groups, std::size_t offset, round_state& state);
+    // Reads the replies of chunks sent by send_chunks.
+    void read_chunks(const command_batch& batch, const run_options& how, const std::vector<flight>& flights,
+                     round_state& state, const reply_handler& on_reply);
     void handle(const command_batch& batch, const pending& item, const std::string& address, reply r,
                 round_state& state, const reply_handler& on_reply);
 
