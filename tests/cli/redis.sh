@@ -10,6 +10,10 @@
 # Harness, test data and fixtures: lib.sh; servers: redis_lib.sh.
 source "$(dirname "$0")/lib.sh" "$@"
 source "$(dirname "$0")/redis_lib.sh"
+if ! command -v redis-server >/dev/null || ! command -v redis-cli >/dev/null; then
+    echo "skipped: redis-server is not installed (scripts/install-deps.sh installs it; make test does)"
+    finish
+fi
 
 need_keys
 need_others
