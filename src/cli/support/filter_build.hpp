@@ -94,7 +94,7 @@ any_filter build_filter(const kind_request& request, line_reader& lines, key_for
             return use == filter_use::held_by_job ? std::max<std::uint64_t>(counted, 1) : counted;
         });
         any_filter made = kind_traits<F>::make(n, p, request, hashing);
-        insert_lines(made, lines, format, threads, use == filter_use::held_by_job ? repeats::once : repeats::stored);
+        insert_lines(made, lines, format, threads, use == filter_use::held_by_job ? repeats::once : repeats::distinct);
         return made;
     }
 }

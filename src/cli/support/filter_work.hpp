@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "bloomkit/any_filter.hpp"
+#include "digest_set.hpp"
 #include "keys.hpp"
 #include "line_reader.hpp"
 #include "ordered_blocks.hpp"
@@ -69,9 +70,15 @@ inline bool twins_fit(std::uint64_t bytes, unsigned threads) {
 /// What a cuckoo filter does with a line that comes again (the other kinds hold a set).
 enum class repeats {
     /// Stored again, up to the 8 copies its two buckets hold (further copies are not needed:
-    /// the line is present). A line that merely tests present is not skipped: it may be a
-    /// false positive, and removing it later would then take another line's only fingerprint.
+    /// the line is present): `add` to a file, where a line may already be in from before. A
+    /// line that merely tests present is not skipped: it may be a false positive, and removing
+    /// it later would then take another line's only fingerprint.
     stored,
+    /// Each distinct line stored once (`build`): a build makes a set, as for the other kinds.
+    /// Repeats are told apart exactly, by their 128-bit digests in a set of every distinct
+    /// line (~23 bytes a line while building), never by the filter's own answer, so that no
+    /// false positive is skipped and a later remove undoes exactly one add.
+    distinct,
     /// Skipped when the filter already answers present: for a filter nothing is removed from.
     once,
 };
@@ -83,20 +90,35 @@ inline error cuckoo_full(const cuckoo_filter& filter, repeats repeated) {
         "the cuckoo filter is full ({} fingerprints in {} buckets): not every line fits; build it for more keys (-n){}",
         filter.size(), filter.bucket_count(),
         repeated == repeats::stored ? ". It stores a line each time it comes (so that remove can undo each add): if the input repeats "
-                      "lines, remove the repeats first (sort -u), or use a counting Bloom filter (--kind counting)"
+                      "lines already in the filter, remove them first (sort -u, or bloomkit check --absent), or use a "
+                      "counting Bloom filter (--kind counting)"
                     : ""));
 }
 
 /// Inserts a batch of lines. Throws when a cuckoo filter is full (nothing it held is lost, but
 /// the batch is not all in, and the caller must not save a filter that misses keys silently).
+/// `seen` holds the lines inserted so far, for repeats::distinct.
 template <insertable F, class Key>
-void insert_batch(F& filter, std::span<const Key> batch, repeats repeated = repeats::stored) {
+void insert_batch(F& filter, std::span<const Key> batch, repeats repeated = repeats::stored, digest_set* seen = nullptr) {
     if constexpr (std::is_same_v<F, cuckoo_filter>) {
         if (repeated == repeats::once) {  // one key at a time: a batch may repeat a line too
             for (const Key& key : batch)
                 if (!filter.contains(key) && filter.try_insert(key) == cuckoo_insert_status::full)
                     throw cuckoo_full(filter, repeated);
             return;
+        }
+        if (repeated == repeats::distinct) {
+            thread_local std::vector<digest> digests;
+            thread_local std::vector<char> fresh;
+            thread_local std::vector<Key> distinct;
+            digests.resize(batch.size());
+            fresh.resize(batch.size());
+            for (std::size_t i = 0; i < batch.size(); ++i) digests[i] = filter.hash_function()(batch[i]);
+            seen->insert(digests, fresh);
+            distinct.clear();
+            for (std::size_t i = 0; i < batch.size(); ++i)
+                if (fresh[i] != 0) distinct.push_back(batch[i]);
+            batch = distinct;
         }
         thread_local std::vector<cuckoo_insert_status> statuses;
         statuses.clear();
@@ -164,6 +186,8 @@ void insert_lines_in_parallel(F& filter, line_reader& lines, key_format keys, un
 inline void insert_lines(any_filter& filter, line_reader& lines, key_format keys, unsigned threads,
                          repeats repeated = repeats::stored) {
     progress shown("adding", lines.total_bytes());
+    std::optional<digest_set> seen;
+    if (repeated == repeats::distinct) seen.emplace();
     std::visit(
         [&](auto& f) {
             using F = std::decay_t<decltype(f)>;
@@ -178,7 +202,7 @@ inline void insert_lines(any_filter& filter, line_reader& lines, key_format keys
                     }
                 }
                 lines.read([&](std::span<const std::string_view> batch, const line_origin& origin) {
-                    with_keys(batch, keys, origin, [&](auto keyed) { insert_batch(f, keyed, repeated); });
+                    with_keys(batch, keys, origin, [&](auto keyed) { insert_batch(f, keyed, repeated, seen ? &*seen : nullptr); });
                     shown.update(lines.bytes_read());
                 });
             }
