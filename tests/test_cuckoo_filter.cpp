@@ -599,7 +599,7 @@ TEST_P(CuckooBits, BulkMatchesSingleKeyCalls) {
     // Overfilled, with duplicates, so that full reports, walks and the stash all occur.
     std::vector<std::string> keys;
     std::mt19937_64 rng(GetParam());
-    for (int i = 0; i < 3000; ++i) keys.push_back("k" + std::to_string(rng() % 2500));
+    for (int i = 0; i < 3000; ++i) keys.push_back(std::string("k").append(std::to_string(rng() % 2500)));
     const cuckoo_geometry geometry{512, GetParam()};
 
     cuckoo_filter single(geometry), bulk(geometry), counted(geometry);

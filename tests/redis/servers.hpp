@@ -98,7 +98,10 @@ public:
     // "127.0.0.1:P1,127.0.0.1:P2,...": every node.
     std::string seeds() const {
         std::string out;
-        for (int port : ports_) out += (out.empty() ? "" : ",") + ("127.0.0.1:" + std::to_string(port));
+        for (int port : ports_) {  // appends, not "a" + b: GCC 12 -O3 warns falsely (-Wrestrict) on those
+            if (!out.empty()) out.push_back(',');
+            out.append("127.0.0.1:").append(std::to_string(port));
+        }
         return out;
     }
 
@@ -196,7 +199,10 @@ private:
     }
     static std::string join(const std::vector<std::string>& argv) {
         std::string out;
-        for (const auto& word : argv) out += (out.empty() ? "" : " ") + quote(word);
+        for (const auto& word : argv) {
+            if (!out.empty()) out.push_back(' ');
+            out.append(quote(word));
+        }
         return out;
     }
     static std::string trim(std::string_view s) {

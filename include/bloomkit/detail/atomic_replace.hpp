@@ -157,7 +157,9 @@ inline std::string random_suffix(std::size_t count) {
 inline void replace_file(const std::filesystem::path& typed, const std::function<void(const file_descriptor&)>& write) {
     const replace_target target = resolve_replace_target(typed);
     const std::filesystem::path directory = target.real.has_parent_path() ? target.real.parent_path() : ".";
-    const std::string name_prefix = (directory / ("." + target.real.filename().string() + ".tmp-")).string();
+    std::string hidden_name(".");  // appended, not "." + name: GCC 12 -O3 warns falsely (-Wrestrict) on that
+    hidden_name.append(target.real.filename().string()).append(".tmp-");
+    const std::string name_prefix = (directory / hidden_name).string();
 
     // An unnamed file where the file system allows it; a named one (removed on any failure, and
     // by remove_pending_temporaries() on a signal) where it does not.
