@@ -1,6 +1,8 @@
 // src/redis/connection.cpp — see connection.hpp.
 #include "connection.hpp"
 
+#include <pthread.h>
+#include <signal.h>
 #include <sys/time.h>
 
 #include <cerrno>
@@ -29,6 +31,41 @@ std::string encode(std::initializer_list<std::string_view> arguments) {
         fmt::format_to(std::back_inserter(resp), "${}\r\n{}\r\n", argument.size(), argument);
     return fmt::to_string(resp);
 }
+
+// Writing to a server that has gone away raises SIGPIPE, whose default action kills the
+// process, and hiredis 0.14 writes with write(2), without MSG_NOSIGNAL. A library must not
+// change the process's signal handling, so SIGPIPE is blocked in this thread while it writes,
+// and one that the write raised is taken back before the old mask returns: the write fails
+// with EPIPE instead, reported as a lost connection. (The scheme of libcurl and OpenSSL's users.)
+class sigpipe_blocked {
+public:
+    sigpipe_blocked() noexcept {
+        sigemptyset(&pipe_);
+        sigaddset(&pipe_, SIGPIPE);
+        sigset_t pending;
+        sigpending(&pending);
+        already_pending_ = sigismember(&pending, SIGPIPE) == 1;
+        pthread_sigmask(SIG_BLOCK, &pipe_, &previous_);
+    }
+    ~sigpipe_blocked() {
+        if (!already_pending_) {
+            sigset_t pending;
+            sigpending(&pending);
+            if (sigismember(&pending, SIGPIPE) == 1) {
+                const timespec now{};
+                while (sigtimedwait(&pipe_, nullptr, &now) == -1 && errno == EINTR) {
+                }
+            }
+        }
+        pthread_sigmask(SIG_SETMASK, &previous_, nullptr);
+    }
+    sigpipe_blocked(const sigpipe_blocked&) = delete;
+    sigpipe_blocked& operator=(const sigpipe_blocked&) = delete;
+
+private:
+    sigset_t pipe_{}, previous_{};
+    bool already_pending_ = false;
+};
 
 }  // namespace
 
@@ -99,6 +136,7 @@ void connection::append(std::string_view resp) {
 }
 
 void connection::flush() {
+    const sigpipe_blocked quiet;
     int done = 0;
     while (!done)
         if (redisBufferWrite(context_.get(), &done) != REDIS_OK) fail("lost the connection to");

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <csignal>
 #include <set>
 #include <thread>
 
@@ -346,6 +347,20 @@ TEST(RedisServerLost, AKilledServerIsAnErrorWithNoAbsentAnswer) {
     killer.join();
     EXPECT_TRUE(threw);
     EXPECT_EQ(std::count(answers.begin(), answers.end(), 0), 0) << "an inserted key was answered absent";
+}
+
+// Writing to a server that has died raises SIGPIPE, which would kill the process: the client
+// keeps it from doing so, and reports a lost connection.
+TEST(RedisServerLost, WritingToADeadServerIsAnErrorNotSigpipe) {
+    REQUIRE_REDIS_SERVER();
+    redis_servers servers = redis_servers::standalone();
+    redis::client c({.url = servers.url(), .retry_window = std::chrono::milliseconds(200)});
+    redis::bloom_filter f = redis::bloom_filter::create(c, "gone", 100000, 0.01, {.pipeline_depth = 4096});
+    const auto keys = random_numbers(100000, 13);
+    f.insert(keys.begin(), keys.end());
+    servers.kill(servers.ports().front());
+    ASSERT_EQ(std::signal(SIGPIPE, SIG_DFL), SIG_DFL);  // the default: SIGPIPE ends the process
+    for (int attempt = 0; attempt < 5; ++attempt) EXPECT_THROW(f.insert(keys.begin(), keys.end()), redis::connection_error);
 }
 
 // --- A cluster --------------------------------------------------------------------------------
