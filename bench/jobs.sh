@@ -48,7 +48,7 @@ measure() {
     local best="" memory=0
     for ((run = 0; run < runs; run++)); do
         /usr/bin/time -f '%e %M' -o time.txt "$@" >"$key.out" 2>/dev/null || true
-        read -r elapsed kilobytes <time.txt
+        read -r elapsed kilobytes < <(tail -n 1 time.txt)  # after "Command exited with non-zero status" if any
         if [[ -z $best ]] || awk -v a="$elapsed" -v b="$best" 'BEGIN { exit !(a < b) }'; then best=$elapsed; fi
         (( kilobytes > memory )) && memory=$kilobytes
     done
@@ -92,7 +92,7 @@ grep_note="exact"
 if ! /usr/bin/time -f '%e %M' -o time.txt timeout "$grep_seconds" grep -Fxf a.txt b.txt >grep.out 2>/dev/null; then
     grep_note="stopped after ${grep_seconds} s"
 fi
-read -r elapsed kilobytes <time.txt
+read -r elapsed kilobytes < <(tail -n 1 time.txt)
 seconds[grep]=$elapsed rss[grep]=$kilobytes
 common=$(wc -l <comm.out)
 # No line of the exact answer may be missing; the extra ones are false positives.

@@ -97,6 +97,33 @@ check_cond "add -t 1 and -t 2 set the same filter bits (from byte 129)" "payload
 check_same "add -t 1 and -t 2 give the same file (distinct lines)" "$T/filters/add-threads-1.bf" "$T/filters/add-threads-2.bf"
 expect_error "add -t abc -> 2" "" "$B" add -t abc "$T/filters/add-threads-1.bf" "$T/lf.txt"
 
+# ---------------------------------------------------------------------------------------------
+# the file's owner and mode are kept (as root: a file owned by nobody stays nobody's), both when
+# the file is rewritten (a counting filter) and when it is updated in place (a Bloom filter)
+
+if [[ $(id -u) -eq 0 ]] && id nobody >/dev/null 2>&1; then
+    need_kind_filter counting
+    owner="nobody:$(id -gn nobody)"
+    for label in counting bloom; do
+        OF=$T/filters/owned-$label.bf
+        if [[ $label == counting ]]; then cp "$T/filters/kind-counting.bf" "$OF"; else cp "$F" "$OF"; fi
+        chown "$owner" "$OF"
+        chmod 0640 "$OF"
+        inode=$(stat -c %i "$OF")
+        run "$B" add "$OF" "$T/extra.txt"
+        check_rc "add_keeps_the_owner ($label): add as root exits 0" 0
+        if [[ $label == counting ]]; then
+            check_cond "add_keeps_the_owner ($label): the file was replaced (a new inode)" "same inode" \
+                test "$(stat -c %i "$OF")" != "$inode"
+        fi
+        check_eq "add_keeps_the_owner ($label): still $owner, mode 640" "$owner 640" "$(stat -c '%U:%G %a' "$OF")"
+        run "$B" check "$OF" "$T/extra.txt"
+        check_same "add_keeps_the_owner ($label): the lines were added" "$T/extra.txt" "$OUT"
+    done
+else
+    echo "# skipped: add_keeps_the_owner (needs root and a user nobody)"
+fi
+
 no_temp_files "no temporary files left in the output directory" "$T/filters"
 no_temp_files "no temporary files left in the work directory" "$T"
 

@@ -346,6 +346,8 @@ check_eq "build without -n is sized for the lines counted" 3 "$(json_value "$OUT
 run "$B" build -n 3 -o "$T/filters/lf-3.bf" "$T/lf.txt"
 check_same "build without -n = build -n (line count)" "$T/filters/lf-3.bf" "$T/filters/counted.bf"
 expect_error "build -p 1 -> 2" "-p" "$B" build -n 10 -p 1 -o "$NEW" "$T/lf.txt"
+expect_error "build -p -0 -> 2 (negative zero is no rate; named as typed)" "not '-0'" \
+    "$B" build -n 10 -p -0 -o "$NEW" "$T/lf.txt"
 check_cond "failed builds create no output file" "$NEW exists" test ! -e "$NEW"
 
 no_temp_files "no temporary files left in the output directory" "$T/filters"

@@ -89,6 +89,12 @@ check_same "check from stdin prints every line" "$KEYS" "$OUT"
 run "$B" check "$F" - <"$KEYS"
 check_same "check from stdin ('-') prints every line" "$KEYS" "$OUT"
 
+# The filter straight from build through a pipe: bloomkit build -o - KEYS | bloomkit check - KEYS
+"$B" build -o - "$KEYS" 2>"$T/pipe-build.err" | "$B" check - "$KEYS" >"$T/pipe-check.out" 2>"$T/pipe-check.err"
+pipe_status="${PIPESTATUS[*]}"
+check_eq "build -o - | check - exits 0 on both sides" "0 0" "$pipe_status"
+check_same "build -o - | check -: every line is found" "$KEYS" "$T/pipe-check.out"
+
 run "$B" check "$F" "$T/keys-b.txt" "$T/keys-a.txt"
 check_rc "check of two files exits 0" 0
 cat "$T/keys-b.txt" "$T/keys-a.txt" >"$T/expected.txt"

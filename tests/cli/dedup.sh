@@ -306,7 +306,9 @@ killed_and_restarted block-buffered
 for sig in TERM INT HUP; do
     SS=$D/signal-$sig.bf
     fresh_fifo signal
-    "$B" dedup --json --line-buffered --state "$SS" <"$D/signal" >"$D/signal-$sig.txt" 2>"$D/signal.err" &
+    # trap - INT: as from a terminal (bash starts a background command with SIGINT ignored, and
+    # bloomkit, like every program, leaves a signal ignored at its start ignored)
+    (trap - INT; exec "$B" dedup --json --line-buffered --state "$SS" <"$D/signal" >"$D/signal-$sig.txt" 2>"$D/signal.err") &
     pid=$!
     exec 3>"$D/signal"
     head -n 12 "$T/crawl.txt" >&3

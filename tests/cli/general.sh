@@ -79,4 +79,21 @@ if [[ -w /dev/full ]]; then
     check_rc "plan to a full disk -> 2" 2
 fi
 
+# A signal ignored when bloomkit starts stays ignored: `nohup bloomkit …` survives the hangup.
+need_keys
+mkfifo "$T/hup-fifo"
+nohup "$B" dedup <"$T/hup-fifo" >"$T/hup.out" 2>/dev/null &
+hup_pid=$!
+exec 4>"$T/hup-fifo"
+echo first >&4
+sleep 0.3
+kill -HUP $hup_pid 2>/dev/null
+sleep 0.2
+echo second >&4
+exec 4>&-
+{ wait $hup_pid; } 2>/dev/null
+RC=$?
+check_rc "nohup bloomkit: SIGHUP is ignored, the job ends normally" 0
+check_eq "nohup bloomkit: every line written" "first second" "$(tr '\n' ' ' <"$T/hup.out" | sed 's/ $//')"
+
 finish

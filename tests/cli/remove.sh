@@ -87,6 +87,23 @@ for kind in counting cuckoo; do
     check_same "$kind: remove with a missing input leaves the file unchanged" "$T/remove-backup.bf" "$RF"
 done
 
+# remove takes the writer lock (as add does, writers.sh): with the file's lock held (flock(1)),
+# remove --no-wait is refused at once and leaves the file as it is; remove waits, says so after
+# a second, and removes once the lock is free.
+LF=$T/filters/remove-locked.bf
+cp "$T/filters/kind-counting.bf" "$LF"
+flock "$LF" sleep 2 &
+holder=$!
+for ((i = 0; i < 100; i++)); do flock -n "$LF" true || break; sleep 0.02; done   # until it holds it
+expect_error "remove_takes_the_writer_lock: remove --no-wait while another holds it -> 2" "another bloomkit" \
+    "$B" remove --no-wait "$LF" "$T/remove.txt"
+check_same "remove_takes_the_writer_lock: ... and leaves the file byte-identical" "$T/filters/kind-counting.bf" "$LF"
+run "$B" remove "$LF" "$T/remove.txt"
+check_rc "remove_takes_the_writer_lock: remove waits for the holder, then exits 0" 0
+check_in "remove_takes_the_writer_lock: ... saying it is waiting" "$ERR" "waiting for another bloomkit"
+wait $holder
+check_in "remove_takes_the_writer_lock: ... and removes the lines" "$ERR" "removed 5000 lines"
+
 for label in bloom scalable fuse; do
     cp "$T/filters/kind-$label.bf" "$T/filters/remove-$label.bf"
     expect_error "remove from a $label filter -> 2" "cannot remove" "$B" remove "$T/filters/remove-$label.bf" "$T/remove.txt"

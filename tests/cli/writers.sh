@@ -169,78 +169,263 @@ fi
 run timeout 30 "$B" build -t 100000 -o "$W/threads.bf" "$KEYS"
 check_cond "thread_count_is_capped: -t 100000 -> 2 at once" "exit $RC" test $RC -eq 2
 check_in "thread_count_is_capped: names the limit" "$ERR" "at most"
-run timeout 30 bash -c "ulimit -u 1; exec '$B' add -t 4 '$W/real.bf' '$OTHERS'"
-check_cond "failed_thread_start_is_an_error_not_a_hang -> 2 (or 0 if the threads started)" "exit $RC" \
-    test $RC -eq 2 -o $RC -eq 0
+
+# A thread that cannot start (ulimit -u 1: no process or thread more for this user) is an error,
+# exit 2, never a hang. The limit does not bind root, so as root the commands run as nobody, on
+# inputs in a directory nobody may read and write. -t 1 starts no worker: it runs under the same
+# limit (the check that the limit, not something else, is what fails the others). Every pool: the
+# workers of build and of add by rewrite, the ordered pipeline of check and dedup. (Under ASan,
+# LeakSanitizer's own thread could not start either: it is turned off for these runs.)
+NO_LEAK_CHECK=ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0
+if [[ $(id -u) -ne 0 ]]; then
+    as_limited_user() { run env "$NO_LEAK_CHECK" timeout 30 bash -c "ulimit -u 1; exec $*"; }
+    TP=$W/threads
+    mkdir "$TP"
+elif id nobody >/dev/null 2>&1 && command -v setpriv >/dev/null; then
+    as_limited_user() {
+        run env "$NO_LEAK_CHECK" timeout 30 setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups bash -c "ulimit -u 1; exec $*"
+    }
+    TP=$T/threads-public
+    mkdir -m 0777 "$TP"
+    chmod 0755 "$T"
+else
+    TP=
+    echo "# skipped: failed_thread_start_is_an_error_not_a_hang (root, and no user nobody or no setpriv)"
+fi
+if [[ -n $TP ]]; then
+    cp "$KEYS" "$TP/keys.txt"
+    cp "$F" "$TP/keys.bf"
+    need_kind_filter counting
+    cp "$T/filters/kind-counting.bf" "$TP/counting.bf"
+    chmod 0666 "$TP/keys.txt" "$TP/keys.bf" "$TP/counting.bf"
+    cp "$TP/counting.bf" "$T/counting-before.bf"
+    as_limited_user "'$B' build -t 1 -o '$TP/one-thread.bf' '$TP/keys.txt'"
+    check_rc "failed_thread_start_is_an_error_not_a_hang: build -t 1 under the same limit exits 0 (the control)" 0
+    for command in "build -t 4 -o '$TP/threads.bf' '$TP/keys.txt'" "add -t 4 '$TP/counting.bf' '$TP/keys.txt'" \
+        "check -t 4 '$TP/keys.bf' '$TP/keys.txt'" "dedup -t 4 '$TP/keys.txt'"; do
+        label="failed_thread_start_is_an_error_not_a_hang (${command%% *} -t 4)"
+        as_limited_user "'$B' $command"
+        if [[ $RC -ne 2 ]]; then
+            fail "$label -> 2" "exit $RC; stderr: $(err_line)"
+        else
+            pass "$label -> 2"
+        fi
+        check_cond "$label: says 'cannot start N threads'" "stderr: $(err_line)" \
+            grep -Eq 'cannot start [0-9]+ threads' "$ERR"
+        check_cond "$label: prints nothing on stdout" "stdout: $(head -c 100 "$OUT")" test ! -s "$OUT"
+    done
+    check_cond "failed_thread_start_is_an_error_not_a_hang: no file from build -t 4" "file created" test ! -e "$TP/threads.bf"
+    check_same "failed_thread_start_is_an_error_not_a_hang: add -t 4 leaves the file byte-identical" \
+        "$T/counting-before.bf" "$TP/counting.bf"
+    no_temp_files "failed_thread_start_is_an_error_not_a_hang: no temporary file left" "$TP"
+    chmod 0700 "$T"
+fi
 
 # ---------------------------------------------------------------------------------------------
 # Signals and kill -9: the target is the old file or the complete new one, and nothing is left
+#
+# The runs are made long enough to be caught in the middle of writing (an add or a build on the
+# 100k-line fixtures is over in 20 ms, before a kill would come), and -t 1 keeps the reading part
+# of the rewrites short:
+#   in place: an add of 1,000,000 new lines to $F (a Bloom filter): the file's update flag is set
+#     for most of the run;
+#   rewrite: an add of 1,000 new lines to a counting filter for 4M keys (21 MB) holding KEYS:
+#     most of the run is loading it and writing and fsyncing the new 21 MB;
+#   build: a build -n 20M (24 MB) from the 1,000 lines over $F.
+# (Release: 50-100 ms a run; under ASan 150-250 ms, much of it starting and ending.)
+# A run is stopped (SIGSTOP) at the moment chosen, which tells what it was doing then: its
+# update flag set, or its unnamed temporary (/proc/PID/fd -> DIR/#INODE (deleted)) open; then
+# the signal is sent.
+seq -f 'new-%.0f' 1 1000000 >"$T/new-1M.txt"
+head -n 1000 "$T/new-1M.txt" >"$T/new-1k.txt"
+BIG_COUNTING=$T/filters/big-counting.bf
+fixture_build "big-counting.bf" "$BIG_COUNTING" --kind counting -n 4000000 -o "$BIG_COUNTING" "$KEYS"
 
-# An add into a Bloom filter updates it in place; interrupted, the file holds every key it held
-# before and either verifies or says that an update was interrupted, and the next add seals it
-# again. A rewrite (here: a counting filter) leaves the old file or the complete new one.
-need_kind_filter counting
-for signal in TERM INT HUP; do
-    for target in "$F" "$T/filters/kind-counting.bf"; do
-        cp "$target" "$W/signal.bf"
-        before=$(cksum <"$W/signal.bf")
-        "$B" add "$W/signal.bf" "$OTHERS" "$OTHERS" "$OTHERS" 2>/dev/null &
-        pid=$!
-        sleep 0.05
-        kill -s $signal $pid 2>/dev/null
-        wait $pid
-        label="interrupted_add_loses_no_key (SIG$signal, $(basename "$target"))"
-        run "$B" info --verify "$W/signal.bf"
-        check_cond "$label: verifies, or says an update was interrupted" "exit $RC; $(err_line)" \
-            test $RC -eq 0 -o \( $RC -eq 2 -a -n "$(grep -l 'update in place was interrupted' "$ERR")" \)
-        run "$B" check --no-verify --count "$W/signal.bf" "$KEYS"
-        check_eq "$label: every key it held is found" $N "$(count_of "$OUT" present)"
-        if [[ $(cksum <"$W/signal.bf") != "$before" && $target != "$F" ]]; then
-            run "$B" check --count "$W/signal.bf" "$OTHERS"
-            check_eq "$label: a rewritten file is the complete new one" $N "$(count_of "$OUT" present)"
+# state_of PID: the run's state letter (R, S, D, T stopped, Z ended) in STATE; X once it is gone.
+state_of() {
+    local _pid _comm
+    STATE=X
+    { read -r _pid _comm STATE _ <"/proc/$1/stat"; } 2>/dev/null || STATE=X
+}
+
+# stop_run PID: stops the run and waits until it has stopped; false when it had ended.
+stop_run() {
+    local i
+    kill -STOP "$1" 2>/dev/null || return 1
+    for ((i = 0; i < 10000; i++)); do
+        state_of "$1"
+        case $STATE in T | t) return 0 ;; Z | X) return 1 ;; esac
+    done
+    return 1
+}
+
+# writing_temporary PID: the run has a temporary of $W open (it is writing the new file): the
+# unnamed one (DIR/#INODE (deleted)), or a named .NAME.tmp-XXXXXX where there is no O_TMPFILE.
+W_REAL=$(cd -P "$W" && pwd)   # as /proc shows it
+writing_temporary() { ls -l "/proc/$1/fd" 2>/dev/null | grep -qE -- "-> $W_REAL/(#|\.[^/]*\.tmp-)"; }
+
+# update_flag_set FILE: the file's header says an update in place is under way (flags, offset 112, bit 0).
+update_flag_set() { (($(od -An -tu1 -j 112 -N 1 "$1" 2>/dev/null || echo 0) & 1)); }
+
+# stop_mid_write PID FILE: waits until the run PID is in the middle of writing FILE, in $W (in
+# place: the update flag set; rewrite: its temporary open), and stops it there; false when it
+# ended first.
+stop_mid_write() {
+    local i
+    for ((i = 0; i < 5000; i++)); do
+        state_of "$1"
+        [[ $STATE == [ZX] ]] && return 1
+        if update_flag_set "$2" || writing_temporary "$1"; then
+            stop_run "$1" || return 1
+            if update_flag_set "$2" || writing_temporary "$1"; then return 0; fi
+            kill -CONT "$1"   # it had just finished writing: let it end
         fi
-        run "$B" add "$W/signal.bf" /dev/null
-        run "$B" info --verify "$W/signal.bf"
-        check_rc "$label: the next add seals it again" 0
+    done
+    return 1
+}
+
+# A SIGTERM, SIGINT or SIGHUP in the middle of writing: the run dies by that signal (128 + N). An
+# add in place leaves every key the file held, and a file that says its update was interrupted
+# (the next add seals it again); a rewrite leaves the old file, byte-identical. No temporary left.
+for signal in TERM INT HUP; do
+    number=$(kill -l $signal)
+    for target in "$F" "$BIG_COUNTING"; do
+        label="interrupted_add_loses_no_key (SIG$signal, $(basename "$target"), in the middle of writing)"
+        caught=0
+        for attempt in 1 2 3 4 5; do
+            cp "$target" "$W/signal.bf"
+            # trap - INT: as from a terminal (bash starts a background command with SIGINT ignored)
+            if [[ $target == "$F" ]]; then
+                (trap - INT; exec "$B" add "$W/signal.bf" "$T/new-1M.txt" 2>/dev/null) &
+            else
+                (trap - INT; exec "$B" add -t 1 "$W/signal.bf" "$T/new-1k.txt" 2>/dev/null) &
+            fi
+            pid=$!
+            stop_mid_write $pid "$W/signal.bf" && caught=1
+            [[ $caught -eq 1 ]] && kill -s $signal $pid
+            kill -CONT $pid 2>/dev/null
+            wait $pid 2>/dev/null
+            rc=$?
+            [[ $caught -eq 1 ]] && break
+        done
+        if [[ $caught -ne 1 ]]; then
+            fail "$label" "5 runs ended before they were seen writing"
+            continue
+        fi
+        check_eq "$label: the run dies by the signal" $((128 + number)) $rc
+        if [[ $target == "$F" ]]; then
+            run "$B" info --verify "$W/signal.bf"
+            check_cond "$label: the file says its update was interrupted" "exit $RC; $(err_line)" \
+                test $RC -eq 2 -a -n "$(grep -l 'update in place was interrupted' "$ERR")"
+            run "$B" check --no-verify --count "$W/signal.bf" "$KEYS"
+            check_eq "$label: every key it held is found" $N "$(count_of "$OUT" present)"
+            run "$B" add "$W/signal.bf" /dev/null
+            run "$B" info --verify "$W/signal.bf"
+            check_rc "$label: the next add seals it again" 0
+        else
+            check_same "$label: the old file is intact" "$target" "$W/signal.bf"
+        fi
         no_temp_files "$label: no temporary file left" "$W"
     done
 done
 
-# The crash test: kill -9 at random moments of build, of add in place (a Bloom filter) and of
-# add by rewrite (a counting filter). Afterwards every key the file held is there, the file
-# verifies (or, after an add in place, says the update was interrupted, and the next add seals
-# it), a rewritten file is the old one or the complete new one, and no temporary is left.
-crash_failures=0 crash_new=0 crash_interrupted=0
+# The crash test: kill -9 at random moments of an add in place, an add by rewrite and a build
+# over an existing file, in turn. The moment is drawn evenly from the first nine tenths of the
+# run's length (the shortest run of its kind seen so far, measured). Every run must die by the
+# signal (137) or end before it (a few may); afterwards the file is byte-identical to the old one
+# (so it holds every key it held, and verifies), or, after an add in place, verifies (or says the
+# update was interrupted, and the next add seals it) and holds every old key, or it is the
+# complete new one; and no temporary is left. Enough kills must land in the middle of writing:
+# a fifth of the adds in place, a tenth of the rewrites (about 60-90% and 25-75% do, release or ASan).
+crash_failures=0 crash_killed=0 crash_ended=0 crash_early=0 crash_writing=0 crash_interrupted=0 crash_new=0
 crash_fail() {
     crash_failures=$((crash_failures + 1))
     echo "# crash trial $1: $2"
 }
-for ((trial = 1; trial <= CRASH_TRIALS; trial++)); do
-    case $((trial % 3)) in
-        0) target=$F; cp "$F" "$W/crash.bf"; "$B" add "$W/crash.bf" "$OTHERS" 2>/dev/null & ;;
-        1) target=$T/filters/kind-counting.bf; cp "$target" "$W/crash.bf"; "$B" add "$W/crash.bf" "$OTHERS" 2>/dev/null & ;;
-        2) target=$F; cp "$F" "$W/crash.bf"; "$B" build -n 200000 -o "$W/crash.bf" "$OTHERS" "$KEYS" 2>/dev/null & ;;
+crash_start() {   # crash_start TYPE: a fresh copy of the old file, then the run in the background
+    case $1 in
+        0) crash_old=$F ;;
+        1) crash_old=$BIG_COUNTING ;;
+        2) crash_old=$F ;;
     esac
-    pid=$!
-    before=$(cksum <"$target")
-    sleep "0.0$((RANDOM % 10))$((RANDOM % 10))"
-    kill -9 $pid 2>/dev/null
-    wait $pid 2>/dev/null
-    if ! "$B" info --verify "$W/crash.bf" >/dev/null 2>"$W/crash-err"; then
-        if grep -q 'update in place was interrupted' "$W/crash-err"; then
-            crash_interrupted=$((crash_interrupted + 1))
-            "$B" add "$W/crash.bf" /dev/null 2>/dev/null
-            "$B" info --verify "$W/crash.bf" >/dev/null 2>&1 || crash_fail $trial "an interrupted add was not sealed again"
-        else
-            crash_fail $trial "the file does not verify: $(head -c 160 "$W/crash-err")"
-        fi
+    cp "$crash_old" "$W/crash.bf"
+    crash_started=${EPOCHREALTIME/./}
+    case $1 in
+        0) "$B" add "$W/crash.bf" "$T/new-1M.txt" 2>/dev/null & ;;
+        1) "$B" add -t 1 "$W/crash.bf" "$T/new-1k.txt" 2>/dev/null & ;;
+        2) "$B" build -t 1 -n 20000000 -o "$W/crash.bf" "$T/new-1k.txt" 2>/dev/null & ;;
+    esac
+    crash_pid=$!
+}
+crash_length=()
+crash_names=("add in place" "add by rewrite" "build over a file")
+for type in 0 1 2; do
+    for timing in 1 2; do   # the shorter of two runs (the first may find cold caches)
+        crash_start $type
+        wait $crash_pid
+        RC=$?
+        length=$((${EPOCHREALTIME/./} - crash_started))
+        [[ $timing -eq 1 || $length -lt ${crash_length[type]} ]] && crash_length[type]=$length
+        [[ $RC -eq 0 ]] || break
+    done
+    check_rc "kill_9_at_random_moments: a whole ${crash_names[type]}, timed, exits 0 ($((crash_length[type] / 1000)) ms)" 0
+done
+for ((trial = 1; trial <= CRASH_TRIALS; trial++)); do
+    type=$((trial % 3))
+    crash_start $type
+    delay=$(((RANDOM << 15 | RANDOM) % (crash_length[type] * 9 / 10)))
+    rest=$((crash_started + delay - ${EPOCHREALTIME/./}))
+    if ((rest > 0)); then
+        printf -v rest '%d.%06d' $((rest / 1000000)) $((rest % 1000000))
+        sleep "$rest"
     fi
-    "$B" check --no-verify --count "$W/crash.bf" "$KEYS" >"$W/crash-count" 2>/dev/null
-    [[ $(count_of "$W/crash-count" present) == $N ]] || crash_fail $trial "a key the file held is missing"
-    if [[ $((trial % 3)) -ne 0 && $(cksum <"$W/crash.bf") != "$before" ]]; then
+    writing=0
+    if stop_run $crash_pid; then
+        writing_temporary $crash_pid && writing=1
+    fi
+    kill -KILL $crash_pid 2>/dev/null
+    wait $crash_pid 2>/dev/null
+    rc=$?
+    if [[ $rc -eq 0 ]]; then
+        crash_ended=$((crash_ended + 1))
+        length=$((${EPOCHREALTIME/./} - crash_started))
+        ((length < crash_length[type])) && crash_length[type]=$length
+    elif [[ $rc -eq 137 ]]; then
+        crash_killed=$((crash_killed + 1))
+    else
+        crash_fail $trial "exit $rc: neither killed by SIGKILL nor ended"
+    fi
+    if cmp -s "$W/crash.bf" "$crash_old"; then
+        # The old file, intact.
+        [[ $rc -eq 0 ]] && crash_fail $trial "the run ended but the file is the old one"
+        if [[ $writing -eq 1 ]]; then crash_writing=$((crash_writing + 1)); else crash_early=$((crash_early + 1)); fi
+    elif [[ $type -eq 0 ]]; then
+        # Updated in place, in part or in whole.
+        if ! "$B" info --verify "$W/crash.bf" >/dev/null 2>"$W/crash-err"; then
+            if grep -q 'update in place was interrupted' "$W/crash-err"; then
+                crash_interrupted=$((crash_interrupted + 1))
+                "$B" add "$W/crash.bf" /dev/null 2>/dev/null
+                "$B" info --verify "$W/crash.bf" >/dev/null 2>&1 || crash_fail $trial "an interrupted add was not sealed again"
+            else
+                crash_fail $trial "the file does not verify: $(head -c 160 "$W/crash-err")"
+            fi
+        else
+            crash_new=$((crash_new + 1))
+        fi
+        "$B" check --no-verify --count "$W/crash.bf" "$KEYS" >"$W/crash-count" 2>/dev/null
+        [[ $(count_of "$W/crash-count" present) == "$N" ]] || crash_fail $trial "a key the file held is missing"
+    else
+        # Replaced: it must be the complete new file (the new lines, and for add the old keys too).
         crash_new=$((crash_new + 1))
-        "$B" check --count "$W/crash.bf" "$OTHERS" >"$W/crash-count" 2>/dev/null
-        [[ $(count_of "$W/crash-count" present) == $N ]] || crash_fail $trial "a new file that misses keys"
+        "$B" info --verify "$W/crash.bf" >/dev/null 2>"$W/crash-err" ||
+            crash_fail $trial "the new file does not verify: $(head -c 160 "$W/crash-err")"
+        if [[ $type -eq 1 ]]; then
+            "$B" check --count "$W/crash.bf" "$KEYS" "$T/new-1k.txt" >"$W/crash-count" 2>/dev/null
+            [[ $(count_of "$W/crash-count" present) == $((N + 1000)) ]] || crash_fail $trial "a new file that misses keys"
+        else
+            "$B" check --count "$W/crash.bf" "$T/new-1k.txt" >"$W/crash-count" 2>/dev/null
+            [[ $(count_of "$W/crash-count" present) == 1000 ]] || crash_fail $trial "a new file that misses keys"
+        fi
     fi
     left=$(cd "$W" && compgen -G '.*.tmp-*' | head -n 1)
     if [[ -n $left ]]; then
@@ -248,9 +433,18 @@ for ((trial = 1; trial <= CRASH_TRIALS; trial++)); do
         rm -f "$W"/.*.tmp-*
     fi
 done
-echo "# crash test: $CRASH_TRIALS trials; $crash_new rewrites killed after the new file was in place;" \
-    "$crash_interrupted adds in place interrupted"
-check_eq "kill_9_at_random_moments: $CRASH_TRIALS trials, no key lost, every file verified or sealed again, no temporary left" \
+in_place=$((CRASH_TRIALS / 3)) rewrites=$((CRASH_TRIALS - CRASH_TRIALS / 3))
+echo "# crash test: $CRASH_TRIALS trials ($in_place adds in place, $rewrites rewrites), $crash_killed killed by SIGKILL," \
+    "$crash_ended ended before the kill; the file untouched: $crash_early killed before writing," \
+    "$crash_writing rewrites killed while writing the new file; $crash_interrupted adds in place interrupted;" \
+    "$crash_new killed after the new file was in place or ended"
+check_eq "kill_9_at_random_moments: $CRASH_TRIALS trials, every run killed by SIGKILL or ended, no key lost, every file old, new or sealed again, no temporary left" \
     0 "$crash_failures"
+check_cond "kill_9_at_random_moments: at most a fifth of the runs ended before the kill" \
+    "$crash_ended of $CRASH_TRIALS ended" test $((crash_ended * 5)) -le "$CRASH_TRIALS"
+check_cond "kill_9_at_random_moments: at least a fifth of the adds in place were interrupted mid-update" \
+    "$crash_interrupted of $in_place" test $((crash_interrupted * 5)) -ge "$in_place"
+check_cond "kill_9_at_random_moments: at least a tenth of the rewrites were killed while writing the new file" \
+    "$crash_writing of $rewrites" test $((crash_writing * 10)) -ge "$rewrites"
 
 finish

@@ -1,6 +1,7 @@
 // tests/fuzz/fuzz_arguments.cpp — libFuzzer target: any text given to the command's number and
-// option parsers (-n, -p, --seed, --bits, -t, --layout). Each returns a value in its domain or
-// throws bloomkit::error with a message that quotes the text; nothing else may happen.
+// option parsers (-n, -p, --memory, --checkpoint, --seed, --bits, -t, --layout, --key) and to the
+// line parser of --key u64|i64 (which reads input lines, hostile or not). Each returns a value in
+// its domain or throws bloomkit::error with a message that quotes the text; nothing else may happen.
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -9,6 +10,7 @@
 
 #include "bloomkit/error.hpp"
 #include "support/arguments.hpp"
+#include "support/keys.hpp"
 
 namespace {
 
@@ -41,5 +43,32 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         if (threads == 0 || threads > max_threads()) std::abort();
     });
     parse([&] { (void)parse_layout(text); });
+    parse([&] {
+        if (parse_size("--memory", text) == 0) std::abort();
+    });
+    parse([&] {
+        const double seconds = parse_seconds("--checkpoint", text);
+        if (!(seconds > 0) || !std::isfinite(seconds)) std::abort();
+    });
+    parse([&] { (void)parse_key_format(text); });
+
+    // --key u64 / i64: a line that is a number of the format, or an error naming the line. A
+    // line both formats take is a number from 0 to 2^63 - 1: the same value either way.
+    const std::string input = "fuzz.txt";
+    const line_origin origin{&input, 1};
+    bool unsigned_ok = false;
+    bool signed_ok = false;
+    std::uint64_t unsigned_value = 0;
+    std::uint64_t signed_value = 0;
+    parse([&] {
+        unsigned_value = parse_key_number(text, key_format::u64, origin, 0);
+        unsigned_ok = true;
+    });
+    parse([&] {
+        signed_value = parse_key_number(text, key_format::i64, origin, 0);
+        signed_ok = true;
+    });
+    if (unsigned_ok && signed_ok && unsigned_value != signed_value) std::abort();
+    if (unsigned_ok && (text.empty() || text.find_first_not_of("0123456789") != std::string::npos)) std::abort();
     return 0;
 }

@@ -55,7 +55,7 @@ public:
                 for (unsigned i = 0; i < workers_; ++i) threads.emplace_back([&] { work_on(work); });
             } catch (const std::system_error& e) {
                 stop(std::make_exception_ptr(
-                    error(fmt::format("cannot start {} threads ({}): use fewer (-t)", workers_ + 1, e.what()))));
+                    error(fmt::format("cannot start {} threads ({}): use fewer (-t)", workers_, e.what()))));
             }
             consume_all(consume);  // returns at once if stopped
         }  // joins every thread

@@ -57,7 +57,21 @@ sigset_t termination_set() noexcept {
     return set;
 }
 
+// Signals ignored when the program started stay ignored: `nohup bloomkit …` must survive the
+// hangup, and a shell starts background jobs with SIGINT ignored (as POSIX asks of every program
+// that catches signals).
+bool ignored_at_start(int signal) {
+    const auto ignored = [](int s) {
+        struct sigaction now{};
+        ::sigaction(s, nullptr, &now);
+        return now.sa_handler == SIG_IGN;
+    };
+    static const bool hup = ignored(SIGHUP), intr = ignored(SIGINT), term = ignored(SIGTERM);  // before any is changed
+    return signal == SIGHUP ? hup : signal == SIGINT ? intr : signal == SIGTERM ? term : false;
+}
+
 void handle(int signal, void (*handler)(int)) {
+    if (ignored_at_start(signal)) return;
     struct sigaction action{};
     action.sa_handler = handler;
     sigemptyset(&action.sa_mask);
