@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "bloomkit/bloomkit.hpp"
+#include "comma_list.hpp"
 
 namespace {
 
@@ -459,15 +460,6 @@ void print_json(const std::vector<result>& results) {
     std::printf("\n]}\n");
 }
 
-std::vector<std::string> names(const std::string& list) {
-    std::vector<std::string> items;
-    for (std::size_t start = 0; start <= list.size();) {
-        const std::size_t comma = std::min(list.find(',', start), list.size());
-        items.push_back(list.substr(start, comma - start));
-        start = comma + 1;
-    }
-    return items;
-}
 
 std::vector<double> numbers(const std::string& list) {
     std::vector<double> values;

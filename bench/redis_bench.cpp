@@ -54,6 +54,7 @@
 #include <vector>
 
 #include "bloomkit/redis.hpp"
+#include "comma_list.hpp"
 
 namespace {
 
@@ -874,15 +875,6 @@ int run(const settings& s) {
     return 0;
 }
 
-std::vector<std::string> names(const std::string& list) {
-    std::vector<std::string> items;
-    for (std::size_t start = 0; start <= list.size();) {
-        const std::size_t comma = std::min(list.find(',', start), list.size());
-        items.push_back(list.substr(start, comma - start));
-        start = comma + 1;
-    }
-    return items;
-}
 
 [[noreturn]] void usage() {
     std::fprintf(stderr,

@@ -142,7 +142,7 @@ bloom_filter bloom_filter::create(client& c, std::string name, size_type expecte
 }
 
 bloom_filter bloom_filter::open(client& c, std::string name, filter_options options) {
-    const std::string meta_key = name + ":meta";
+    const std::string meta_key = filter_description{.name = name}.meta_key();
     const std::optional<std::string> text = read_meta(c, meta_key);
     if (!text)
         throw filter_mismatch("no filter named " + name + " in Redis at " + where(c) + " (no key " + meta_key +
@@ -198,7 +198,7 @@ bloom_filter bloom_filter::push(client& c, std::string name, const block_bloom_f
 
 bool bloom_filter::drop(client& c, std::string_view name_view) {
     const std::string name(name_view);
-    const std::optional<std::string> text = read_meta(c, name + ":meta");
+    const std::optional<std::string> text = read_meta(c, filter_description{.name = name}.meta_key());
     if (!text) return false;
     const detail::stored_meta stored = detail::decode_meta(name, *text);
     // The metadata first: from then on nobody opens the filter, and those who have it open

@@ -32,26 +32,16 @@ public:
     }
     /// The same, for a key whose slot is known (a filter's shards: computed once).
     void start(std::size_t arguments, std::string_view name, std::string_view key, bool write, std::uint16_t slot) {
-        command& c = commands_.emplace_back();
-        c.begin = static_cast<std::uint32_t>(bytes_.size());
+        command& c = begin(arguments, name);
         c.slot = slot;
         c.write = write;
-        put("*");
-        append_number(arguments);
-        put("\r\n");
-        argument(name);
         argument(key);
         c.key_size = static_cast<std::uint32_t>(key.size());
         c.key_begin = c.end - 2 - c.key_size;
     }
     /// Starts a command with no key (PING, INFO): any node may run it.
     void start_without_key(std::size_t arguments, std::string_view name) {
-        command& c = commands_.emplace_back();
-        c.begin = static_cast<std::uint32_t>(bytes_.size());
-        put("*");
-        append_number(arguments);
-        put("\r\n");
-        argument(name);
+        command& c = begin(arguments, name);
         c.key_begin = c.end;
     }
     /// Appends an argument to the command started last.
@@ -92,6 +82,16 @@ public:
     }
 
 private:
+    // A new command: its argument count and its name.
+    command& begin(std::size_t arguments, std::string_view name) {
+        command& c = commands_.emplace_back();
+        c.begin = static_cast<std::uint32_t>(bytes_.size());
+        put("*");
+        append_number(arguments);
+        put("\r\n");
+        argument(name);
+        return c;
+    }
     void append_number(std::size_t n) {
         char text[24];
         const auto end = std::to_chars(text, text + sizeof text, n).ptr;
