@@ -5,7 +5,7 @@
 #   make test    all tests, in developer mode (-Wall -Wextra -Werror): the suite under ASan+UBSan,
 #                the concurrency tests again under TSan, a plain build with Clang, and each fuzz
 #                target for a few seconds
-#   make bench   the benchmark program (Release), the command's, its jobs' and the Redis filter's benchmarks
+#   make bench   the benchmark program (Release; speed, space, instructions per call, charts), the command's, its jobs' and the Redis filter's benchmarks
 #   make fuzz    the fuzz targets, FUZZ_SECONDS each (default 600)
 # Each first installs whatever Debian packages are missing (scripts/install-deps.sh).
 
@@ -66,6 +66,9 @@ fuzz: fuzz-build
 bench: release
 	@scripts/install-deps.sh bench
 	build/release/bench/bloomkit_bench $(BENCH_ARGS)
+	build/release/bench/bloomkit_bench --space
+	bench/instructions.sh build/release
+	bench/plots.sh build/release
 	bench/cli_throughput.sh build/release
 	bench/jobs.sh build/release
 	bench/redis.sh build/release

@@ -1,9 +1,15 @@
 // bloomkit_bench — bloomkit's filters side by side with libbloom, std::unordered_set and the
 // machine's memory floor, on the same keys, in one run. Prints Markdown tables (or --json).
 //
-//   bloomkit_bench [--n 1e6,1e8] [--fpp 0.01,0.001] [--keys int,url] [--sample 1e7] [--json]
+//   bloomkit_bench [--n 1e6,1e8] [--fpp 0.01,0.001] [--keys int,url] [--sample 1e7] [--json | --tsv]
 //                  [--only block,split-block,classic,counting,cuckoo,scalable,fuse8,fuse8-4wise,
 //                          libbloom,unordered_set]
+//   bloomkit_bench --space [--tsv]
+//
+// --space measures memory instead of time: for every kind and targets from 10% to 0.001%, the
+// bits per key of a filter sized for 1M keys and its FPR measured with them in, against the
+// floor of any structure answering with that FPR, log2(1/p) bits per key (Carter et al. 1978).
+// --tsv prints one tab-separated line per row, for bench/plots.sh.
 //
 // Keys are generated a chunk at a time (so 100M URL-like keys need no 10 GB of RAM), and only
 // the operation on a chunk is timed. Every lookup's answers are checked — every inserted key
@@ -19,7 +25,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
-#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -101,6 +106,7 @@ struct row {
     double ns_per_op = 0;
     double bits_per_key = 0;
     double fpr = -1;  // measured; -1 where not applicable
+    double huge_page_bytes = -1;  // of the structure while measured; -1 where not measured
 };
 
 /// Runs `op(chunk)` over `count` keys of a stream in chunks; returns ns per key (op time only).
@@ -127,18 +133,33 @@ struct workload {
     }
 };
 
-/// What the lookups of a structure are measured through: its single-key call, and its bulk
-/// one if it has one.
-template <class Key>
+/// Bytes of this process's anonymous memory on 2 MiB pages (/proc/self/smaps_rollup): while a
+/// structure is measured, its own (key chunks are too small to get huge pages).
+std::uint64_t huge_page_bytes() {
+    std::ifstream rollup("/proc/self/smaps_rollup");
+    for (std::string line; std::getline(rollup, line);)
+        if (line.rfind("AnonHugePages:", 0) == 0) return std::stoull(line.substr(14)) * 1024;
+    return 0;
+}
+
+/// What the lookups of a structure are measured through: its single-key call, made the way a
+/// user makes it (a direct call in a loop, inlined — never through a std::function, whose
+/// indirect call would be timed too), and its bulk call if it has one.
+template <class Key, class Contains, class BulkCount>
 struct structure {
     std::string name;
     double bits_per_key;
-    std::function<bool(const Key&)> contains;
-    std::function<std::uint64_t(const std::vector<Key>&)> bulk_count;  // optional
+    Contains contains;
+    BulkCount bulk_count;  // std::nullptr_t when the structure has none
 };
+template <class Key, class Contains, class BulkCount = std::nullptr_t>
+structure<Key, Contains, BulkCount> structure_of(std::string name, double bits_per_key, Contains contains,
+                                                 BulkCount bulk_count = nullptr) {
+    return {std::move(name), bits_per_key, contains, bulk_count};
+}
 
-template <class Key>
-void measure_lookups(const structure<Key>& s, const workload& w, std::vector<row>& rows) {
+template <class Key, class Contains, class BulkCount>
+void measure_lookups(const structure<Key, Contains, BulkCount>& s, const workload& w, std::vector<row>& rows) {
     // Present keys cycle through the n inserted ones, so every lookup row is timed over the same
     // number of keys (at n = 1M a single pass over the keys lasts only a few milliseconds).
     auto present = [&](std::uint64_t first, std::uint64_t count) {
@@ -153,12 +174,12 @@ void measure_lookups(const structure<Key>& s, const workload& w, std::vector<row
     auto absent = [&](std::uint64_t first, std::uint64_t count) { return make_chunk<Key>(key_set::absent, first, count); };
     auto mixed = [&](std::uint64_t first, std::uint64_t count) { return make_mixed_chunk<Key>(w.n, first, count); };
     const std::uint64_t sample = w.sample;
+    const double huge = static_cast<double>(huge_page_bytes());
 
     std::uint64_t found = 0;
     auto single = [&](const std::vector<Key>& chunk) {
         for (const Key& key : chunk) found += s.contains(key) ? 1 : 0;
     };
-    auto bulk = [&](const std::vector<Key>& chunk) { found += s.bulk_count(chunk); };
 
     found = 0;
     const double present_ns = timed_over_chunks<Key>(sample, present, single);
@@ -170,30 +191,30 @@ void measure_lookups(const structure<Key>& s, const workload& w, std::vector<row
     found = 0;
     const double mixed_ns = timed_over_chunks<Key>(w.sample, mixed, single);
     const std::uint64_t mixed_found = found;
-    rows.push_back({s.name, "lookup present", present_ns, s.bits_per_key, fpr});
-    rows.push_back({s.name, "lookup absent", absent_ns, s.bits_per_key, fpr});
-    rows.push_back({s.name, "lookup 50/50", mixed_ns, s.bits_per_key, fpr});
-    if (!s.bulk_count) return;
-
-    found = 0;
-    const double bulk_present_ns = timed_over_chunks<Key>(sample, present, bulk);
-    if (found != sample) wrong(s.name + ": bulk lookup missed an inserted key");
-    found = 0;
-    const double bulk_absent_ns = timed_over_chunks<Key>(w.sample, absent, bulk);
-    if (found != absent_found) wrong(s.name + ": bulk and single lookups disagree");
-    found = 0;
-    const double bulk_mixed_ns = timed_over_chunks<Key>(w.sample, mixed, bulk);
-    if (found != mixed_found) wrong(s.name + ": bulk and single lookups disagree on the mix");
-    rows.push_back({s.name, "lookup present (bulk)", bulk_present_ns, s.bits_per_key, fpr});
-    rows.push_back({s.name, "lookup absent (bulk)", bulk_absent_ns, s.bits_per_key, fpr});
-    rows.push_back({s.name, "lookup 50/50 (bulk)", bulk_mixed_ns, s.bits_per_key, fpr});
+    rows.push_back({s.name, "lookup present", present_ns, s.bits_per_key, fpr, huge});
+    rows.push_back({s.name, "lookup absent", absent_ns, s.bits_per_key, fpr, huge});
+    rows.push_back({s.name, "lookup 50/50", mixed_ns, s.bits_per_key, fpr, huge});
+    if constexpr (!std::is_same_v<BulkCount, std::nullptr_t>) {
+        auto bulk = [&](const std::vector<Key>& chunk) { found += s.bulk_count(chunk); };
+        found = 0;
+        const double bulk_present_ns = timed_over_chunks<Key>(sample, present, bulk);
+        if (found != sample) wrong(s.name + ": bulk lookup missed an inserted key");
+        found = 0;
+        const double bulk_absent_ns = timed_over_chunks<Key>(w.sample, absent, bulk);
+        if (found != absent_found) wrong(s.name + ": bulk and single lookups disagree");
+        found = 0;
+        const double bulk_mixed_ns = timed_over_chunks<Key>(w.sample, mixed, bulk);
+        if (found != mixed_found) wrong(s.name + ": bulk and single lookups disagree on the mix");
+        rows.push_back({s.name, "lookup present (bulk)", bulk_present_ns, s.bits_per_key, fpr, huge});
+        rows.push_back({s.name, "lookup absent (bulk)", bulk_absent_ns, s.bits_per_key, fpr, huge});
+        rows.push_back({s.name, "lookup 50/50 (bulk)", bulk_mixed_ns, s.bits_per_key, fpr, huge});
+    }
 }
 
 /// Inserts the n keys into an emptied structure, best of several runs when n is small: a run
 /// over 1M keys lasts milliseconds, short enough for one interruption to skew it.
-template <class Key>
-double insert_all(const workload& w, const std::function<void()>& empty,
-                  const std::function<void(const std::vector<Key>&)>& insert_chunk) {
+template <class Key, class Empty, class InsertChunk>
+double insert_all(const workload& w, Empty empty, InsertChunk insert_chunk) {
     const std::uint64_t runs = std::clamp<std::uint64_t>(10'000'000 / w.n, 1, 5);
     double best = 0;
     for (std::uint64_t run = 0; run < runs; ++run) {
@@ -230,10 +251,12 @@ void bench_bloomkit(const char* name, const workload& w, std::vector<row>& rows)
     if (!(*filter == *bulk_filter)) wrong(std::string(name) + ": bulk and single inserts built different filters");
     filter.reset();
     const double bits_per_key = 8.0 * static_cast<double>(bulk_filter->size_in_bytes()) / static_cast<double>(w.n);
-    const structure<Key> s{name, bits_per_key, [&](const Key& key) { return bulk_filter->contains(key); },
-                           [&](const std::vector<Key>& chunk) { return bulk_filter->count_contained(chunk.begin(), chunk.end()); }};
-    rows.push_back({name, "insert", insert_ns, bits_per_key, -1});
-    rows.push_back({name, "insert (bulk)", bulk_insert_ns, bits_per_key, -1});
+    const Filter& built = *bulk_filter;
+    const auto s = structure_of<Key>(name, bits_per_key, [&built](const Key& key) { return built.contains(key); },
+                                     [&built](const std::vector<Key>& chunk) { return built.count_contained(chunk.begin(), chunk.end()); });
+    const double huge = static_cast<double>(huge_page_bytes());
+    rows.push_back({name, "insert", insert_ns, bits_per_key, -1, huge});
+    rows.push_back({name, "insert (bulk)", bulk_insert_ns, bits_per_key, -1, huge});
     measure_lookups(s, w, rows);
 }
 
@@ -245,9 +268,9 @@ void bench_fuse(const char* name, const workload& w, std::vector<row>& rows) {
     const Filter filter(keys);
     const double build_ns = std::chrono::duration<double, std::nano>(clock_type::now() - start).count() / static_cast<double>(w.n);
     const double bits_per_key = 8.0 * static_cast<double>(filter.size_in_bytes()) / static_cast<double>(w.n);
-    const structure<Key> s{name, bits_per_key, [&](const Key& key) { return filter.contains(key); },
-                           [&](const std::vector<Key>& chunk) { return filter.count_contained(chunk.begin(), chunk.end()); }};
-    rows.push_back({name, "build (all keys)", build_ns, bits_per_key, -1});
+    const auto s = structure_of<Key>(name, bits_per_key, [&filter](const Key& key) { return filter.contains(key); },
+                                     [&filter](const std::vector<Key>& chunk) { return filter.count_contained(chunk.begin(), chunk.end()); });
+    rows.push_back({name, "build (all keys)", build_ns, bits_per_key, -1, static_cast<double>(huge_page_bytes())});
     measure_lookups(s, w, rows);
 }
 
@@ -287,9 +310,9 @@ void bench_libbloom(const workload& w, std::vector<row>& rows) {
         for (const Key& key : chunk) bloom_add(&filter, key_data(key), static_cast<int>(key_size(key)));
     });
     const double bits_per_key = static_cast<double>(filter.bits) / static_cast<double>(w.n);
-    const structure<Key> s{"libbloom", bits_per_key,
-                           [&](const Key& key) { return bloom_check(&filter, key_data(key), static_cast<int>(key_size(key))) == 1; },
-                           {}};
+    const auto s = structure_of<Key>("libbloom", bits_per_key, [&filter](const Key& key) {
+        return bloom_check(&filter, key_data(key), static_cast<int>(key_size(key))) == 1;
+    });
     rows.push_back({"libbloom", "insert", insert_ns, bits_per_key, -1});
     measure_lookups(s, w, rows);
     bloom_free(&filter);
@@ -333,15 +356,18 @@ void bench_hash_set(const workload& w, std::vector<row>& rows) {
         }
     });
     const double bits_per_key = 8.0 * static_cast<double>(set_bytes + string_heap) / static_cast<double>(w.n);
-    const structure<Key> s{"std::unordered_set", bits_per_key, [&](const Key& key) { return set.contains(key); }, {}};
+    const auto s = structure_of<Key>("std::unordered_set", bits_per_key, [&set](const Key& key) { return set.contains(key); });
     rows.push_back({"std::unordered_set", "insert", insert_ns, bits_per_key, -1});
     measure_lookups(s, w, rows);
 }
 
-double memory_floor_ns(std::uint64_t bytes, std::uint64_t reads) {
+/// ns per independent random 64-byte read over `bytes` of memory allocated as the filters'
+/// is (so on 2 MiB pages where they are); `huge` receives how much of it is on them.
+double memory_floor_ns(std::uint64_t bytes, std::uint64_t reads, double& huge) {
     const std::uint64_t lines = std::max<std::uint64_t>(bytes / 64, 1);
     bloomkit::detail::word_storage<std::uint64_t> memory(lines * 8);
     std::fill_n(const_cast<std::uint64_t*>(memory.data()), lines * 8, 1);  // touch every page
+    huge = static_cast<double>(huge_page_bytes());
     std::vector<std::uint64_t> index(std::min<std::uint64_t>(reads, chunk_keys));
     double nanoseconds = 0;
     std::uint64_t sum = 0;
@@ -362,13 +388,14 @@ struct result {
     workload w;
     key_kind kind;
     double floor_ns;
+    double floor_huge_page_bytes = 0;
     std::vector<row> rows;
     std::optional<cuckoo_occupancy> cuckoo;
 };
 
 template <class Key>
 result run(const workload& w, key_kind kind) {
-    result r{w, kind, 0, {}, std::nullopt};
+    result r{w, kind, 0, 0, {}, std::nullopt};
     if (w.measures("block")) bench_bloomkit<bloomkit::block_bloom_filter, Key>("bloomkit block", w, r.rows);
     if (w.measures("split-block")) bench_bloomkit<bloomkit::split_block_bloom_filter, Key>("bloomkit split-block", w, r.rows);
     if (w.measures("classic")) bench_bloomkit<bloomkit::classic_bloom_filter, Key>("bloomkit classic", w, r.rows);
@@ -386,7 +413,7 @@ result run(const workload& w, key_kind kind) {
         bench_fuse<bloomkit::binary_fuse8_4wise_filter, Key>("bloomkit fuse8 4-wise", w, r.rows);
     if (w.measures("libbloom")) bench_libbloom<Key>(w, r.rows);
     if (w.measures("unordered_set") && all_keys_fit) bench_hash_set<Key>(w, r.rows);
-    r.floor_ns = memory_floor_ns(bloomkit::block_bloom_filter(w.n, w.fpp).size_in_bytes(), w.sample);
+    r.floor_ns = memory_floor_ns(bloomkit::block_bloom_filter(w.n, w.fpp).size_in_bytes(), w.sample, r.floor_huge_page_bytes);
     return r;
 }
 
@@ -421,22 +448,24 @@ void print_markdown(const std::vector<result>& results) {
     for (const result& r : results) {
         std::printf("\n### n = %llu %s keys, target FPR %g\n\n", static_cast<unsigned long long>(r.w.n),
                     r.kind == key_kind::url ? "URL-like (~60-byte)" : "8-byte integer", r.w.fpp);
-        std::printf("Memory floor (random 64-byte reads over %.1f MB): %.2f ns/read. Lookups timed over %llu keys.\n\n",
-                    static_cast<double>(bloomkit::block_bloom_filter(r.w.n, r.w.fpp).size_in_bytes()) / 1e6, r.floor_ns,
-                    static_cast<unsigned long long>(r.w.sample));
+        std::printf("Memory floor (random 64-byte reads over %.1f MB, %.0f MB of it on 2 MiB pages): %.2f ns/read. "
+                    "Lookups timed over %llu keys.\n\n",
+                    static_cast<double>(bloomkit::block_bloom_filter(r.w.n, r.w.fpp).size_in_bytes()) / 1e6,
+                    r.floor_huge_page_bytes / 1e6, r.floor_ns, static_cast<unsigned long long>(r.w.sample));
         if (r.cuckoo)
             std::printf("Cuckoo filter sized for n (%u-bit fingerprints, %llu slots): first insert refused at %.2f%% "
                         "occupancy (%llu keys stored).\n\n",
                         r.cuckoo->fingerprint_bits, static_cast<unsigned long long>(r.cuckoo->slots), 100 * r.cuckoo->load(),
                         static_cast<unsigned long long>(r.cuckoo->stored));
-        std::printf("| structure | operation | ns/op | bits/key | measured FPR | vs libbloom | vs unordered_set | vs floor |\n");
-        std::printf("|---|---|---:|---:|---:|---:|---:|---:|\n");
+        std::printf("| structure | operation | ns/op | vs floor | bits/key | measured FPR | on 2 MiB pages | vs libbloom | vs unordered_set |\n");
+        std::printf("|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
         for (const row& x : r.rows) {
-            char fpr[32] = "–";
+            char fpr[32] = "–", huge[32] = "–";
             if (x.fpr >= 0) std::snprintf(fpr, sizeof fpr, "%.4f%%", 100 * x.fpr);
-            std::printf("| %s | %s | %.2f | %.2f | %s | %s | %s | %.2fx |\n", x.structure.c_str(), x.operation.c_str(), x.ns_per_op,
-                        x.bits_per_key, fpr, ratio(r, x, "libbloom").c_str(), ratio(r, x, "std::unordered_set").c_str(),
-                        x.ns_per_op / r.floor_ns);
+            if (x.huge_page_bytes >= 0) std::snprintf(huge, sizeof huge, "%.0f MB", x.huge_page_bytes / 1e6);
+            std::printf("| %s | %s | %.2f | %.2fx | %.2f | %s | %s | %s | %s |\n", x.structure.c_str(), x.operation.c_str(),
+                        x.ns_per_op, x.ns_per_op / r.floor_ns, x.bits_per_key, fpr, huge, ratio(r, x, "libbloom").c_str(),
+                        ratio(r, x, "std::unordered_set").c_str());
         }
     }
 }
@@ -452,14 +481,81 @@ void print_json(const std::vector<result>& results) {
         std::printf("\"rows\": [");
         for (std::size_t j = 0; j < r.rows.size(); ++j) {
             const row& x = r.rows[j];
-            std::printf("%s\n  {\"structure\": \"%s\", \"operation\": \"%s\", \"ns_per_op\": %.3f, \"bits_per_key\": %.3f, \"fpr\": %.6g}",
-                        j ? "," : "", x.structure.c_str(), x.operation.c_str(), x.ns_per_op, x.bits_per_key, x.fpr);
+            std::printf("%s\n  {\"structure\": \"%s\", \"operation\": \"%s\", \"ns_per_op\": %.3f, \"vs_floor\": %.3f, "
+                        "\"bits_per_key\": %.3f, \"fpr\": %.6g, \"huge_page_bytes\": %.0f}",
+                        j ? "," : "", x.structure.c_str(), x.operation.c_str(), x.ns_per_op, x.ns_per_op / r.floor_ns,
+                        x.bits_per_key, x.fpr, x.huge_page_bytes);
         }
         std::printf("]}");
     }
     std::printf("\n]}\n");
 }
 
+
+// --- Space: bits per key against the FPR ---------------------------------------------------
+
+struct space_row {
+    std::string structure;
+    double target, bits_per_key, measured_fpr;
+};
+
+/// Bits per key and measured FPR of a filter of each kind sized for `n` keys at `p`.
+template <class Filter>
+space_row space_of(const char* name, std::uint64_t n, double p) {
+    const std::vector<std::uint64_t> keys = make_chunk<std::uint64_t>(key_set::present, 0, n);
+    const std::vector<std::uint64_t> probes = make_chunk<std::uint64_t>(key_set::absent, 0, std::max<std::uint64_t>(n, 4'000'000));
+    std::optional<Filter> filter;
+    if constexpr (requires { Filter(keys); }) filter.emplace(keys);
+    else {
+        filter.emplace(n, p);
+        filter->insert(keys.begin(), keys.end());
+    }
+    if (filter->count_contained(keys.begin(), keys.end()) != n) wrong(std::string(name) + ": an inserted key was not found");
+    const double fpr = static_cast<double>(filter->count_contained(probes.begin(), probes.end())) / static_cast<double>(probes.size());
+    return {name, p, 8.0 * static_cast<double>(filter->size_in_bytes()) / static_cast<double>(n), fpr};
+}
+
+std::vector<space_row> measure_space() {
+    constexpr std::uint64_t n = 1'000'000;
+    std::vector<space_row> rows;
+    for (const double p : {0.1, 0.03, 0.01, 0.003, 0.001, 0.0003, 0.0001, 0.00001}) {
+        std::fprintf(stderr, "bloomkit_bench: space at p=%g ...\n", p);
+        rows.push_back(space_of<bloomkit::block_bloom_filter>("bloomkit block", n, p));
+        rows.push_back(space_of<bloomkit::split_block_bloom_filter>("bloomkit split-block", n, p));
+        rows.push_back(space_of<bloomkit::classic_bloom_filter>("bloomkit classic", n, p));
+        rows.push_back(space_of<bloomkit::counting_bloom_filter>("bloomkit counting", n, p));
+        if (p >= 0.000123) rows.push_back(space_of<bloomkit::cuckoo_filter>("bloomkit cuckoo", n, p));
+        rows.push_back(space_of<bloomkit::scalable_bloom_filter>("bloomkit scalable", n, p));
+        rows.push_back({"lower bound log2(1/p)", p, std::log2(1 / p), p});
+    }
+    // A binary fuse filter's FPR is fixed by its fingerprint (2^-8): one point per variant.
+    rows.push_back(space_of<bloomkit::binary_fuse8_filter>("bloomkit fuse8", n, 1.0 / 256));
+    rows.push_back(space_of<bloomkit::binary_fuse8_4wise_filter>("bloomkit fuse8 4-wise", n, 1.0 / 256));
+    return rows;
+}
+
+void print_space(const std::vector<space_row>& rows, bool tsv) {
+    if (!tsv) {
+        std::printf("Bits per key against the FPR, filters sized for 1M keys (measured over at least 4M absent keys):\n\n");
+        std::printf("| structure | target FPR | bits/key | measured FPR | vs the lower bound |\n|---|---:|---:|---:|---:|\n");
+    }
+    for (const space_row& r : rows) {
+        if (tsv) std::printf("%s\t%g\t%.4f\t%.6g\n", r.structure.c_str(), r.target, r.bits_per_key, r.measured_fpr);
+        else
+            std::printf("| %s | %g%% | %.2f | %.4f%% | %.2fx |\n", r.structure.c_str(), 100 * r.target, r.bits_per_key,
+                        100 * r.measured_fpr, r.bits_per_key / std::log2(1 / r.target));
+    }
+}
+
+/// One tab-separated line per row: n, keys, target, floor ns, structure, operation, ns, vs floor,
+/// bits/key, measured FPR.
+void print_tsv(const std::vector<result>& results) {
+    for (const result& r : results)
+        for (const row& x : r.rows)
+            std::printf("%llu\t%s\t%g\t%.3f\t%s\t%s\t%.3f\t%.3f\t%.3f\t%.6g\n", static_cast<unsigned long long>(r.w.n),
+                        r.kind == key_kind::url ? "url" : "int", r.w.fpp, r.floor_ns, x.structure.c_str(), x.operation.c_str(),
+                        x.ns_per_op, x.ns_per_op / r.floor_ns, x.bits_per_key, x.fpr);
+}
 
 std::vector<double> numbers(const std::string& list) {
     std::vector<double> values;
@@ -472,7 +568,7 @@ std::vector<double> numbers(const std::string& list) {
 int main(int argc, char** argv) {
     std::string sizes = "1e6,1e8", rates = "0.01,0.001", kinds = "int,url";
     double sample = 1e7;
-    bool json = false;
+    bool json = false, tsv = false, space = false;
     std::vector<std::string> only;
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
@@ -482,14 +578,21 @@ int main(int argc, char** argv) {
         else if (arg == "--keys" && has_value) kinds = argv[++i];
         else if (arg == "--sample" && has_value) sample = std::stod(argv[++i]);
         else if (arg == "--json") json = true;
+        else if (arg == "--tsv") tsv = true;
+        else if (arg == "--space") space = true;
         else if (arg == "--only" && has_value) only = names(argv[++i]);
         else {
             std::fprintf(stderr,
-                         "usage: bloomkit_bench [--n 1e6,1e8] [--fpp 0.01,0.001] [--keys int,url] [--sample 1e7] [--json]\n"
+                         "usage: bloomkit_bench [--n 1e6,1e8] [--fpp 0.01,0.001] [--keys int,url] [--sample 1e7] [--json | --tsv]\n"
                          "                      [--only block,split-block,classic,counting,cuckoo,scalable,fuse8,fuse8-4wise,"
-                         "libbloom,unordered_set]\n");
+                         "libbloom,unordered_set]\n"
+                         "       bloomkit_bench --space [--tsv]\n");
             return 2;
         }
+    }
+    if (space) {
+        print_space(measure_space(), tsv);
+        return 0;
     }
     std::vector<result> results;
     for (const double n : numbers(sizes))
@@ -501,6 +604,7 @@ int main(int argc, char** argv) {
                     results.push_back(kind == std::string("url") ? run<std::string>(w, key_kind::url) : run<std::uint64_t>(w, key_kind::integer));
                 }
     if (json) print_json(results);
+    else if (tsv) print_tsv(results);
     else print_markdown(results);
     return 0;
 }

@@ -20,6 +20,8 @@ if [[ "${1:-}" == "bench" ]]; then
     packages+=(
         golang-github-dcso-bloom-cli  # the command benchmark's baseline: DCSO bloom
         linux-perf                    # perf stat, where the machine allows it
+        valgrind                      # bench/instructions.sh counts instructions per call
+        gnuplot-nox                   # bench/plots.sh draws the charts of docs/BENCHMARKS.md
         bc                            # bench/cli_throughput.sh does its arithmetic with bc
         time                          # bench/jobs.sh measures peak memory with /usr/bin/time
     )

@@ -300,14 +300,15 @@ TEST(BloomFilter, ExplicitGeometryRoundsUpToWholeBlocks) {
 }
 
 TEST(BloomFilter, DefaultIsTheBlockLayoutWithXxh3) {
-    // Since file format version 2 the default hash is xxh3_mix: XXH3-128 over byte keys (as
-    // xxh3_128), integer keys widened to 64 bits and mixed. Split block keeps Parquet's XXH64.
+    // The default hash is xxh3_mum: XXH3-128 over byte keys (as xxh3_128), integer keys
+    // widened to 64 bits and mixed (it replaced xxh3_mix, whose filters still load). Split block
+    // keeps Parquet's XXH64.
     bloom_filter filter(1000, 0.01);
     EXPECT_EQ(filter.layout(), bloom_layout::block);
-    EXPECT_EQ(filter.hash_function().algorithm(), hash_algorithm::xxh3_mix);
+    EXPECT_EQ(filter.hash_function().algorithm(), hash_algorithm::xxh3_mum);
     EXPECT_EQ(filter.hash_function(), hasher());
     EXPECT_EQ(filter.hash_function().seed(), default_seed);
-    EXPECT_EQ(classic_bloom_filter(1000, 0.01).hash_function().algorithm(), hash_algorithm::xxh3_mix);
+    EXPECT_EQ(classic_bloom_filter(1000, 0.01).hash_function().algorithm(), hash_algorithm::xxh3_mum);
     EXPECT_EQ(split_block_bloom_filter(1000, 0.01).hash_function().algorithm(), hash_algorithm::xxh64);
     EXPECT_EQ(bloom_filter(1000, 0.01, {.hash = hash_algorithm::xxh3_128}).hash_function().algorithm(),
               hash_algorithm::xxh3_128);

@@ -361,9 +361,9 @@ TEST(CountingBloomFilter, IncompatibleFiltersRefuseToCombine) {
     expect_refusal(counting_bloom_filter(counting_geometry{4096, 6}, {.seed = 1}), "different numbers of probes (5 vs 6)");
     expect_refusal(counting_bloom_filter(counting_geometry{4096, 5}, {.seed = 2}), "different seeds (1 vs 2)");
     expect_refusal(counting_bloom_filter(counting_geometry{4096, 5}, {.seed = 1, .hash = hash_algorithm::xxh64}),
-                   "different hash algorithms (xxh3-mix vs xxh64)");  // xxh3-mix: the default
+                   "different hash algorithms (xxh3-mum vs xxh64)");  // xxh3-mum: the default
     expect_refusal(counting_bloom_filter(counting_geometry{4096, 5}, {.seed = 1, .hash = hash_algorithm::xxh3_128}),
-                   "different hash algorithms (xxh3-mix vs xxh3-128)");
+                   "different hash algorithms (xxh3-mum vs xxh3-128)");
 }
 
 TEST(CountingBloomFilter, EqualityCopyAndClear) {

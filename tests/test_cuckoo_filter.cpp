@@ -633,7 +633,7 @@ TEST(WholeFilter, ClearEqualityAndObservers) {
     EXPECT_EQ(filter.fingerprint_bits(), 12U);
     EXPECT_EQ(filter.size_in_bytes(), cuckoo_word_count({1024, 12}) * 8);
     EXPECT_EQ(filter.size_in_bytes(), filter.words().size_bytes());
-    EXPECT_EQ(filter.hash_function(), hasher(hash_algorithm::xxh3_mix, 5));  // the default since format version 2
+    EXPECT_EQ(filter.hash_function(), hasher(hash_algorithm::xxh3_mum, 5));  // the default
     EXPECT_NE(filter.hash_function(), hasher(hash_algorithm::xxh3_128, 5));
     EXPECT_EQ(filter.expected_keys(), 0U);
     EXPECT_EQ(filter.target_fpr(), 0.0);
@@ -677,8 +677,8 @@ TEST_P(CuckooBits, SizedForAMillionKeysHoldsThemAtTheTargetFpr) {
     EXPECT_EQ(filter.count_contained(keys.begin(), keys.end()), n);
     const double queries = 1'000'000;
     const auto measured = static_cast<double>(false_positives(filter, 1'000'000, 50 + GetParam()));
-    EXPECT_LE(measured / queries, p);
     const double model = cuckoo_fpr(GetParam(), filter.load_factor());
+    EXPECT_LE(measured / queries, p + 5 * std::sqrt(p / queries));  // at most p, up to sampling noise
     EXPECT_NEAR(measured, queries * model, 5 * std::sqrt(queries * model) + 1);
 }
 

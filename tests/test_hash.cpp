@@ -83,7 +83,7 @@ TEST(Hash, EmbeddedNulAndHighBytesAreKeyBytes) {
 TEST(Hash, IntegerKeysAreTheirValueWhateverTheirType) {
     // insert(std::uint64_t{7}) then contains(7): the same key (the default algorithm).
     const hasher h;
-    ASSERT_EQ(h.algorithm(), hash_algorithm::xxh3_mix);
+    ASSERT_EQ(h.algorithm(), hash_algorithm::xxh3_mum);
     const digest seven = h(std::uint64_t{7});
     EXPECT_EQ(h(7), seven);
     EXPECT_EQ(h(7U), seven);
@@ -111,10 +111,22 @@ TEST(Hash, IntegerKeysAreTheirValueWhateverTheirType) {
 }
 
 TEST(Hash, IntegerMixerKnownAnswers) {
-    // Frozen by the file format (version 2, hash algorithm 3): a change moves every integer key.
+    // Frozen by the file format (hash algorithm 4, the default): a change moves every integer
+    // key. The values were computed from the formula of docs/design/hashing.md in Python's
+    // arbitrary-precision integers, not by this code.
     const digest zero = hasher()(0);
-    EXPECT_EQ(zero.low, 0x467128bf59623c76ULL);
-    EXPECT_EQ(zero.high, 0x8b90a288c8790137ULL);
+    EXPECT_EQ(zero.low, 0xbb23f0231effa6a3ULL);
+    EXPECT_EQ(zero.high, 0x3c52f64167cd9f5fULL);
+    EXPECT_EQ(hasher(hash_algorithm::xxh3_mum, 42)(7), (digest{0x0566756eb810c5f2ULL, 0xc647382b7f3574daULL}));
+    EXPECT_EQ(hasher()(std::uint64_t{0xffffffffffffffffULL}), (digest{0xe0064fef86c9bcebULL, 0xc0e937cbf6fc5347ULL}));
+    EXPECT_EQ(hasher()(-1), hasher()(std::uint64_t{0xffffffffffffffffULL}));
+    EXPECT_NE(hasher(hash_algorithm::xxh3_mum, 1)(7), hasher(hash_algorithm::xxh3_mum, 2)(7));
+
+    // Hash algorithm 3 (xxh3_mix, the default before it): frozen as well, so its files answer
+    // as they were built.
+    const digest mix_zero = hasher(hash_algorithm::xxh3_mix)(0);
+    EXPECT_EQ(mix_zero.low, 0x467128bf59623c76ULL);
+    EXPECT_EQ(mix_zero.high, 0x8b90a288c8790137ULL);
     // The seed enters through its key, mix64(seed ^ 0x2d358dccaa6c78a5), added to the value.
     EXPECT_EQ(hasher(hash_algorithm::xxh3_mix, 42)(7),
               bloomkit::detail::mix_integer(7, bloomkit::detail::mix64(42 ^ 0x2d358dccaa6c78a5ULL)));
@@ -149,8 +161,9 @@ TEST(Hash, CustomKeysFeedTheirPartsInOrder) {
 }
 
 TEST(Hash, ByteKeysHashTheSameUnderXxh3MixAsUnderXxh3) {
-    // xxh3_mix changes only integer keys: byte keys are XXH3-128 either way.
+    // xxh3_mix and xxh3_mum change only integer keys: byte keys are XXH3-128 under all three.
     EXPECT_EQ(hasher(hash_algorithm::xxh3_mix, 5)("key"), hasher(hash_algorithm::xxh3_128, 5)("key"));
+    EXPECT_EQ(hasher(hash_algorithm::xxh3_mum, 5)("key"), hasher(hash_algorithm::xxh3_128, 5)("key"));
 }
 
 TEST(Hash, SeedAndAlgorithmChangeTheDigest) {

@@ -52,10 +52,17 @@ inline simd_level environment_cap() noexcept {
     return simd_level::avx512;
 }
 
-inline std::atomic<int>& simd_level_in_use() noexcept {
-    static std::atomic<int> level{static_cast<int>(
-        static_cast<int>(detect_simd_level()) < static_cast<int>(environment_cap()) ? detect_simd_level() : environment_cap())};
-    return level;
+/// The backend in use, or -1 until the first call decides it. A namespace-scope variable with a
+/// constant initialiser, not a function-local static: reading it is one load, with no
+/// initialisation guard to test on every single-key call (docs/design/performance.md).
+inline std::atomic<int> simd_level_in_use{-1};
+
+[[gnu::cold, gnu::noinline]] inline int decide_simd_level() noexcept {
+    const simd_level detected = detect_simd_level(), cap = environment_cap();
+    const int level = static_cast<int>(static_cast<int>(detected) < static_cast<int>(cap) ? detected : cap);
+    int undecided = -1;  // a concurrent first call decides the same; a limit set meanwhile wins
+    simd_level_in_use.compare_exchange_strong(undecided, level, std::memory_order_relaxed);
+    return simd_level_in_use.load(std::memory_order_relaxed);
 }
 
 }  // namespace detail
@@ -68,13 +75,14 @@ inline std::atomic<int>& simd_level_in_use() noexcept {
 
 /// The backend bulk operations use now.
 [[nodiscard]] inline simd_level active_simd_level() noexcept {
-    return static_cast<simd_level>(detail::simd_level_in_use().load(std::memory_order_relaxed));
+    const int level = detail::simd_level_in_use.load(std::memory_order_relaxed);
+    return static_cast<simd_level>(level >= 0 ? level : detail::decide_simd_level());
 }
 
 /// Caps the backend at `level` (never above what the CPU supports); returns the one in use.
 inline simd_level limit_simd_level(simd_level level) noexcept {
     const simd_level chosen = static_cast<int>(level) < static_cast<int>(supported_simd_level()) ? level : supported_simd_level();
-    detail::simd_level_in_use().store(static_cast<int>(chosen), std::memory_order_relaxed);
+    detail::simd_level_in_use.store(static_cast<int>(chosen), std::memory_order_relaxed);
     return chosen;
 }
 

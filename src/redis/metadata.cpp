@@ -21,7 +21,8 @@ std::string filter_description::meta_key() const { return name + ":meta"; }
 namespace detail {
 namespace {
 
-constexpr hash_algorithm known_hashes[] = {hash_algorithm::xxh3_128, hash_algorithm::xxh64, hash_algorithm::xxh3_mix};
+constexpr hash_algorithm known_hashes[] = {hash_algorithm::xxh3_128, hash_algorithm::xxh64, hash_algorithm::xxh3_mix,
+                                           hash_algorithm::xxh3_mum};
 
 [[noreturn]] void bad_meta(std::string_view name, const std::string& why) {
     throw filter_mismatch("Redis key " + std::string(name) + ":meta is not a bloomkit filter's metadata: " + why);

@@ -186,6 +186,9 @@ struct bloom_kind {
                              Filter(explicit_geometry(), {.seed = explicit_seed, .hash = other_hash()}),
                              key_range(0, 2000)));
         out.push_back(filled("tiny", Filter(tiny_geometry(), {.seed = 0x5eed'0000'0000'0010}), key_range(900'000, 8)));
+        // Hash algorithm 3, the default before xxh3_mum: its files keep loading and answering.
+        out.push_back(filled("xxh3_mix", Filter(1000, 0.01, {.seed = 0x5eed'0000'0000'0012, .hash = hash_algorithm::xxh3_mix}),
+                             key_range(700'000, 1000)));
         return out;
     }
 
@@ -766,7 +769,9 @@ const sample<Filter>& sample_named(std::string_view name) {
 template <class Filter>
 const sample<Filter>& version_1_sample() {
     for (const auto& s : samples<Filter>())
-        if (s.filter.hash_function().algorithm() != hash_algorithm::xxh3_mix) return s;
+        if (s.filter.hash_function().algorithm() != hash_algorithm::xxh3_mix &&
+            s.filter.hash_function().algorithm() != hash_algorithm::xxh3_mum)
+            return s;
     throw std::logic_error("no sample of " + kind_of<Filter>::test_name() + " hashes as version 1 can");
 }
 
@@ -1599,7 +1604,9 @@ TYPED_TEST(Bkf, Version1FilesStillLoadAndAnswerAsBefore) {
     // the version 2 file of that filter, hash algorithm kept.
     std::size_t tried = 0;
     for (const auto& s : samples<TypeParam>()) {
-        if (s.filter.hash_function().algorithm() == hash_algorithm::xxh3_mix) continue;  // not in version 1
+        if (s.filter.hash_function().algorithm() == hash_algorithm::xxh3_mix ||
+            s.filter.hash_function().algorithm() == hash_algorithm::xxh3_mum)
+            continue;  // not in version 1
         SCOPED_TRACE(s.name);
         ++tried;
         const bytes v2 = saved_bytes(this->dir_, s.filter);
@@ -1888,17 +1895,17 @@ bytes from_hex(std::string_view hex) {
 
 /// docs/FORMAT.md, "An annotated example": a block filter sized for 10 keys at 1% holding apple,
 /// banana and cherry, as `printf 'apple\nbanana\ncherry\n' | bloomkit build -n 10 -p 0.01 -o -`
-/// writes it: version 2, hash 3 (xxh3-mix), then the payload and its chunk table.
+/// writes it: version 2, hash 4 (xxh3-mum), then the payload and its chunk table.
 bytes documented_example() {
     return from_hex(  // the rows of the xxd listing
-        "89424c4d0d0a1a0a0200800001000203"
+        "89424c4d0d0a1a0a0200800001000204"
         "00000000000000000002000000000000"
         "06000000000200000a00000000000000"
         "7b14ae47e17a843f0300000000000000"
         "12000000000000008000000000000000"
         "40000000000000000000000000000000"
         "00000000000000000000000000000000"
-        "00000000100000003e1e8cfe41820432"
+        "00000000100000001fb854bce417cc4b"
         "00000000000000000000000010000000"
         "00004000000000000002000000200000"
         "002000000200901c0000000000000000"
@@ -1935,16 +1942,16 @@ TEST(KnownAnswer, TheFormatDocumentsExampleByteForByte) {
 
     bloomkit::block_bloom_filter filter(10, 0.01);
     for (const std::string& key : fruit()) filter.insert(key);
-    EXPECT_EQ(filter.hash_function().algorithm(), hash_algorithm::xxh3_mix);
+    EXPECT_EQ(filter.hash_function().algorithm(), hash_algorithm::xxh3_mum);
     EXPECT_EQ(from_library(bloomkit::to_bytes(filter)), documented);
 
     // The annotations: payload checksum 0, flags 0, chunk shift 16, the chunk table.
     EXPECT_EQ(get_le(documented, field::version, 2), 2U);
-    EXPECT_EQ(documented[field::hash], 3U);
+    EXPECT_EQ(documented[field::hash], 4U);
     EXPECT_EQ(get_le(documented, field::payload_checksum, 8), 0U);
     EXPECT_EQ(get_le(documented, field::flags, 4), 0U);
     EXPECT_EQ(get_le(documented, field::chunk_shift, 4), 16U);
-    EXPECT_EQ(get_le(documented, field::header_checksum, 8), 0x32048241fe8c1e3eULL);
+    EXPECT_EQ(get_le(documented, field::header_checksum, 8), 0x4bcc17e4bc54b81fULL);
     EXPECT_EQ(get_le(documented, header_size + 64, 8), 0x497b35982055e8a7ULL);
     EXPECT_EQ(get_le(documented, header_size + 64, 8), XXH3_64bits(documented.data() + header_size, 64));
     EXPECT_EQ(get_le(documented, header_size + 72, 8), 0xc6959c05ab533a7eULL);
@@ -1954,7 +1961,7 @@ TEST(KnownAnswer, TheFormatDocumentsExampleByteForByte) {
     EXPECT_TRUE(loaded == filter);
     for (const std::string& key : fruit()) EXPECT_TRUE(loaded.contains(key)) << key;
     EXPECT_EQ(loaded.set_bit_count(), 18U);
-    EXPECT_EQ(loaded.hash_function().algorithm(), hash_algorithm::xxh3_mix);
+    EXPECT_EQ(loaded.hash_function().algorithm(), hash_algorithm::xxh3_mum);
 }
 
 TEST(KnownAnswer, TheVersion1ExampleStillLoadsAndAnswersAsBefore) {
@@ -1977,8 +1984,8 @@ TEST(KnownAnswer, TheVersion1ExampleStillLoadsAndAnswersAsBefore) {
     // The tests' conversion (to_version_1) makes exactly what bloomkit 0.1 wrote.
     EXPECT_EQ(to_version_1(from_library(bloomkit::to_bytes(legacy))), v1);
 
-    // Saved again, it is a version 2 file that keeps hash 1. Byte keys hash alike under codes 1
-    // and 3, so its payload and chunk table are the version 2 example's.
+    // Saved again, it is a version 2 file that keeps hash 1. Byte keys hash alike under codes 1,
+    // 3 and 4, so its payload and chunk table are the version 2 example's.
     const bytes again = from_library(bloomkit::to_bytes(loaded));
     const bytes v2 = documented_example();
     ASSERT_EQ(again.size(), v2.size());
@@ -1987,7 +1994,7 @@ TEST(KnownAnswer, TheVersion1ExampleStillLoadsAndAnswersAsBefore) {
     EXPECT_EQ(get_le(again, field::payload_checksum, 8), 0U);
     EXPECT_TRUE(std::equal(again.begin() + header_size, again.end(), v2.begin() + header_size));
     bytes relabelled = again;  // the one difference in the header
-    relabelled[field::hash] = 3;
+    relabelled[field::hash] = 4;
     reseal(relabelled);
     EXPECT_EQ(relabelled, v2);
 }
@@ -2257,7 +2264,7 @@ std::vector<forgery> bloom_forgeries() {
         forge<B>("kind_zero", set(field::kind, 0, 2), {invalid, "unknown filter kind 0"}),
         forge<B>("relabelled_counting", set(field::kind, 2, 2), {invalid, "unknown counting Bloom filter layout"}),
         forge<B>("hash_0", set(field::hash, 0, 1), {invalid, "unknown hash algorithm 0"}),
-        forge<B>("hash_4", set(field::hash, 4, 1), {invalid, "unknown hash algorithm 4"}),  // 3 is version 2's default
+        forge<B>("hash_5", set(field::hash, 5, 1), {invalid, "unknown hash algorithm 5"}),  // 4 is the default
         forge<B>("hash_255", set(field::hash, 255, 1), {invalid, "unknown hash algorithm 255"}),
         forge<B>("header_size_64", set(field::header_size, 64, 2), {invalid, "header size is 64"}),
         forge<B>("target_fpr_1_5", target(1.5), {invalid, "target false-positive rate"}),
@@ -2280,7 +2287,8 @@ std::vector<forgery> bloom_forgeries() {
         // nonzero one is the chunk shift.
         forge<B>("relabelled_version_1", set(field::version, 1, 2), {invalid, "reserved byte 116"},
                  "explicit_geometry"),  // hash 1
-        forge<B>("relabelled_version_1_hash_3", set(field::version, 1, 2), {invalid, "unknown hash algorithm 3"}),
+        forge<B>("relabelled_version_1_hash_4", set(field::version, 1, 2), {invalid, "unknown hash algorithm 4"}),
+        forge<B>("relabelled_version_1_hash_3", set(field::version, 1, 2), {invalid, "unknown hash algorithm 3"}, "xxh3_mix"),
         forge<B>("layout_0", set(b::layout, 0, 1), {invalid, "unknown Bloom filter layout 0"}),
         forge<B>("layout_4", set(b::layout, 4, 1), {invalid, "unknown Bloom filter layout 4"}),
         // A block file relabelled classic: the stored block size gives it away.

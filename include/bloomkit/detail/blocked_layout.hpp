@@ -33,12 +33,15 @@ struct block_probe {
 ///     static constexpr bloom_layout id;
 ///     probe locate(const digest&) const;
 ///     template <class Visit> void for_each_bit(std::uint32_t pattern, Visit visit) const;
+///     bool test_simd(const Word* block, std::uint32_t pattern, bool& answer) const;
+///     bool set_simd(Word* block, std::uint32_t pattern, bool& added) const;
 ///     bool test_batch_simd(const Word*, std::span<const probe>, bool* out) const;
 ///     std::optional<std::size_t> set_batch_simd(Word*, std::span<const probe>) const;
-/// where for_each_bit calls visit(word_in_block, bit_mask) once per probe, test_batch_simd
-/// answers a batch with the CPU's SIMD backend (returning false when there is none), and
-/// set_batch_simd inserts a batch with it, returning how many keys set a clear bit (nullopt
-/// when there is no backend that pays).
+/// where for_each_bit calls visit(word_in_block, bit_mask) once per probe; test_simd answers one
+/// key with the CPU's SIMD backend and set_simd inserts one (each returning false when there is
+/// no backend that pays); test_batch_simd answers a batch (false when there is no backend), and
+/// set_batch_simd inserts a batch, returning how many keys set a clear bit (nullopt when there
+/// is no backend that pays).
 template <class Derived, class Word, std::size_t Words>
 class blocked_layout {
 public:
@@ -69,14 +72,14 @@ public:
         return masks;
     }
 
-    /// Whether every bit of the key is set. A single key also goes through the SIMD kernel
-    /// when there is one: its few instructions leave the CPU room to overlap the next lookups'
-    /// misses with this one's (docs/design/performance.md).
+    /// Whether every bit of the key is set. A single key also goes through a SIMD kernel when
+    /// there is one: the fewer instructions each lookup takes, the more consecutive lookups an
+    /// out-of-order core keeps in flight, overlapping their misses (docs/design/performance.md).
     template <class Access>
     [[nodiscard]] bool test(const word_type* words, const probe& p) const noexcept {
         if constexpr (std::is_same_v<Access, plain_access>) {
             bool answer = false;
-            if (self().test_batch_simd(words, std::span<const probe>(&p, 1), &answer)) return answer;
+            if (self().test_simd(words + p.block * Words, p.pattern, answer)) return answer;
         }
         return test_scalar<Access>(words, p);
     }
@@ -95,9 +98,10 @@ public:
     /// that pays, as for test().
     template <class Access>
     bool set(word_type* words, const probe& p) const noexcept {
-        if constexpr (std::is_same_v<Access, plain_access>)
-            if (const std::optional<std::size_t> added = self().set_batch_simd(words, std::span<const probe>(&p, 1)))
-                return *added != 0;
+        if constexpr (std::is_same_v<Access, plain_access>) {
+            bool added = false;
+            if (self().set_simd(words + p.block * Words, p.pattern, added)) return added;
+        }
         return set_scalar<Access>(words, p);
     }
 

@@ -244,7 +244,7 @@ inline header_bytes check_common_header(std::span<const std::byte> seen, std::op
         reject_field(where, "header size is " + std::to_string(declared) + ", expected " + std::to_string(file_header_size));
     if (const auto kind = h.get<std::uint16_t>(f::kind); kind < 1 || kind > 5)
         reject_field(where, "unknown filter kind " + std::to_string(kind));
-    if (const auto hash = h.get<std::uint8_t>(f::hash); hash < 1 || hash > (version == 1 ? 2 : 3))
+    if (const auto hash = h.get<std::uint8_t>(f::hash); hash < 1 || hash > (version == 1 ? 2 : 4))
         reject_field(where, "unknown hash algorithm " + std::to_string(hash));
     if (const double fpr = h.get<double>(f::target_fpr); !(fpr == 0 || (fpr > 0 && fpr < 1)))
         reject_field(where, "target false-positive rate " + show_number(fpr) + " is not in (0, 1)");

@@ -28,7 +28,11 @@ public:
     static constexpr hash_algorithm default_hash = default_hash_algorithm;
     static constexpr std::uint32_t probe_multiplier = 0x9e3779b9U;
 
-    explicit block_layout(bloom_geometry g) : blocked_layout(g) {}
+    explicit block_layout(bloom_geometry g)
+        : blocked_layout(g),
+          lane_powers_(lane_powers_for(g.hashes)),
+          one_step_avx512_from_(g.hashes <= 16 ? static_cast<int>(simd_level::avx512) : never),
+          one_step_avx2_from_(g.hashes <= 8 ? static_cast<int>(simd_level::avx2) : never) {}
 
     [[nodiscard]] probe locate(const digest& d) const noexcept {
         return {detail::reduce(d.high, block_count()), static_cast<std::uint32_t>(d.low)};
@@ -37,25 +41,62 @@ public:
     template <class Visit>
     void for_each_bit(std::uint32_t pattern, Visit visit) const noexcept {
         // Independent products x·c^(i+1), not a chain of x *= c: the multiplications overlap
-        // instead of waiting on each other (and vectorise: simd/block_kernels.hpp).
+        // instead of waiting on each other (and vectorise: detail/simd/).
         for (std::uint32_t i = 0; i < geometry().hashes; ++i) {
             const std::uint32_t bit = (pattern * multiplier_powers[i]) >> (32 - 9);  // 0..511
             visit(bit / 64, std::uint64_t{1} << (bit % 64));
         }
     }
 
+    // One step of AVX-512 (k ≤ 16) or AVX2 (k ≤ 8) answers a key; past that, the batch kernels
+    // loop over steps. A single key takes the one-step kernel whichever the CPU has: AVX-512's
+    // is 3 instructions shorter, and instructions are what a single call costs. The levels at
+    // which each one-step kernel serves this k are worked out once, so choosing costs two
+    // compares.
+    bool test_simd(const word_type* block, std::uint32_t pattern, bool& answer) const noexcept {
+#ifdef BLOOMKIT_X86_SIMD
+        const int level = detail::simd_level_in_use.load(std::memory_order_relaxed);
+        if (level >= one_step_avx512_from_) {
+            answer = detail::simd::block_test_single_avx512(block, pattern, lane_powers_.data());
+            return true;
+        }
+        if (level >= one_step_avx2_from_) {
+            answer = detail::simd::block_test_single_avx2(block, pattern, lane_powers_.data());
+            return true;
+        }
+        if (level < 0) [[unlikely]] {  // not yet decided: decide, and answer on the scalar path
+            (void)active_simd_level();
+        }
+#endif
+        (void)block, (void)pattern, (void)answer;
+        return false;
+    }
+
+    bool set_simd(word_type* block, std::uint32_t pattern, bool& added) const noexcept {
+#ifdef BLOOMKIT_X86_SIMD
+        if (active_simd_level() == simd_level::avx512) {  // AVX2 measured no faster than scalar
+            added = detail::simd::block_set_single_avx512(block, pattern, geometry().hashes, multiplier_powers.data());
+            return true;
+        }
+#endif
+        (void)block, (void)pattern, (void)added;
+        return false;
+    }
+
     bool test_batch_simd(const word_type* words, std::span<const probe> probes, bool* out) const noexcept {
 #ifdef BLOOMKIT_X86_SIMD
-        // AVX-512 pays only when k > 8: up to 8 probes fit one AVX2 step, which is cheaper.
+        // For a batch, AVX-512 pays only when k > 8: up to 8 probes fit one AVX2 step, which
+        // measured faster over many keys.
         const simd_level level = active_simd_level();
-        if (level == simd_level::avx512 && geometry().hashes > 8) {
-            detail::simd::block_test_avx512(words, probes.data(), probes.size(), geometry().hashes,
-                                            multiplier_powers.data(), out);
+        const std::uint32_t k = geometry().hashes;
+        if (level == simd_level::avx512 && k > 8) {
+            if (k <= 16) detail::simd::block_test_few_avx512(words, probes.data(), probes.size(), lane_powers_.data(), out);
+            else detail::simd::block_test_avx512(words, probes.data(), probes.size(), k, multiplier_powers.data(), out);
             return true;
         }
         if (level != simd_level::scalar) {
-            detail::simd::block_test_avx2(words, probes.data(), probes.size(), geometry().hashes, multiplier_powers.data(),
-                                          out);
+            if (k <= 8) detail::simd::block_test_few_avx2(words, probes.data(), probes.size(), lane_powers_.data(), out);
+            else detail::simd::block_test_avx2(words, probes.data(), probes.size(), k, multiplier_powers.data(), out);
             return true;
         }
 #endif
@@ -65,7 +106,7 @@ public:
 
     std::optional<std::size_t> set_batch_simd(word_type* words, std::span<const probe> probes) const noexcept {
 #ifdef BLOOMKIT_X86_SIMD
-        if (active_simd_level() == simd_level::avx512)  // AVX2 measured no faster than scalar
+        if (active_simd_level() == simd_level::avx512)
             return detail::simd::block_set_avx512(words, probes.data(), probes.size(), geometry().hashes,
                                                   multiplier_powers.data());
 #endif
@@ -80,6 +121,21 @@ public:
         for (auto& p : powers) p = power *= probe_multiplier;
         return powers;
     }();
+
+private:
+    /// The multipliers of a one-step SIMD kernel: c^(i+1) in lane i < k, and probe 0's c^1 in
+    /// the lanes past k — a repeated probe tests a bit already tested, so no lane is masked.
+    static std::array<std::uint32_t, 16> lane_powers_for(std::uint32_t hashes) noexcept {
+        std::array<std::uint32_t, 16> lanes{};
+        for (std::uint32_t i = 0; i < lanes.size(); ++i) lanes[i] = multiplier_powers[i < hashes ? i : 0];
+        return lanes;
+    }
+
+    static constexpr int never = 3;  // above every simd_level
+
+    std::array<std::uint32_t, 16> lane_powers_;
+    int one_step_avx512_from_;  // the lowest level in use at which each one-step kernel serves k
+    int one_step_avx2_from_;
 };
 
 }  // namespace bloomkit

@@ -35,6 +35,28 @@ public:
         return {block, static_cast<std::uint32_t>(d.low)};
     }
 
+    bool test_simd(const word_type* block, std::uint32_t pattern, bool& answer) const noexcept {
+#ifdef BLOOMKIT_X86_SIMD
+        if (active_simd_level() != simd_level::scalar) {
+            answer = detail::simd::split_block_test_one_avx2(block, pattern, salt.data());
+            return true;
+        }
+#endif
+        (void)block, (void)pattern, (void)answer;
+        return false;
+    }
+
+    bool set_simd(word_type* block, std::uint32_t pattern, bool& added) const noexcept {
+#ifdef BLOOMKIT_X86_SIMD
+        if (active_simd_level() != simd_level::scalar) {
+            added = detail::simd::split_block_set_one_avx2(block, pattern, salt.data());
+            return true;
+        }
+#endif
+        (void)block, (void)pattern, (void)added;
+        return false;
+    }
+
     bool test_batch_simd(const word_type* words, std::span<const probe> probes, bool* out) const noexcept {
 #ifdef BLOOMKIT_X86_SIMD
         if (active_simd_level() != simd_level::scalar) {

@@ -1,13 +1,17 @@
 // bloomkit/detail/simd/block_avx2.hpp — the AVX2 backend of the 512-bit block layout
-// (layouts/block.hpp): lookups of a batch of already-located keys, 8 probes per step.
+// (layouts/block.hpp): lookups of already-located keys, 8 probes per step.
 //
 // The block is viewed as sixteen 32-bit words (on a little-endian machine bit b of 64-bit word
 // j is bit b % 32 of 32-bit word 2j + b / 32), so probe i's 9-bit position p — the top 9 bits
 // of x·c^(i+1) mod 2^32 — is bit p % 32 of 32-bit word p / 32, i.e. word = product >> 28 and
 // bit = (product >> 23) & 31. AVX2 handles 8 probes per step: vpmulld for the products, two
 // in-register permutes and a blend to fetch each probe's word from the block, vpsllvd for the
-// bit. Lanes past k test an empty mask. Same arithmetic as layouts/block.hpp, so the same
-// answers.
+// bit. Same arithmetic as layouts/block.hpp, so the same answers.
+//
+// The common case, k ≤ 8, is one step with no lane to mask: the layout's lane_powers repeat
+// probe 0's multiplier in the lanes past k, and a repeated probe tests a bit already tested.
+// That step is ~12 instructions (block_test_one_avx2), which is what a single-key lookup costs
+// on top of its hash (docs/design/performance.md, "Single-key calls").
 //
 // Inserts have no AVX2 kernel: building the key's mask in two ymm halves measured no faster
 // than the scalar path (docs/design/performance.md), so they use AVX-512 or scalar code.
@@ -28,6 +32,24 @@
 
 namespace bloomkit::detail::simd {
 
+/// Whether every probe of a key with k ≤ 8 is set in `block`; lane_powers as described above.
+__attribute__((target("avx2"), always_inline)) inline bool block_test_one_avx2(const std::uint64_t* block,
+                                                                                std::uint32_t pattern,
+                                                                                const std::uint32_t* lane_powers) noexcept {
+    const __m256i product = _mm256_mullo_epi32(_mm256_set1_epi32(static_cast<int>(pattern)),
+                                               _mm256_loadu_si256(reinterpret_cast<const __m256i*>(lane_powers)));
+    const __m256i word = _mm256_srli_epi32(product, 28);  // vpermd reads its low 3 bits
+    const auto* halves = reinterpret_cast<const __m256i*>(block);
+    const __m256i low = _mm256_permutevar8x32_epi32(_mm256_loadu_si256(halves), word);
+    const __m256i high = _mm256_permutevar8x32_epi32(_mm256_loadu_si256(halves + 1), word);
+    // Bit 3 of the word, i.e. bit 31 of the product, picks the half: blendvps reads each lane's top bit.
+    const __m256i fetched = _mm256_castps_si256(
+        _mm256_blendv_ps(_mm256_castsi256_ps(low), _mm256_castsi256_ps(high), _mm256_castsi256_ps(product)));
+    const __m256i mask = _mm256_sllv_epi32(_mm256_set1_epi32(1), _mm256_srli_epi32(_mm256_slli_epi32(product, 4), 27));
+    return _mm256_testc_si256(fetched, mask) != 0;  // every mask bit set in what was fetched
+}
+
+/// Lookups of `count` located keys with any k, 8 probes per step (lanes past k masked off).
 __attribute__((target("avx2"))) inline void block_test_avx2(const std::uint64_t* words, const block_probe* probes,
                                                             std::size_t count, std::uint32_t hashes,
                                                             const std::uint32_t* powers, bool* out) noexcept {
@@ -54,6 +76,21 @@ __attribute__((target("avx2"))) inline void block_test_avx2(const std::uint64_t*
         }
         out[key] = _mm256_testz_si256(missing, missing) != 0;
     }
+}
+
+/// block_test_avx2 for k ≤ 8: one step per key.
+__attribute__((target("avx2"))) inline void block_test_few_avx2(const std::uint64_t* words, const block_probe* probes,
+                                                                std::size_t count, const std::uint32_t* lane_powers,
+                                                                bool* out) noexcept {
+    for (std::size_t key = 0; key < count; ++key)
+        out[key] = block_test_one_avx2(words + probes[key].block * 8, probes[key].pattern, lane_powers);
+}
+
+/// A single key, k ≤ 8: a function of its own so that a caller built for baseline x86-64
+/// calls it directly (the always_inline kernel cannot be inlined there).
+__attribute__((target("avx2"))) inline bool block_test_single_avx2(const std::uint64_t* block, std::uint32_t pattern,
+                                                                   const std::uint32_t* lane_powers) noexcept {
+    return block_test_one_avx2(block, pattern, lane_powers);
 }
 
 }  // namespace bloomkit::detail::simd

@@ -3,11 +3,11 @@
 //
 // The block is viewed as sixteen 32-bit words, as in block_avx2.hpp: probe i's 9-bit position
 // p is bit p % 32 of word p / 32. Lookups handle 16 probes per step: one vpermd over the whole
-// block held in a zmm register fetches each probe's word. Lanes past k test an empty mask.
+// block held in a zmm register fetches each probe's word. Lanes past k test an empty mask, or,
+// for k ≤ 16, repeat probe 0 (block_test_one_avx512).
 //
-// Inserting builds the key's 512-bit mask in a zmm register — per probe, a compare of the
-// probe's word against the eight lane numbers picks the lane its bit goes to — and ORs it into
-// the block with one load and one store, where the scalar path writes a word at a time
+// Inserting builds the key's 512-bit mask in a zmm register and ORs it into the block with one
+// load and one store, where the scalar path writes a word at a time
 // (docs/design/performance.md).
 //
 // Loads and stores are the unaligned forms: as fast as the aligned ones on a 64-byte-aligned
@@ -26,15 +26,29 @@
 
 namespace bloomkit::detail::simd {
 
-// GCC 12's own AVX-512 headers trip -Wmaybe-uninitialized (their _mm512_undefined_* helpers);
+// GCC 12's own AVX-512 headers trip -W(maybe-)uninitialized (their _mm512_undefined_* helpers);
 // Clang has no such warning, and would warn about the unknown name instead.
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
 #endif
-__attribute__((target("avx512f,avx512bw,avx512vl"))) inline void block_test_avx512(
-    const std::uint64_t* words, const block_probe* probes, std::size_t count, std::uint32_t hashes,
-    const std::uint32_t* powers, bool* out) noexcept {
+/// Whether every probe of a key with k ≤ 16 is set in `block`: one step, with the layout's
+/// lane_powers (probe 0's multiplier repeated past k, as in block_avx2.hpp). vprolvd takes its
+/// count mod 32, so the bit needs no masking. ~9 instructions.
+__attribute__((target("avx512f"), always_inline)) inline bool block_test_one_avx512(const std::uint64_t* block,
+                                                                                    std::uint32_t pattern,
+                                                                                    const std::uint32_t* lane_powers) noexcept {
+    const __m512i product = _mm512_mullo_epi32(_mm512_set1_epi32(static_cast<int>(pattern)), _mm512_loadu_si512(lane_powers));
+    const __m512i fetched = _mm512_permutexvar_epi32(_mm512_srli_epi32(product, 28), _mm512_loadu_si512(block));
+    const __m512i mask = _mm512_rolv_epi32(_mm512_set1_epi32(1), _mm512_srli_epi32(product, 23));
+    return _mm512_testn_epi32_mask(fetched, mask) == 0;  // no lane whose bit is clear
+}
+
+/// Lookups of `count` located keys with any k, 16 probes per step (lanes past k masked off).
+__attribute__((target("avx512f"))) inline void block_test_avx512(const std::uint64_t* words, const block_probe* probes,
+                                                                std::size_t count, std::uint32_t hashes,
+                                                                const std::uint32_t* powers, bool* out) noexcept {
     const __m512i one = _mm512_set1_epi32(1);
     for (std::size_t key = 0; key < count; ++key) {
         const __m512i block = _mm512_loadu_si512(words + probes[key].block * 8);
@@ -45,35 +59,59 @@ __attribute__((target("avx512f,avx512bw,avx512vl"))) inline void block_test_avx5
             const auto active = static_cast<__mmask16>(left >= 16 ? 0xffffU : (1U << left) - 1);
             const __m512i product = _mm512_mullo_epi32(pattern, _mm512_loadu_si512(powers + first));
             const __m512i fetched = _mm512_permutexvar_epi32(_mm512_srli_epi32(product, 28), block);
-            const __m512i mask = _mm512_sllv_epi32(one, _mm512_and_si512(_mm512_srli_epi32(product, 23), _mm512_set1_epi32(31)));
-            // A lane misses when its bit is clear in the fetched word.
-            missing |= _mm512_mask_testn_epi32_mask(active, _mm512_and_si512(fetched, mask), mask);
+            const __m512i mask = _mm512_rolv_epi32(one, _mm512_srli_epi32(product, 23));
+            missing |= _mm512_mask_testn_epi32_mask(active, fetched, mask);
         }
         out[key] = missing == 0;
     }
+}
+
+/// block_test_avx512 for k ≤ 16: one step per key.
+__attribute__((target("avx512f"))) inline void block_test_few_avx512(const std::uint64_t* words, const block_probe* probes,
+                                                                    std::size_t count, const std::uint32_t* lane_powers,
+                                                                    bool* out) noexcept {
+    for (std::size_t key = 0; key < count; ++key)
+        out[key] = block_test_one_avx512(words + probes[key].block * 8, probes[key].pattern, lane_powers);
+}
+
+/// A single key, k ≤ 16: called directly by code built for baseline x86-64 (see block_avx2.hpp).
+__attribute__((target("avx512f"))) inline bool block_test_single_avx512(const std::uint64_t* block, std::uint32_t pattern,
+                                                                       const std::uint32_t* lane_powers) noexcept {
+    return block_test_one_avx512(block, pattern, lane_powers);
+}
+
+/// Sets the bits of one key; true if one was clear. Each probe's position p (0..511) becomes a
+/// one-bit mask in the 64-bit lane p / 64 by shifting 1 left by p − 64·lane in every lane:
+/// vpsllvq gives 0 for any count outside 0..63, so only the probe's own lane gets its bit.
+__attribute__((target("avx512f"), always_inline)) inline bool block_set_one_avx512(std::uint64_t* block,
+                                                                                  std::uint32_t pattern, std::uint32_t hashes,
+                                                                                  const std::uint32_t* powers) noexcept {
+    const __m512i lane_start = _mm512_setr_epi64(0, 64, 128, 192, 256, 320, 384, 448);
+    const __m512i one = _mm512_set1_epi64(1);
+    __m512i mask = _mm512_setzero_si512();
+    for (std::uint32_t i = 0; i < hashes; ++i) {
+        const __m512i position = _mm512_set1_epi64((pattern * powers[i]) >> (32 - 9));
+        mask = _mm512_or_si512(mask, _mm512_sllv_epi64(one, _mm512_sub_epi64(position, lane_start)));
+    }
+    const __m512i old = _mm512_loadu_si512(block);
+    _mm512_storeu_si512(block, _mm512_or_si512(old, mask));
+    return _mm512_test_epi64_mask(_mm512_andnot_si512(old, mask), mask) != 0;
 }
 
 /// Sets the bits of `count` located keys; returns how many set a bit that was clear.
 __attribute__((target("avx512f"))) inline std::size_t block_set_avx512(std::uint64_t* words, const block_probe* probes,
                                                                       std::size_t count, std::uint32_t hashes,
                                                                       const std::uint32_t* powers) noexcept {
-    const __m512i lane = _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7);
-    const __m512i one = _mm512_set1_epi64(1);
-    const __m512i low_six = _mm512_set1_epi64(63);
     std::size_t added = 0;
-    for (std::size_t key = 0; key < count; ++key) {
-        __m512i mask = _mm512_setzero_si512();
-        for (std::uint32_t i = 0; i < hashes; ++i) {
-            const __m512i bit = _mm512_set1_epi64((probes[key].pattern * powers[i]) >> (32 - 9));  // 0..511
-            const __mmask8 in_word = _mm512_cmpeq_epi64_mask(_mm512_srli_epi64(bit, 6), lane);
-            mask = _mm512_mask_or_epi64(mask, in_word, mask, _mm512_sllv_epi64(one, _mm512_and_si512(bit, low_six)));
-        }
-        std::uint64_t* block = words + probes[key].block * 8;
-        const __m512i old = _mm512_loadu_si512(block);
-        _mm512_storeu_si512(block, _mm512_or_si512(old, mask));
-        added += _mm512_test_epi64_mask(_mm512_andnot_si512(old, mask), mask) != 0 ? 1 : 0;
-    }
+    for (std::size_t key = 0; key < count; ++key)
+        added += block_set_one_avx512(words + probes[key].block * 8, probes[key].pattern, hashes, powers) ? 1 : 0;
     return added;
+}
+
+/// A single key: called directly by code built for baseline x86-64 (see block_avx2.hpp).
+__attribute__((target("avx512f"))) inline bool block_set_single_avx512(std::uint64_t* block, std::uint32_t pattern,
+                                                                      std::uint32_t hashes, const std::uint32_t* powers) noexcept {
+    return block_set_one_avx512(block, pattern, hashes, powers);
 }
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop

@@ -20,33 +20,44 @@
 
 namespace bloomkit::detail::simd {
 
+/// The key's eight one-bit masks, one per 32-bit word: word i's bit is (x·salt[i]) >> 27.
+__attribute__((target("avx2"), always_inline)) inline __m256i split_block_mask_avx2(std::uint32_t pattern,
+                                                                                   const std::uint32_t* salts) noexcept {
+    const __m256i product = _mm256_mullo_epi32(_mm256_set1_epi32(static_cast<int>(pattern)),
+                                               _mm256_loadu_si256(reinterpret_cast<const __m256i*>(salts)));
+    return _mm256_sllv_epi32(_mm256_set1_epi32(1), _mm256_srli_epi32(product, 27));
+}
+
+/// Whether every bit of the key is set in `block`.
+__attribute__((target("avx2"))) inline bool split_block_test_one_avx2(const std::uint32_t* block, std::uint32_t pattern,
+                                                                      const std::uint32_t* salts) noexcept {
+    const __m256i mask = split_block_mask_avx2(pattern, salts);
+    return _mm256_testc_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(block)), mask) != 0;
+}
+
+/// Sets the key's bits in `block`; true if one was clear.
+__attribute__((target("avx2"))) inline bool split_block_set_one_avx2(std::uint32_t* block, std::uint32_t pattern,
+                                                                     const std::uint32_t* salts) noexcept {
+    const __m256i mask = split_block_mask_avx2(pattern, salts);
+    auto* at = reinterpret_cast<__m256i*>(block);
+    const __m256i old = _mm256_loadu_si256(at);
+    _mm256_storeu_si256(at, _mm256_or_si256(old, mask));
+    return _mm256_testc_si256(old, mask) == 0;  // some mask bit was clear
+}
+
 __attribute__((target("avx2"))) inline void split_block_test_avx2(const std::uint32_t* words, const block_probe* probes,
                                                                   std::size_t count, const std::uint32_t* salts,
                                                                   bool* out) noexcept {
-    const __m256i salt = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(salts));
-    const __m256i one = _mm256_set1_epi32(1);
-    for (std::size_t key = 0; key < count; ++key) {
-        const __m256i block = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(words + probes[key].block * 8));
-        const __m256i product = _mm256_mullo_epi32(_mm256_set1_epi32(static_cast<int>(probes[key].pattern)), salt);
-        const __m256i mask = _mm256_sllv_epi32(one, _mm256_srli_epi32(product, 27));
-        out[key] = _mm256_testc_si256(block, mask) != 0;  // every mask bit set in the block
-    }
+    for (std::size_t key = 0; key < count; ++key)
+        out[key] = split_block_test_one_avx2(words + probes[key].block * 8, probes[key].pattern, salts);
 }
 
 /// Sets the bits of `count` located keys; returns how many set a bit that was clear.
 __attribute__((target("avx2"))) inline std::size_t split_block_set_avx2(std::uint32_t* words, const block_probe* probes,
                                                                        std::size_t count, const std::uint32_t* salts) noexcept {
-    const __m256i salt = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(salts));
-    const __m256i one = _mm256_set1_epi32(1);
     std::size_t added = 0;
-    for (std::size_t key = 0; key < count; ++key) {
-        auto* block = reinterpret_cast<__m256i*>(words + probes[key].block * 8);
-        const __m256i product = _mm256_mullo_epi32(_mm256_set1_epi32(static_cast<int>(probes[key].pattern)), salt);
-        const __m256i mask = _mm256_sllv_epi32(one, _mm256_srli_epi32(product, 27));
-        const __m256i old = _mm256_loadu_si256(block);
-        _mm256_storeu_si256(block, _mm256_or_si256(old, mask));
-        added += _mm256_testc_si256(old, mask) == 0 ? 1 : 0;  // some mask bit was clear
-    }
+    for (std::size_t key = 0; key < count; ++key)
+        added += split_block_set_one_avx2(words + probes[key].block * 8, probes[key].pattern, salts) ? 1 : 0;
     return added;
 }
 

@@ -1,0 +1,132 @@
+// instruction_count — the instructions one call executes, counted, not timed.
+//
+//   instruction_count KIND OPERATION CALLS
+//     KIND       block | split-block | classic | counting | cuckoo | scalable | fuse8 | hash
+//     OPERATION  contains | insert | contains-bulk | loop   (hash: u64 | string8 | string60)
+//
+// Builds a filter of 1M random 8-byte keys, then makes CALLS calls over 2^20 prepared keys, in
+// the loop a user writes: `found += filter.contains(key)`. bench/instructions.sh runs it under
+// valgrind's instruction counter twice — with CALLS and with 0 — and divides the difference by
+// CALLS, so the build and the key generation cancel out; OPERATION "loop" is the same loop with
+// no call in it, to say what the loop itself costs. A count does not vary with the machine's
+// load or clock, so it shows what a change of code did where a timing would drown it in noise
+// (docs/design/performance.md, "Single-key calls"). Valgrind's virtual CPU has AVX2 and no
+// AVX-512, so the counts are of the AVX2 kernels.
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "bloomkit/bloomkit.hpp"
+
+namespace {
+
+constexpr std::uint64_t splitmix64(std::uint64_t x) noexcept {
+    x += 0x9e3779b97f4a7c15ULL;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+    return x ^ (x >> 31);
+}
+
+constexpr std::uint64_t filter_keys = 1'000'000;
+constexpr std::size_t prepared_keys = std::size_t{1} << 20;
+
+[[noreturn]] void usage() {
+    std::fprintf(stderr,
+                 "usage: instruction_count block|split-block|classic|counting|cuckoo|scalable|fuse8 "
+                 "contains|insert|contains-bulk|loop CALLS\n"
+                 "       instruction_count hash u64|string8|string60 CALLS\n");
+    std::exit(2);
+}
+
+std::vector<std::uint64_t> keys(std::uint64_t salt, std::size_t count) {
+    std::vector<std::uint64_t> out(count);
+    for (std::size_t i = 0; i < count; ++i) out[i] = splitmix64(i * 2 + salt);
+    return out;
+}
+
+/// CALLS calls of `call(key)` over the prepared keys, cycling; the sum of the answers.
+template <class Key, class Call>
+std::uint64_t loop(const std::vector<Key>& prepared, std::uint64_t calls, Call call) {
+    std::uint64_t found = 0;
+    std::size_t at = 0;
+    for (std::uint64_t i = 0; i < calls; ++i) {
+        found += call(prepared[at]);
+        if (++at == prepared.size()) at = 0;
+    }
+    return found;
+}
+
+template <class Filter>
+std::uint64_t run_filter(std::string_view operation, std::uint64_t calls, Filter& filter) {
+    const std::vector<std::uint64_t> prepared = keys(0, prepared_keys);
+    if (operation == "contains")
+        return loop(prepared, calls, [&](std::uint64_t key) { return filter.contains(key) ? 1U : 0U; });
+    if (operation == "loop") return loop(prepared, calls, [](std::uint64_t key) { return key & 1; });
+    if (operation == "contains-bulk") {
+        std::uint64_t found = 0;
+        for (std::uint64_t done = 0; done < calls; done += prepared.size()) {
+            const auto end = prepared.begin() + static_cast<std::ptrdiff_t>(std::min<std::uint64_t>(prepared.size(), calls - done));
+            found += filter.count_contained(prepared.begin(), end);
+        }
+        return found;
+    }
+    if (operation == "insert") {
+        if constexpr (requires { filter.insert(std::uint64_t{}); })
+            return loop(prepared, calls, [&](std::uint64_t key) { return filter.insert(key) ? 1U : 0U; });
+    }
+    usage();
+}
+
+/// A filter of the kind, holding filter_keys keys (none of the prepared ones: lookups of
+/// absent keys, which run every probe; an insert of a new key alike).
+template <class Filter>
+std::uint64_t run_kind(std::string_view operation, std::uint64_t calls) {
+    const std::vector<std::uint64_t> held = keys(1, filter_keys);
+    if constexpr (std::is_same_v<Filter, bloomkit::binary_fuse8_filter>) {
+        Filter filter(held);
+        return run_filter(operation, calls, filter);
+    } else {
+        Filter filter(filter_keys + (operation == "insert" ? calls : 0), 0.01);
+        filter.insert(held.begin(), held.end());
+        return run_filter(operation, calls, filter);
+    }
+}
+
+std::uint64_t run_hash(std::string_view key_type, std::uint64_t calls) {
+    const bloomkit::hasher hash;
+    const std::vector<std::uint64_t> integers = keys(0, prepared_keys);
+    if (key_type == "u64") return loop(integers, calls, [&](std::uint64_t key) { return hash(key).low; });
+    const std::size_t length = key_type == "string8" ? 8 : key_type == "string60" ? 60 : 0;
+    if (length == 0) usage();
+    std::vector<std::string> strings;
+    strings.reserve(prepared_keys / 16);
+    for (std::size_t i = 0; i < prepared_keys / 16; ++i) {
+        std::string s = std::to_string(integers[i]);
+        s.resize(length, 'x');
+        strings.push_back(std::move(s));
+    }
+    return loop(strings, calls, [&](const std::string& key) { return hash(key).low; });
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (argc != 4) usage();
+    const std::string_view kind = argv[1], operation = argv[2];
+    const std::uint64_t calls = std::strtoull(argv[3], nullptr, 10);
+    std::uint64_t result = 0;
+    if (kind == "block") result = run_kind<bloomkit::block_bloom_filter>(operation, calls);
+    else if (kind == "split-block") result = run_kind<bloomkit::split_block_bloom_filter>(operation, calls);
+    else if (kind == "classic") result = run_kind<bloomkit::classic_bloom_filter>(operation, calls);
+    else if (kind == "counting") result = run_kind<bloomkit::counting_bloom_filter>(operation, calls);
+    else if (kind == "cuckoo") result = run_kind<bloomkit::cuckoo_filter>(operation, calls);
+    else if (kind == "scalable") result = run_kind<bloomkit::scalable_bloom_filter>(operation, calls);
+    else if (kind == "fuse8") result = run_kind<bloomkit::binary_fuse8_filter>(operation, calls);
+    else if (kind == "hash") result = run_hash(operation, calls);
+    else usage();
+    std::printf("%llu\n", static_cast<unsigned long long>(result));  // the answers, so no call is optimised away
+    return 0;
+}

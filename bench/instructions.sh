@@ -1,0 +1,37 @@
+#!/bin/sh
+# bench/instructions.sh BUILD_DIR [CALLS] — instructions per call, counted by valgrind
+# (cachegrind's instruction count, no cache simulation): each row runs
+# bench/instruction_count once with CALLS calls and once with none, and divides the difference
+# by CALLS. "net" subtracts the cost of the loop around the call (the row "loop").
+# Valgrind's virtual CPU has AVX2 but no AVX-512: these are counts of the AVX2 kernels.
+set -eu
+build=${1:?usage: bench/instructions.sh BUILD_DIR [CALLS]}
+calls=${2:-1000000}
+program=$build/bench/instruction_count
+command -v valgrind >/dev/null || { echo "instructions.sh: valgrind is not installed (scripts/install-deps.sh bench)" >&2; exit 2; }
+[ -x "$program" ] || { echo "instructions.sh: $program is missing (build the bench)" >&2; exit 2; }
+
+# Instructions one run executes, from cachegrind's summary ("I refs: 123,456").
+instructions() {
+    valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null "$program" "$@" 2>&1 >/dev/null |
+        sed -n 's/.*I *refs: *//p' | tr -d ,
+}
+per_call() {
+    with=$(instructions "$1" "$2" "$calls")
+    without=$(instructions "$1" "$2" 0)
+    echo $(( (with - without) * 10 / calls ))  # tenths
+}
+tenths() { printf '%d.%d' $(( $1 / 10 )) $(( $1 % 10 )); }
+
+loop=$(per_call block loop)
+echo "Instructions per call ($calls calls, 1M-key filters at 1%, absent 8-byte integer keys; valgrind $(valgrind --version | sed 's/valgrind-//')):"
+echo
+echo "| structure | operation | instructions per call | net of the loop ($(tenths "$loop")) |"
+echo "|---|---|---:|---:|"
+for row in block:contains block:insert block:contains-bulk split-block:contains split-block:insert \
+           classic:contains counting:contains cuckoo:contains scalable:contains fuse8:contains \
+           hash:u64 hash:string8 hash:string60; do
+    kind=${row%%:*} operation=${row#*:}
+    n=$(per_call "$kind" "$operation")
+    echo "| $kind | $operation | $(tenths "$n") | $(tenths $(( n - loop ))) |"
+done
