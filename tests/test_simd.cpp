@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "bloomkit/bloom_filter.hpp"
+#include "bloomkit/counting_bloom_filter.hpp"
 #include "bloomkit/detail/bits.hpp"
 #include "bloomkit/simd.hpp"
 #include "layout_types.hpp"
@@ -123,6 +124,46 @@ TEST(Simd, CountingOnesAgreesWithAPlainCount) {
             std::uint64_t expected = 0;
             for (std::size_t i = 0; i < size; ++i) expected += static_cast<std::uint64_t>(std::popcount(bytes[offset + i]));
             EXPECT_EQ(bloomkit::detail::count_ones(bytes.data() + offset, size), expected) << offset << " + " << size;
+        }
+    }
+}
+
+TEST(Simd, CountingFiltersCountAndAnswerExactlyAsTheScalarCode) {
+    // detail/simd/counting_block_avx512.hpp: inserts (saturating at 15), lookups and counts
+    // agree with the scalar code for probe counts that fill 8 or 16 lanes or leave some idle,
+    // and past 16 (the scalar code then).
+    const simd_guard guard;
+    std::mt19937_64 rng(41);
+    for (const std::uint32_t k : {1U, 3U, 6U, 8U, 9U, 16U, 17U}) {
+        const bloomkit::counting_geometry geometry{128 * (4 + rng() % 32), k};
+        const filter_options options{.seed = rng()};
+        std::vector<std::uint64_t> keys(geometry.counters / (3 * k) + 1);
+        for (auto& key : keys) key = rng();
+        for (int i = 0; i < 20; ++i) keys.push_back(keys[0]);  // one key's counters saturate
+        std::vector<std::uint64_t> probes(4000);
+        for (auto& p : probes) p = rng();
+
+        ASSERT_EQ(limit_simd_level(simd_level::scalar), simd_level::scalar);
+        bloomkit::counting_bloom_filter expected(geometry, options);
+        std::uint64_t expected_added = 0;
+        for (const auto key : keys) expected_added += expected.insert(key) ? 1 : 0;
+        std::vector<bool> expected_answers;
+        for (const auto p : probes) expected_answers.push_back(expected.contains(p));
+        for (const simd_level level : levels_of_this_cpu()) {
+            SCOPED_TRACE(testing::Message() << "k=" << k << " backend=" << to_string(level));
+            ASSERT_EQ(limit_simd_level(level), level);
+            bloomkit::counting_bloom_filter filter(geometry, options);
+            std::uint64_t added = 0;
+            for (const auto key : keys) added += filter.insert(key) ? 1 : 0;
+            EXPECT_EQ(added, expected_added);
+            EXPECT_TRUE(filter == expected);
+            EXPECT_EQ(filter.count(keys[0]), 15U);
+            std::vector<bool> answers;
+            for (const auto p : probes) answers.push_back(filter.contains(p));
+            EXPECT_EQ(answers, expected_answers);
+            bloomkit::counting_bloom_filter bulk(geometry, options);
+            EXPECT_EQ(bulk.insert(keys.begin(), keys.end()), expected_added);
+            EXPECT_TRUE(bulk == expected);
         }
     }
 }

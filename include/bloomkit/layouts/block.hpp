@@ -50,12 +50,19 @@ public:
 
     // One step of AVX-512 (k ≤ 16) or AVX2 (k ≤ 8) answers a key; past that, the batch kernels
     // loop over steps. A single key takes the one-step kernel whichever the CPU has: AVX-512's
-    // is 3 instructions shorter, and instructions are what a single call costs. The levels at
-    // which each one-step kernel serves this k are worked out once, so choosing costs two
-    // compares.
+    // is 3 instructions shorter, and instructions are what a single call costs — unless the
+    // code is compiled for AVX2 (-mavx2, -march=native), where the AVX2 kernel inlines and
+    // saves the call instead. The levels at which each one-step kernel serves this k are
+    // worked out once, so choosing costs one or two compares.
     bool test_simd(const word_type* block, std::uint32_t pattern, bool& answer) const noexcept {
 #ifdef BLOOMKIT_X86_SIMD
         const int level = detail::simd_level_in_use.load(std::memory_order_relaxed);
+#if defined(__AVX2__) && !defined(__AVX512F__)
+        if (level >= one_step_avx2_from_) {
+            answer = detail::simd::block_test_single_avx2(block, pattern, lane_powers_.data());
+            return true;
+        }
+#endif
         if (level >= one_step_avx512_from_) {
             answer = detail::simd::block_test_single_avx512(block, pattern, lane_powers_.data());
             return true;
@@ -75,7 +82,8 @@ public:
     bool set_simd(word_type* block, std::uint32_t pattern, bool& added) const noexcept {
 #ifdef BLOOMKIT_X86_SIMD
         if (active_simd_level() == simd_level::avx512) {  // AVX2 measured no faster than scalar
-            added = detail::simd::block_set_single_avx512(block, pattern, geometry().hashes, multiplier_powers.data());
+            added = detail::simd::block_set_single_avx512(block, pattern, geometry().hashes, multiplier_powers.data(),
+                                                          lane_powers_.data());
             return true;
         }
 #endif
@@ -108,11 +116,15 @@ public:
 #ifdef BLOOMKIT_X86_SIMD
         if (active_simd_level() == simd_level::avx512)
             return detail::simd::block_set_avx512(words, probes.data(), probes.size(), geometry().hashes,
-                                                  multiplier_powers.data());
+                                                  multiplier_powers.data(), lane_powers_.data());
 #endif
         (void)words, (void)probes;
         return std::nullopt;
     }
+
+    /// The multipliers of a one-step SIMD kernel (see lane_powers_for), for layouts that place
+    /// their bits as this one does (layouts/counting_block.hpp).
+    [[nodiscard]] const std::uint32_t* lane_powers() const noexcept { return lane_powers_.data(); }
 
     /// c^(i+1) mod 2^32 for probe i: the multipliers of the probes, in order.
     static constexpr std::array<std::uint32_t, max_hashes + 16> multiplier_powers = [] {
