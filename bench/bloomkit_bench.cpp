@@ -2,7 +2,7 @@
 // machine's memory floor, on the same keys, in one run. Prints Markdown tables (or --json).
 //
 //   bloomkit_bench [--n 1e6,1e8] [--fpp 0.01,0.001] [--keys int,url] [--sample 1e7] [--json | --tsv]
-//                  [--only block,split-block,classic,counting,cuckoo,scalable,fuse8,fuse8-4wise,
+//                  [--only hash,block,split-block,classic,counting,cuckoo,scalable,fuse8,fuse8-4wise,
 //                          libbloom,unordered_set]
 //   bloomkit_bench --space [--tsv]
 //
@@ -288,6 +288,22 @@ void bench_fuse(const char* name, const workload& w, std::vector<row>& rows) {
     measure_lookups(s, w, rows);
 }
 
+/// The default hasher alone, over the lookup sample's keys: what one key's hash costs in a loop
+/// (throughput; the digests are summed so that none is skipped).
+template <class Key>
+void bench_hash(const workload& w, std::vector<row>& rows) {
+    volatile std::uint64_t opaque_seed = bloomkit::default_seed;  // as in a filter: not a constant
+    const bloomkit::hasher hash(bloomkit::default_hash_algorithm, opaque_seed);
+    std::uint64_t sum = 0;
+    const double ns = timed_over_chunks<Key>(
+        w.sample, [&](std::uint64_t first, std::uint64_t count) { return make_chunk<Key>(key_set::absent, first, count); },
+        [&](const std::vector<Key>& chunk) {
+            for (const Key& key : chunk) sum += hash(key).low;
+            keep(sum);
+        });
+    rows.push_back({"bloomkit hash", std::string("hash (") + std::string(to_string(bloomkit::default_hash_algorithm)) + ")", ns, 0, -1});
+}
+
 /// How full a cuckoo filter sized for n gets before it first refuses a key.
 struct cuckoo_occupancy {
     std::uint32_t fingerprint_bits = 0;
@@ -410,6 +426,7 @@ struct result {
 template <class Key>
 result run(const workload& w, key_kind kind) {
     result r{w, kind, 0, 0, {}, std::nullopt};
+    if (w.measures("hash")) bench_hash<Key>(w, r.rows);
     if (w.measures("block")) bench_bloomkit<bloomkit::block_bloom_filter, Key>("bloomkit block", w, r.rows);
     if (w.measures("split-block")) bench_bloomkit<bloomkit::split_block_bloom_filter, Key>("bloomkit split-block", w, r.rows);
     if (w.measures("classic")) bench_bloomkit<bloomkit::classic_bloom_filter, Key>("bloomkit classic", w, r.rows);
@@ -599,7 +616,7 @@ int main(int argc, char** argv) {
         else {
             std::fprintf(stderr,
                          "usage: bloomkit_bench [--n 1e6,1e8] [--fpp 0.01,0.001] [--keys int,url] [--sample 1e7] [--json | --tsv]\n"
-                         "                      [--only block,split-block,classic,counting,cuckoo,scalable,fuse8,fuse8-4wise,"
+                         "                      [--only hash,block,split-block,classic,counting,cuckoo,scalable,fuse8,fuse8-4wise,"
                          "libbloom,unordered_set]\n"
                          "       bloomkit_bench --space [--tsv]\n");
             return 2;

@@ -80,28 +80,41 @@ __attribute__((target("avx512f"))) inline bool block_test_single_avx512(const st
     return block_test_one_avx512(block, pattern, lane_powers);
 }
 
+/// The mask of up to eight probes whose positions (0..511) are the 64-bit lanes of `positions`,
+/// as the eight words of a block. Rotation r moves probe (j + r) mod 8 into lane j, and shifting 1
+/// left by its position − 64·j gives its bit when it lies in word j and 0 otherwise (vpsllvq
+/// gives 0 for any count outside 0..63): eight rotations pair every probe with every word, four
+/// instructions each — where broadcasting each probe to every lane took six per probe.
+__attribute__((target("avx512f"), always_inline)) inline __m512i block_bits_in_words_avx512(__m512i positions) noexcept {
+    const __m512i word_start = _mm512_setr_epi64(0, 64, 128, 192, 256, 320, 384, 448);
+    return _mm512_sllv_epi64(_mm512_set1_epi64(1), _mm512_sub_epi64(positions, word_start));
+}
+
+__attribute__((target("avx512f"), always_inline)) inline __m512i block_mask_of_eight_avx512(__m512i positions) noexcept {
+    __m512i mask = block_bits_in_words_avx512(positions);
+    mask = _mm512_or_si512(mask, block_bits_in_words_avx512(_mm512_alignr_epi64(positions, positions, 1)));
+    mask = _mm512_or_si512(mask, block_bits_in_words_avx512(_mm512_alignr_epi64(positions, positions, 2)));
+    mask = _mm512_or_si512(mask, block_bits_in_words_avx512(_mm512_alignr_epi64(positions, positions, 3)));
+    mask = _mm512_or_si512(mask, block_bits_in_words_avx512(_mm512_alignr_epi64(positions, positions, 4)));
+    mask = _mm512_or_si512(mask, block_bits_in_words_avx512(_mm512_alignr_epi64(positions, positions, 5)));
+    mask = _mm512_or_si512(mask, block_bits_in_words_avx512(_mm512_alignr_epi64(positions, positions, 6)));
+    return _mm512_or_si512(mask, block_bits_in_words_avx512(_mm512_alignr_epi64(positions, positions, 7)));
+}
+
 /// The 512-bit mask of a key with k ≤ Probes (8 or 16), as the words of a block; then
-/// block_set_unrolled_avx512 sets its bits, true if one was clear. All the probes'
-/// positions come from one vpmulld with the layout's lane_powers (lanes past k repeat probe 0:
-/// setting a bit twice sets it once). Each probe's position p (0..511) then becomes a one-bit
-/// mask in the 32-bit lane p / 32 of the block — broadcast p to every lane and shift 1 left by
-/// p − 32·lane: vpsllvd gives 0 for any count outside 0..31, so only p's own lane gets its bit.
-/// Four instructions per probe, unrolled, where the general kernel below takes ~9 in a loop;
-/// a vector store per lane instead would lose a bit whenever two probes share a word.
+/// block_set_unrolled_avx512 sets its bits, true if one was clear. All the probes' positions
+/// come from one vpmulld with the layout's lane_powers (lanes past k repeat probe 0: setting a
+/// bit twice sets it once), widened to 64-bit lanes eight at a time. A vector store per lane
+/// instead would lose a bit whenever two probes share a word.
 template <int Probes>
 __attribute__((target("avx512f"), always_inline)) inline __m512i block_key_mask_avx512(std::uint32_t pattern,
                                                                                       const std::uint32_t* lane_powers) noexcept {
+    static_assert(Probes == 8 || Probes == 16);
     const __m512i positions = _mm512_srli_epi32(
         _mm512_mullo_epi32(_mm512_set1_epi32(static_cast<int>(pattern)), _mm512_loadu_si512(lane_powers)), 23);
-    const __m512i lane_start = _mm512_setr_epi32(0, 32, 64, 96, 128, 160, 192, 224, 256, 288, 320, 352, 384, 416, 448, 480);
-    const __m512i one = _mm512_set1_epi32(1);
-    __m512i mask = _mm512_setzero_si512();
-#pragma GCC unroll 16
-    for (int i = 0; i < Probes; ++i) {
-        const __m512i position = _mm512_permutexvar_epi32(_mm512_set1_epi32(i), positions);
-        mask = _mm512_or_si512(mask, _mm512_sllv_epi32(one, _mm512_sub_epi32(position, lane_start)));
-    }
-    return mask;
+    const __m512i mask = block_mask_of_eight_avx512(_mm512_cvtepu32_epi64(_mm512_castsi512_si256(positions)));
+    if constexpr (Probes == 8) return mask;
+    else return _mm512_or_si512(mask, block_mask_of_eight_avx512(_mm512_cvtepu32_epi64(_mm512_extracti64x4_epi64(positions, 1))));
 }
 
 template <int Probes>
