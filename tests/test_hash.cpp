@@ -3,6 +3,7 @@
 
 #include <array>
 #include <cstdint>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -145,6 +146,23 @@ TEST(Hash, LegacyAndParquetHashingKeepIntegersInTheirOwnWidth) {
         EXPECT_EQ(h(colour::red), bytes_digest(h, {0x02, 0x01}));
         EXPECT_EQ(h(true), bytes_digest(h, {1}));
         EXPECT_NE(h(std::int32_t{5}), h(std::int64_t{5}));
+    }
+}
+
+TEST(Hash, IntegerKeysUnderXxh64AreXxh64OfTheirBytes) {
+    // An integer key's XXH64 is written out (detail::xxh64_of_short) for 4- and 8-byte keys: it
+    // must equal xxHash's XXH64 of the key's little-endian bytes, for any value and seed.
+    std::mt19937_64 random(13);
+    for (const std::uint64_t seed : {std::uint64_t{0}, std::uint64_t{1}, random(), random()}) {
+        const hasher h(hash_algorithm::xxh64, seed);
+        for (int i = 0; i < 2000; ++i) {
+            const std::uint64_t value = i < 4 ? std::uint64_t{0} - static_cast<std::uint64_t>(i) : random();
+            unsigned char bytes[8];
+            for (int b = 0; b < 8; ++b) bytes[b] = static_cast<unsigned char>(value >> (8 * b));
+            ASSERT_EQ(h(value), h.hash_bytes(std::as_bytes(std::span(bytes)))) << value;
+            ASSERT_EQ(h(static_cast<std::int32_t>(value)), h.hash_bytes(std::as_bytes(std::span(bytes, 4)))) << value;
+            ASSERT_EQ(h(static_cast<std::uint32_t>(value)), h.hash_bytes(std::as_bytes(std::span(bytes, 4)))) << value;
+        }
     }
 }
 

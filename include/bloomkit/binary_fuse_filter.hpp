@@ -73,6 +73,7 @@
 #include "bloomkit/detail/bits.hpp"
 #include "bloomkit/detail/bulk_pipeline.hpp"
 #include "bloomkit/detail/filter_api.hpp"
+#include "bloomkit/detail/huge_pages.hpp"
 #include "bloomkit/detail/word_storage.hpp"
 #include "bloomkit/error.hpp"
 #include "bloomkit/hash.hpp"
@@ -163,8 +164,8 @@ private:
 
 /// Digests of every key of [first, last), in input order.
 template <class It, class Sentinel>
-std::vector<digest> hash_all(It first, Sentinel last, const hasher& h) {
-    std::vector<digest> digests;
+huge_page_vector<digest> hash_all(It first, Sentinel last, const hasher& h) {
+    huge_page_vector<digest> digests;
     if constexpr (std::sized_sentinel_for<Sentinel, It>) digests.reserve(static_cast<std::size_t>(last - first));
     for (; first != last; ++first) digests.push_back(h(*first));
     return digests;
@@ -172,18 +173,18 @@ std::vector<digest> hash_all(It first, Sentinel last, const hasher& h) {
 
 /// Removes repeated digests (in O(n): a counting sort on the top bits, which are uniform, then
 /// tiny sorts inside each bucket). The order left is not the input's; nothing depends on it.
-inline void keep_distinct(std::vector<digest>& digests) {
+inline void keep_distinct(huge_page_vector<digest>& digests) {
     const std::size_t n = digests.size();
     if (n < 2) return;
     // About four digests per bucket, so the bucket sorts are tiny insertion sorts. Equal
     // digests share a bucket.
     const int bits = std::clamp(static_cast<int>(std::bit_width(n)) - 2, 1, 30);
     const auto bucket_of = [bits](const digest& d) { return static_cast<std::size_t>(d.low >> (64 - bits)); };
-    std::vector<std::size_t> begin((std::size_t{1} << bits) + 1, 0);  // bucket b is [begin[b], begin[b + 1])
+    huge_page_vector<std::size_t> begin((std::size_t{1} << bits) + 1, 0);  // bucket b is [begin[b], begin[b + 1])
     for (const digest& d : digests) ++begin[bucket_of(d) + 1];
     for (std::size_t b = 1; b < begin.size(); ++b) begin[b] += begin[b - 1];
-    std::vector<digest> bucketed(n);
-    std::vector<std::size_t> next(begin.begin(), begin.end() - 1);
+    huge_page_vector<digest> bucketed(n);
+    huge_page_vector<std::size_t> next(begin.begin(), begin.end() - 1);
     for (const digest& d : digests) bucketed[next[bucket_of(d)]++] = d;
 
     const auto by_value = [](const digest& x, const digest& y) { return std::tie(x.low, x.high) < std::tie(y.low, y.high); };
@@ -237,7 +238,7 @@ public:
     explicit fuse_peeler(const binary_fuse_geometry& g) : addressing_(g), slot_count_(g.array_length) {}
 
     /// Tries construction seed `seed` on `keys`.
-    peel_outcome peel(const std::vector<digest>& keys, std::uint64_t seed) {
+    peel_outcome peel(const huge_page_vector<digest>& keys, std::uint64_t seed) {
         bucket_by_segment(keys, seed);
         slots_.assign(slot_count_, fuse_slot{});
         if (!add_keys()) return peel_outcome::overflow;
@@ -265,8 +266,8 @@ private:
     /// Counting sort of the per-attempt hashes by the segment of their first slot: the keys
     /// are then added in slot order, touching a sliding window of arity segments of the table
     /// instead of random lines all over it.
-    void bucket_by_segment(const std::vector<digest>& keys, std::uint64_t seed) {
-        std::vector<std::uint64_t> end(addressing_.segment_count(), 0);
+    void bucket_by_segment(const huge_page_vector<digest>& keys, std::uint64_t seed) {
+        huge_page_vector<std::uint64_t> end(addressing_.segment_count(), 0);
         for (const digest& d : keys) ++end[addressing_.segment_of(fuse_remix(d, seed))];
         std::uint64_t total = 0;
         for (std::uint64_t& e : end) e = total += e;
@@ -305,10 +306,17 @@ private:
     /// of the sweep (in cache), where chasing every new single depth-first would wander the
     /// whole table.
     bool peel_all(std::uint64_t keys) {
+        // A key found alone at the sweep has slots up to two segments on, in lines the sweep
+        // has not reached: the slot 64 places ahead, when alone, gets its key's slots
+        // prefetched (measured at 100M keys: 64 -> 48 ns/key for this phase; 16 and 256 places
+        // did no better).
+        constexpr std::uint64_t ahead = 64;
         order_.clear();
         order_.reserve(keys);
         pending_.clear();
         for (std::uint64_t sweep = 0; sweep < slot_count_; ++sweep) {
+            if (sweep + ahead < slot_count_ && slots_[sweep + ahead].count() == 1)
+                for (const std::uint64_t at : addressing_(slots_[sweep + ahead].key())) prefetch(&slots_[at]);
             if (slots_[sweep].count() != 1) continue;
             peel_at(sweep, sweep);
             while (!pending_.empty()) {
@@ -333,10 +341,11 @@ private:
 
     fuse_addressing<Arity> addressing_;
     std::uint64_t slot_count_;
-    std::vector<fuse_slot> slots_;
-    std::vector<fuse_hash> bucketed_;     // this attempt's hashes, by segment
-    std::vector<std::uint64_t> order_;    // slots in peeling order, each naming its key
-    std::vector<std::uint64_t> pending_;  // slots found holding one key, not yet peeled
+    // ~60 bytes per key between them: on huge pages (detail/huge_pages.hpp).
+    huge_page_vector<fuse_slot> slots_;
+    huge_page_vector<fuse_hash> bucketed_;     // this attempt's hashes, by segment
+    huge_page_vector<std::uint64_t> order_;    // slots in peeling order, each naming its key
+    huge_page_vector<std::uint64_t> pending_;  // slots found holding one key, not yet peeled
 };
 
 /// What construction produced.
@@ -355,7 +364,7 @@ struct fuse_array {
 /// seed is tried again, so the result depends on the set of keys only. Throws
 /// binary_fuse_construction_error after `max_attempts` failures on distinct keys.
 template <class Fingerprint, unsigned Arity>
-fuse_array<Fingerprint> build_fuse_array(std::vector<digest> keys, std::uint64_t seed,
+fuse_array<Fingerprint> build_fuse_array(huge_page_vector<digest> keys, std::uint64_t seed,
                                          unsigned max_attempts = fuse_max_attempts) {
     fuse_array<Fingerprint> built{keys.size(), binary_fuse_geometry_for(Arity, keys.size()), seed, {}};
     if (keys.empty()) return built;
@@ -505,7 +514,7 @@ private:
         pipeline(first, last, [&](const detail::fuse_hash& h) { use(matches(h)); });
     }
 
-    void build(std::vector<digest> digests, std::uint64_t seed) {
+    void build(detail::huge_page_vector<digest> digests, std::uint64_t seed) {
         auto built = detail::build_fuse_array<Fingerprint, Arity>(std::move(digests), seed);
         parameters_ = {Arity, fingerprint_bits(), built.keys, built.geometry, built.seed};
         fingerprints_ = std::move(built.fingerprints);

@@ -268,6 +268,32 @@ constexpr std::uint64_t mix64(std::uint64_t x) noexcept {
     return x;
 }
 
+/// XXH64 (xxHash's spec, "XXH64 algorithm description") of a 4- or 8-byte input given as its
+/// little-endian value: for inputs this short the algorithm is the seeded accumulator, one
+/// step for the lane or word, and the avalanche. Written out so that an integer key's XXH64
+/// (split block's hash: Parquet's) inlines into a lookup as ~20 instructions: the library's
+/// XXH64 handles every length and is left out of line by the compiler, a call per key.
+/// Tests check it against XXH64 itself.
+template <std::size_t Bytes>
+[[nodiscard]] constexpr std::uint64_t xxh64_of_short(std::uint64_t value, std::uint64_t seed) noexcept {
+    static_assert(Bytes == 4 || Bytes == 8);
+    constexpr std::uint64_t prime1 = 0x9e3779b185ebca87ULL, prime2 = 0xc2b2ae3d27d4eb4fULL, prime3 = 0x165667b19e3779f9ULL,
+                            prime4 = 0x85ebca77c2b2ae63ULL, prime5 = 0x27d4eb2f165667c5ULL;
+    std::uint64_t h = seed + prime5 + Bytes;
+    if constexpr (Bytes == 8) {
+        h ^= std::rotl(value * prime2, 31) * prime1;
+        h = std::rotl(h, 27) * prime1 + prime4;
+    } else {
+        h ^= (value & 0xffffffffULL) * prime1;
+        h = std::rotl(h, 23) * prime2 + prime3;
+    }
+    h ^= h >> 33;
+    h *= prime2;
+    h ^= h >> 29;
+    h *= prime3;
+    return h ^ (h >> 32);
+}
+
 /// An integer key's value widened to 64 bits: signed values sign-extended, so that every type
 /// holding the same value gives the same key.
 template <integer_key Key>
@@ -356,6 +382,11 @@ public:
             if (algorithm_ == hash_algorithm::xxh3_mum) [[likely]]
                 return detail::mum_integer(detail::widened(key), secrets_);
             if (algorithm_ == hash_algorithm::xxh64) {
+                constexpr std::size_t width = sizeof(typename detail::integer_of<Key>::type);
+                if constexpr (width == 4 || width == 8) {  // in the key's own width, as Parquet hashes it
+                    const std::uint64_t h = detail::xxh64_of_short<width>(detail::widened(key), seed_);
+                    return {h, detail::mix64(h)};
+                }
                 const detail::little_endian_bytes<Key> bytes(key);
                 return hash_span(bytes.span());
             }

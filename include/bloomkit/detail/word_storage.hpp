@@ -4,10 +4,8 @@
 // Owned arrays are 64-byte aligned so a 512-bit block is one cache line. Large ones come
 // straight from mmap: the kernel hands out zero pages lazily (a 60 GB filter is allocated
 // instantly and costs memory only where keys land), and they are marked for transparent huge
-// pages, which cuts the TLB misses of random lookups over a big filter.
+// pages, which cuts the TLB misses of random lookups over a big filter (huge_pages.hpp).
 #pragma once
-
-#include <sys/mman.h>
 
 #include <algorithm>
 #include <cstddef>
@@ -18,6 +16,7 @@
 #include <new>
 #include <span>
 
+#include "bloomkit/detail/huge_pages.hpp"
 #include "bloomkit/error.hpp"
 
 namespace bloomkit::detail {
@@ -27,18 +26,11 @@ inline constexpr std::size_t cache_line = 64;
 /// Owning allocation: heap for small arrays, anonymous mmap for large ones.
 class zeroed_block {
 public:
-    static constexpr std::size_t mmap_threshold = std::size_t{1} << 21;  // one huge page
-
     zeroed_block() = default;
     explicit zeroed_block(std::size_t bytes) : bytes_(bytes) {
         if (bytes == 0) return;
-        if (bytes >= mmap_threshold) {
-            void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-            if (p == MAP_FAILED) throw std::bad_alloc();
-#ifdef MADV_HUGEPAGE
-            ::madvise(p, bytes, MADV_HUGEPAGE);  // a hint; ignored where THP is off
-#endif
-            data_ = p;
+        if (bytes >= huge_page_bytes) {
+            data_ = map_huge_pages(bytes);
             mapped_ = true;
         } else {
             data_ = ::operator new(bytes, std::align_val_t{cache_line});
@@ -54,7 +46,7 @@ public:
     zeroed_block& operator=(const zeroed_block&) = delete;
     ~zeroed_block() {
         if (data_ == nullptr) return;
-        if (mapped_) ::munmap(data_, bytes_);
+        if (mapped_) unmap_huge_pages(data_, bytes_);
         else ::operator delete(data_, std::align_val_t{cache_line});
     }
 

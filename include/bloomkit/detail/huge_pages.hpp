@@ -1,0 +1,70 @@
+// bloomkit/detail/huge_pages.hpp — large allocations straight from the kernel, marked for
+// transparent huge pages: the arrays of big filters (word_storage.hpp) and the temporary
+// arrays of a binary fuse build (binary_fuse_filter.hpp, ~60 bytes per key).
+//
+// Two costs of a large array fall with 2 MiB pages. Random lookups miss the TLB far less (a
+// 1 GB filter is 512 huge pages, and 262,144 small ones). And memory written for the first
+// time is faulted in a page at a time: on the 2-core VM of docs/BENCHMARKS.md, filling 1.6 GB
+// of fresh 4 KiB pages took 20 ns per 16 bytes written (a fault per 256 of them), against 4.5
+// ns on huge pages — most of a 100M-key fuse build's time went to such faults
+// (docs/design/performance.md, "Binary fuse builds").
+//
+// MADV_HUGEPAGE is a hint: where transparent huge pages are off the memory is the same, in
+// small pages. Pages come zeroed, and only the ones written take memory.
+#pragma once
+
+#include <sys/mman.h>
+
+#include <cstddef>
+#include <limits>
+#include <new>
+#include <vector>
+
+namespace bloomkit::detail {
+
+/// From this size on, allocations are mapped: one huge page.
+inline constexpr std::size_t huge_page_bytes = std::size_t{1} << 21;
+
+/// `bytes` of zeroed memory mapped for huge pages. Throws std::bad_alloc.
+[[nodiscard]] inline void* map_huge_pages(std::size_t bytes) {
+    void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) throw std::bad_alloc();
+#ifdef MADV_HUGEPAGE
+    ::madvise(p, bytes, MADV_HUGEPAGE);  // a hint; ignored where THP is off
+#endif
+    return p;
+}
+
+inline void unmap_huge_pages(void* p, std::size_t bytes) noexcept { ::munmap(p, bytes); }
+
+/// A std::allocator that maps arrays of huge_page_bytes and more (see the top of this file)
+/// and takes smaller ones from operator new.
+template <class T>
+struct huge_page_allocator {
+    using value_type = T;
+
+    huge_page_allocator() noexcept = default;
+    template <class U>
+    huge_page_allocator(const huge_page_allocator<U>&) noexcept {}
+
+    [[nodiscard]] T* allocate(std::size_t n) {
+        if (n > std::numeric_limits<std::size_t>::max() / sizeof(T)) throw std::bad_array_new_length();
+        const std::size_t bytes = n * sizeof(T);
+        if (bytes >= huge_page_bytes) return static_cast<T*>(map_huge_pages(bytes));
+        return static_cast<T*>(::operator new(bytes, std::align_val_t{alignof(T)}));
+    }
+
+    void deallocate(T* p, std::size_t n) noexcept {
+        const std::size_t bytes = n * sizeof(T);
+        if (bytes >= huge_page_bytes) unmap_huge_pages(p, bytes);
+        else ::operator delete(p, bytes, std::align_val_t{alignof(T)});
+    }
+
+    friend bool operator==(const huge_page_allocator&, const huge_page_allocator&) noexcept { return true; }
+};
+
+/// A vector whose large buffers are on huge pages.
+template <class T>
+using huge_page_vector = std::vector<T, huge_page_allocator<T>>;
+
+}  // namespace bloomkit::detail
