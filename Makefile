@@ -67,6 +67,8 @@ bench: release
 	@scripts/install-deps.sh bench
 	build/release/bench/bloomkit_bench $(BENCH_ARGS)
 	build/release/bench/bloomkit_bench --space
+	build/release/bench/single_call_anatomy --n 1e7
+	build/release/bench/single_call_anatomy --n 1e8
 	bench/instructions.sh build/release
 	bench/plots.sh build/release
 	bench/cli_throughput.sh build/release

@@ -35,20 +35,19 @@
 
 #include "bloomkit/bloomkit.hpp"
 #include "comma_list.hpp"
+#include "measure.hpp"
 
 namespace {
 
-using clock_type = std::chrono::steady_clock;
+using bench::clock_type;
+using bench::huge_page_bytes;
+using bench::keep;
+using bench::memory_floor_ns;
+using bench::splitmix64;
+
 constexpr std::uint64_t chunk_keys = 1 << 20;
 
 // --- Keys ----------------------------------------------------------------------------------
-
-constexpr std::uint64_t splitmix64(std::uint64_t x) noexcept {
-    x += 0x9e3779b97f4a7c15ULL;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-    return x ^ (x >> 31);
-}
 
 enum class key_kind { integer, url };
 enum class key_set : std::uint64_t { present = 1, absent = 2 };  // disjoint streams of keys
@@ -109,15 +108,6 @@ struct row {
     double huge_page_bytes = -1;  // of the structure while measured; -1 where not measured
 };
 
-/// Makes `value` count as used and memory as touched before the code that follows: the timed
-/// loops are inlined now, and without this a compiler may move a loop whose answers only a
-/// local variable receives past the clock read that ends its timing (a std::unordered_set
-/// lookup loop measured 0.00 ns).
-template <class T>
-inline void keep(const T& value) {
-    asm volatile("" : : "g"(&value) : "memory");
-}
-
 /// Runs `op(chunk)` over `count` keys of a stream in chunks; returns ns per key (op time only).
 template <class Key, class Make, class Op>
 double timed_over_chunks(std::uint64_t count, Make make, Op op) {
@@ -143,15 +133,6 @@ struct workload {
     }
 };
 
-/// Bytes of this process's anonymous memory on 2 MiB pages (/proc/self/smaps_rollup): while a
-/// structure is measured, its own (key chunks are too small to get huge pages).
-std::uint64_t huge_page_bytes() {
-    std::ifstream rollup("/proc/self/smaps_rollup");
-    for (std::string line; std::getline(rollup, line);)
-        if (line.rfind("AnonHugePages:", 0) == 0) return std::stoull(line.substr(14)) * 1024;
-    return 0;
-}
-
 /// What the lookups of a structure are measured through: its single-key call, made the way a
 /// user makes it (a direct call in a loop, inlined — never through a std::function, whose
 /// indirect call would be timed too), and its bulk call if it has one.
@@ -166,6 +147,17 @@ template <class Key, class Contains, class BulkCount = std::nullptr_t>
 structure<Key, Contains, BulkCount> structure_of(std::string name, double bits_per_key, Contains contains,
                                                  BulkCount bulk_count = nullptr) {
     return {std::move(name), bits_per_key, contains, bulk_count};
+}
+
+/// The loop a user writes over single lookups, in a function of its own: inlined into the
+/// benchmark's bookkeeping, its count lived in memory and its filter's fields in stack slots
+/// reloaded after every kernel call, which cost up to 3 ns per lookup that a user's loop
+/// does not pay (bench/single_call_anatomy.cpp).
+template <class Key, class Contains>
+[[gnu::noinline]] std::uint64_t count_found(const Contains& contains, const std::vector<Key>& keys) {
+    std::uint64_t found = 0;
+    for (const Key& key : keys) found += contains(key) ? 1 : 0;
+    return found;
 }
 
 template <class Key, class Contains, class BulkCount>
@@ -188,7 +180,7 @@ void measure_lookups(const structure<Key, Contains, BulkCount>& s, const workloa
 
     std::uint64_t found = 0;
     auto single = [&](const std::vector<Key>& chunk) {
-        for (const Key& key : chunk) found += s.contains(key) ? 1 : 0;
+        found += count_found(s.contains, chunk);
         keep(found);
     };
 
@@ -393,24 +385,6 @@ void bench_hash_set(const workload& w, std::vector<row>& rows) {
 
 /// ns per independent random 64-byte read over `bytes` of memory allocated as the filters'
 /// is (so on 2 MiB pages where they are); `huge` receives how much of it is on them.
-double memory_floor_ns(std::uint64_t bytes, std::uint64_t reads, double& huge) {
-    const std::uint64_t lines = std::max<std::uint64_t>(bytes / 64, 1);
-    bloomkit::detail::word_storage<std::uint64_t> memory(lines * 8);
-    std::fill_n(const_cast<std::uint64_t*>(memory.data()), lines * 8, 1);  // touch every page
-    huge = static_cast<double>(huge_page_bytes());
-    std::vector<std::uint64_t> index(std::min<std::uint64_t>(reads, chunk_keys));
-    double nanoseconds = 0;
-    std::uint64_t sum = 0;
-    for (std::uint64_t done = 0; done < reads; done += index.size()) {
-        index.resize(std::min<std::uint64_t>(index.size(), reads - done));  // the last chunk may be short
-        for (std::uint64_t i = 0; i < index.size(); ++i) index[i] = bloomkit::detail::reduce(splitmix64(done + i), lines);
-        const auto start = clock_type::now();
-        for (const std::uint64_t line : index) sum += memory.data()[line * 8];
-        nanoseconds += std::chrono::duration<double, std::nano>(clock_type::now() - start).count();
-    }
-    if (sum != reads) wrong("memory floor");
-    return nanoseconds / static_cast<double>(reads);
-}
 
 // --- Report --------------------------------------------------------------------------------
 
@@ -521,7 +495,6 @@ void print_json(const std::vector<result>& results) {
     }
     std::printf("\n]}\n");
 }
-
 
 // --- Space: bits per key against the FPR ---------------------------------------------------
 

@@ -21,15 +21,11 @@
 #include <vector>
 
 #include "bloomkit/bloomkit.hpp"
+#include "measure.hpp"
 
 namespace {
 
-constexpr std::uint64_t splitmix64(std::uint64_t x) noexcept {
-    x += 0x9e3779b97f4a7c15ULL;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-    return x ^ (x >> 31);
-}
+using bench::splitmix64;
 
 constexpr std::uint64_t filter_keys = 1'000'000;
 constexpr std::size_t prepared_keys = std::size_t{1} << 20;

@@ -1,0 +1,215 @@
+// single_call_anatomy — where the time of a single block-filter lookup goes, one layer at a time.
+//
+//   single_call_anatomy [--n 1e8] [--sample 1e7] [--rounds 3]
+//
+// Single-key lookups of absent 8-byte keys in a block filter of n keys at 1%, in the loop a user
+// writes (`found += contains(key)`), measured as a stack of loops each adding one layer of what
+// contains() does, over the same filter memory and keys:
+//
+//   1. the memory floor: reads whose addresses are computed before the clock starts;
+//   2. + hashing: the default hash (xxh3_mum) and the block's index, then one 8-byte read of
+//      the block — the least any filter with this hash can do;
+//   3. + the SIMD kernel, inlined: the whole lookup with nothing else, as a build for this CPU
+//      could compile it if it knew the filter's hash and k (AVX-512 where the CPU has it,
+//      else AVX2);
+//   4. + a call: the same, the kernel behind a function call, as code built for baseline x86-64
+//      must reach a kernel for a newer CPU;
+//   5. contains(): the library's, which also reads the filter's hash algorithm, k and the SIMD
+//      level in use, and chooses.
+//
+// An out-of-order core overlaps consecutive lookups' misses only as far as its window of
+// instructions reaches, so each layer's instructions cost time even though the loop is
+// waiting for memory (docs/design/performance.md, "Single-key calls"). Rounds interleave the
+// rows, so a drift of the machine's speed lands on all of them; each row is its median.
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "bloomkit/bloomkit.hpp"
+#include "measure.hpp"
+
+namespace {
+
+using bench::clock_type;
+using bench::splitmix64;
+
+/// What the hand-written layers need of the filter: its memory, the hash's secrets, the block
+/// count and the kernel's multipliers.
+struct lookup_parts {
+    const std::uint64_t* words;
+    std::uint64_t blocks;
+    bloomkit::detail::mum_secrets secrets;
+    const std::uint32_t* lane_powers;
+};
+
+[[gnu::noinline]] std::uint64_t floor_loop(const lookup_parts& p, const std::vector<std::uint64_t>& lines) {
+    std::uint64_t sum = 0;
+    for (const std::uint64_t line : lines) sum += p.words[line * 8] & 1;
+    return sum;
+}
+
+[[gnu::noinline]] std::uint64_t hash_and_read(const lookup_parts& p, const std::vector<std::uint64_t>& keys) {
+    std::uint64_t sum = 0;
+    for (const std::uint64_t key : keys) {
+        const bloomkit::digest d = bloomkit::detail::mum_integer(key, p.secrets);
+        sum += (p.words[bloomkit::detail::reduce(d.high, p.blocks) * 8] >> (d.low & 63)) & 1;
+    }
+    return sum;
+}
+
+#ifdef BLOOMKIT_X86_SIMD
+__attribute__((target("avx512f"), noinline)) std::uint64_t kernel_inlined_avx512(const lookup_parts& p,
+                                                                               const std::vector<std::uint64_t>& keys) {
+    std::uint64_t found = 0;
+    for (const std::uint64_t key : keys) {
+        const bloomkit::digest d = bloomkit::detail::mum_integer(key, p.secrets);
+        const std::uint64_t* block = p.words + bloomkit::detail::reduce(d.high, p.blocks) * 8;
+        found += bloomkit::detail::simd::block_test_one_avx512(block, static_cast<std::uint32_t>(d.low), p.lane_powers) ? 1 : 0;
+    }
+    return found;
+}
+
+__attribute__((target("avx2"), noinline)) std::uint64_t kernel_inlined_avx2(const lookup_parts& p,
+                                                                          const std::vector<std::uint64_t>& keys) {
+    std::uint64_t found = 0;
+    for (const std::uint64_t key : keys) {
+        const bloomkit::digest d = bloomkit::detail::mum_integer(key, p.secrets);
+        const std::uint64_t* block = p.words + bloomkit::detail::reduce(d.high, p.blocks) * 8;
+        found += bloomkit::detail::simd::block_test_one_avx2(block, static_cast<std::uint32_t>(d.low), p.lane_powers) ? 1 : 0;
+    }
+    return found;
+}
+
+/// Layer 4 in a baseline loop: the compiler cannot inline a kernel built for a newer CPU. The
+/// parts are read through `p` on every key, as contains() reads its filter's fields: left to
+/// itself the compiler keeps them in stack slots across the call, and reloading those after
+/// every call made this loop 4 ns slower per lookup at 10M keys (8.1 -> 12.0 ns, on the VM of
+/// docs/BENCHMARKS.md) — an artefact no user's loop over contains() has.
+template <bool Avx512>
+[[gnu::noinline]] std::uint64_t kernel_called(const lookup_parts& p, const std::vector<std::uint64_t>& keys) {
+    std::uint64_t found = 0;
+    for (const std::uint64_t key : keys) {
+        asm volatile("" : : "r"(&p) : "memory");
+        const bloomkit::digest d = bloomkit::detail::mum_integer(key, p.secrets);
+        const std::uint64_t* block = p.words + bloomkit::detail::reduce(d.high, p.blocks) * 8;
+        const auto pattern = static_cast<std::uint32_t>(d.low);
+        found += (Avx512 ? bloomkit::detail::simd::block_test_single_avx512(block, pattern, p.lane_powers)
+                         : bloomkit::detail::simd::block_test_single_avx2(block, pattern, p.lane_powers))
+                     ? 1
+                     : 0;
+    }
+    return found;
+}
+#endif
+
+[[gnu::noinline]] std::uint64_t library_contains(const bloomkit::block_bloom_filter& filter, const std::vector<std::uint64_t>& keys) {
+    std::uint64_t found = 0;
+    for (const std::uint64_t key : keys) found += filter.contains(key) ? 1 : 0;
+    return found;
+}
+
+struct layer {
+    std::string name;
+    std::vector<double> ns;  // one per round
+    std::uint64_t answer = 0;
+};
+
+double median(std::vector<double> values) {
+    std::sort(values.begin(), values.end());
+    return values[values.size() / 2];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    double n = 1e8, sample = 1e7;
+    int rounds = 3;
+    for (int i = 1; i < argc; ++i) {
+        const std::string arg = argv[i];
+        if (i + 1 < argc && arg == "--n") n = std::stod(argv[++i]);
+        else if (i + 1 < argc && arg == "--sample") sample = std::stod(argv[++i]);
+        else if (i + 1 < argc && arg == "--rounds") rounds = std::max(1, std::atoi(argv[++i]));
+        else {
+            std::fprintf(stderr, "usage: single_call_anatomy [--n 1e8] [--sample 1e7] [--rounds 3]\n");
+            return 2;
+        }
+    }
+    const auto keys_held = static_cast<std::uint64_t>(n);
+    bloomkit::block_bloom_filter filter(keys_held, 0.01);
+    std::vector<std::uint64_t> chunk(1 << 20);
+    for (std::uint64_t done = 0; done < keys_held; done += chunk.size()) {
+        chunk.resize(std::min<std::uint64_t>(chunk.size(), keys_held - done));
+        for (std::uint64_t i = 0; i < chunk.size(); ++i) chunk[i] = splitmix64(2 * (done + i));
+        filter.insert(chunk.begin(), chunk.end());
+    }
+    const std::uint64_t blocks = filter.size_in_bytes() / 64;
+    const auto lookups = static_cast<std::uint64_t>(sample);
+    const bloomkit::block_layout layout(filter.geometry());
+    const lookup_parts parts{filter.words().data(), blocks,
+                             bloomkit::detail::mum_secrets_of(filter.hash_function().seed()), layout.lane_powers()};
+    if (filter.hash_function().algorithm() != bloomkit::hash_algorithm::xxh3_mum || filter.hash_count() > 8) {
+        std::fprintf(stderr, "single_call_anatomy: expects the default hash and k <= 8\n");
+        return 1;
+    }
+
+    const bloomkit::simd_level level = bloomkit::active_simd_level();
+    const bool avx512 = level == bloomkit::simd_level::avx512;
+    std::vector<layer> layers = {{"1. memory floor: the reads alone", {}, 0},
+                                 {"2. + hash and block index, one 8-byte read", {}, 0},
+                                 {avx512 ? "3. + the AVX-512 kernel, inlined" : "3. + the AVX2 kernel, inlined", {}, 0},
+                                 {"4. + a call to the kernel", {}, 0},
+                                 {"5. contains(), as the library is built", {}, 0}};
+    if (level == bloomkit::simd_level::scalar) layers.erase(layers.begin() + 2, layers.begin() + 4);
+    // Keys (never inserted) and the floor's lines come a chunk at a time, made just before the
+    // chunk is timed, as in bloomkit_bench: a 10M-entry array streamed from memory alongside
+    // the lookups slowed every row at 10M keys by ~2 ns.
+    std::vector<std::uint64_t> keys(1 << 20), lines(keys.size());
+    for (int round = 0; round < rounds; ++round) {
+        for (layer& l : layers) {
+            double ns = 0;
+            l.answer = 0;
+            for (std::uint64_t done = 0; done < lookups; done += keys.size()) {
+                keys.resize(std::min<std::uint64_t>(keys.size(), lookups - done));
+                lines.resize(keys.size());
+                for (std::size_t i = 0; i < keys.size(); ++i) {
+                    keys[i] = splitmix64(2 * (done + i) + 1);
+                    lines[i] = bloomkit::detail::reduce(splitmix64((done + i) ^ 0x5eed), blocks);
+                }
+                const auto start = clock_type::now();
+                if (l.name[0] == '1') l.answer += floor_loop(parts, lines);
+                else if (l.name[0] == '2') l.answer += hash_and_read(parts, keys);
+#ifdef BLOOMKIT_X86_SIMD
+                else if (l.name[0] == '3') l.answer += avx512 ? kernel_inlined_avx512(parts, keys) : kernel_inlined_avx2(parts, keys);
+                else if (l.name[0] == '4') l.answer += avx512 ? kernel_called<true>(parts, keys) : kernel_called<false>(parts, keys);
+#endif
+                else l.answer += library_contains(filter, keys);
+                ns += bench::nanoseconds_since(start);
+            }
+            l.ns.push_back(ns / static_cast<double>(lookups));
+        }
+    }
+    // Layers 3 to 5 answer the same question and must agree.
+    for (const layer& l : layers)
+        if (l.name[0] >= '3' && l.answer != layers.back().answer) {
+            std::fprintf(stderr, "single_call_anatomy: WRONG ANSWER: '%s' disagrees with contains()\n", l.name.c_str());
+            return 1;
+        }
+
+    const double floor_ns = median(layers[0].ns);
+    std::printf("Single lookups of absent 8-byte keys, block filter of %.0fM keys at 1%% (k = %u, %.0f MB, %.0f MB of the process on 2 MiB pages), "
+                "%zu lookups, median of %d rounds, SIMD level %s:\n\n",
+                n / 1e6, filter.hash_count(), static_cast<double>(filter.size_in_bytes()) / 1e6,
+                static_cast<double>(bench::huge_page_bytes()) / 1e6, static_cast<std::size_t>(lookups), rounds, std::string(to_string(level)).c_str());
+    std::printf("| layer | ns/lookup | vs floor | added by the layer |\n|---|---:|---:|---:|\n");
+    double previous = 0;
+    for (const layer& l : layers) {
+        const double ns = median(l.ns);
+        std::printf("| %s | %.2f | %.2fx | %+.2f |\n", l.name.c_str(), ns, ns / floor_ns, previous == 0 ? 0.0 : ns - previous);
+        previous = ns;
+    }
+    return 0;
+}
