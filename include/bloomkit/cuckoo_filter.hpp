@@ -59,6 +59,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -456,7 +457,7 @@ private:
         // swap equal values; one that ends with a victim needs the stash free.
         if (holds_only_copies(p)) return cuckoo_insert_status::too_many_copies;
         if (victim_.occupied()) return cuckoo_insert_status::full;
-        relocate(words, p.bucket, p.fingerprint);
+        relocate(words, p.bucket, p.alternate, p.fingerprint);
         return stored();
     }
 
@@ -469,18 +470,56 @@ private:
         return lanes_.is_full_of(load(p.bucket), p.fingerprint) && lanes_.is_full_of(load(p.alternate), p.fingerprint);
     }
 
-    /// The cuckoo walk, for a fingerprint whose two buckets are full (`bucket` being one of
-    /// them): evict a fingerprint to make room, move the evicted one to its other bucket, and
-    /// repeat until one lands in a free slot. After cuckoo_max_kicks evictions the one still
-    /// in hand goes to the stash, which must be empty: everything stays stored.
-    void relocate(word_type* words, size_type bucket, std::uint64_t fingerprint) {
+    /// The cuckoo walk, for a fingerprint whose two buckets are full, `bucket` and `other`
+    /// (equal when the key has one bucket): evict a fingerprint to make room, move the evicted
+    /// one to its other bucket, and repeat until one lands in a free slot. After
+    /// cuckoo_max_kicks evictions the one still in hand goes to the stash, which must be empty:
+    /// everything stays stored.
+    ///
+    /// Each step looks one move ahead before it evicts at random: if a fingerprint of the full
+    /// bucket has room in its other bucket, it moves there and the one in hand takes its slot.
+    /// The other buckets are fetched at once (prefetched together) — the first step looks
+    /// from both of the key's buckets, eight at once — where a blind walk fetches one per
+    /// eviction, each waiting on the last: at 100M keys a DRAM round trip apiece
+    /// (docs/design/performance.md, "Cuckoo inserts").
+    void relocate(word_type* words, size_type bucket, size_type other, std::uint64_t fingerprint) {
         detail::walk_choices choices(bucket, fingerprint);
+        bucket_neighbours next = neighbours_of(bucket);
+        if (other != bucket && place_by_moving_one(words, other, neighbours_of(other), fingerprint)) return;
         for (std::uint32_t kick = 0; kick < cuckoo_max_kicks; ++kick) {
-            fingerprint = swap_slot(words, bucket, choices.next_slot(), fingerprint);
-            bucket = alternate(bucket, fingerprint);
-            if (try_place(words, bucket, fingerprint)) return;
+            if (place_by_moving_one(words, bucket, next, fingerprint)) return;
+            const unsigned slot = choices.next_slot();  // every neighbour is full: walk on
+            fingerprint = swap_slot(words, bucket, slot, fingerprint);
+            bucket = next[slot];
+            if (kick + 1 < cuckoo_max_kicks) next = neighbours_of(bucket);
         }
         victim_ = {static_cast<std::uint32_t>(fingerprint), bucket};
+    }
+
+    /// The other bucket of each fingerprint in a full bucket, by slot; prefetched.
+    using bucket_neighbours = std::array<size_type, cuckoo_bucket_size>;
+    [[nodiscard]] bucket_neighbours neighbours_of(size_type bucket) const noexcept {
+        const std::uint64_t window = load(bucket);
+        bucket_neighbours others;
+        for (unsigned slot = 0; slot < cuckoo_bucket_size; ++slot) {
+            others[slot] = alternate(bucket, lanes_.slot(window, slot * lanes_.bits()));
+            prefetch(others[slot]);
+        }
+        return others;
+    }
+
+    /// Moves a fingerprint of the full `bucket` to its other bucket if that has room, and puts
+    /// `fingerprint` in the slot freed.
+    bool place_by_moving_one(word_type* words, size_type bucket, const bucket_neighbours& others,
+                             std::uint64_t fingerprint) noexcept {
+        const std::uint64_t window = load(bucket);
+        for (unsigned slot = 0; slot < cuckoo_bucket_size; ++slot) {
+            if (try_place(words, others[slot], lanes_.slot(window, slot * lanes_.bits()))) {
+                (void)swap_slot(words, bucket, slot, fingerprint);  // the one just moved
+                return true;
+            }
+        }
+        return false;
     }
 
     bool remove_probe(word_type* words, const probe& p) {
@@ -504,7 +543,8 @@ private:
         if (try_place(words, victim.bucket, fingerprint) ||
             try_place(words, alternate(victim.bucket, fingerprint), fingerprint))
             return;
-        relocate(words, victim.bucket, fingerprint);
+        const size_type bucket = victim.bucket;
+        relocate(words, bucket, alternate(bucket, fingerprint), fingerprint);
     }
 
     /// Runs visit(probe) for every key of [first, last), in order, a prefetched batch at a time.

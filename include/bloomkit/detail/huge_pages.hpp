@@ -54,10 +54,11 @@ struct huge_page_allocator {
         return static_cast<T*>(::operator new(bytes, std::align_val_t{alignof(T)}));
     }
 
+    // The unsized delete: Clang declares the sized one only under -fsized-deallocation.
     void deallocate(T* p, std::size_t n) noexcept {
         const std::size_t bytes = n * sizeof(T);
         if (bytes >= huge_page_bytes) unmap_huge_pages(p, bytes);
-        else ::operator delete(p, bytes, std::align_val_t{alignof(T)});
+        else ::operator delete(p, std::align_val_t{alignof(T)});
     }
 
     friend bool operator==(const huge_page_allocator&, const huge_page_allocator&) noexcept { return true; }
