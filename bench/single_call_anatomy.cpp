@@ -46,6 +46,17 @@ struct lookup_parts {
     const std::uint32_t* lane_powers;
 };
 
+/// Where a key lands, as the filter finds it: the default hash, then the block (multiply-high of
+/// the digest's high half) and the 32 bits that pick the key's bits in it.
+struct located {
+    const std::uint64_t* block;
+    std::uint32_t pattern;
+};
+[[gnu::always_inline]] inline located locate(const lookup_parts& p, std::uint64_t key) {
+    const bloomkit::digest d = bloomkit::detail::mum_integer(key, p.secrets);
+    return {p.words + bloomkit::detail::reduce(d.high, p.blocks) * 8, static_cast<std::uint32_t>(d.low)};
+}
+
 [[gnu::noinline]] std::uint64_t floor_loop(const lookup_parts& p, const std::vector<std::uint64_t>& lines) {
     std::uint64_t sum = 0;
     for (const std::uint64_t line : lines) sum += p.words[line * 8] & 1;
@@ -55,8 +66,8 @@ struct lookup_parts {
 [[gnu::noinline]] std::uint64_t hash_and_read(const lookup_parts& p, const std::vector<std::uint64_t>& keys) {
     std::uint64_t sum = 0;
     for (const std::uint64_t key : keys) {
-        const bloomkit::digest d = bloomkit::detail::mum_integer(key, p.secrets);
-        sum += (p.words[bloomkit::detail::reduce(d.high, p.blocks) * 8] >> (d.low & 63)) & 1;
+        const located at = locate(p, key);
+        sum += (at.block[0] >> (at.pattern & 63)) & 1;
     }
     return sum;
 }
@@ -66,9 +77,8 @@ __attribute__((target("avx512f"), noinline)) std::uint64_t kernel_inlined_avx512
                                                                                const std::vector<std::uint64_t>& keys) {
     std::uint64_t found = 0;
     for (const std::uint64_t key : keys) {
-        const bloomkit::digest d = bloomkit::detail::mum_integer(key, p.secrets);
-        const std::uint64_t* block = p.words + bloomkit::detail::reduce(d.high, p.blocks) * 8;
-        found += bloomkit::detail::simd::block_test_one_avx512(block, static_cast<std::uint32_t>(d.low), p.lane_powers) ? 1 : 0;
+        const located at = locate(p, key);
+        found += bloomkit::detail::simd::block_test_one_avx512(at.block, at.pattern, p.lane_powers) ? 1 : 0;
     }
     return found;
 }
@@ -77,9 +87,8 @@ __attribute__((target("avx2"), noinline)) std::uint64_t kernel_inlined_avx2(cons
                                                                           const std::vector<std::uint64_t>& keys) {
     std::uint64_t found = 0;
     for (const std::uint64_t key : keys) {
-        const bloomkit::digest d = bloomkit::detail::mum_integer(key, p.secrets);
-        const std::uint64_t* block = p.words + bloomkit::detail::reduce(d.high, p.blocks) * 8;
-        found += bloomkit::detail::simd::block_test_one_avx2(block, static_cast<std::uint32_t>(d.low), p.lane_powers) ? 1 : 0;
+        const located at = locate(p, key);
+        found += bloomkit::detail::simd::block_test_one_avx2(at.block, at.pattern, p.lane_powers) ? 1 : 0;
     }
     return found;
 }
@@ -94,11 +103,9 @@ template <bool Avx512>
     std::uint64_t found = 0;
     for (const std::uint64_t key : keys) {
         asm volatile("" : : "r"(&p) : "memory");
-        const bloomkit::digest d = bloomkit::detail::mum_integer(key, p.secrets);
-        const std::uint64_t* block = p.words + bloomkit::detail::reduce(d.high, p.blocks) * 8;
-        const auto pattern = static_cast<std::uint32_t>(d.low);
-        found += (Avx512 ? bloomkit::detail::simd::block_test_single_avx512(block, pattern, p.lane_powers)
-                         : bloomkit::detail::simd::block_test_single_avx2(block, pattern, p.lane_powers))
+        const located at = locate(p, key);
+        found += (Avx512 ? bloomkit::detail::simd::block_test_single_avx512(at.block, at.pattern, p.lane_powers)
+                         : bloomkit::detail::simd::block_test_single_avx2(at.block, at.pattern, p.lane_powers))
                      ? 1
                      : 0;
     }

@@ -424,9 +424,13 @@ private:
     /// Puts the fingerprint in slot `slot` of the bucket and returns the one it evicted.
     std::uint64_t swap_slot(word_type* words, size_type bucket, unsigned slot, std::uint64_t fingerprint) const noexcept {
         const std::uint64_t window = load(bucket);
-        const unsigned offset = slot * lanes_.bits();
-        detail::store_window(words, offset_of(bucket), lanes_.with_slot(window, offset, fingerprint));
-        return lanes_.slot(window, offset);
+        detail::store_window(words, offset_of(bucket), lanes_.with_slot(window, slot * lanes_.bits(), fingerprint));
+        return fingerprint_in(window, slot);
+    }
+
+    /// The fingerprint in slot `slot` of a bucket's window.
+    [[nodiscard]] std::uint64_t fingerprint_in(std::uint64_t window, unsigned slot) const noexcept {
+        return lanes_.slot(window, slot * lanes_.bits());
     }
 
     // --- The operations on a located key -----------------------------------------------------
@@ -491,7 +495,7 @@ private:
             const unsigned slot = choices.next_slot();  // every neighbour is full: walk on
             fingerprint = swap_slot(words, bucket, slot, fingerprint);
             bucket = next[slot];
-            if (kick + 1 < cuckoo_max_kicks) next = neighbours_of(bucket);
+            next = neighbours_of(bucket);
         }
         victim_ = {static_cast<std::uint32_t>(fingerprint), bucket};
     }
@@ -502,7 +506,7 @@ private:
         const std::uint64_t window = load(bucket);
         bucket_neighbours others;
         for (unsigned slot = 0; slot < cuckoo_bucket_size; ++slot) {
-            others[slot] = alternate(bucket, lanes_.slot(window, slot * lanes_.bits()));
+            others[slot] = alternate(bucket, fingerprint_in(window, slot));
             prefetch(others[slot]);
         }
         return others;
@@ -514,7 +518,7 @@ private:
                              std::uint64_t fingerprint) noexcept {
         const std::uint64_t window = load(bucket);
         for (unsigned slot = 0; slot < cuckoo_bucket_size; ++slot) {
-            if (try_place(words, others[slot], lanes_.slot(window, slot * lanes_.bits()))) {
+            if (try_place(words, others[slot], fingerprint_in(window, slot))) {
                 (void)swap_slot(words, bucket, slot, fingerprint);  // the one just moved
                 return true;
             }
@@ -540,11 +544,9 @@ private:
         if (!victim_.occupied()) return;
         const cuckoo_victim victim = std::exchange(victim_, {});
         const std::uint64_t fingerprint = victim.fingerprint;
-        if (try_place(words, victim.bucket, fingerprint) ||
-            try_place(words, alternate(victim.bucket, fingerprint), fingerprint))
-            return;
-        const size_type bucket = victim.bucket;
-        relocate(words, bucket, alternate(bucket, fingerprint), fingerprint);
+        const size_type other = alternate(victim.bucket, fingerprint);
+        if (try_place(words, victim.bucket, fingerprint) || try_place(words, other, fingerprint)) return;
+        relocate(words, victim.bucket, other, fingerprint);
     }
 
     /// Runs visit(probe) for every key of [first, last), in order, a prefetched batch at a time.

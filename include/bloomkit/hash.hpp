@@ -294,6 +294,10 @@ template <std::size_t Bytes>
     return h ^ (h >> 32);
 }
 
+/// The digest of an XXH64 hash h: h itself (all a split block reads, as Parquet prescribes) and
+/// a bijective mix of it for the high half.
+[[nodiscard]] constexpr digest xxh64_digest(std::uint64_t h) noexcept { return {h, mix64(h)}; }
+
 /// An integer key's value widened to 64 bits: signed values sign-extended, so that every type
 /// holding the same value gives the same key.
 template <integer_key Key>
@@ -383,10 +387,8 @@ public:
                 return detail::mum_integer(detail::widened(key), secrets_);
             if (algorithm_ == hash_algorithm::xxh64) {
                 constexpr std::size_t width = sizeof(typename detail::integer_of<Key>::type);
-                if constexpr (width == 4 || width == 8) {  // in the key's own width, as Parquet hashes it
-                    const std::uint64_t h = detail::xxh64_of_short<width>(detail::widened(key), seed_);
-                    return {h, detail::mix64(h)};
-                }
+                if constexpr (width == 4 || width == 8)  // in the key's own width, as Parquet hashes it
+                    return detail::xxh64_digest(detail::xxh64_of_short<width>(detail::widened(key), seed_));
                 const detail::little_endian_bytes<Key> bytes(key);
                 return hash_span(bytes.span());
             }
@@ -414,10 +416,7 @@ private:
     // span), so XXH3's dispatch on length folds away (docs/design/performance.md).
     template <std::size_t Extent>
     [[nodiscard, gnu::always_inline]] digest hash_span(std::span<const std::byte, Extent> bytes) const noexcept {
-        if (algorithm_ == hash_algorithm::xxh64) {
-            const std::uint64_t h = XXH64(bytes.data(), bytes.size(), seed_);
-            return {h, detail::mix64(h)};
-        }
+        if (algorithm_ == hash_algorithm::xxh64) return detail::xxh64_digest(XXH64(bytes.data(), bytes.size(), seed_));
         const XXH128_hash_t h = XXH3_128bits_withSeed(bytes.data(), bytes.size(), seed_);
         return {h.low64, h.high64};
     }
