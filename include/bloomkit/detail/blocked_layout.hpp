@@ -102,7 +102,7 @@ public:
             bool added = false;
             if (self().set_simd(words + p.block * Words, p.pattern, added)) return added;
         }
-        return set_scalar<Access>(words, p);
+        return set_probe_by_probe<Access>(words, p);
     }
 
     /// Sets the bits of a batch of located (and prefetched) keys; returns how many of them set
@@ -141,6 +141,19 @@ private:
         word_type* block = words + p.block * Words;
         word_type newly_set = 0;
         for (std::size_t word = 0; word < Words; ++word) newly_set |= Access::set(block[word], masks[word]);
+        return newly_set != 0;
+    }
+
+    // A single key without a SIMD kernel writes each probe's bit straight into its word: about
+    // half the instructions of gathering masks for all the block's words first, and a single
+    // call's time is its instructions (docs/design/performance.md). Where probes share a word,
+    // the second write waits for the first through store forwarding — a few cycles, which a
+    // batch would pay on every key, so batches gather (set_scalar).
+    template <class Access>
+    bool set_probe_by_probe(word_type* words, const probe& p) const noexcept {
+        word_type* block = words + p.block * Words;
+        word_type newly_set = 0;
+        self().for_each_bit(p.pattern, [&](std::size_t word, word_type bit) { newly_set |= Access::set(block[word], bit); });
         return newly_set != 0;
     }
 

@@ -49,15 +49,21 @@ public:
     }
 
     // One step of AVX-512 (k ≤ 16) or AVX2 (k ≤ 8) answers a key; past that, the batch kernels
-    // loop over steps. A single key takes the one-step kernel whichever the CPU has: AVX-512's
-    // is 3 instructions shorter, and instructions are what a single call costs — unless the
-    // code is compiled for AVX2 (-mavx2, -march=native), where the AVX2 kernel inlines and
-    // saves the call instead. The levels at which each one-step kernel serves this k are
-    // worked out once, so choosing costs one or two compares.
+    // loop over steps. Instructions are what a single call costs (docs/design/performance.md),
+    // so a single key takes the step that needs no call: in code built for baseline x86-64 the
+    // AVX2 step as inline assembly (on any CPU with AVX2, AVX-512 ones included), in code built
+    // for AVX2 (-mavx2, -march=native) its intrinsics inlined, and in code built for AVX-512
+    // the AVX-512 step inlined. Only 8 < k ≤ 16 calls the AVX-512 step out of line. The levels
+    // at which each step serves this k are worked out once, so choosing costs one compare.
     bool test_simd(const word_type* block, std::uint32_t pattern, bool& answer) const noexcept {
 #ifdef BLOOMKIT_X86_SIMD
         const int level = detail::simd_level_in_use.load(std::memory_order_relaxed);
-#if defined(__AVX2__) && !defined(__AVX512F__)
+#if !defined(__AVX2__)
+        if (level >= one_step_avx2_from_) {  // baseline code: the AVX2 step as inline assembly
+            answer = detail::simd::block_test_one_avx2_asm(block, pattern, lane_powers_.data());
+            return true;
+        }
+#elif !defined(__AVX512F__)
         if (level >= one_step_avx2_from_) {
             answer = detail::simd::block_test_single_avx2(block, pattern, lane_powers_.data());
             return true;

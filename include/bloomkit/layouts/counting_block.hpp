@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <string>
 
+#include "bloomkit/detail/simd/counting_block_avx2.hpp"
 #include "bloomkit/detail/simd/counting_block_avx512.hpp"
 #include "bloomkit/layouts/block.hpp"
 #include "bloomkit/simd.hpp"
@@ -51,13 +52,16 @@ public:
     [[nodiscard]] probe locate(const digest& d) const noexcept { return placement_.locate(d); }
     void prefetch(const word_type* words, const probe& p) const noexcept { placement_.prefetch(words, p); }
 
-    /// Whether every counter of the key is nonzero. With AVX-512 and k ≤ 16, one vector step
-    /// (detail/simd/counting_block_avx512.hpp): the scalar pass over the block's words took
-    /// ~290 instructions per key.
+    /// Whether every counter of the key is nonzero. With AVX-512 and k ≤ 16, or AVX2 and k ≤ 8,
+    /// one vector step (detail/simd/counting_block_avx*.hpp): the scalar pass over the block's
+    /// words took ~290 instructions per key.
     [[nodiscard]] bool test(const word_type* words, const probe& p) const noexcept {
 #ifdef BLOOMKIT_X86_SIMD
-        if (geometry_.hashes <= 16 && active_simd_level() == simd_level::avx512)
+        const simd_level level = active_simd_level();
+        if (geometry_.hashes <= 16 && level == simd_level::avx512)
             return detail::simd::counting_test_avx512(block_of(words, p), p.pattern, placement_.lane_powers());
+        if (geometry_.hashes <= 8 && level == simd_level::avx2)
+            return detail::simd::counting_test_avx2(block_of(words, p), p.pattern, placement_.lane_powers());
 #endif
         return all_nonzero(block_of(words, p), lanes_of(p));
     }

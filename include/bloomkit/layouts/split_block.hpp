@@ -38,7 +38,11 @@ public:
     bool test_simd(const word_type* block, std::uint32_t pattern, bool& answer) const noexcept {
 #ifdef BLOOMKIT_X86_SIMD
         if (active_simd_level() != simd_level::scalar) {
+#ifdef __AVX2__
             answer = detail::simd::split_block_test_one_avx2(block, pattern, salt.data());
+#else  // baseline code: the same step as inline assembly, not a call
+            answer = detail::simd::split_block_test_one_avx2_asm(block, pattern, salt.data());
+#endif
             return true;
         }
 #endif
@@ -49,7 +53,11 @@ public:
     bool set_simd(word_type* block, std::uint32_t pattern, bool& added) const noexcept {
 #ifdef BLOOMKIT_X86_SIMD
         if (active_simd_level() != simd_level::scalar) {
+#ifdef __AVX2__
             added = detail::simd::split_block_set_one_avx2(block, pattern, salt.data());
+#else  // baseline code: the same step as inline assembly, not a call
+            added = detail::simd::split_block_set_one_avx2_asm(block, pattern, salt.data());
+#endif
             return true;
         }
 #endif

@@ -32,19 +32,31 @@
 
 namespace bloomkit::detail::simd {
 
-/// Whether every probe of a key with k ≤ 8 is set in `block`; lane_powers as described above.
-__attribute__((target("avx2"), always_inline)) inline bool block_test_one_avx2(const std::uint64_t* block,
-                                                                                std::uint32_t pattern,
-                                                                                const std::uint32_t* lane_powers) noexcept {
-    const __m256i product = _mm256_mullo_epi32(_mm256_set1_epi32(static_cast<int>(pattern)),
-                                               _mm256_loadu_si256(reinterpret_cast<const __m256i*>(lane_powers)));
+/// The products x·c^(i+1) of a key's first eight probes, one per lane.
+__attribute__((target("avx2"), always_inline)) inline __m256i block_products_avx2(std::uint32_t pattern,
+                                                                                   const std::uint32_t* lane_powers) noexcept {
+    return _mm256_mullo_epi32(_mm256_set1_epi32(static_cast<int>(pattern)),
+                              _mm256_loadu_si256(reinterpret_cast<const __m256i*>(lane_powers)));
+}
+
+/// Each probe's 32-bit word of `block` (word = product >> 28), in the probe's lane.
+__attribute__((target("avx2"), always_inline)) inline __m256i block_probed_words_avx2(const std::uint64_t* block,
+                                                                                       __m256i product) noexcept {
     const __m256i word = _mm256_srli_epi32(product, 28);  // vpermd reads its low 3 bits
     const auto* halves = reinterpret_cast<const __m256i*>(block);
     const __m256i low = _mm256_permutevar8x32_epi32(_mm256_loadu_si256(halves), word);
     const __m256i high = _mm256_permutevar8x32_epi32(_mm256_loadu_si256(halves + 1), word);
     // Bit 3 of the word, i.e. bit 31 of the product, picks the half: blendvps reads each lane's top bit.
-    const __m256i fetched = _mm256_castps_si256(
+    return _mm256_castps_si256(
         _mm256_blendv_ps(_mm256_castsi256_ps(low), _mm256_castsi256_ps(high), _mm256_castsi256_ps(product)));
+}
+
+/// Whether every probe of a key with k ≤ 8 is set in `block`; lane_powers as described above.
+__attribute__((target("avx2"), always_inline)) inline bool block_test_one_avx2(const std::uint64_t* block,
+                                                                                std::uint32_t pattern,
+                                                                                const std::uint32_t* lane_powers) noexcept {
+    const __m256i product = block_products_avx2(pattern, lane_powers);
+    const __m256i fetched = block_probed_words_avx2(block, product);
     const __m256i mask = _mm256_sllv_epi32(_mm256_set1_epi32(1), _mm256_srli_epi32(_mm256_slli_epi32(product, 4), 27));
     return _mm256_testc_si256(fetched, mask) != 0;  // every mask bit set in what was fetched
 }
@@ -91,6 +103,40 @@ __attribute__((target("avx2"))) inline void block_test_few_avx2(const std::uint6
 __attribute__((target("avx2"))) inline bool block_test_single_avx2(const std::uint64_t* block, std::uint32_t pattern,
                                                                    const std::uint32_t* lane_powers) noexcept {
     return block_test_one_avx2(block, pattern, lane_powers);
+}
+
+/// block_test_one_avx2 as inline assembly, for code built for baseline x86-64 on a CPU found at
+/// run time to have AVX2. Such code cannot inline the intrinsics (they need the avx2 target),
+/// and calling them out of line cost a single lookup 1.5–6.6 ns (docs/design/performance.md,
+/// "Layer by layer"): the call, the return, and the caller's registers saved around them. The
+/// assembler does not care what the surrounding code was compiled for, so the same fifteen
+/// instructions sit inside the caller's loop. Only ymm0–2, which baseline code may name as
+/// xmm0–2, are used, and vzeroupper ends the block so that the caller's SSE code pays no
+/// transition. The answer leaves through the carry flag.
+inline bool block_test_one_avx2_asm(const std::uint64_t* block, std::uint32_t pattern,
+                                    const std::uint32_t* lane_powers) noexcept {
+    struct eight { std::uint32_t words[8]; };  // a block's half, or the eight multipliers
+    static constexpr std::uint32_t one = 1;
+    bool all_set;
+    asm("vmovd        %[pattern], %%xmm0\n\t"
+        "vpbroadcastd %%xmm0, %%ymm0\n\t"
+        "vpmulld      %[powers], %%ymm0, %%ymm0\n\t"        // product = x * c^(i+1)
+        "vpsrld       $28, %%ymm0, %%ymm1\n\t"               // its word (vpermd reads 3 bits)
+        "vpermd       %[low], %%ymm1, %%ymm2\n\t"
+        "vpermd       %[high], %%ymm1, %%ymm1\n\t"
+        "vblendvps    %%ymm0, %%ymm1, %%ymm2, %%ymm2\n\t"    // the high half where bit 31 is set
+        "vpslld       $4, %%ymm0, %%ymm0\n\t"
+        "vpsrld       $27, %%ymm0, %%ymm0\n\t"               // its bit: (product >> 23) & 31
+        "vpbroadcastd %[one], %%ymm1\n\t"
+        "vpsllvd      %%ymm0, %%ymm1, %%ymm1\n\t"            // the mask
+        "vptest       %%ymm1, %%ymm2\n\t"                    // CF: no mask bit clear in fetched
+        "vzeroupper"
+        : "=@ccc"(all_set)
+        : [pattern] "r"(pattern), [powers] "m"(*reinterpret_cast<const eight*>(lane_powers)),
+          [low] "m"(*reinterpret_cast<const eight*>(block)), [high] "m"(*reinterpret_cast<const eight*>(block + 4)),
+          [one] "m"(one)
+        : "xmm0", "xmm1", "xmm2");
+    return all_set;
 }
 
 }  // namespace bloomkit::detail::simd
