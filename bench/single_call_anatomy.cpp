@@ -13,9 +13,10 @@
 //      could compile it if it knew the filter's hash and k (AVX-512 where the CPU has it,
 //      else AVX2);
 //   4. + a call: the same, the kernel behind a function call, as code built for baseline x86-64
-//      must reach a kernel for a newer CPU;
+//      reached a kernel for a newer CPU until the AVX2 step became inline assembly;
 //   5. contains(): the library's, which also reads the filter's hash algorithm, k and the SIMD
-//      level in use, and chooses.
+//      level in use, and chooses — in this baseline build, the AVX2 step as inline assembly
+//      for k ≤ 8 (layouts/block.hpp), so it is layer 3's kernel without the target attribute.
 //
 // An out-of-order core overlaps consecutive lookups' misses only as far as its window of
 // instructions reaches, so each layer's instructions cost time even though the loop is
