@@ -38,14 +38,19 @@ public:
         return {detail::reduce(d.high, block_count()), static_cast<std::uint32_t>(d.low)};
     }
 
+    /// Calls visit(position) with each probe's bit in the block, 0..511.
+    template <class Visit>
+    void for_each_position(std::uint32_t pattern, Visit visit) const noexcept {
+        // Independent products x·c^(i+1), not a chain of x *= c: the multiplications overlap
+        // instead of waiting on each other (and vectorise: detail/simd/). k is read once: the
+        // visitor's stores could alias the layout as far as the compiler knows.
+        const std::uint32_t hashes = geometry().hashes;
+        for (std::uint32_t i = 0; i < hashes; ++i) visit((pattern * multiplier_powers[i]) >> (32 - 9));
+    }
+
     template <class Visit>
     void for_each_bit(std::uint32_t pattern, Visit visit) const noexcept {
-        // Independent products x·c^(i+1), not a chain of x *= c: the multiplications overlap
-        // instead of waiting on each other (and vectorise: detail/simd/).
-        for (std::uint32_t i = 0; i < geometry().hashes; ++i) {
-            const std::uint32_t bit = (pattern * multiplier_powers[i]) >> (32 - 9);  // 0..511
-            visit(bit / 64, std::uint64_t{1} << (bit % 64));
-        }
+        for_each_position(pattern, [&](std::uint32_t bit) { visit(bit / 64, std::uint64_t{1} << (bit % 64)); });
     }
 
     // One step of AVX-512 (k ≤ 16) or AVX2 (k ≤ 8) answers a key; past that, the batch kernels
