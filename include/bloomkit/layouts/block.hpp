@@ -92,11 +92,20 @@ public:
 
     bool set_simd(word_type* block, std::uint32_t pattern, bool& added) const noexcept {
 #ifdef BLOOMKIT_X86_SIMD
-        if (active_simd_level() == simd_level::avx512) {  // AVX2 measured no faster than scalar
+        const simd_level level = active_simd_level();
+        if (level == simd_level::avx512) {
             added = detail::simd::block_set_single_avx512(block, pattern, geometry().hashes, multiplier_powers.data(),
                                                           lane_powers_.data());
             return true;
         }
+#ifdef __AVX2__
+        // Only where it inlines: called out of line from baseline code, the AVX2 insert measured
+        // slower than the scalar path (docs/design/performance.md, "An AVX2 machine").
+        if (level == simd_level::avx2 && geometry().hashes <= 8) {
+            added = detail::simd::block_set_one_avx2(block, pattern, lane_powers_.data());
+            return true;
+        }
+#endif
 #endif
         (void)block, (void)pattern, (void)added;
         return false;
@@ -125,9 +134,12 @@ public:
 
     std::optional<std::size_t> set_batch_simd(word_type* words, std::span<const probe> probes) const noexcept {
 #ifdef BLOOMKIT_X86_SIMD
-        if (active_simd_level() == simd_level::avx512)
+        const simd_level level = active_simd_level();
+        if (level == simd_level::avx512)
             return detail::simd::block_set_avx512(words, probes.data(), probes.size(), geometry().hashes,
                                                   multiplier_powers.data(), lane_powers_.data());
+        if (level == simd_level::avx2 && geometry().hashes <= 8)
+            return detail::simd::block_set_few_avx2(words, probes.data(), probes.size(), lane_powers_.data());
 #endif
         (void)words, (void)probes;
         return std::nullopt;

@@ -13,8 +13,15 @@
 // That step is ~12 instructions (block_test_one_avx2), which is what a single-key lookup costs
 // on top of its hash (docs/design/performance.md, "Single-key calls").
 //
-// Inserts have no AVX2 kernel: building the key's mask in two ymm halves measured no faster
-// than the scalar path (docs/design/performance.md), so they use AVX-512 or scalar code.
+// Inserts (k ≤ 8) build the key's 512-bit mask in two ymm halves, eight 32-bit words each:
+// each probe's position is broadcast to every lane, and lane j of half h shifts 1 left by
+// position − 32·(j + 8h) — vpsllvd gives 0 for any count outside 0..31, so only the probe's
+// own word gets its bit. Seven instructions a probe, all eight lanes of lane_powers unrolled
+// (the idle ones repeat probe 0: setting a bit twice sets it once), against ~20 a probe for
+// the scalar path's shifts and read-modify-writes: batches of inserts use it, and single ones
+// where it inlines (code built for AVX2) — called out of line, it measured slower than the
+// scalar path (docs/design/performance.md, "An AVX2 machine"). On the Xeon of the first
+// sessions the same construction measured no faster than scalar code in bulk.
 //
 // Loads and stores are the unaligned forms: as fast as the aligned ones on a 64-byte-aligned
 // filter, and safe on any block a caller passes.
@@ -103,6 +110,37 @@ __attribute__((target("avx2"))) inline void block_test_few_avx2(const std::uint6
 __attribute__((target("avx2"))) inline bool block_test_single_avx2(const std::uint64_t* block, std::uint32_t pattern,
                                                                    const std::uint32_t* lane_powers) noexcept {
     return block_test_one_avx2(block, pattern, lane_powers);
+}
+
+/// Sets the bits of a key with k ≤ 8 (lane_powers as above); true if one was clear.
+__attribute__((target("avx2"), always_inline)) inline bool block_set_one_avx2(std::uint64_t* block, std::uint32_t pattern,
+                                                                               const std::uint32_t* lane_powers) noexcept {
+    alignas(32) std::uint32_t positions[8];
+    _mm256_store_si256(reinterpret_cast<__m256i*>(positions), _mm256_srli_epi32(block_products_avx2(pattern, lane_powers), 23));
+    const __m256i first_bit_low = _mm256_setr_epi32(0, 32, 64, 96, 128, 160, 192, 224);
+    const __m256i first_bit_high = _mm256_add_epi32(first_bit_low, _mm256_set1_epi32(256));
+    const __m256i one = _mm256_set1_epi32(1);
+    __m256i low = _mm256_setzero_si256(), high = _mm256_setzero_si256();
+    for (const std::uint32_t position : positions) {  // unrolled: eight lanes, no count to test
+        const __m256i at = _mm256_set1_epi32(static_cast<int>(position));
+        low = _mm256_or_si256(low, _mm256_sllv_epi32(one, _mm256_sub_epi32(at, first_bit_low)));
+        high = _mm256_or_si256(high, _mm256_sllv_epi32(one, _mm256_sub_epi32(at, first_bit_high)));
+    }
+    auto* halves = reinterpret_cast<__m256i*>(block);
+    const __m256i old_low = _mm256_loadu_si256(halves), old_high = _mm256_loadu_si256(halves + 1);
+    _mm256_storeu_si256(halves, _mm256_or_si256(old_low, low));
+    _mm256_storeu_si256(halves + 1, _mm256_or_si256(old_high, high));
+    const __m256i newly_set = _mm256_or_si256(_mm256_andnot_si256(old_low, low), _mm256_andnot_si256(old_high, high));
+    return _mm256_testz_si256(newly_set, newly_set) == 0;
+}
+
+/// Sets the bits of `count` located keys with k ≤ 8; returns how many set a bit that was clear.
+__attribute__((target("avx2"))) inline std::size_t block_set_few_avx2(std::uint64_t* words, const block_probe* probes,
+                                                                      std::size_t count, const std::uint32_t* lane_powers) noexcept {
+    std::size_t added = 0;
+    for (std::size_t key = 0; key < count; ++key)
+        added += block_set_one_avx2(words + probes[key].block * 8, probes[key].pattern, lane_powers) ? 1 : 0;
+    return added;
 }
 
 /// block_test_one_avx2 as inline assembly, for code built for baseline x86-64 on a CPU found at
