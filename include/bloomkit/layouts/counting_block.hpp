@@ -70,11 +70,14 @@ public:
     /// whether one of them was zero: the key was certainly absent before.
     bool increment(word_type* words, const probe& p) const noexcept {
 #ifdef BLOOMKIT_X86_SIMD
-        if (geometry_.hashes <= 16 && active_simd_level() == simd_level::avx512) {
+        const simd_level level = active_simd_level();
+        if (geometry_.hashes <= 16 && level == simd_level::avx512) {
             return geometry_.hashes <= 8
                        ? detail::simd::counting_increment_avx512<8>(block_of(words, p), p.pattern, placement_.lane_powers())
                        : detail::simd::counting_increment_avx512<16>(block_of(words, p), p.pattern, placement_.lane_powers());
         }
+        if (geometry_.hashes <= 8 && level == simd_level::avx2)
+            return detail::simd::counting_increment_avx2(block_of(words, p), p.pattern, placement_.lane_powers());
 #endif
         // Probe by probe: a key has k counters, and working on all 128 of the block (eight
         // words of SWAR masks) took ~380 instructions a key. `done` has a bit per counter of the

@@ -112,9 +112,13 @@ __attribute__((target("avx2"))) inline bool block_test_single_avx2(const std::ui
     return block_test_one_avx2(block, pattern, lane_powers);
 }
 
-/// Sets the bits of a key with k ≤ 8 (lane_powers as above); true if one was clear.
-__attribute__((target("avx2"), always_inline)) inline bool block_set_one_avx2(std::uint64_t* block, std::uint32_t pattern,
-                                                                               const std::uint32_t* lane_powers) noexcept {
+/// The 512-bit mask of a key with k ≤ 8 (lane_powers as above), as a block's two halves.
+struct block_mask_avx2 {
+    __m256i low, high;
+};
+
+__attribute__((target("avx2"), always_inline)) inline block_mask_avx2 block_key_mask_avx2(std::uint32_t pattern,
+                                                                                          const std::uint32_t* lane_powers) noexcept {
     alignas(32) std::uint32_t positions[8];
     _mm256_store_si256(reinterpret_cast<__m256i*>(positions), _mm256_srli_epi32(block_products_avx2(pattern, lane_powers), 23));
     const __m256i first_bit_low = _mm256_setr_epi32(0, 32, 64, 96, 128, 160, 192, 224);
@@ -126,6 +130,13 @@ __attribute__((target("avx2"), always_inline)) inline bool block_set_one_avx2(st
         low = _mm256_or_si256(low, _mm256_sllv_epi32(one, _mm256_sub_epi32(at, first_bit_low)));
         high = _mm256_or_si256(high, _mm256_sllv_epi32(one, _mm256_sub_epi32(at, first_bit_high)));
     }
+    return {low, high};
+}
+
+/// Sets the bits of a key with k ≤ 8; true if one was clear.
+__attribute__((target("avx2"), always_inline)) inline bool block_set_one_avx2(std::uint64_t* block, std::uint32_t pattern,
+                                                                               const std::uint32_t* lane_powers) noexcept {
+    const auto [low, high] = block_key_mask_avx2(pattern, lane_powers);
     auto* halves = reinterpret_cast<__m256i*>(block);
     const __m256i old_low = _mm256_loadu_si256(halves), old_high = _mm256_loadu_si256(halves + 1);
     _mm256_storeu_si256(halves, _mm256_or_si256(old_low, low));

@@ -6,9 +6,13 @@
 // (layouts/block.hpp), so block_avx2.hpp's one step finds them: probe i's 9-bit position p
 // lies in 32-bit word p / 32 (fetched into the probe's lane by two vpermd and a blend), in the
 // nibble at bit p % 32 rounded down to a multiple of 4. The key is present when no probe's
-// nibble is zero. Lanes past k repeat probe 0, as in the block layout. Same answers as the
-// scalar code (tests/test_simd.cpp). Increments stay scalar: like block inserts, they need the
-// key's mask scattered over the block's words, which AVX2 builds no faster than scalar code.
+// nibble is zero. Lanes past k repeat probe 0, as in the block layout.
+//
+// Incrementing builds the key's bit mask as a block insert does (block_key_mask_avx2), widens it
+// to one unit per counter it touches (the low bit of each such nibble), and adds the units to
+// the counters that are not saturated — counting_block_avx512.hpp's arithmetic on two ymm
+// halves. A counter two probes share is incremented once. Same counters and answers as the
+// scalar code (tests/test_simd.cpp).
 #pragma once
 
 #include "bloomkit/simd.hpp"
@@ -31,6 +35,40 @@ __attribute__((target("avx2"))) inline bool counting_test_avx2(const std::uint64
     const __m256i nibble = _mm256_and_si256(_mm256_srlv_epi32(fetched, shift), _mm256_set1_epi32(0xf));
     const __m256i zero = _mm256_cmpeq_epi32(nibble, _mm256_setzero_si256());
     return _mm256_testz_si256(zero, zero) != 0;  // no lane whose counter is zero
+}
+
+/// Per 64-bit lane, the low bit of every nibble of `v` that is nonzero (nibble_counters.hpp).
+__attribute__((target("avx2"), always_inline)) inline __m256i nonzero_nibbles_avx2(__m256i v) noexcept {
+    v = _mm256_or_si256(v, _mm256_srli_epi64(v, 1));
+    v = _mm256_or_si256(v, _mm256_srli_epi64(v, 2));
+    return _mm256_and_si256(v, _mm256_set1_epi64x(0x1111'1111'1111'1111LL));
+}
+
+/// Per 64-bit lane, the low bit of every nibble of `v` that is 15 (saturated).
+__attribute__((target("avx2"), always_inline)) inline __m256i saturated_nibbles_avx2(__m256i v) noexcept {
+    v = _mm256_and_si256(v, _mm256_srli_epi64(v, 1));
+    v = _mm256_and_si256(v, _mm256_srli_epi64(v, 2));
+    return _mm256_and_si256(v, _mm256_set1_epi64x(0x1111'1111'1111'1111LL));
+}
+
+/// Adds `units` to one half of a block's counters, except saturated ones; the units of the
+/// counters that were zero.
+__attribute__((target("avx2"), always_inline)) inline __m256i counting_add_units_avx2(__m256i* half, __m256i units) noexcept {
+    const __m256i old = _mm256_loadu_si256(half);
+    // A nibble below 15 plus one stays in its nibble: no carry crosses into the next counter.
+    _mm256_storeu_si256(half, _mm256_add_epi64(old, _mm256_andnot_si256(saturated_nibbles_avx2(old), units)));
+    return _mm256_andnot_si256(nonzero_nibbles_avx2(old), units);
+}
+
+/// Adds one to each counter of a key with k ≤ 8, except saturated ones; true if one of them was
+/// zero (the key was certainly absent before).
+__attribute__((target("avx2"))) inline bool counting_increment_avx2(std::uint64_t* block, std::uint32_t pattern,
+                                                                    const std::uint32_t* lane_powers) noexcept {
+    const auto [low, high] = block_key_mask_avx2(pattern, lane_powers);
+    auto* halves = reinterpret_cast<__m256i*>(block);
+    const __m256i was_zero = _mm256_or_si256(counting_add_units_avx2(halves, nonzero_nibbles_avx2(low)),
+                                             counting_add_units_avx2(halves + 1, nonzero_nibbles_avx2(high)));
+    return _mm256_testz_si256(was_zero, was_zero) == 0;
 }
 
 }  // namespace bloomkit::detail::simd
