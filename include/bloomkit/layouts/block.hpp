@@ -59,7 +59,8 @@ public:
     // AVX2 step as inline assembly (on any CPU with AVX2, AVX-512 ones included), in code built
     // for AVX2 (-mavx2, -march=native) its intrinsics inlined, and in code built for AVX-512
     // the AVX-512 step inlined. Only 8 < k ≤ 16 calls the AVX-512 step out of line. The levels
-    // at which each step serves this k are worked out once, so choosing costs one compare.
+    // at which each step serves this k are worked out once, so choosing costs a compare per
+    // step ruled out: one for k ≤ 8.
     bool test_simd(const word_type* block, std::uint32_t pattern, bool& answer) const noexcept {
 #ifdef BLOOMKIT_X86_SIMD
         const int level = detail::simd_level_in_use.load(std::memory_order_relaxed);

@@ -13,7 +13,8 @@
 // A key's counters are a set: two probes landing on one counter select it once. An insert
 // adds exactly one to each of the key's counters, so count(), the least of them, estimates
 // the key's multiplicity rather than twice it, and removing undoes inserting exactly.
-// Every operation is branch-free over the block's eight words (nibble_counters.hpp).
+// Every operation is branch-free: an increment probe by probe (or one SIMD step), the others
+// over the block's eight words (nibble_counters.hpp).
 #pragma once
 
 #include <array>

@@ -36,6 +36,7 @@
 #include <cstdint>
 
 #include "bloomkit/detail/blocked_layout.hpp"
+#include "bloomkit/detail/simd/inline_asm.hpp"
 
 namespace bloomkit::detail::simd {
 
@@ -155,17 +156,10 @@ __attribute__((target("avx2"))) inline std::size_t block_set_few_avx2(std::uint6
 }
 
 /// block_test_one_avx2 as inline assembly, for code built for baseline x86-64 on a CPU found at
-/// run time to have AVX2. Such code cannot inline the intrinsics (they need the avx2 target),
-/// and calling them out of line cost a single lookup 1.5–6.6 ns (docs/design/performance.md,
-/// "Layer by layer"): the call, the return, and the caller's registers saved around them. The
-/// assembler does not care what the surrounding code was compiled for, so the same fifteen
-/// instructions sit inside the caller's loop. Only ymm0–2, which baseline code may name as
-/// xmm0–2, are used, and vzeroupper ends the block so that the caller's SSE code pays no
-/// transition. The answer leaves through the carry flag.
+/// run time to have AVX2 (detail/simd/inline_asm.hpp): the same thirteen instructions inside the
+/// caller's loop instead of a call. The answer leaves through the carry flag.
 inline bool block_test_one_avx2_asm(const std::uint64_t* block, std::uint32_t pattern,
                                     const std::uint32_t* lane_powers) noexcept {
-    struct eight { std::uint32_t words[8]; };  // a block's half, or the eight multipliers
-    static constexpr std::uint32_t one = 1;
     bool all_set;
     asm("vmovd        %[pattern], %%xmm0\n\t"
         "vpbroadcastd %%xmm0, %%ymm0\n\t"
@@ -181,10 +175,9 @@ inline bool block_test_one_avx2_asm(const std::uint64_t* block, std::uint32_t pa
         "vptest       %%ymm1, %%ymm2\n\t"                    // CF: no mask bit clear in fetched
         "vzeroupper"
         : "=@ccc"(all_set)
-        : [pattern] "r"(pattern), [powers] "m"(*reinterpret_cast<const eight*>(lane_powers)),
-          [low] "m"(*reinterpret_cast<const eight*>(block)), [high] "m"(*reinterpret_cast<const eight*>(block + 4)),
-          [one] "m"(one)
-        : "xmm0", "xmm1", "xmm2");
+        : [pattern] "r"(pattern), [powers] "m"(asm_ymm_at(lane_powers)), [low] "m"(asm_ymm_at(block)),
+          [high] "m"(asm_ymm_at(block + 4)), [one] "m"(asm_one)
+        : BLOOMKIT_ASM_VZEROUPPER_CLOBBERS);
     return all_set;
 }
 

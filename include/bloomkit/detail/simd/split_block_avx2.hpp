@@ -17,6 +17,7 @@
 #include <cstdint>
 
 #include "bloomkit/detail/blocked_layout.hpp"
+#include "bloomkit/detail/simd/inline_asm.hpp"
 
 namespace bloomkit::detail::simd {
 
@@ -62,10 +63,8 @@ __attribute__((target("avx2"))) inline std::size_t split_block_set_avx2(std::uin
 }
 
 // The same two steps as inline assembly, for code built for baseline x86-64 on a CPU found at
-// run time to have AVX2: such code cannot inline the intrinsics above, and calling them out of
-// line costs a single-key call more than the step itself (see block_avx2.hpp's
-// block_test_one_avx2_asm, and docs/design/performance.md). Only ymm0–2 are used, and
-// vzeroupper ends each step. The mask's four instructions are written once:
+// run time to have AVX2 (detail/simd/inline_asm.hpp). The mask's six instructions are written
+// once:
 #define BLOOMKIT_SPLIT_BLOCK_MASK_ASM                   \
     "vmovd        %[pattern], %%xmm0\n\t"              \
     "vpbroadcastd %%xmm0, %%ymm0\n\t"                  \
@@ -74,26 +73,20 @@ __attribute__((target("avx2"))) inline std::size_t split_block_set_avx2(std::uin
     "vpbroadcastd %[one], %%ymm1\n\t"                  \
     "vpsllvd      %%ymm0, %%ymm1, %%ymm0\n\t" /* the mask */
 
-struct split_block_asm_operand { std::uint32_t words[8]; };  // a block, or the eight salts
-inline constexpr std::uint32_t split_block_asm_one = 1;
-
 inline bool split_block_test_one_avx2_asm(const std::uint32_t* block, std::uint32_t pattern,
                                           const std::uint32_t* salts) noexcept {
-    using operand = split_block_asm_operand;
     bool all_set;
     asm(BLOOMKIT_SPLIT_BLOCK_MASK_ASM
         "vmovdqu      %[block], %%ymm1\n\t"
         "vptest       %%ymm0, %%ymm1\n\t"  // CF: no mask bit clear in the block
         "vzeroupper"
         : "=@ccc"(all_set)
-        : [pattern] "r"(pattern), [salts] "m"(*reinterpret_cast<const operand*>(salts)),
-          [block] "m"(*reinterpret_cast<const operand*>(block)), [one] "m"(split_block_asm_one)
-        : "xmm0", "xmm1");
+        : [pattern] "r"(pattern), [salts] "m"(asm_ymm_at(salts)), [block] "m"(asm_ymm_at(block)), [one] "m"(asm_one)
+        : BLOOMKIT_ASM_VZEROUPPER_CLOBBERS);
     return all_set;
 }
 
 inline bool split_block_set_one_avx2_asm(std::uint32_t* block, std::uint32_t pattern, const std::uint32_t* salts) noexcept {
-    using operand = split_block_asm_operand;
     bool all_were_set;
     asm(BLOOMKIT_SPLIT_BLOCK_MASK_ASM
         "vmovdqu      %[block], %%ymm1\n\t"
@@ -101,9 +94,9 @@ inline bool split_block_set_one_avx2_asm(std::uint32_t* block, std::uint32_t pat
         "vmovdqu      %%ymm2, %[block]\n\t"
         "vptest       %%ymm0, %%ymm1\n\t"  // CF: no mask bit was clear in the old block
         "vzeroupper"
-        : "=@ccc"(all_were_set), [block] "+m"(*reinterpret_cast<operand*>(block))
-        : [pattern] "r"(pattern), [salts] "m"(*reinterpret_cast<const operand*>(salts)), [one] "m"(split_block_asm_one)
-        : "xmm0", "xmm1", "xmm2");
+        : "=@ccc"(all_were_set), [block] "+m"(asm_ymm_at(block))
+        : [pattern] "r"(pattern), [salts] "m"(asm_ymm_at(salts)), [one] "m"(asm_one)
+        : BLOOMKIT_ASM_VZEROUPPER_CLOBBERS);
     return !all_were_set;
 }
 #undef BLOOMKIT_SPLIT_BLOCK_MASK_ASM

@@ -1,0 +1,50 @@
+// bloomkit/detail/simd/inline_asm.hpp — what the AVX2 steps written as inline assembly share
+// (block_avx2.hpp, split_block_avx2.hpp).
+//
+// Code built for baseline x86-64 cannot inline an intrinsic compiled for AVX2, and calling one
+// out of line costs a single-key call more than the step itself (docs/design/performance.md,
+// "Layer by layer" and "An AVX2 machine"); the assembler does not care what the surrounding code
+// was compiled for. Two things keep such a step correct in any caller:
+//  - Its memory operands are 32-byte blocks of `asm_ymm_operand`, a may_alias type: the compiler
+//    must order the asm's reads after any store to the same bytes, whatever their type (a block
+//    of uint64_t words read as a struct of uint32_t would otherwise count as not aliasing).
+//  - It ends with vzeroupper, so that baseline SSE code after it pays no transition, and
+//    vzeroupper zeroes the upper halves of ymm0–15: all sixteen are declared clobbered
+//    (BLOOMKIT_ASM_VZEROUPPER_CLOBBERS), for callers that do keep 256-bit values live (code
+//    built with -mavx, or a target("avx2") function that inlines the call).
+// The steps are written in AT&T syntax: a translation unit built with -masm=intel cannot use
+// them (none of bloomkit's builds is).
+#pragma once
+
+#include "bloomkit/simd.hpp"
+
+#ifdef BLOOMKIT_X86_SIMD
+#include <cstdint>
+
+namespace bloomkit::detail::simd {
+
+/// 32 bytes an inline-assembly step reads or writes: half a 512-bit block, a 256-bit block, or
+/// eight 32-bit multipliers.
+struct [[gnu::may_alias]] asm_ymm_operand {
+    unsigned char bytes[32];
+};
+
+template <class T>
+[[nodiscard]] inline const asm_ymm_operand& asm_ymm_at(const T* p) noexcept {
+    return *reinterpret_cast<const asm_ymm_operand*>(p);
+}
+template <class T>
+[[nodiscard]] inline asm_ymm_operand& asm_ymm_at(T* p) noexcept {
+    return *reinterpret_cast<asm_ymm_operand*>(p);
+}
+
+/// The 32-bit 1 a step broadcasts to build its masks.
+inline constexpr std::uint32_t asm_one = 1;
+
+#define BLOOMKIT_ASM_VZEROUPPER_CLOBBERS                                                                           \
+    "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", \
+        "xmm14", "xmm15"
+
+}  // namespace bloomkit::detail::simd
+
+#endif  // BLOOMKIT_X86_SIMD
