@@ -64,14 +64,9 @@ public:
     bool test_simd(const word_type* block, std::uint32_t pattern, bool& answer) const noexcept {
 #ifdef BLOOMKIT_X86_SIMD
         const int level = detail::simd_level_in_use.load(std::memory_order_relaxed);
-#if !defined(__AVX2__)
-        if (level >= one_step_avx2_from_) {  // baseline code: the AVX2 step as inline assembly
-            answer = detail::simd::block_test_one_avx2_asm(block, pattern, lane_powers_.data());
-            return true;
-        }
-#elif !defined(__AVX512F__)
+#ifndef __AVX512F__  // where AVX-512's step would be a call, AVX2's first: it needs none
         if (level >= one_step_avx2_from_) {
-            answer = detail::simd::block_test_single_avx2(block, pattern, lane_powers_.data());
+            answer = avx2_step(block, pattern);
             return true;
         }
 #endif
@@ -80,7 +75,7 @@ public:
             return true;
         }
         if (level >= one_step_avx2_from_) {
-            answer = detail::simd::block_test_single_avx2(block, pattern, lane_powers_.data());
+            answer = avx2_step(block, pattern);
             return true;
         }
         if (level < 0) [[unlikely]] {  // not yet decided: decide, and answer on the scalar path
@@ -166,6 +161,18 @@ private:
         for (std::uint32_t i = 0; i < lanes.size(); ++i) lanes[i] = multiplier_powers[i < hashes ? i : 0];
         return lanes;
     }
+
+#ifdef BLOOMKIT_X86_SIMD
+    /// The AVX2 step of a single key, inline in any build: the intrinsics where the code is
+    /// built for AVX2, the same instructions as inline assembly where it is not.
+    bool avx2_step(const word_type* block, std::uint32_t pattern) const noexcept {
+#ifdef __AVX2__
+        return detail::simd::block_test_one_avx2(block, pattern, lane_powers_.data());
+#else
+        return detail::simd::block_test_one_avx2_asm(block, pattern, lane_powers_.data());
+#endif
+    }
+#endif
 
     static constexpr int never = 3;  // above every simd_level
 
