@@ -29,6 +29,20 @@ inline void prefetch(const void* address) noexcept {
 #endif
 }
 
+/// Makes the compiler finish computing `value` here, in program order (an empty asm that may
+/// read and change it). For a result accumulated over unrolled steps: GCC otherwise sinks each
+/// step's last operations to the end, keeping every step's inputs alive at once — registers
+/// run out, and the function pays pushes, pops and spills (block_layout's unrolled insert: 86
+/// instructions for 6 probes, 70 with this).
+template <class T>
+inline void compute_here(T& value) noexcept {
+#if defined(__GNUC__) || defined(__clang__)
+    asm("" : "+r"(value));
+#else
+    (void)value;
+#endif
+}
+
 // The number of set bits in `size` bytes from `data`, 8 at a time (byte order does not change
 // a count), for the estimates that read a whole filter (set_bit_count, current_fpr). Aligned
 // words are read as relaxed atomic loads: a count may run while other threads insert (save()

@@ -33,13 +33,14 @@ struct block_probe {
 ///     static constexpr bloom_layout id;
 ///     probe locate(const digest&) const;
 ///     template <class Visit> void for_each_bit(std::uint32_t pattern, Visit visit) const;
-///     bool test_simd(const Word* block, std::uint32_t pattern, bool& answer) const;
-///     bool set_simd(Word* block, std::uint32_t pattern, bool& added) const;
+///     bool test_one(const Word* block, std::uint32_t pattern, bool& answer) const;
+///     bool set_one(Word* block, std::uint32_t pattern, bool& added) const;
 ///     bool test_batch_simd(const Word*, std::span<const probe>, bool* out) const;
 ///     std::optional<std::size_t> set_batch_simd(Word*, std::span<const probe>) const;
-/// where for_each_bit calls visit(word_in_block, bit_mask) once per probe; test_simd answers one
-/// key with the CPU's SIMD backend and set_simd inserts one (each returning false when there is
-/// no backend that pays); test_batch_simd answers a batch (false when there is no backend), and
+/// where for_each_bit calls visit(word_in_block, bit_mask) once per probe; test_one answers one
+/// key and set_one inserts one by the layout's fastest way for a single key — a SIMD step, or
+/// probes unrolled for its k — returning false when it has none that pays more than the
+/// generic loop; test_batch_simd answers a batch (false when there is no backend), and
 /// set_batch_simd inserts a batch, returning how many keys set a clear bit (nullopt when there
 /// is no backend that pays).
 template <class Derived, class Word, std::size_t Words>
@@ -72,14 +73,14 @@ public:
         return masks;
     }
 
-    /// Whether every bit of the key is set. A single key also goes through a SIMD kernel when
-    /// there is one: the fewer instructions each lookup takes, the more consecutive lookups an
+    /// Whether every bit of the key is set. A single key goes through the layout's own path for
+    /// one key when it has one (a SIMD step): the fewer instructions each lookup takes, the more consecutive lookups an
     /// out-of-order core keeps in flight, overlapping their misses (docs/design/performance.md).
     template <class Access>
     [[nodiscard]] bool test(const word_type* words, const probe& p) const noexcept {
         if constexpr (std::is_same_v<Access, plain_access>) {
             bool answer = false;
-            if (self().test_simd(words + p.block * Words, p.pattern, answer)) return answer;
+            if (self().test_one(words + p.block * Words, p.pattern, answer)) return answer;
         }
         return test_scalar<Access>(words, p);
     }
@@ -94,13 +95,13 @@ public:
         for (std::size_t i = 0; i < probes.size(); ++i) out[i] = test_scalar<Access>(words, probes[i]);
     }
 
-    /// Sets the key's bits; true if any was clear. Through the SIMD kernel when there is one
-    /// that pays, as for test().
+    /// Sets the key's bits; true if any was clear. Through the layout's own path for one key
+    /// when it has one that pays (a SIMD step, unrolled probes), as for test().
     template <class Access>
     bool set(word_type* words, const probe& p) const noexcept {
         if constexpr (std::is_same_v<Access, plain_access>) {
             bool added = false;
-            if (self().set_simd(words + p.block * Words, p.pattern, added)) return added;
+            if (self().set_one(words + p.block * Words, p.pattern, added)) return added;
         }
         return set_probe_by_probe<Access>(words, p);
     }

@@ -35,7 +35,7 @@ public:
         return {block, static_cast<std::uint32_t>(d.low)};
     }
 
-    bool test_simd(const word_type* block, std::uint32_t pattern, bool& answer) const noexcept {
+    bool test_one(const word_type* block, std::uint32_t pattern, bool& answer) const noexcept {
 #ifdef BLOOMKIT_X86_SIMD
         if (active_simd_level() != simd_level::scalar) {
 #ifdef __AVX2__
@@ -50,7 +50,7 @@ public:
         return false;
     }
 
-    bool set_simd(word_type* block, std::uint32_t pattern, bool& added) const noexcept {
+    bool set_one(word_type* block, std::uint32_t pattern, bool& added) const noexcept {
 #ifdef BLOOMKIT_X86_SIMD
         if (active_simd_level() != simd_level::scalar) {
 #ifdef __AVX2__
