@@ -145,12 +145,12 @@ private:
         return newly_set != 0;
     }
 
-    // A single key without a SIMD kernel writes each probe's bit straight into its word: ~40
-    // instructions fewer than gathering masks for all the block's words first (a block insert
-    // 187 → 147), and a single call's time is its instructions (docs/design/performance.md,
-    // "An AVX2 machine"). Where probes share a word, the second write waits for the first
-    // through store forwarding — a few cycles, which a batch would pay on every key, so batches
-    // gather (set_scalar).
+    // A single key the layout has no faster way for (concurrent access; a k past block_layout's
+    // unrolled inserts) writes each probe's bit straight into its word: ~40 instructions fewer
+    // than gathering masks for all the block's words first (a block insert 187 → 147), and a
+    // single call's time is its instructions (docs/design/performance.md, "An AVX2 machine").
+    // Where probes share a word, the second write waits for the first through store forwarding
+    // — a few cycles, which a batch would pay on every key, so batches gather (set_scalar).
     template <class Access>
     bool set_probe_by_probe(word_type* words, const probe& p) const noexcept {
         word_type* block = words + p.block * Words;

@@ -97,11 +97,12 @@ public:
         return false;
     }
 
-    // A single insert: AVX-512's step where the CPU has it, else the probes unrolled for this k
-    // (k ≤ 16), a function chosen once per filter. With the multipliers as immediates and no
-    // loop, a probe is ~11 instructions instead of ~19: an insert at k = 6 takes 108 in all
-    // instead of 147, and beats AVX2's step (119, and only where it inlines) in time as well
-    // (docs/design/performance.md, "Unrolled single inserts").
+    // A single insert: AVX-512's step where the CPU has it; AVX2's where it inlines (code built
+    // for AVX2: called out of line from baseline code, it measured slower than scalar code);
+    // else the probes unrolled for this k (k ≤ 16), a function chosen once per filter. With
+    // the multipliers as immediates and no loop, a probe is ~11 instructions instead of ~19:
+    // an insert at k = 6 takes 108 in all instead of 147 (docs/design/performance.md,
+    // "Unrolled single inserts").
     bool set_one(word_type* block, std::uint32_t pattern, bool& added) const noexcept {
 #ifdef BLOOMKIT_X86_SIMD
         const simd_level level = active_simd_level();
@@ -110,6 +111,12 @@ public:
                                                           lane_powers_.data());
             return true;
         }
+#ifdef __AVX2__
+        if (level == simd_level::avx2 && geometry().hashes <= 8) {
+            added = detail::simd::block_set_one_avx2(block, pattern, lane_powers_.data());
+            return true;
+        }
+#endif
 #endif
         if (insert_unrolled_ == nullptr) return false;
         added = insert_unrolled_(block, pattern);
