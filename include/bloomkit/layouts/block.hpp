@@ -77,7 +77,7 @@ public:
         const int level = detail::simd_level_in_use.load(std::memory_order_relaxed);
 #ifndef __AVX512F__  // where AVX-512's step would be a call, AVX2's first: it needs none
         if (level >= one_step_avx2_from_) {
-            answer = avx2_step(block, pattern);
+            answer = avx2_test_step(block, pattern);
             return true;
         }
 #endif
@@ -86,7 +86,7 @@ public:
             return true;
         }
         if (level >= one_step_avx2_from_) {
-            answer = avx2_step(block, pattern);
+            answer = avx2_test_step(block, pattern);
             return true;
         }
         if (level < 0) [[unlikely]] {  // not yet decided: decide, and answer on the scalar path
@@ -97,26 +97,26 @@ public:
         return false;
     }
 
-    // A single insert: AVX-512's step where the CPU has it; AVX2's where it inlines (code built
-    // for AVX2: called out of line from baseline code, it measured slower than scalar code);
-    // else the probes unrolled for this k (k ≤ 16), a function chosen once per filter. With
-    // the multipliers as immediates and no loop, a probe is ~11 instructions instead of ~19:
-    // an insert at k = 6 takes 108 in all instead of 147 (docs/design/performance.md,
-    // "Unrolled single inserts").
+    // A single insert: AVX-512's step where the CPU has it (the path measured on such a CPU);
+    // else, for k ≤ 8, AVX2's step inline — inline assembly in code built for baseline x86-64,
+    // as for test_one. Without a SIMD step, the probes unrolled for this k (k ≤ 16), a function
+    // chosen once per filter: with the multipliers as immediates and no loop, a probe is ~11
+    // instructions instead of ~19 (docs/design/performance.md, "Unrolled single inserts").
     bool set_one(word_type* block, std::uint32_t pattern, bool& added) const noexcept {
 #ifdef BLOOMKIT_X86_SIMD
-        const simd_level level = active_simd_level();
-        if (level == simd_level::avx512) {
+        const int level = detail::simd_level_in_use.load(std::memory_order_relaxed);
+        if (level == static_cast<int>(simd_level::avx512)) {
             added = detail::simd::block_set_single_avx512(block, pattern, geometry().hashes, multiplier_powers.data(),
                                                           lane_powers_.data());
             return true;
         }
-#ifdef __AVX2__
-        if (level == simd_level::avx2 && geometry().hashes <= 8) {
-            added = detail::simd::block_set_one_avx2(block, pattern, lane_powers_.data());
+        if (level >= one_step_avx2_from_) {
+            added = avx2_set_step(block, pattern);
             return true;
         }
-#endif
+        if (level < 0) [[unlikely]] {  // not yet decided: decide, and insert on the path below
+            (void)active_simd_level();
+        }
 #endif
         if (insert_unrolled_ == nullptr) return false;
         added = insert_unrolled_(block, pattern);
@@ -179,13 +179,20 @@ private:
     }
 
 #ifdef BLOOMKIT_X86_SIMD
-    /// The AVX2 step of a single key, inline in any build: the intrinsics where the code is
+    /// The AVX2 steps of a single key, inline in any build: the intrinsics where the code is
     /// built for AVX2, the same instructions as inline assembly where it is not.
-    bool avx2_step(const word_type* block, std::uint32_t pattern) const noexcept {
+    bool avx2_test_step(const word_type* block, std::uint32_t pattern) const noexcept {
 #ifdef __AVX2__
         return detail::simd::block_test_one_avx2(block, pattern, lane_powers_.data());
 #else
         return detail::simd::block_test_one_avx2_asm(block, pattern, lane_powers_.data());
+#endif
+    }
+    bool avx2_set_step(word_type* block, std::uint32_t pattern) const noexcept {
+#ifdef __AVX2__
+        return detail::simd::block_set_one_avx2(block, pattern, lane_powers_.data());
+#else
+        return detail::simd::block_set_one_avx2_asm(block, pattern, lane_powers_.data());
 #endif
     }
 #endif

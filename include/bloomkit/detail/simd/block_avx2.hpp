@@ -17,11 +17,12 @@
 // each probe's position is broadcast to every lane, and lane j of half h shifts 1 left by
 // position − 32·(j + 8h) — vpsllvd gives 0 for any count outside 0..31, so only the probe's
 // own word gets its bit. Seven instructions a probe, all eight lanes of lane_powers unrolled
-// (the idle ones repeat probe 0: setting a bit twice sets it once), against ~20 a probe for
-// the scalar path's shifts and read-modify-writes: batches of inserts use it, and single ones
-// where it inlines (code built for AVX2) — called out of line, it measured slower than the
-// scalar path (docs/design/performance.md, "An AVX2 machine"). On the Xeon of the first
-// sessions the same construction measured no faster than scalar code in bulk.
+// (the idle ones repeat probe 0: setting a bit twice sets it once). Batches of inserts use it,
+// and single ones inline: the intrinsics in code built for AVX2, inline assembly in code built
+// for baseline x86-64 — called out of line, it measured slower than the scalar path, inline
+// faster than even the scalar probes unrolled (docs/design/performance.md, "An AVX2 machine"
+// and "Unrolled single inserts"). On the Xeon of the first sessions the same construction
+// measured no faster than scalar code in bulk.
 //
 // Loads and stores are the unaligned forms: as fast as the aligned ones on a 64-byte-aligned
 // filter, and safe on any block a caller passes.
@@ -180,6 +181,65 @@ inline bool block_test_one_avx2_asm(const std::uint64_t* block, std::uint32_t pa
         : BLOOMKIT_ASM_VZEROUPPER_CLOBBERS);
     return all_set;
 }
+
+/// The first bit of each 32-bit word of a block, 0, 32, ..., 480: what a probe's position is
+/// taken from in each lane of block_set_one_avx2_asm's mask.
+alignas(32) inline constexpr std::uint32_t asm_block_word_first_bits[16] = {0,   32,  64,  96,  128, 160, 192, 224,
+                                                                             256, 288, 320, 352, 384, 416, 448, 480};
+
+// One probe of block_set_one_avx2_asm's mask: its position, at byte OFFSET of the positions
+// stored, broadcast (ymm6); each half's lanes shift 1 left by position − first bit of their
+// word (vpsllvd gives 0 outside 0..31) and OR it in (ymm1: words 0–7, ymm2: words 8–15).
+#define BLOOMKIT_BLOCK_MASK_PROBE_ASM(OFFSET)                 \
+    "vpbroadcastd " #OFFSET "(%[positions]), %%ymm6\n\t"       \
+    "vpsubd       %[first_low], %%ymm6, %%ymm7\n\t"             \
+    "vpsllvd      %%ymm7, %%ymm3, %%ymm7\n\t"                   \
+    "vpor         %%ymm7, %%ymm1, %%ymm1\n\t"                   \
+    "vpsubd       %[first_high], %%ymm6, %%ymm6\n\t"            \
+    "vpsllvd      %%ymm6, %%ymm3, %%ymm6\n\t"                   \
+    "vpor         %%ymm6, %%ymm2, %%ymm2\n\t"
+
+/// block_set_one_avx2 as inline assembly, for code built for baseline x86-64 on a CPU found at
+/// run time to have AVX2: the key's mask in two halves exactly as block_key_mask_avx2 builds it
+/// (probe 0 starts the halves, probes 1–7 are OR-ed in), then each half of the block read,
+/// OR-ed and written. True if a bit was clear. The positions go through a 32-byte scratch on
+/// the stack: a broadcast from memory is one instruction, from another lane of a register two.
+inline bool block_set_one_avx2_asm(std::uint64_t* block, std::uint32_t pattern, const std::uint32_t* lane_powers) noexcept {
+    alignas(32) std::uint32_t positions[8];
+    bool added;
+    asm("vmovd        %[pattern], %%xmm0\n\t"
+        "vpbroadcastd %%xmm0, %%ymm0\n\t"
+        "vpmulld      %[powers], %%ymm0, %%ymm0\n\t"
+        "vpsrld       $23, %%ymm0, %%ymm0\n\t"  // each probe's position, 0..511
+        "vmovdqu      %%ymm0, (%[positions])\n\t"
+        "vpbroadcastd %[one], %%ymm3\n\t"
+        "vpbroadcastd (%[positions]), %%ymm6\n\t"
+        "vpsubd       %[first_low], %%ymm6, %%ymm1\n\t"
+        "vpsllvd      %%ymm1, %%ymm3, %%ymm1\n\t"
+        "vpsubd       %[first_high], %%ymm6, %%ymm2\n\t"
+        "vpsllvd      %%ymm2, %%ymm3, %%ymm2\n\t"
+        BLOOMKIT_BLOCK_MASK_PROBE_ASM(4) BLOOMKIT_BLOCK_MASK_PROBE_ASM(8) BLOOMKIT_BLOCK_MASK_PROBE_ASM(12)
+        BLOOMKIT_BLOCK_MASK_PROBE_ASM(16) BLOOMKIT_BLOCK_MASK_PROBE_ASM(20) BLOOMKIT_BLOCK_MASK_PROBE_ASM(24)
+        BLOOMKIT_BLOCK_MASK_PROBE_ASM(28)
+        "vmovdqu      %[low], %%ymm6\n\t"
+        "vpor         %%ymm1, %%ymm6, %%ymm7\n\t"
+        "vmovdqu      %%ymm7, %[low]\n\t"
+        "vpandn       %%ymm1, %%ymm6, %%ymm1\n\t"  // the mask's bits that were clear
+        "vmovdqu      %[high], %%ymm6\n\t"
+        "vpor         %%ymm2, %%ymm6, %%ymm7\n\t"
+        "vmovdqu      %%ymm7, %[high]\n\t"
+        "vpandn       %%ymm2, %%ymm6, %%ymm2\n\t"
+        "vpor         %%ymm1, %%ymm2, %%ymm1\n\t"
+        "vptest       %%ymm1, %%ymm1\n\t"  // ZF: no bit was clear
+        "vzeroupper"
+        : "=@ccnz"(added), [low] "+m"(asm_ymm_at(block)), [high] "+m"(asm_ymm_at(block + 4)),
+          "=m"(asm_ymm_at(positions))
+        : [pattern] "r"(pattern), [powers] "m"(asm_ymm_at(lane_powers)), [positions] "r"(positions), [one] "m"(asm_one),
+          [first_low] "m"(asm_ymm_at(asm_block_word_first_bits)), [first_high] "m"(asm_ymm_at(asm_block_word_first_bits + 8))
+        : BLOOMKIT_ASM_VZEROUPPER_CLOBBERS);
+    return added;
+}
+#undef BLOOMKIT_BLOCK_MASK_PROBE_ASM
 
 }  // namespace bloomkit::detail::simd
 
