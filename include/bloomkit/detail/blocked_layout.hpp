@@ -74,8 +74,9 @@ public:
     }
 
     /// Whether every bit of the key is set. A single key goes through the layout's own path for
-    /// one key when it has one (a SIMD step): the fewer instructions each lookup takes, the more consecutive lookups an
-    /// out-of-order core keeps in flight, overlapping their misses (docs/design/performance.md).
+    /// one key when it has one (a SIMD step): the fewer instructions each lookup takes, the
+    /// more consecutive lookups an out-of-order core keeps in flight, overlapping their misses
+    /// (docs/design/performance.md).
     template <class Access>
     [[nodiscard]] bool test(const word_type* words, const probe& p) const noexcept {
         if constexpr (std::is_same_v<Access, plain_access>) {
@@ -146,11 +147,12 @@ private:
     }
 
     // A single key the layout has no faster way for (concurrent access; a k past block_layout's
-    // unrolled inserts) writes each probe's bit straight into its word: ~40 instructions fewer
-    // than gathering masks for all the block's words first (a block insert 187 → 147), and a
-    // single call's time is its instructions (docs/design/performance.md, "An AVX2 machine").
-    // Where probes share a word, the second write waits for the first through store forwarding
-    // — a few cycles, which a batch would pay on every key, so batches gather (set_scalar).
+    // unrolled inserts; split block on a CPU without AVX2) writes each probe's bit straight
+    // into its word: ~40 instructions fewer than gathering masks for all the block's words
+    // first (a block insert 187 → 147), and a single call's time is its instructions
+    // (docs/design/performance.md, "An AVX2 machine"). Where probes share a word, the second
+    // write waits for the first through store forwarding — a few cycles, which a batch would
+    // pay on every key, so batches gather (set_scalar).
     template <class Access>
     bool set_probe_by_probe(word_type* words, const probe& p) const noexcept {
         word_type* block = words + p.block * Words;

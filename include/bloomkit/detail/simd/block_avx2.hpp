@@ -188,8 +188,8 @@ alignas(32) inline constexpr std::uint32_t asm_block_word_first_bits[16] = {0,  
                                                                              256, 288, 320, 352, 384, 416, 448, 480};
 
 // One probe of block_set_one_avx2_asm's mask: its position, at byte OFFSET of the positions
-// stored, broadcast (ymm6); each half's lanes shift 1 left by position − first bit of their
-// word (vpsllvd gives 0 outside 0..31) and OR it in (ymm1: words 0–7, ymm2: words 8–15).
+// stored, broadcast (ymm6); each half's lanes shift 1 (ymm3, broadcast) left by position − first
+// bit of their word (vpsllvd gives 0 outside 0..31) and OR it in (ymm1: words 0–7, ymm2: 8–15).
 #define BLOOMKIT_BLOCK_MASK_PROBE_ASM(OFFSET)                 \
     "vpbroadcastd " #OFFSET "(%[positions]), %%ymm6\n\t"       \
     "vpsubd       %[first_low], %%ymm6, %%ymm7\n\t"             \
@@ -204,14 +204,18 @@ alignas(32) inline constexpr std::uint32_t asm_block_word_first_bits[16] = {0,  
 /// (probe 0 starts the halves, probes 1–7 are OR-ed in), then each half of the block read,
 /// OR-ed and written. True if a bit was clear. The positions go through a 32-byte scratch on
 /// the stack: a broadcast from memory is one instruction, from another lane of a register two.
+/// The scratch is stored as two 16-byte halves: the stack is 16-byte aligned for free, so
+/// neither store can split a cache line (and fail to forward to the broadcasts), where one
+/// 32-byte store would need a 32-byte-aligned slot — a realigned frame in every caller.
 inline bool block_set_one_avx2_asm(std::uint64_t* block, std::uint32_t pattern, const std::uint32_t* lane_powers) noexcept {
-    alignas(32) std::uint32_t positions[8];
+    alignas(16) std::uint32_t positions[8];
     bool added;
     asm("vmovd        %[pattern], %%xmm0\n\t"
         "vpbroadcastd %%xmm0, %%ymm0\n\t"
         "vpmulld      %[powers], %%ymm0, %%ymm0\n\t"
         "vpsrld       $23, %%ymm0, %%ymm0\n\t"  // each probe's position, 0..511
-        "vmovdqu      %%ymm0, (%[positions])\n\t"
+        "vmovdqa      %%xmm0, (%[positions])\n\t"
+        "vextracti128 $1, %%ymm0, 16(%[positions])\n\t"
         "vpbroadcastd %[one], %%ymm3\n\t"
         "vpbroadcastd (%[positions]), %%ymm6\n\t"
         "vpsubd       %[first_low], %%ymm6, %%ymm1\n\t"
@@ -233,7 +237,7 @@ inline bool block_set_one_avx2_asm(std::uint64_t* block, std::uint32_t pattern, 
         "vptest       %%ymm1, %%ymm1\n\t"  // ZF: no bit was clear
         "vzeroupper"
         : "=@ccnz"(added), [low] "+m"(asm_ymm_at(block)), [high] "+m"(asm_ymm_at(block + 4)),
-          "=m"(asm_ymm_at(positions))
+          [scratch] "=m"(asm_ymm_at(positions))  // declares the bytes written through %[positions]
         : [pattern] "r"(pattern), [powers] "m"(asm_ymm_at(lane_powers)), [positions] "r"(positions), [one] "m"(asm_one),
           [first_low] "m"(asm_ymm_at(asm_block_word_first_bits)), [first_high] "m"(asm_ymm_at(asm_block_word_first_bits + 8))
         : BLOOMKIT_ASM_VZEROUPPER_CLOBBERS);
