@@ -32,6 +32,16 @@ std::vector<simd_level> levels_of_this_cpu() {
 }
 
 template <class Filter>
+/// The k each backend is checked at: split block's fixed 8; for the block layouts every k up
+/// to 17 (block_layout unrolls a single insert's probes for each k ≤ 16, and one SIMD step
+/// serves k ≤ 8 or 16), and two that need several steps.
+std::vector<std::uint32_t> hash_counts_to_check(bool split) {
+    if (split) return {8};
+    std::vector<std::uint32_t> ks{33, 64};
+    for (std::uint32_t k = 1; k <= 17; ++k) ks.push_back(k);
+    return ks;
+}
+
 class SimdBackends : public testing::Test {};
 TYPED_TEST_SUITE(SimdBackends, bloomkit_test::bloom_layouts, bloomkit_test::layout_name);
 
@@ -39,13 +49,7 @@ TYPED_TEST(SimdBackends, AnswerExactlyAsTheScalarCode) {
     const simd_guard guard;
     std::mt19937_64 rng(17);
     const bool split = TypeParam::layout() == bloom_layout::split_block;
-    // Every k up to 17: block_layout unrolls a single insert's probes for each k ≤ 16.
-    std::vector<std::uint32_t> ks{8};
-    if (!split) {
-        ks = {33, 64};
-        for (std::uint32_t k = 1; k <= 17; ++k) ks.push_back(k);
-    }
-    for (const std::uint32_t k : ks) {
+    for (const std::uint32_t k : hash_counts_to_check(split)) {
         // Filled until about half of all queries say "maybe" (fill^k = 1/2): answers are an even
         // mix of yes and no, so a wrong lane shows.
         const std::uint64_t bits = 512 * (4 + rng() % 64);
@@ -80,13 +84,7 @@ TYPED_TEST(SimdBackends, InsertSetsExactlyTheScalarCodesBits) {
     const simd_guard guard;
     std::mt19937_64 rng(29);
     const bool split = TypeParam::layout() == bloom_layout::split_block;
-    // Every k up to 17: block_layout unrolls a single insert's probes for each k ≤ 16.
-    std::vector<std::uint32_t> ks{8};
-    if (!split) {
-        ks = {33, 64};
-        for (std::uint32_t k = 1; k <= 17; ++k) ks.push_back(k);
-    }
-    for (const std::uint32_t k : ks) {
+    for (const std::uint32_t k : hash_counts_to_check(split)) {
         const std::uint64_t bits = 512 * (4 + rng() % 64);
         const bloom_geometry geometry{bits, k};
         const filter_options options{.seed = rng()};

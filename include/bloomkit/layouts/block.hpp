@@ -47,16 +47,21 @@ public:
         // instead of waiting on each other (and vectorise: detail/simd/). k is read once: the
         // visitor's stores could alias the layout as far as the compiler knows.
         const std::uint32_t hashes = geometry().hashes;
-        for (std::uint32_t i = 0; i < hashes; ++i) visit((pattern * multiplier_powers[i]) >> (32 - 9));
+        for (std::uint32_t i = 0; i < hashes; ++i) visit(position_of(pattern, i));
     }
 
     /// for_each_position for a k known at compile time: the loop unrolled, each multiplier an
     /// immediate operand.
     template <std::uint32_t K, class Visit>
     static void for_each_position_of(std::uint32_t pattern, Visit visit) noexcept {
-        [&]<std::size_t... I>(std::index_sequence<I...>) {
-            (visit((pattern * multiplier_powers[I]) >> (32 - 9)), ...);
-        }(std::make_index_sequence<K>{});
+        [&]<std::uint32_t... I>(std::integer_sequence<std::uint32_t, I...>) {
+            (visit(position_of(pattern, I)), ...);
+        }(std::make_integer_sequence<std::uint32_t, K>{});
+    }
+
+    /// Probe i's bit in the block, 0..511: the top 9 bits of x·c^(i+1) mod 2^32.
+    [[nodiscard]] static constexpr std::uint32_t position_of(std::uint32_t pattern, std::uint32_t probe) noexcept {
+        return (pattern * multiplier_powers[probe]) >> (32 - 9);
     }
 
     template <class Visit>
