@@ -31,7 +31,6 @@ std::vector<simd_level> levels_of_this_cpu() {
     return levels;
 }
 
-template <class Filter>
 /// The k each backend is checked at: split block's fixed 8; for the block layouts every k up
 /// to 17 (block_layout unrolls a single insert's probes for each k ≤ 16, and one SIMD step
 /// serves k ≤ 8 or 16), and two that need several steps.
@@ -42,6 +41,7 @@ std::vector<std::uint32_t> hash_counts_to_check(bool split) {
     return ks;
 }
 
+template <class Filter>
 class SimdBackends : public testing::Test {};
 TYPED_TEST_SUITE(SimdBackends, bloomkit_test::bloom_layouts, bloomkit_test::layout_name);
 
