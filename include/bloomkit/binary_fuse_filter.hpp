@@ -424,7 +424,8 @@ public:
     template <std::forward_iterator It, std::sentinel_for<It> Sentinel>
         requires hashable_key<std::iter_value_t<It>>
     basic_binary_fuse_filter(It first, Sentinel last, filter_options options = {})
-        : api(hasher(options.hash.value_or(default_hash_algorithm), options.seed), {}) {
+        : api(hasher(options.hash.value_or(default_hash_algorithm), options.seed), {},
+              options.keys != key_format::unrecorded ? options.keys : key_format_of<std::iter_value_t<It>>()) {
         build(detail::hash_all(first, last, this->hasher_), options.seed);
     }
 

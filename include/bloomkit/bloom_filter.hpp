@@ -254,7 +254,7 @@ public:
 
 private:
     basic_bloom_filter(bloom_geometry geometry, filter_options options, sizing_target target)
-        : api(hasher(options.hash.value_or(Layout::default_hash), options.seed), target),
+        : api(hasher(options.hash.value_or(Layout::default_hash), options.seed), target, options.keys),
           layout_(bloom_geometry{round_bits(Layout::id, geometry.bits), geometry.hashes}),
           words_(layout_.word_count()) {}
 
@@ -325,6 +325,7 @@ private:
     template <class Op>
     void combine(const basic_bloom_filter& other, const char* operation, Op op) {
         require_compatible(other, operation);
+        this->combine_key_format(other.recorded_key_format(), operation);
         word_type* words = words_.mutable_data();
         const word_type* theirs = other.words_.data();
         for (size_type i = 0; i < words_.size(); ++i) words[i] = op(words[i], theirs[i]);

@@ -166,6 +166,7 @@ public:
             .same("sizes", counter_count(), other.counter_count(), " counters")
             .same("numbers of probes", hash_count(), other.hash_count())
             .same_hashing(hasher_, other.hasher_);
+        combine_key_format(other.recorded_key_format(), "union");
         word_type* words = words_.mutable_data();
         const word_type* theirs = other.words_.data();
         for (size_type i = 0; i < words_.size(); ++i) words[i] = detail::saturating_add_counters(words[i], theirs[i]);
@@ -226,7 +227,7 @@ private:
     using probe = counting_block_layout::probe;
 
     counting_bloom_filter(counting_geometry geometry, filter_options options, sizing_target target)
-        : api(hasher(options.hash.value_or(block_layout::default_hash), options.seed), target),
+        : api(hasher(options.hash.value_or(block_layout::default_hash), options.seed), target, options.keys),
           layout_(counting_geometry{round_counters(geometry.counters), geometry.hashes}),
           words_(layout_.word_count()) {}
 

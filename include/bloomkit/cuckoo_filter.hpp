@@ -353,7 +353,7 @@ private:
     };
 
     cuckoo_filter(cuckoo_geometry geometry, filter_options options, sizing_target target)
-        : api(hasher(options.hash.value_or(default_hash_algorithm), options.seed), target),
+        : api(hasher(options.hash.value_or(default_hash_algorithm), options.seed), target, options.keys),
           geometry_(checked(geometry)),
           lanes_(geometry.fingerprint_bits),
           words_(cuckoo_word_count(geometry)) {}

@@ -97,6 +97,38 @@ inline std::uint64_t random_seed() {
     return "unknown";
 }
 
+/// What a filter's keys are, recorded with it (in its file's header, in a Redis filter's
+/// metadata) so that whoever reads it later turns a line of text into the key the writer
+/// hashed: the line's bytes, or the integer it spells. Without the record, `seq 1 10` checked
+/// as text against a filter of the integers 1..10 answers "absent" for every line. The numeric
+/// values are stored in files.
+enum class key_format : std::uint8_t {
+    unrecorded = 0,  ///< not recorded: files of format versions 1 and 2, filters made without saying
+    text = 1,        ///< byte strings: std::string, byte spans, a line's bytes as they are
+    u64 = 2,         ///< integers, written as unsigned decimal numbers (0 to 2^64 - 1)
+    i64 = 3,         ///< integers, written as signed decimal numbers (-2^63 to 2^63 - 1)
+};
+
+[[nodiscard]] constexpr std::string_view to_string(key_format format) noexcept {
+    switch (format) {
+        case key_format::unrecorded: return "unrecorded";
+        case key_format::text: return "text";
+        case key_format::u64: return "u64";
+        case key_format::i64: return "i64";
+    }
+    return "unknown";
+}
+
+/// Whether keys written in formats `a` and `b` hash alike. u64 and i64 do: both are 64-bit
+/// integers (an integer key is hashed as its value widened to 64 bits, so -1 as i64 is
+/// 18446744073709551615 as u64), and they differ only in how a line spells one. Text and the
+/// integers do not: the line "7" is another key than the integer 7. Unrecorded matches
+/// anything, since nothing is known.
+[[nodiscard]] constexpr bool same_keys(key_format a, key_format b) noexcept {
+    const auto integer = [](key_format f) { return f == key_format::u64 || f == key_format::i64; };
+    return a == key_format::unrecorded || b == key_format::unrecorded || a == b || (integer(a) && integer(b));
+}
+
 /// Customisation point: specialise for a user type to give it a byte representation.
 /// The call operator feeds the key's parts to `sink`, which accepts anything that is itself a
 /// key (strings, integers, byte spans, other specialised types):
@@ -159,6 +191,17 @@ concept custom_key = requires { sizeof(key_bytes<Key>); };
 /// Anything a filter accepts as a key.
 template <class Key>
 concept hashable_key = byte_sequence_key<Key> || integer_key<Key> || custom_key<Key>;
+
+/// The key_format a filter typed by its keys records (one built from a range of them): text for
+/// byte sequences, u64 and i64 for unsigned and signed integers; unrecorded for the rest (enums,
+/// bool, custom keys), whose bytes no line of text spells.
+template <hashable_key Key>
+[[nodiscard]] constexpr key_format key_format_of() noexcept {
+    if constexpr (byte_sequence_key<Key>) return key_format::text;
+    else if constexpr (std::integral<Key> && !std::is_same_v<Key, bool> && sizeof(Key) <= 8)
+        return std::is_signed_v<Key> ? key_format::i64 : key_format::u64;
+    else return key_format::unrecorded;
+}
 
 namespace detail {
 

@@ -21,8 +21,11 @@ inline constexpr concurrent_t concurrent{};
 /// secret) when an adversary chooses the keys.
 struct filter_options {
     std::uint64_t seed = default_seed;
-    /// Defaults to the kind's own: xxh3_mix, or XXH64 for split block (as Parquet requires).
+    /// Defaults to the kind's own: xxh3_mum, or XXH64 for split block (as Parquet requires).
     std::optional<hash_algorithm> hash{};
+    /// What the keys are, recorded in the filter's file for its readers (hash.hpp). A filter
+    /// built from a range of keys records their type when this is left unrecorded.
+    key_format keys = key_format::unrecorded;
 };
 
 /// How a scalable Bloom filter grows and hashes. The defaults are RedisBloom's: each new stage
@@ -33,8 +36,10 @@ struct scalable_options {
     /// Each new stage's FPR target is this times the one before's: strictly between 0 and 1.
     double tightening = 0.5;
     std::uint64_t seed = default_seed;
-    /// Defaults to xxh3_mix, as for block_bloom_filter.
+    /// Defaults to xxh3_mum, as for block_bloom_filter.
     std::optional<hash_algorithm> hash{};
+    /// What the keys are (filter_options::keys).
+    key_format keys = key_format::unrecorded;
 };
 
 /// What a filter was sized for: the keys it holds at its target false-positive rate. Both 0

@@ -62,7 +62,9 @@ public:
     /// fpr outside (0, 1), or options outside their ranges.
     scalable_bloom_filter(size_type initial_capacity, double fpr, scalable_options options = {})
         : scalable_bloom_filter(scalable_parameters{initial_capacity, fpr, options.growth, options.tightening},
-                                hasher(options.hash.value_or(stage_type::layout_type::default_hash), options.seed)) {}
+                                hasher(options.hash.value_or(stage_type::layout_type::default_hash), options.seed)) {
+        keys_ = options.keys;
+    }
 
     /// A filter from its stored parts, as a codec (io/) reads them. Throws invalid_argument
     /// unless the stages are the chain the parameters describe (at most scalable_max_stages),
@@ -172,6 +174,7 @@ public:
     scalable_bloom_filter& operator|=(const scalable_bloom_filter& other) {
         require_compatible(other, "union");
         require_writable();
+        combine_key_format(other.recorded_key_format(), "union");
         const std::size_t common = std::min(stages_.size(), other.stages_.size());
         std::vector<stage_type> extra;  // built first: if that throws, nothing has changed
         for (std::size_t i = common; i < other.stages_.size(); ++i) extra.push_back(owned_copy(other.stages_[i]));

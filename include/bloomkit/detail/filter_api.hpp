@@ -16,9 +16,11 @@
 #include <concepts>
 #include <cstdint>
 #include <iterator>
+#include <string>
 #include <ranges>
 #include <utility>
 
+#include "bloomkit/error.hpp"
 #include "bloomkit/hash.hpp"
 #include "bloomkit/options.hpp"
 
@@ -38,6 +40,15 @@ public:
     [[nodiscard]] size_type expected_keys() const noexcept { return target_.expected_keys; }
     [[nodiscard]] double target_fpr() const noexcept { return target_.fpr; }
     [[nodiscard]] const sizing_target& sized_for() const noexcept { return target_; }
+
+    /// What the keys are (text, u64, i64), as recorded for the filter's readers; unrecorded
+    /// unless the filter was made with filter_options::keys, built from a typed range of keys,
+    /// or read from a file that records it. Recorded, not enforced: the filter hashes whatever
+    /// it is given.
+    [[nodiscard]] key_format recorded_key_format() const noexcept { return keys_; }
+    /// Records what the keys are (after the filter was made, or read from a file of an older
+    /// version that did not record it).
+    void record_key_format(key_format keys) noexcept { keys_ = keys; }
 
     /// Writes contains(key) for every key of [first, last) to `out`, in order; returns the
     /// output iterator past the last answer. Pipelined: much faster than a loop of contains().
@@ -67,10 +78,22 @@ public:
     }
 
 protected:
-    filter_api(const hasher& h, sizing_target target) noexcept : hasher_(h), target_(target) {}
+    filter_api(const hasher& h, sizing_target target, key_format keys = key_format::unrecorded) noexcept
+        : hasher_(h), target_(target), keys_(keys) {}
+
+    /// A combined filter (union, intersection) holds keys of both: refuses text with integers,
+    /// and keeps whichever format is recorded.
+    void combine_key_format(key_format other, const char* operation) {
+        if (!same_keys(keys_, other))
+            throw incompatible_filters(std::string("cannot take the ") + operation + " of a filter of " +
+                                       std::string(to_string(keys_)) + " keys and one of " + std::string(to_string(other)) +
+                                       " keys: a line means another key in each");
+        if (keys_ == key_format::unrecorded) keys_ = other;
+    }
 
     hasher hasher_;
     sizing_target target_;
+    key_format keys_ = key_format::unrecorded;
 
 private:
     const Derived& self() const noexcept { return static_cast<const Derived&>(*this); }

@@ -30,6 +30,7 @@
 #include <span>
 #include <string>
 #include <system_error>
+#include <variant>
 #include <vector>
 
 #include "bloomkit/error.hpp"
@@ -70,7 +71,8 @@ inline file_header decode_header(std::span<const std::byte> seen, std::optional<
     h.target_fpr = b.get<double>(f::target_fpr);
     h.inserted_count = b.get<std::uint64_t>(f::inserted_count);
     h.payload_size = b.get<std::uint64_t>(f::payload_size);
-    h.payload_checksum = b.get<std::uint64_t>(f::payload_checksum);
+    if (h.version == 1) h.payload_checksum = b.get<std::uint64_t>(f::payload_checksum);
+    if (h.version >= 3) h.keys = static_cast<key_format>(b.get<std::uint8_t>(f::key_format));
     if (h.version >= 2) {
         h.flags = b.get<std::uint32_t>(f::flags);
         h.chunk_shift = b.get<std::uint32_t>(f::chunk_shift);
@@ -104,6 +106,7 @@ header_bytes encode_header(const file_header& h) {
     b.set<double>(f::target_fpr, h.target_fpr);
     b.set<std::uint64_t>(f::inserted_count, h.inserted_count);
     b.set<std::uint64_t>(f::payload_size, h.payload_size);
+    b.set<std::uint8_t>(f::key_format, static_cast<std::uint8_t>(h.keys));
     b.set<std::uint32_t>(f::flags, h.flags);
     b.set<std::uint32_t>(f::chunk_shift, h.chunk_shift);
     file_codec<Filter>::write_parameters(h, b);
@@ -148,7 +151,10 @@ inline void verify_payload(const file_header& h, std::span<const std::byte> payl
 template <loadable_filter Target>
 Target assemble(const file_header& h, payload_source& payload, const std::string& where) {
     try {
-        return file_codec<Target>::assemble(h, payload);
+        Target filter = file_codec<Target>::assemble(h, payload);
+        if constexpr (requires { filter.record_key_format(h.keys); }) filter.record_key_format(h.keys);
+        else std::visit([&](auto& f) { f.record_key_format(h.keys); }, filter);  // any_filter
+        return filter;
     } catch (const file_format_error& e) {
         reject(e.reason(), where, e.what());
     } catch (const invalid_argument& e) {

@@ -41,6 +41,7 @@ void describe_common(const Filter& filter, file_header& h) {
     h.seed = filter.hash_function().seed();
     h.expected_keys = filter.expected_keys();
     h.target_fpr = filter.target_fpr();
+    h.keys = filter.recorded_key_format();
 }
 
 inline hasher hasher_of(const file_header& h) { return hasher(h.hash, h.seed); }

@@ -28,10 +28,10 @@ namespace bloomkit {
 /// The first eight bytes of every bloomkit file. The high-bit first byte and the CR LF / ^Z / LF
 /// that follow catch a file mangled by a text-mode transfer, as PNG's signature does.
 inline constexpr std::array<unsigned char, 8> file_magic = {0x89, 'B', 'L', 'M', '\r', '\n', 0x1a, '\n'};
-/// The format version bloomkit writes. Version 2 (docs/FORMAT.md) adds the chunk table that lets
-/// a filter be updated in place, and the default hash that widens integer keys; version 1
-/// files are still read.
-inline constexpr std::uint16_t file_format_version = 2;
+/// The format version bloomkit writes. Version 3 (docs/FORMAT.md) records what the keys are
+/// (text or integers); version 2 added the chunk table that lets a filter be updated in place.
+/// Versions 1 and 2 are still read.
+inline constexpr std::uint16_t file_format_version = 3;
 inline constexpr std::uint16_t oldest_readable_version = 1;
 inline constexpr std::uint16_t file_header_size = 128;
 
@@ -90,6 +90,7 @@ struct file_header {
     std::uint64_t payload_offset = file_header_size;
     std::uint64_t payload_size = 0;
     std::uint64_t payload_checksum = 0;  ///< version 1 only: of the whole payload
+    key_format keys = key_format::unrecorded;  ///< version 3: what the keys are (hash.hpp)
     std::uint32_t flags = 0;             ///< version 2: file_flags
     std::uint32_t chunk_shift = default_chunk_shift;  ///< version 2: the payload's chunks are 2^shift bytes
 
@@ -165,8 +166,8 @@ namespace header_field {
 inline constexpr std::size_t magic = 0, version = 8, header_size = 10, kind = 12, variant = 14, hash = 15, seed = 16,
                              parameter64 = 24, parameter32a = 32, parameter32b = 36, expected_keys = 40,
                              target_fpr = 48, inserted_count = 56, parameter_aux = 64, payload_offset = 72,
-                             payload_size = 80, payload_checksum = 88, extra = 96, flags = 112, chunk_shift = 116,
-                             header_checksum = 120;
+                             payload_size = 80, payload_checksum = 88, key_format = 88, extra = 96, flags = 112,
+                             chunk_shift = 116, header_checksum = 120;
 // The historical names of the Bloom filter's parameters.
 inline constexpr std::size_t layout = variant, bits = parameter64, hashes = parameter32a, block_bits = parameter32b,
                              set_bits = parameter_aux, reserved = extra;
@@ -250,10 +251,18 @@ inline header_bytes check_common_header(std::span<const std::byte> seen, std::op
         reject_field(where, "target false-positive rate " + show_number(fpr) + " is not in (0, 1)");
     if (const auto offset = h.get<std::uint64_t>(f::payload_offset); offset != file_header_size)
         reject_field(where, "payload offset " + std::to_string(offset) + ", expected " + std::to_string(file_header_size));
-    if (version >= 2) {
+    if (version == 2) {
         if (const auto checksum_field = h.get<std::uint64_t>(f::payload_checksum); checksum_field != 0)
             reject_field(where, "payload checksum field is " + std::to_string(checksum_field) +
                                     ": version 2 checks the payload by chunks, and keeps 0 there");
+    }
+    if (version >= 3) {
+        if (const auto keys = h.get<std::uint8_t>(f::key_format); keys > static_cast<std::uint8_t>(key_format::i64))
+            reject_field(where, "unknown key format " + std::to_string(keys));
+        for (std::size_t i = f::key_format + 1; i < f::extra; ++i)
+            if (h.bytes[i] != std::byte{0}) reject_field(where, "reserved byte " + std::to_string(i) + " is not zero");
+    }
+    if (version >= 2) {
         if (const auto flags = h.get<std::uint32_t>(f::flags); (flags & ~std::uint32_t{update_in_progress}) != 0)
             reject_field(where, "unknown flags " + std::to_string(flags));
         if (const auto shift = h.get<std::uint32_t>(f::chunk_shift); shift < min_chunk_shift || shift > max_chunk_shift)
