@@ -177,7 +177,7 @@ struct kind_traits<scalable_bloom_filter> {
         return {detail::scalable_payload_size(plan.geometries.size(), stage_bytes), plan.fpr, plan.geometries.front().hashes, 0};
     }
     static scalable_bloom_filter make(std::uint64_t n, double p, const kind_request&, filter_options options) {
-        return {n, p, {.seed = options.seed, .hash = options.hash}};
+        return {n, p, {.seed = options.seed, .hash = options.hash, .keys = options.keys}};
     }
 };
 
@@ -310,6 +310,11 @@ struct file_codec<any_filter> {
         return detail::by_kind(h, [&](auto type) { return any_filter(file_codec<typename decltype(type)::type>::assemble(h, payload)); });
     }
 };
+
+/// What the keys of whichever filter `filter` holds are, as it records them.
+inline key_format recorded_key_format(const any_filter& filter) noexcept {
+    return std::visit([](const auto& f) { return f.recorded_key_format(); }, filter);
+}
 
 /// header_of(), to_bytes() and save() of whichever filter `filter` holds.
 inline file_header header_of(const any_filter& filter) {

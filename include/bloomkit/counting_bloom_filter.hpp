@@ -102,6 +102,8 @@ public:
         return layout_.test(words_.data(), locate(key));
     }
 
+    using api::remove;
+
     /// Removes one occurrence of a key. Refuses — returns false and changes nothing — when the
     /// key is certainly absent (one of its counters is zero). See the top of this file for
     /// what no check can catch: removing a false positive.

@@ -240,6 +240,8 @@ public:
         return count_probe(locate(hasher_(key)));
     }
 
+    using api::remove;
+
     /// Removes one copy of the key; returns whether a matching fingerprint was found. Hazard:
     /// for a key that was never inserted, a match is another key's fingerprint, and removing
     /// it makes that key a false negative (see the top of this file). Remove only what you

@@ -10,6 +10,12 @@
 // crash leaves the old file or the new one, never half of one. Loading checks every field and
 // both checksums; mapping checks the header and leaves the payload checksum to verify(), so
 // opening a 60 GB filter costs nothing.
+//
+// A Bloom filter file may also be updated in place (file_update.hpp) while others read it.
+// Reading the header, loading and verifying take the file's shared lock (detail/file_lock.hpp),
+// so they wait out an update in progress rather than see half of it; a mapped filter queried
+// meanwhile sees keys appear, never disappear, and changed() tells such updates apart from any
+// other change to the file.
 #pragma once
 
 #include <array>
@@ -19,6 +25,7 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <utility>
@@ -26,6 +33,7 @@
 
 #include "bloomkit/any_filter.hpp"
 #include "bloomkit/detail/atomic_replace.hpp"
+#include "bloomkit/detail/file_lock.hpp"
 #include "bloomkit/detail/mapped_region.hpp"
 #include "bloomkit/detail/posix_file.hpp"
 #include "bloomkit/error.hpp"
@@ -35,6 +43,7 @@ namespace bloomkit {
 
 namespace detail {
 
+/// The validated header of an open file. The caller holds the file's shared lock.
 inline file_header read_header(const file_descriptor& file, const std::filesystem::path& path) {
     std::array<std::byte, file_header_size> bytes{};
     const std::size_t got = read_at(file, path, bytes.data(), bytes.size(), 0);
@@ -54,6 +63,7 @@ inline opened_map open_map(const std::filesystem::path& path) {
     auto region = std::make_shared<const mapped_region>(open_for_reading(path), path);
     const std::uint64_t size = region->size();
     const auto head = static_cast<std::size_t>(std::min<std::uint64_t>(size, file_header_size));
+    const file_lock reading(region->file(), path, file_lock::mode::shared);
     const file_header h = decode_header(std::span(region->data(), head), size, path.string());
     if (std::endian::native != std::endian::little)
         throw error("'" + path.string() + "': mapping needs a little-endian machine; use load()");
@@ -86,6 +96,11 @@ void save(const Filter& filter, const std::filesystem::path& path, const std::fu
     });
 }
 
+/// Throws io_error unless save() could replace `path` (a regular file, or a new path, that the
+/// process may write, in a directory where it may create files): a job that saves at its end, or
+/// now and then, finds out before it starts.
+inline void require_saveable(const std::filesystem::path& path) { detail::require_replaceable(path); }
+
 /// Saves whichever filter `filter` holds.
 inline void save(const any_filter& filter, const std::filesystem::path& path) {
     std::visit([&](const auto& f) { save(f, path); }, filter);
@@ -97,7 +112,9 @@ inline void save(const any_filter& filter, const std::filesystem::path& path,
 
 /// The header of a filter file, validated (without reading or verifying the payload).
 inline file_header read_header(const std::filesystem::path& path) {
-    return detail::read_header(detail::open_for_reading(path), path);
+    const detail::file_descriptor file = detail::open_for_reading(path);
+    const detail::file_lock reading(file, path, detail::file_lock::mode::shared);
+    return detail::read_header(file, path);
 }
 
 /// Reads a filter file into memory, verifying both checksums. Throws io_error when the file
@@ -106,6 +123,7 @@ inline file_header read_header(const std::filesystem::path& path) {
 template <loadable_filter Target>
 Target load(const std::filesystem::path& path) {
     const detail::file_descriptor file = detail::open_for_reading(path);
+    std::optional<detail::file_lock> reading(std::in_place, file, path, detail::file_lock::mode::shared);
     const file_header h = detail::read_header(file, path);
     detail::require_holds<Target>(h, path.string());
     detail::zeroed_block payload = detail::payload_memory(h.payload_size);
@@ -113,6 +131,7 @@ Target load(const std::filesystem::path& path) {
     if (detail::read_at(file, path, payload.data(), static_cast<std::size_t>(h.payload_size), h.payload_offset) != h.payload_size ||
         detail::read_at(file, path, trailer.data(), trailer.size(), h.payload_offset + h.payload_size) != trailer.size())
         detail::reject(format_errc::truncated, path.string(), "truncated while reading");
+    reading.reset();  // every byte is in memory: an update may go on
     return detail::finish_read<Target>(h, std::move(payload), trailer, path.string());
 }
 
@@ -127,23 +146,59 @@ public:
     const Filter* operator->() const noexcept { return &filter_; }
     [[nodiscard]] const file_header& header() const noexcept { return header_; }
 
-    /// Whether the file was written or truncated in place since it was mapped: answers given
-    /// meanwhile may be wrong (and reading a truncated map raises SIGBUS). Files replaced by a
-    /// rename, as save() replaces them, are not changed: the map keeps the file it opened.
-    [[nodiscard]] bool changed() const noexcept { return region_->changed(); }
+    /// Whether the file was written or truncated in place since it was mapped, other than by
+    /// completed in-place updates (file_update.hpp): answers given meanwhile may be wrong (and
+    /// reading a truncated map raises SIGBUS). An in-place update only adds keys, so answers
+    /// given while one ran are those of the filter before it or with some of its keys added,
+    /// and never miss a key the file held when it was mapped: such a change is not reported.
+    /// Files replaced by a rename, as save() replaces them, are not changed: the map keeps the
+    /// file it opened.
+    [[nodiscard]] bool changed() const noexcept {
+        if (!region_->changed()) return false;
+        try {
+            return !grown_by_updates();
+        } catch (...) {
+            return true;  // unreadable now: certainly not a completed update
+        }
+    }
 
     /// Reads the whole payload and throws file_format_error (payload_checksum, or
-    /// interrupted_update) if it does not match what vouches for it.
+    /// interrupted_update) if it does not match what vouches for it. Waits for an in-place
+    /// update in progress to finish, and checks the file as it then is.
     void verify() const {
+        const detail::file_lock reading(region_->file(), where_, detail::file_lock::mode::shared);
         const std::byte* payload = region_->data() + header_.payload_offset;
         const auto size = static_cast<std::size_t>(header_.payload_size);
-        detail::verify_payload(header_, std::span(payload, size), std::span(payload + size, detail::trailer_size(header_)), where_);
+        const file_header now = current_header();
+        detail::verify_payload(now, std::span(payload, size), std::span(payload + size, detail::trailer_size(now)), where_);
     }
 
     mapped_filter(Filter filter, detail::opened_map opened, std::string where)
         : filter_(std::move(filter)), header_(opened.header), region_(std::move(opened.region)), where_(std::move(where)) {}
 
 private:
+    // The header as the file holds it now (the map shows the file's current bytes). The caller
+    // holds the shared lock.
+    [[nodiscard]] file_header current_header() const {
+        const std::uint64_t size = detail::file_size(region_->file(), where_);
+        if (size != region_->size()) detail::reject(format_errc::truncated, where_, "its size changed while it was mapped");
+        return detail::decode_header(std::span(region_->data(), static_cast<std::size_t>(file_header_size)), size, where_);
+    }
+
+    // Whether the file, changed since it was mapped, is the same Bloom filter with keys added by
+    // completed in-place updates: the same parameters, more keys inserted, no bit fewer, no
+    // update left unfinished.
+    [[nodiscard]] bool grown_by_updates() const {
+        if (header_.kind != filter_kind::bloom) return false;  // only Bloom filters are updated in place
+        const detail::file_lock reading(region_->file(), where_, detail::file_lock::mode::shared);
+        const file_header now = current_header();
+        const file_header& then = header_;
+        return now.kind == then.kind && now.layout == then.layout && now.geometry == then.geometry && now.hash == then.hash &&
+               now.seed == then.seed && now.payload_size == then.payload_size && now.chunk_shift == then.chunk_shift &&
+               now.expected_keys == then.expected_keys && now.target_fpr == then.target_fpr && now.flags == 0 &&
+               same_keys(now.keys, then.keys) && now.inserted_count > then.inserted_count && now.set_bits >= then.set_bits;
+    }
+
     Filter filter_;
     file_header header_;
     std::shared_ptr<const detail::mapped_region> region_;

@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cerrno>
@@ -142,6 +143,16 @@ inline replace_target resolve_replace_target(const std::filesystem::path& typed)
     return target;
 }
 
+/// Throws unless replace_file() could replace `typed`: a regular file (or a new path) the
+/// process may write, in a directory where it may create the temporary file.
+inline void require_replaceable(const std::filesystem::path& typed) {
+    const replace_target target = resolve_replace_target(typed);
+    const std::filesystem::path directory = target.real.has_parent_path() ? target.real.parent_path() : ".";
+    if (::access(directory.c_str(), W_OK | X_OK) != 0)
+        throw io_error("cannot create a file in '" + directory.string() + "' to replace '" + typed.string() + "' atomically",
+                       std::error_code(errno, std::generic_category()));
+}
+
 /// `count` random letters and digits, for a temporary name.
 inline std::string random_suffix(std::size_t count) {
     static constexpr char alphabet[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
@@ -151,20 +162,32 @@ inline std::string random_suffix(std::size_t count) {
     return suffix;
 }
 
+/// The hidden name a temporary beside `filename` starts with, ".NAME.tmp-": the random suffix
+/// (6 characters) follows. A name within a few bytes of the longest a directory allows
+/// (NAME_MAX, 255 bytes) is shortened in it, or the temporary of a file that can be created
+/// could never be.
+inline std::string temporary_prefix(const std::string& filename) {
+    constexpr std::size_t longest = 255, added = 1 + 5 + 6;  // ".", ".tmp-", the suffix
+    std::string kept = filename.substr(0, std::min(filename.size(), longest - added));
+    while (kept.size() < filename.size() && !kept.empty() && (static_cast<unsigned char>(filename[kept.size()]) & 0xc0) == 0x80)
+        kept.pop_back();  // not in the middle of a UTF-8 character
+    std::string prefix(".");  // appended, not "." + name: GCC 12 -O3 warns falsely (-Wrestrict) on that
+    prefix.append(kept).append(".tmp-");
+    return prefix;
+}
+
 /// Replaces the file `typed` names with what `write` puts into a file (see the top of this
-/// file). Errors name `typed`, the path as the caller gave it. On any failure the destination
+/// file), opened for reading and writing. Errors name `typed`, the path as the caller gave it. On any failure the destination
 /// is untouched and no temporary file is left.
 inline void replace_file(const std::filesystem::path& typed, const std::function<void(const file_descriptor&)>& write) {
     const replace_target target = resolve_replace_target(typed);
     const std::filesystem::path directory = target.real.has_parent_path() ? target.real.parent_path() : ".";
-    std::string hidden_name(".");  // appended, not "." + name: GCC 12 -O3 warns falsely (-Wrestrict) on that
-    hidden_name.append(target.real.filename().string()).append(".tmp-");
-    const std::string name_prefix = (directory / hidden_name).string();
+    const std::string name_prefix = (directory / temporary_prefix(target.real.filename().string())).string();
 
     // An unnamed file where the file system allows it; a named one (removed on any failure, and
     // by remove_pending_temporaries() on a signal) where it does not.
     std::string named;
-    file_descriptor file(::open(directory.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666));
+    file_descriptor file(::open(directory.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0666));
     if (file.get() < 0) {
         if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL) throw_io("cannot write", typed);
         named = name_prefix + "XXXXXX";

@@ -77,6 +77,27 @@ public:
         return self().insert(std::ranges::begin(keys), std::ranges::end(keys));
     }
 
+    /// Removes every key of [first, last), or none of them (the kinds that remove: counting
+    /// Bloom, cuckoo). Each key is removed in turn, so a key listed twice must have been
+    /// inserted twice; at the first key the filter certainly does not hold when its turn comes,
+    /// the keys removed so far are inserted again and the position of that key is returned.
+    /// Returns the end when every key was removed. A key that was never inserted is evidence
+    /// that the batch is not what was inserted: removing the others — some of them false
+    /// positives — would take away part of keys that were, and make them false negatives.
+    template <std::forward_iterator It, std::sentinel_for<It> Sentinel, class Self = Derived>
+        requires hashable_key<std::iter_value_t<It>> &&
+                 requires(Self& f, const std::iter_value_t<It>& key) { f.remove(key); f.insert(key); }
+    It remove(It first, Sentinel last) {
+        It at = first;
+        for (; at != last; ++at) {
+            if (self().remove(*at)) continue;
+            // Each slot or counter the removals freed takes its key back: this cannot fail.
+            for (It undo = first; undo != at; ++undo) static_cast<void>(self().insert(*undo));
+            return at;
+        }
+        return at;
+    }
+
 protected:
     filter_api(const hasher& h, sizing_target target, key_format keys = key_format::unrecorded) noexcept
         : hasher_(h), target_(target), keys_(keys) {}

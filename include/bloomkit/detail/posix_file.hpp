@@ -13,6 +13,8 @@
 #include <filesystem>
 #include <string>
 #include <system_error>
+#include <utility>
+#include <vector>
 
 #include "bloomkit/error.hpp"
 
@@ -36,6 +38,8 @@ public:
         if (fd_ >= 0) ::close(fd_);
     }
     [[nodiscard]] int get() const noexcept { return fd_; }
+    /// Gives up the descriptor without closing it.
+    [[nodiscard]] int release() noexcept { return std::exchange(fd_, -1); }
     /// Closes now, reporting the error close() can return (after a write, a lost write).
     int close() noexcept {
         const int result = ::close(fd_);
@@ -106,6 +110,46 @@ inline void write_all_at(const file_descriptor& file, const std::filesystem::pat
         in += put;
         offset += static_cast<std::uint64_t>(put);
         size -= static_cast<std::size_t>(put);
+    }
+}
+
+/// Flushes the file's data (and the size and allocation it needs) to the disk.
+inline void sync_data(const file_descriptor& file, const std::filesystem::path& path) {
+    if (::fdatasync(file.get()) != 0) throw_io("cannot write", path);
+}
+
+/// Makes sure the disk blocks of [offset, offset + size) exist, so that writing them through a
+/// memory map cannot fail: a hole of a sparse file written through a map on a full disk raises
+/// SIGBUS, where this fails with ENOSPC before anything is written. A file system that cannot
+/// allocate ahead (EOPNOTSUPP) is left as it is.
+inline void allocate_range(const file_descriptor& file, const std::filesystem::path& path, std::uint64_t offset,
+                           std::uint64_t size) {
+    if (size == 0) return;
+    int result = 0;
+    while ((result = ::posix_fallocate(file.get(), static_cast<::off_t>(offset), static_cast<::off_t>(size))) == EINTR) {
+    }
+    if (result != 0 && result != EOPNOTSUPP && result != EINVAL) throw_io("cannot write", path, result);
+}
+
+/// Copies every byte of `from` (from its start) to `to` (at its current position), in the
+/// kernel where it can (copy_file_range: no pass through user memory, and a reflink where the
+/// file system shares blocks).
+inline void copy_contents(const file_descriptor& from, const file_descriptor& to, const std::filesystem::path& path) {
+    const std::uint64_t size = file_size(from, path);
+    ::off_t in = 0;
+    while (static_cast<std::uint64_t>(in) < size) {
+        const ::ssize_t copied = ::copy_file_range(from.get(), &in, to.get(), nullptr, static_cast<std::size_t>(size) - static_cast<std::size_t>(in), 0);
+        if (copied > 0) continue;
+        if (copied < 0 && errno == EINTR) continue;
+        if (copied == 0 || errno == EXDEV || errno == ENOSYS || errno == EOPNOTSUPP || errno == EINVAL) break;
+        throw_io("cannot copy", path);
+    }
+    std::vector<char> buffer(std::size_t{1} << 20);  // what copy_file_range could not do
+    while (static_cast<std::uint64_t>(in) < size) {
+        const std::size_t got = read_at(from, path, buffer.data(), buffer.size(), static_cast<std::uint64_t>(in));
+        if (got == 0) throw_io("cannot copy", path, EIO);
+        write_all(to, path, buffer.data(), got);
+        in += static_cast<::off_t>(got);
     }
 }
 

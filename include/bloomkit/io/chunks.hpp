@@ -62,15 +62,35 @@ private:
     std::vector<std::uint64_t> sums_;
 };
 
+/// What an in-place update writes into a chunk's table entry, durably, before it changes the
+/// chunk (file_update.hpp): the record that this chunk is being written, so that whoever finds
+/// the update interrupted knows which chunks may not match their checksums because of it, and
+/// checks every other chunk as usual. A real XXH3-64 equals it with probability 2^-64; damage,
+/// which writes zeros, ones or copies of other bytes, does not produce it.
+inline constexpr std::uint64_t chunk_being_written = 0xc3a5'6e1d'0b9f'4d27;
+
+/// The message of a file whose in-place update did not finish.
+[[noreturn]] inline void reject_interrupted(const std::string& where) {
+    reject(format_errc::interrupted_update, where,
+           "an update in place was interrupted (its writer stopped before it finished): every key the file held before "
+           "is still in it, but the chunks the update was writing cannot be vouched for until it is sealed again; "
+           "`bloomkit add FILE < /dev/null` checks every other chunk and seals it");
+}
+
+/// Whether a chunk table (entries, then the table's checksum) records chunks being written.
+[[nodiscard]] inline bool marks_chunks_being_written(std::span<const std::byte> trailer) noexcept {
+    for (std::size_t i = 0; i + 8 < trailer.size(); i += 8)
+        if (load_le<std::uint64_t>(trailer.data() + i) == chunk_being_written) return true;
+    return false;
+}
+
 /// Checks a version 2 payload against its trailer (the chunk table). Throws file_format_error:
-/// interrupted_update when the header says an update in place did not finish, payload_checksum
-/// when the table or a chunk does not match (naming the chunk and its bytes).
+/// interrupted_update when an update in place did not finish (the header's flag, or chunks
+/// marked as being written), payload_checksum when the table or a chunk does not match (naming
+/// the chunk and its bytes).
 inline void verify_chunks(const file_header& h, std::span<const std::byte> payload, std::span<const std::byte> trailer,
                           const std::string& where) {
-    if (h.flags & update_in_progress)
-        reject(format_errc::interrupted_update, where,
-               "an update in place was interrupted (its writer stopped before it finished): every key the file held "
-               "before is still in it, but its checksums cannot vouch for the rest; `bloomkit add` seals it again");
+    if ((h.flags & update_in_progress) || marks_chunks_being_written(trailer)) reject_interrupted(where);
     const std::size_t entries = (trailer.size() - 8) / 8;
     if (load_le<std::uint64_t>(trailer.data() + 8 * entries) != checksum(trailer.data(), 8 * entries))
         reject(format_errc::payload_checksum, where, "the chunk table does not match its checksum: the file is corrupt");

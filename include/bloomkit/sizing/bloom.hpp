@@ -118,8 +118,11 @@ inline std::pair<std::uint32_t, double> blocked_optimum(bloom_layout layout, dou
         // A closed form: binary search for the smallest m meeting p, for every k in the band.
         const auto [first_k, last_k] = detail::hash_count_band(p);
         for (std::uint32_t k = first_k; k <= last_k; ++k) {
+            // m from the ideal up: far above it at a loose p (p = 0.999 needs ~70x the ideal
+            // at k = 1), where the textbook formula is no guide.
             auto lo = static_cast<std::uint64_t>(ideal * 0.9) + 1;
-            auto hi = static_cast<std::uint64_t>(std::min(ideal * 64.0, ceiling));
+            auto hi = static_cast<std::uint64_t>(std::min(std::max(ideal * 2.0, 64.0), ceiling));
+            while (classic_fpr(n, static_cast<double>(hi), k) > p && static_cast<double>(hi) < ceiling / 2) lo = hi, hi *= 2;
             if (classic_fpr(n, static_cast<double>(hi), k) > p) continue;
             while (lo < hi) {
                 const std::uint64_t mid = lo + (hi - lo) / 2;

@@ -1,10 +1,17 @@
 // bloomkit add FILE [INPUT...|-] — adds lines to an existing filter, under the writer lock
 // (support/writer_lock.hpp): two adds at once both land.
 //
-// A Bloom filter file (format version 2) is updated in place: only the chunks the new keys
-// touch are written and re-checksummed (file_update.hpp), so adding a line to a filter of
-// gigabytes takes milliseconds, and a crash leaves every key it held before. Other kinds, and
-// version 1 files, are loaded, added to and replaced atomically.
+// All or nothing, as a reader sees it: every line is read, parsed and hashed before the file
+// changes at all, so a bad line, a damaged input or a signal while reading leaves the file as it
+// was ("not changed" is then true), and readers see the file before the add or after it.
+//
+// A Bloom filter file (format version 2 and later) is updated in place (file_update.hpp): the
+// digests wait in memory until the input ends, then one short commit ORs their bits in and
+// re-checksums only the chunks they touch — adding a line to a filter of gigabytes takes
+// milliseconds, and a crash leaves every key it held before. An input too large to wait in
+// memory is spooled to a temporary file of digests and applied to a copy of the filter that
+// then replaces it. Other kinds, and version 1 files, are loaded, added to and replaced
+// atomically.
 #include <fmt/core.h>
 
 #include <memory>
@@ -15,20 +22,26 @@
 #include "bloomkit/file_update.hpp"
 #include "commands/commands.hpp"
 #include "support/common_options.hpp"
+#include "support/digest_spool.hpp"
 #include "support/filter_files.hpp"
 #include "support/filter_work.hpp"
 #include "support/keys.hpp"
+#include "support/progress.hpp"
+#include "support/signals.hpp"
 #include "support/summary.hpp"
 #include "support/writer_lock.hpp"
 
 namespace bloomkit::cli {
 namespace {
 
+/// Keys an in-place add keeps in memory (16 bytes each) before it spools them to disk.
+constexpr std::uint64_t staged_keys = std::uint64_t{1} << 22;
+
 struct add_options {
     std::string filter;
     std::vector<std::string> inputs;
     std::string threads = "0";
-    std::string key = "text";
+    std::string key;  // empty: as the filter records
     bool no_wait = false;
     bool json = false;
 };
@@ -38,40 +51,113 @@ inline constexpr bool updates_in_place = false;
 template <class Layout>
 inline constexpr bool updates_in_place<basic_bloom_filter<Layout>> = true;
 
-/// Adds the lines to a Bloom filter file in place; false for a file that cannot be.
-bool add_in_place(const add_options& options, line_reader& lines, key_format keys) {
-    const file_header h = read_header(options.filter);
-    if (h.version < 2) return false;
-    return detail::by_kind(h, [&](auto type) {
-        using F = typename decltype(type)::type;
-        if constexpr (updates_in_place<F>) {
-            in_place_update<F> update(options.filter);
-            lines.read([&](std::span<const std::string_view> batch, const line_origin& origin) {
-                with_keys(batch, keys, origin, [&](auto keyed) { update.insert(keyed.begin(), keyed.end()); });
-            });
-            update.commit();
-            warn_if_overfull(update.filter());
-            if (job_summary::wanted(options.json))
-                summarize_filter(job_summary("add (in place)"), update.filter(), lines).print(options.json, false);
-            return true;
-        } else {
-            return false;
-        }
+/// Reads every line into `update`, or once there are too many to keep in memory, into a spool
+/// of digests; returns the spool when one was needed.
+template <class F>
+std::unique_ptr<digest_spool> stage_lines(in_place_update<F>& update, line_reader& lines, key_format keys,
+                                          unrecorded_format_warning& numeric_lines) {
+    progress shown("reading", lines.total_bytes());
+    std::unique_ptr<digest_spool> spool;
+    std::vector<digest> digests;
+    lines.read([&](std::span<const std::string_view> batch, const line_origin& origin) {
+        numeric_lines.look(batch);
+        with_keys(batch, keys, origin, [&](auto keyed) {
+            if (!spool) {
+                update.insert(keyed.begin(), keyed.end());
+                if (update.pending() < staged_keys) return;
+                spool = std::make_unique<digest_spool>();
+                spool->write(update.take_pending());
+                return;
+            }
+            digests.resize(keyed.size());
+            for (std::size_t i = 0; i < keyed.size(); ++i) digests[i] = update.filter().hash_function()(keyed[i]);
+            spool->write(digests);
+        });
+        shown.update(lines.bytes_read());
     });
+    return spool;
 }
 
-int run_add(const add_options& options) {
-    const key_format keys = parse_key_format(options.key);
-    const unsigned threads = parse_threads(options.threads);
-    line_reader lines(options.inputs);
-    const writer_lock lock(options.filter, options.no_wait);
-    if (add_in_place(options, lines, keys)) return success;
+/// Adds the lines to a Bloom filter file in place, or through a copy when they are too many to
+/// wait in memory. Returns the file's header as it now is, for the summary.
+template <class F>
+file_header add_to_bloom_file(const add_options& options, line_reader& lines, key_format keys, const file_header& h) {
+    set_mapped_file(options.filter);  // a SIGBUS while the map is written names the file
+    in_place_update<F> update(options.filter);
+    if (update.recovered())
+        fmt::print(stderr,
+                   "bloomkit: '{}' held an update that did not finish: every chunk it was not writing matched its checksum, "
+                   "and the file is sealed again\n",
+                   options.filter);
+    if (!options.key.empty() && h.keys == key_format::unrecorded) update.record_key_format(keys);
+    unrecorded_format_warning numeric_lines(h.keys, options.key, options.filter);
+    const std::unique_ptr<digest_spool> spool = stage_lines(update, lines, keys, numeric_lines);
+    if (!spool) {
+        const termination_signals_blocked whole;  // a signal waits for the commit's few milliseconds
+        update.commit();
+        return update.header();
+    }
+    file_header result;
+    update_copy<F>(options.filter, [&](in_place_update<F>& copy) {
+        if (!options.key.empty() && h.keys == key_format::unrecorded) copy.record_key_format(keys);
+        progress shown("adding", spool->size());
+        std::uint64_t done = 0;
+        spool->read(std::size_t{1} << 16, [&](std::span<const digest> digests) {
+            copy.insert_digests(digests);
+            if (copy.pending() >= staged_keys) copy.commit();
+            shown.update(done += digests.size());
+        });
+        copy.commit();
+        result = copy.header();
+    });
+    return result;
+}
+
+/// Loads the filter, adds the lines and replaces the file (kinds that are not updated in place).
+file_header add_by_rewriting(const add_options& options, line_reader& lines, key_format keys, unsigned threads) {
     any_filter filter = load<any_filter>(options.filter);
+    if (!options.key.empty() && recorded_key_format(filter) == key_format::unrecorded)
+        std::visit([&](auto& f) { f.record_key_format(keys); }, filter);
     insert_lines(filter, lines, keys, threads);
     write_filter(filter, options.filter);
-    warn_if_overfull(filter);
-    if (job_summary::wanted(options.json)) summarize_filter(job_summary("add"), filter, lines).print(options.json, false);
-    return success;
+    return header_of(filter);
+}
+
+int run_add_or_leave_unchanged(const add_options& options);
+
+/// Adds, and says so when an error leaves the filter as it was (every error before the commit).
+int run_add(const add_options& options) {
+    try {
+        return run_add_or_leave_unchanged(options);
+    } catch (const file_format_error&) {
+        throw;  // a damaged filter: its message says what became of it
+    } catch (const unfinished_update&) {
+        throw;  // its message says what became of the file
+    } catch (const error& e) {
+        throw error(fmt::format("{}; '{}' was not changed", e.what(), options.filter));
+    }
+}
+
+int run_add_or_leave_unchanged(const add_options& options) {
+    const unsigned threads = parse_threads(options.threads);
+    line_reader lines(options.inputs);
+    refuse_input_as_output(lines, options.filter);
+    const writer_lock lock(options.filter, options.no_wait);
+    const file_header h = read_header(options.filter);
+    const key_format keys = key_format_for(h.keys, options.key, options.filter);
+    const auto report = [&](const file_header& now) {
+        warn_if_overfull(now);
+        if (job_summary::wanted(options.json)) summarize_filter(job_summary("add"), now, lines).print(options.json, false);
+        return success;
+    };
+    if (h.version >= 2)
+        if (const std::optional<int> done = detail::by_kind(h, [&](auto type) -> std::optional<int> {
+                using F = typename decltype(type)::type;
+                if constexpr (updates_in_place<F>) return report(add_to_bloom_file<F>(options, lines, keys, h));
+                else return std::nullopt;
+            }))
+            return *done;
+    return report(add_by_rewriting(options, lines, keys, threads));
 }
 
 }  // namespace
@@ -87,6 +173,7 @@ action add_command(CLI::App& command) {
     add_no_wait_option(command, options->no_wait);
     command.add_flag("--json", options->json, "Print the summary as JSON");
     command.footer(
+        "Every line is read before the filter changes: a bad line, a damaged input or Ctrl-C leaves it as it was.\n"
         "Examples:\n"
         "  echo https://example.org/ | bloomkit add seen.bkf     # milliseconds, however large seen.bkf is\n"
         "  bloomkit add -t 8 seen.bkf today.txt.gz               # many lines: eight threads (kinds other than Bloom)");

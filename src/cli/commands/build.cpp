@@ -41,7 +41,7 @@ struct build_options {
     std::string output;
     std::vector<std::string> inputs;
     std::string threads = "0";
-    std::string key = "text";
+    std::string key;  // empty: text
     bool no_wait = false;
     bool json = false;
 };
@@ -58,12 +58,14 @@ kind_request parse_kind_request(const build_options& options) {
 int run_build(const build_options& options) {
     const kind_request request = parse_kind_request(options);
     const sizing_request sizing = parse_sizing(options.sizing);
-    const filter_options hashing{.seed = parse_seed(options.seed)};
+    const key_format keys = key_format_to_build(options.key);
+    const filter_options hashing{.seed = parse_seed(options.seed), .keys = keys};
     const std::optional<writer_lock> lock = lock_output(options.output, options.no_wait);
     line_reader lines(options.inputs);  // a missing file is reported before anything else happens
+    refuse_input_as_output(lines, options.output);
+    if (!is_standard_stream(options.output)) require_saveable(options.output);
     const any_filter filter = with_requested_type(request, sizing.choice_fpr(), [&](auto type) {
-        return build_filter<typename decltype(type)::type>(request, lines, parse_key_format(options.key), sizing, hashing,
-                                                           parse_threads(options.threads));
+        return build_filter<typename decltype(type)::type>(request, lines, keys, sizing, hashing, parse_threads(options.threads));
     });
     write_filter(filter, options.output);  // atomic: on any failure no partial file is left behind
     warn_if_overfull(filter);

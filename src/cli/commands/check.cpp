@@ -28,22 +28,23 @@ struct check_options {
     std::vector<std::string> inputs;
     check_report report;
     bool no_verify = false;
-    std::string key = "text";
+    std::string key;  // empty: as the filter records
     std::string threads = "0";
 };
 
 int run_check(const check_options& options) {
     if (is_standard_stream(options.filter) && (options.inputs.empty() || std::ranges::count(options.inputs, "-") > 0))
         throw invalid_argument("the filter and the lines cannot both come from standard input: name a file for one of them");
-    const key_format keys = parse_key_format(options.key);
     line_reader lines(options.inputs);
     const filter_input opened(options.filter);
     if (!options.no_verify) opened.verify();
+    const key_format keys = key_format_for(opened.header().keys, options.key, opened.name());
+    unrecorded_format_warning numeric_lines(opened.header().keys, options.key, opened.name());
     const bool selected = std::visit(
         [&](const auto& filter) {
             // Answers from a file that changed while it was read are not given.
             return report_check(filter, lines, keys, parse_threads(options.threads), options.report, opened.name(),
-                                [&] { opened.require_unchanged(); });
+                                [&] { opened.require_unchanged(); }, &numeric_lines);
         },
         opened.filter());
     return selected ? found : nothing_found;

@@ -49,7 +49,7 @@ struct dedup_options {
     std::string kind;  // empty: bloom with -n, scalable without
     std::string seed = "0";
     std::string checkpoint = "60";
-    std::string key = "text";
+    std::string key;  // empty: as the state records, text for a new one
     std::string threads = "0";
     bool invert = false;
     bool line_buffered = false;
@@ -88,14 +88,15 @@ any_filter starting_filter(const dedup_options& options, const sizing_request& s
         if (!usable)
             throw error(fmt::format("'{}' holds a {}: dedup keeps its state in a Bloom or scalable Bloom filter",
                                     options.state, header_of(loaded).filter_name()));
+        key_format_for(recorded_key_format(loaded), options.key, options.state);  // refuses a contradiction
         return loaded;
     }
     const std::string kind = !options.kind.empty() ? options.kind : sizing.keys || sizing.memory ? "bloom" : "scalable";
-    const filter_options hashing{.seed = parse_seed(options.seed)};
+    const filter_options hashing{.seed = parse_seed(options.seed), .keys = key_format_to_build(options.key)};
     if (kind == "scalable") {
         if (sizing.memory) throw invalid_argument("--memory needs a filter of fixed size: use --kind bloom");
         return scalable_bloom_filter(sizing.keys.value_or(default_capacity), sizing.choice_fpr(),
-                                     {.seed = hashing.seed, .hash = hashing.hash});
+                                     {.seed = hashing.seed, .hash = hashing.hash, .keys = hashing.keys});
     }
     if (kind != "bloom") throw invalid_argument(fmt::format("dedup keeps a bloom or scalable filter, not '{}'", kind));
     if (!sizing.keys && !(sizing.memory && sizing.fpr))
@@ -105,12 +106,15 @@ any_filter starting_filter(const dedup_options& options, const sizing_request& s
     return bloom_filter(n, p, hashing);
 }
 
-/// The expected number of new lines wrongly taken for repeats: the sum, over the new lines, of
-/// the filter's false-positive rate when each came. The rate is measured from the fill, which
-/// reads the whole filter, so only every so many new lines (1/32 of the filter's bytes: a few
-/// percent of the run's time); in between it is integrated as if it grew geometrically, as a
-/// Bloom filter's rate (a power of its fill) nearly does. (Taking the rate at the start of each
-/// stretch instead under-counted by half: with k probes it grows like n^k.)
+/// The expected number of new lines wrongly taken for repeats. A new line is taken for a repeat
+/// with the filter's false-positive rate p at the time, so each new line that was let through
+/// stands for p / (1 - p) that were not: the estimate sums that over the lines let through, and
+/// is at most the number of lines dropped (a saturated filter, p = 1, may have dropped every
+/// one of them wrongly). The rate is measured from the fill, which reads the whole filter, so
+/// only every so many new lines (1/32 of the filter's bytes: a few percent of the run's time);
+/// in between it is integrated as if it grew geometrically, as a Bloom filter's rate (a power of
+/// its fill) nearly does. (Taking the rate at the start of each stretch instead under-counted by
+/// half: with k probes it grows like n^k.)
 template <class F>
 class wrong_drop_estimate {
 public:
@@ -121,9 +125,10 @@ public:
         if (pending_ >= std::max<std::uint64_t>(65'536, filter_.size_in_bytes() / 32)) settle();
     }
 
-    [[nodiscard]] double expected() {
+    /// The estimate, for a run that dropped `dropped` lines.
+    [[nodiscard]] double expected(std::uint64_t dropped) {
         settle();
-        return sum_;
+        return std::min(sum_, static_cast<double>(dropped));
     }
 
 private:
@@ -131,7 +136,7 @@ private:
         if (pending_ == 0) return;
         const double now = filter_.current_fpr();
         const double mean = rate_ > 0 && now > rate_ * (1 + 1e-9) ? (now - rate_) / std::log(now / rate_) : (rate_ + now) / 2;
-        sum_ += mean * static_cast<double>(pending_);
+        sum_ += mean < 1 ? mean / (1 - mean) * static_cast<double>(pending_) : HUGE_VAL;
         rate_ = now;
         pending_ = 0;
     }
@@ -189,7 +194,7 @@ public:
                     } catch (const termination_requested& stop) {
                         signal = stop.signal;
                     }
-                    expected_wrong_ = wrong.expected();
+                    expected_wrong_ = wrong.expected(read_ - fresh_);
                 } else {
                     throw error("dedup needs a Bloom or scalable Bloom filter");
                 }
@@ -208,6 +213,7 @@ public:
     }
 
     void summarize(const line_reader& lines, int signal) const {
+        warn_if_overfull(filter_);
         job_summary summary("dedup");
         summary.count("lines read", read_)
             .count("lines written", written_)
@@ -249,16 +255,21 @@ private:
 
 int run_dedup(const dedup_options& options) {
     const sizing_request sizing = parse_sizing(options.sizing);
-    const key_format keys = parse_key_format(options.key);
     const unsigned threads = parse_threads(options.threads);
     const double checkpoint_seconds = parse_seconds("--checkpoint", options.checkpoint);
     line_reader lines(options.inputs);
+    if (!options.state.empty()) {
+        refuse_input_as_output(lines, options.state);
+        require_saveable(options.state);  // not at the first checkpoint, a minute into the run
+    }
     std::optional<writer_lock> lock;
     if (!options.state.empty()) {
         defer_termination();  // a signal stops the reading; the state is then saved
         lock.emplace(options.state, options.no_wait, writer_lock::missing::create);
     }
-    dedup_run run(options, checkpoint_seconds, starting_filter(options, sizing), lock);
+    any_filter filter = starting_filter(options, sizing);
+    const key_format keys = key_format_for(recorded_key_format(filter), options.key, options.state);
+    dedup_run run(options, checkpoint_seconds, std::move(filter), lock);
     const int signal = run.read(lines, keys, threads);
     if (lock) run.save_state();
     run.summarize(lines, signal);

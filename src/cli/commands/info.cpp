@@ -107,6 +107,17 @@ void describe(const basic_binary_fuse_filter<Fingerprint, Arity>&, const file_he
             "slots", number(h.fuse.geometry.array_length));
 }
 
+/// What the keys are, as `info` says it.
+std::string describe_keys(key_format keys) {
+    switch (keys) {
+        case key_format::text: return "text (a line's bytes)";
+        case key_format::u64: return "u64 (decimal numbers, hashed as 64-bit integers)";
+        case key_format::i64: return "i64 (signed decimal numbers, hashed as 64-bit integers)";
+        case key_format::unrecorded: break;
+    }
+    return "not recorded (an older bloomkit wrote the file): lines are read as text unless --key says otherwise";
+}
+
 int run_info(const info_options& options) {
     const filter_input opened(options.filter);
     if (options.verify) opened.verify();
@@ -117,16 +128,26 @@ int run_info(const info_options& options) {
     opened.require_unchanged();
     const double keys = h.approximate_count();
     const std::uint64_t file_bytes = h.file_size();
+    const bool interrupted = (h.flags & update_in_progress) != 0;
+    if (interrupted)
+        fmt::print(stderr,
+                   "bloomkit: warning: an update in place of '{}' did not finish (its writer stopped): every key added "
+                   "before it is in, but the counts are those of the last update that finished, and readers refuse the "
+                   "file until `bloomkit add {} < /dev/null` checks and seals it\n",
+                   opened.name(), opened.name());
 
     if (options.json) {
         std::string members = fmt::format("\"file\": {}, \"format_version\": {}, \"kind\": {}, \"bytes\": {}, \"file_bytes\": {}, "
                                           "\"hash\": {}, \"seed\": {}, \"expected_keys\": {}, \"target_fpr\": {}, "
-                                          "\"inserted_keys\": {}, \"estimated_keys\": {}, \"current_fpr\": {}, \"verified\": {}",
+                                          "\"inserted_keys\": {}, \"estimated_keys\": {}, \"current_fpr\": {}, \"verified\": {}, "
+                                          "\"key_format\": {}, \"interrupted_update\": {}",
                                           json_string(opened.name()), h.version, json_string(to_string(h.kind)), h.payload_size,
                                           file_bytes, json_string(to_string(h.hash)), json_string(std::to_string(h.seed)),
                                           h.expected_keys,
                                           json_number(h.target_fpr), h.inserted_count, json_number(keys),
-                                          json_number(h.current_fpr()), options.verify ? "true" : "false");
+                                          json_number(h.current_fpr()), options.verify ? "true" : "false",
+                                          h.keys == key_format::unrecorded ? "null" : json_string(to_string(h.keys)),
+                                          interrupted ? "true" : "false");
         for (const field& f : fields)
             if (!f.json_name.empty()) members += fmt::format(", {}: {}", json_string(f.json_name), f.json_value);
         fmt::print("{{{}}}\n", members);
@@ -138,6 +159,9 @@ int run_info(const info_options& options) {
         if (!f.label.empty() && f.label != "current FPR") line(f.label, f.text);
     line("memory", human_bytes(static_cast<double>(h.payload_size)));
     line("hash", fmt::format("{} seed {}", to_string(h.hash), h.seed));
+    line("keys are", describe_keys(h.keys));
+    if (interrupted)
+        line("update", "INTERRUPTED: an update in place did not finish; the counts below are those of the last one that did");
     if (h.expected_keys > 0)
         line("sized for", fmt::format("{} keys at {:g}%", h.expected_keys, 100 * h.target_fpr));
     line(h.kind == filter_kind::binary_fuse ? "keys" : "keys added", fmt::format("{}", h.inserted_count));

@@ -14,7 +14,7 @@ action intersect_command(CLI::App& command) {
     auto options = std::make_shared<membership_options>();
     command.add_option("A", options->held, "The input made into a filter ('-': stdin)")->required()->type_name("FILE");
     command.add_option("B", options->streamed, "The input whose lines are printed ('-': stdin)")->required()->type_name("FILE");
-    add_membership_options(command, *options);
+    add_membership_options(command, *options, "A (the first input)");
     command.footer(
         "Examples:\n"
         "  bloomkit intersect yesterday.txt today.txt > both.txt        # the lines of today that were there yesterday\n"

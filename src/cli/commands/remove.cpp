@@ -3,10 +3,14 @@
 //
 // Removing a key that was never added takes away part of other keys: a counting filter
 // decrements counters that other keys rely on, a cuckoo filter deletes another key's matching
-// fingerprint, and those keys become false negatives. So a line the filter certainly does not
-// hold is refused: not removed, counted, and reported; the command then exits 1. (A line never
-// added that tests present by chance cannot be told from one that was added: remove only what
-// you added.) Exit codes: 0 every line removed, 1 some line refused (or no line at all), 2 error.
+// fingerprint, and those keys become false negatives. A line never added that tests present by
+// chance cannot be told from one that was added; but a line the filter certainly does not hold
+// can, and it is evidence that the input is not what was added — so that some of its other
+// lines, which test present, may be such false positives too. So remove is all or nothing: if
+// any line is certainly absent when its turn comes, nothing is removed, those lines are named,
+// and the command exits 1. --partial removes the lines that test present anyway and refuses
+// only the others. Exit codes: 0 every line removed, 1 some line refused (or no line at all),
+// 2 error.
 #include <fmt/core.h>
 
 #include <memory>
@@ -16,27 +20,88 @@
 
 #include "commands/commands.hpp"
 #include "support/common_options.hpp"
-#include "support/keys.hpp"
 #include "support/filter_files.hpp"
 #include "support/filter_work.hpp"
+#include "support/keys.hpp"
 #include "support/writer_lock.hpp"
 
 namespace bloomkit::cli {
 namespace {
 
+/// Refused lines named in the message, at most.
+constexpr std::size_t named_lines = 5;
+
 struct remove_options {
     std::string filter;
     std::vector<std::string> inputs;
-    std::string key = "text";
+    std::string key;  // empty: as the filter records
+    bool partial = false;
     bool no_wait = false;
 };
 
+/// What a remove did, and the first lines it refused ("line 3 of 'x': 'foo'").
+struct removal {
+    std::uint64_t removed = 0, refused = 0;
+    std::vector<std::string> first_refused;
+
+    void refuse(std::string_view line, const line_origin& origin, std::size_t index) {
+        ++refused;
+        if (first_refused.size() < named_lines)
+            first_refused.push_back(fmt::format("line {} of '{}': '{}'", origin.first_line + index,
+                                                origin.input != nullptr ? *origin.input : std::string("input"),
+                                                line.size() > 40 ? std::string(line.substr(0, 40)) + "..." : std::string(line)));
+    }
+};
+
+/// Removes the batch's keys from `f` (all or nothing per batch, unless partial), recording
+/// what was refused. Once a line was refused without --partial, nothing will be saved: the
+/// remaining lines are only checked, to name the refused ones.
+template <class F, class Key>
+void remove_batch(F& f, std::span<const Key> keys, std::span<const std::string_view> lines, const line_origin& origin,
+                  bool partial, removal& done) {
+    for (std::size_t i = 0; i < keys.size();) {
+        if (partial) {
+            if (f.remove(keys[i])) ++done.removed;
+            else done.refuse(lines[i], origin, i);
+            ++i;
+        } else if (done.refused > 0) {
+            if (!f.contains(keys[i])) done.refuse(lines[i], origin, i);
+            ++i;
+        } else {
+            const auto stop = f.remove(keys.begin() + static_cast<std::ptrdiff_t>(i), keys.end());
+            const auto at = static_cast<std::size_t>(stop - keys.begin());
+            done.removed += at - i;
+            if (at < keys.size()) done.refuse(lines[at], origin, at);
+            i = at + 1;
+        }
+    }
+}
+
+void report(const removal& done, bool partial, const std::string& filter) {
+    if (done.refused == 0) {
+        fmt::print(stderr, "bloomkit: removed {} line{}\n", done.removed, done.removed == 1 ? "" : "s");
+        return;
+    }
+    std::string named;
+    for (const std::string& line : done.first_refused) named += "\n  " + line;
+    if (done.refused > done.first_refused.size()) named += fmt::format("\n  and {} more", done.refused - done.first_refused.size());
+    fmt::print(stderr,
+               "bloomkit: {} line{} certainly not in the filter:{}\n"
+               "bloomkit: {}: removing a key that was never added takes away part of other keys, and makes them false "
+               "negatives\n",
+               done.refused, done.refused == 1 ? " is" : "s are", named,
+               partial ? fmt::format("removed the {} other line{} (--partial)", done.removed, done.removed == 1 ? "" : "s")
+                       : fmt::format("nothing was removed from '{}': lines never added suggest the input is not what was "
+                                     "added (--partial removes the lines that test present anyway)",
+                                     filter));
+}
+
 int run_remove(const remove_options& options) {
-    const key_format keys = parse_key_format(options.key);
     line_reader lines(options.inputs);
     const writer_lock lock(options.filter, options.no_wait);
     any_filter filter = load<any_filter>(options.filter);
-    std::uint64_t removed = 0, refused = 0;
+    const key_format keys = key_format_for(recorded_key_format(filter), options.key, options.filter);
+    removal done;
     std::visit(
         [&](auto& f) {
             using F = std::decay_t<decltype(f)>;
@@ -46,22 +111,14 @@ int run_remove(const remove_options& options) {
                                         options.filter, kind_name<F>()));
             } else {
                 lines.read([&](std::span<const std::string_view> batch, const line_origin& origin) {
-                    with_keys(batch, keys, origin, [&](auto keyed) {
-                        for (const auto& key : keyed) (f.remove(key) ? removed : refused) += 1;
-                    });
+                    with_keys(batch, keys, origin, [&](auto keyed) { remove_batch(f, keyed, batch, origin, options.partial, done); });
                 });
             }
         },
         filter);
-    if (removed > 0) write_filter(filter, options.filter);
-    fmt::print(stderr, "bloomkit: removed {} line{}", removed, removed == 1 ? "" : "s");
-    if (refused > 0)
-        fmt::print(stderr,
-                   "; refused {} line{} the filter certainly does not hold (removing a key that was never added "
-                   "would take away part of other keys and make them false negatives)",
-                   refused, refused == 1 ? "" : "s");
-    fmt::print(stderr, "\n");
-    return removed > 0 && refused == 0 ? success : nothing_found;
+    if (done.removed > 0 && (done.refused == 0 || options.partial)) write_filter(filter, options.filter);
+    report(done, options.partial, options.filter);
+    return done.removed > 0 && done.refused == 0 ? success : nothing_found;
 }
 
 }  // namespace
@@ -70,13 +127,16 @@ action remove_command(CLI::App& command) {
     auto options = std::make_shared<remove_options>();
     command.footer(
         "Only lines that were added may be removed. Removing a key that was never added takes away part of other "
-        "keys (counters they rely on, or their fingerprint), which then test absent: false negatives. Lines the "
-        "filter certainly does not hold are therefore refused and counted, and the command exits 1; a line never "
-        "added that tests present by chance cannot be told apart, so remove only what you added.\n"
+        "keys (counters they rely on, or their fingerprint), which then test absent: false negatives. A line the filter "
+        "certainly does not hold shows the input is not what was added, so by default nothing is removed then: the "
+        "lines are named and the command exits 1. A line never added that tests present by chance cannot be told "
+        "apart: remove only what you added.\n"
         "Exit status: 0 every line removed, 1 some line refused (or no line given), 2 error.");
     command.add_option("filter", options->filter, "Filter file (replaced atomically)")->required()->type_name("FILE");
     command.add_option("inputs", options->inputs, "Input files; '-' or none reads stdin")->type_name("FILE");
     add_key_option(command, options->key);
+    command.add_flag("--partial", options->partial,
+                     "Remove the lines that test present even if others are certainly absent (refusing only those)");
     add_no_wait_option(command, options->no_wait);
     return [options] { return run_remove(*options); };
 }

@@ -40,32 +40,68 @@ std::string without_digit_separators(std::string_view text) {
     return digits;
 }
 
-/// A whole number of things: exact digits ("18446744073709551615"), scientific ("1e9", "2.5e6")
-/// or with a decimal suffix ("10M", "1.5k"), underscores allowed between digits. nullopt when
-/// `text` is none of these, or not a whole number below 2^64.
+/// value * 10^exponent when it is a whole number below 2^64, computed exactly.
+std::optional<std::uint64_t> scaled_exactly(std::string digits, int exponent) {
+    while (exponent < 0) {  // the digits below the units must be zeros
+        if (digits.empty() || digits.back() != '0') return digits.find_first_not_of('0') == std::string::npos ? 0 : std::optional<std::uint64_t>{};
+        digits.pop_back();
+        ++exponent;
+    }
+    std::uint64_t value = 0;
+    for (const char c : digits) {
+        const auto digit = static_cast<std::uint64_t>(c - '0');
+        if (value > (UINT64_MAX - digit) / 10) return std::nullopt;
+        value = value * 10 + digit;
+    }
+    for (; exponent > 0 && value != 0; --exponent) {
+        if (value > UINT64_MAX / 10) return std::nullopt;
+        value *= 10;
+    }
+    return value;
+}
+
+/// A whole number of things, read as the decimal number it is written as (so "4.1M" is exactly
+/// 4100000, which 4.1 * 1e6 in floating point is not): digits ("18446744073709551615"), a
+/// decimal point, scientific ("1e9", "2.5e6") and a decimal suffix ("10M", "1.5k"), underscores
+/// allowed between digits. nullopt when `text` is none of these, or not a whole number below
+/// 2^64.
 std::optional<std::uint64_t> parse_count(std::string_view text) {
     std::string number = without_digit_separators(text);
     if (number.empty()) return std::nullopt;
-    double scale = 1;
+    int exponent = 0;
     switch (number.back()) {
-        case 'k': case 'K': scale = 1e3; break;
-        case 'M': scale = 1e6; break;
-        case 'G': scale = 1e9; break;
-        case 'T': scale = 1e12; break;
+        case 'k': case 'K': exponent = 3; break;
+        case 'M': exponent = 6; break;
+        case 'G': exponent = 9; break;
+        case 'T': exponent = 12; break;
         default: break;
     }
-    if (scale != 1) number.pop_back();
-    std::uint64_t exact = 0;
-    const char* end = number.data() + number.size();
-    if (const auto [stop, error] = std::from_chars(number.data(), end, exact); error == std::errc{} && stop == end) {
-        if (scale == 1) return exact;
-        const double scaled = static_cast<double>(exact) * scale;
-        if (scaled >= 0x1p64) return std::nullopt;
-        return static_cast<std::uint64_t>(scaled);
+    if (exponent != 0) number.pop_back();
+    std::string digits;
+    std::size_t at = 0;
+    bool point = false;
+    for (; at < number.size(); ++at) {
+        const char c = number[at];
+        if (c >= '0' && c <= '9') {
+            digits += c;
+            if (point) --exponent;
+        } else if (c == '.' && !point) {
+            point = true;
+        } else {
+            break;
+        }
     }
-    const double value = parse_double(number) * scale;
-    if (!(value >= 0) || value != std::floor(value) || value >= 0x1p64) return std::nullopt;
-    return static_cast<std::uint64_t>(value);
+    if (digits.empty()) return std::nullopt;
+    if (at < number.size()) {  // e[+-]digits
+        if (number[at] != 'e' && number[at] != 'E') return std::nullopt;
+        int power = 0;
+        const char* first = number.data() + at + 1 + (at + 1 < number.size() && number[at + 1] == '+');
+        const char* end = number.data() + number.size();
+        const auto [stop, error] = std::from_chars(first, end, power);
+        if (first == end || error != std::errc{} || stop != end || power > 40 || power < -40) return std::nullopt;
+        exponent += power;
+    }
+    return scaled_exactly(std::move(digits), exponent);
 }
 
 }  // namespace

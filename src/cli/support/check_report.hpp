@@ -27,17 +27,21 @@ struct check_report {
     bool json = false;
 };
 
-/// Queries every line and prints as `check` does; returns whether a line was selected. `before_totals` runs once every answer is
-/// in and before the totals are printed (check's test that its file did not change).
+/// Queries every line and prints as `check` does; returns whether a line was selected.
+/// `before_totals` runs once every answer is in and before the totals are printed (check's test
+/// that its file did not change); `numeric_lines`, when given, looks at the lines read as text
+/// against a filter that does not record its key format.
 template <class Filter>
 bool report_check(const Filter& filter, line_reader& lines, key_format keys, unsigned threads, const check_report& how,
-                 std::string_view filter_name, const std::function<void()>& before_totals = {}) {
+                  std::string_view filter_name, const std::function<void()>& before_totals = {},
+                  unrecorded_format_warning* numeric_lines = nullptr) {
     if (how.json && !how.count)
         throw invalid_argument("--json prints the totals of --count: without --count, check prints lines");
     std::uint64_t present = 0, absent = 0;
     output out;
     progress shown("checking", lines.total_bytes());
     query_lines(filter, lines, keys, threads, [&](auto batch, std::span<const char> answers) {
+        if (numeric_lines != nullptr) numeric_lines->look(batch);
         for (std::size_t i = 0; i < batch.size(); ++i) {
             const bool maybe = answers[i] != 0;
             (maybe ? present : absent) += 1;

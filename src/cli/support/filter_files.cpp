@@ -70,6 +70,14 @@ void filter_input::require_unchanged() const {
                     "answers cannot be trusted; run again");
 }
 
+void refuse_input_as_output(const line_reader& lines, const std::string& output) {
+    if (is_standard_stream(output)) return;
+    if (const std::string input = lines.input_at(output); !input.empty())
+        throw invalid_argument("'" + output + "' is both an input and the filter to write" +
+                               (input != output ? " (as '" + input + "')" : std::string()) +
+                               ": writing it would destroy the lines being read; name another file");
+}
+
 void write_filter(const any_filter& filter, const std::string& path) {
     if (!is_standard_stream(path)) {
         save(filter, path);

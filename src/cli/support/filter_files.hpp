@@ -13,6 +13,7 @@
 
 #include "bloomkit/any_filter.hpp"
 #include "bloomkit/file.hpp"
+#include "support/line_reader.hpp"
 
 namespace bloomkit::cli {
 
@@ -54,5 +55,9 @@ any_filter read_filter(const std::string& path);
 
 /// Writes `filter` to `path`: atomically replacing the file, or to standard output for "-".
 void write_filter(const any_filter& filter, const std::string& path);
+
+/// Throws invalid_argument when `output`, a file the command is about to write, is one of the
+/// files `lines` reads: no command destroys one of its own inputs.
+void refuse_input_as_output(const line_reader& lines, const std::string& output);
 
 }  // namespace bloomkit::cli

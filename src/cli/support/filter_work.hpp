@@ -6,7 +6,11 @@
 #include <fmt/core.h>
 #include <unistd.h>
 
+#include <pthread.h>
+
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <exception>
@@ -25,6 +29,7 @@
 #include "line_reader.hpp"
 #include "ordered_blocks.hpp"
 #include "progress.hpp"
+#include "signals.hpp"
 #include "work_queue.hpp"
 
 namespace bloomkit::cli {
@@ -142,16 +147,34 @@ void insert_lines_in_parallel(F& filter, line_reader& lines, key_format keys, un
     work_queue<std::vector<char>> spare(4 * threads);
     std::exception_ptr failure;
     std::mutex failure_mutex;
+    std::atomic<bool> failed{false}, reading_stopped{false};
+    const pthread_t reader = ::pthread_self();
+    // The first worker to fail stops the reader, which may be waiting on an idle input: the
+    // error is reported at once. The others go on draining the queue, so the reader is never
+    // stuck on a full one.
+    auto fail = [&] {
+        {
+            const std::lock_guard lock(failure_mutex);
+            if (failure) return;
+            failure = std::current_exception();
+        }
+        failed.store(true);
+        while (!reading_stopped.load()) {
+            interrupt_reads(reader);
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        }
+    };
     auto work = [&](unsigned worker) {
         std::vector<std::string_view> batch;
         while (std::optional<line_block> block = blocks.pop()) {
             try {
-                batch.clear();
-                split_lines(block->text(), batch);
-                with_keys(batch, keys, block->origin, [&](auto keyed) { insert_batch(twins[worker], keyed); });
+                if (!failed.load()) {
+                    batch.clear();
+                    split_lines(block->text(), batch);
+                    with_keys(batch, keys, block->origin, [&](auto keyed) { insert_batch(twins[worker], keyed); });
+                }
             } catch (...) {
-                const std::lock_guard lock(failure_mutex);
-                if (!failure) failure = std::current_exception();
+                fail();
             }
             spare.try_push(std::move(block->buffer));
         }
@@ -167,14 +190,18 @@ void insert_lines_in_parallel(F& filter, line_reader& lines, key_format keys, un
         try {
             lines.read_blocks(
                 [&](line_block&& block) {
+                    if (failed.load()) throw reads_interrupted{};
                     blocks.push(std::move(block));
                     shown.update(lines.bytes_read());
                 },
                 [&] { return spare.try_pop().value_or(std::vector<char>{}); });
+        } catch (const reads_interrupted&) {
         } catch (...) {
+            reading_stopped.store(true);
             blocks.close();
             throw;  // the jthreads drain the queue and join
         }
+        reading_stopped.store(true);
         blocks.close();
     }  // joins the workers
     if (failure) std::rethrow_exception(failure);
@@ -228,25 +255,30 @@ void query_lines(const Filter& filter, line_reader& lines, key_format keys, unsi
         });
 }
 
-/// Warns on stderr when a filter holds more keys than it was sized for: its FPR is then
-/// above the target.
+/// Warns on stderr when a filter holds more keys than it was sized for (as its header says):
+/// its FPR is then above the target. Only for the kinds of a fixed size whose keys are
+/// estimated from their fill (Bloom, counting); the estimate is within a fraction of a percent,
+/// hence the 1% margin.
+inline void warn_if_overfull(const file_header& h) {
+    if (h.kind != filter_kind::bloom && h.kind != filter_kind::counting_bloom) return;
+    const double distinct = h.approximate_count();
+    if (h.expected_keys == 0 || !(distinct > 1.01 * static_cast<double>(h.expected_keys))) return;
+    if (!(h.current_fpr() > h.target_fpr)) return;  // sized with room to spare: still within its target
+    const std::string held = std::isfinite(distinct) ? fmt::format("about {:.0f} distinct keys", distinct)
+                                                     : std::string("so many keys that every bit is set");
+    fmt::print(stderr,
+               "bloomkit: warning: the filter holds {} but was sized for {}; its false-positive rate is now about "
+               "{:.4g}% (target {:.4g}%). Rebuild it with a larger -n.\n",
+               held, h.expected_keys, 100 * h.current_fpr(), 100 * h.target_fpr);
+}
+
+/// The same for a filter. The count of inserts bounds the distinct keys from above, so while
+/// it is within the size the filter was made for (adding a line to a 1 GiB filter), the fill
+/// (which reads the whole filter) is not even counted.
 template <class F>
 void warn_if_overfull(const F& f) {
     if constexpr (mergeable_by_twins<F>) {  // the fixed-size kinds that count their keys
-        // Distinct keys, estimated from the fill (inserted_count() counts repeated lines too);
-        // the estimate is within a fraction of a percent, hence the 1% margin. The estimate
-        // reads the whole filter; the count of inserts bounds the distinct keys from above, so
-        // while it is within the size the filter was made for (adding a line to a 1 GiB filter),
-        // nothing is read.
-        if (f.inserted_count() <= f.expected_keys()) return;
-        const double distinct = f.approximate_count();
-        if (f.expected_keys() == 0 || !(distinct > 1.01 * static_cast<double>(f.expected_keys()))) return;
-        const std::string held = std::isfinite(distinct) ? fmt::format("about {:.0f} distinct keys", distinct)
-                                                         : std::string("so many keys that every bit is set");
-        fmt::print(stderr,
-                   "bloomkit: warning: the filter holds {} but was sized for {}; its false-positive rate is now about "
-                   "{:.4g}% (target {:.4g}%). Rebuild it with a larger -n.\n",
-                   held, f.expected_keys(), 100 * f.current_fpr(), 100 * f.target_fpr());
+        if (f.inserted_count() > f.expected_keys()) warn_if_overfull(header_of(f));
     }
 }
 

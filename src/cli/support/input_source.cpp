@@ -28,6 +28,7 @@ struct input_source::decoder {
     bool raw_end = false;
     z_stream gzip{};
     bool gzip_open = false;
+    bool gzip_member_ended = false;  // at least one whole member read: zero padding may follow
     ZSTD_DCtx* zstd = nullptr;
     std::size_t zstd_hint = 0;  // ZSTD_decompressStream's last return: 0 at the end of a frame
 
@@ -48,6 +49,7 @@ std::size_t input_source::read_raw(char* buffer, std::size_t size) {
         return take;
     }
     for (;;) {
+        if (reads_are_interrupted()) throw reads_interrupted{};
         const ::ssize_t got = ::read(fd_, buffer, size);
         if (got >= 0) {
             raw_bytes_.fetch_add(static_cast<std::uint64_t>(got), std::memory_order_relaxed);
@@ -109,6 +111,14 @@ std::size_t input_source::read(char* buffer, std::size_t size) {
                 if (d.gzip.total_in != 0 || d.gzip.avail_in != 0) return damaged("the input ends inside a gzip member");
                 return 0;
             }
+            // Between members, zero bytes are padding (tape blocks, preallocated files): gzip -d
+            // ignores them at the end of its input, and so does this.
+            if (d.gzip_member_ended && d.gzip.total_in == 0 && d.raw[d.raw_at] == 0) {
+                while (d.raw_at < d.raw_size && d.raw[d.raw_at] == 0) ++d.raw_at;
+                d.gzip.avail_in = 0;
+                if (d.raw_at < d.raw_size) return damaged("bytes other than zero padding after its last member");
+                continue;
+            }
             d.gzip.next_in = reinterpret_cast<Bytef*>(d.raw.data() + d.raw_at);
             d.gzip.avail_in = static_cast<uInt>(available);
             d.gzip.next_out = reinterpret_cast<Bytef*>(buffer);
@@ -116,7 +126,10 @@ std::size_t input_source::read(char* buffer, std::size_t size) {
             const int status = inflate(&d.gzip, Z_NO_FLUSH);
             d.raw_at += available - d.gzip.avail_in;
             const std::size_t produced = std::min<std::size_t>(size, 1U << 30) - d.gzip.avail_out;
-            if (status == Z_STREAM_END) inflateReset(&d.gzip);  // another member may follow
+            if (status == Z_STREAM_END) {
+                inflateReset(&d.gzip);  // another member may follow
+                d.gzip_member_ended = true;
+            }
             else if (status != Z_OK && status != Z_BUF_ERROR) return damaged(d.gzip.msg != nullptr ? d.gzip.msg : "inflate failed");
             if (produced > 0) return produced;
         } else {

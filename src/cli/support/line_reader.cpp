@@ -17,6 +17,7 @@
 #include "bloomkit/error.hpp"
 #include "bloomkit/io/header.hpp"
 #include "support/progress.hpp"
+#include "support/temporary_file.hpp"
 
 namespace bloomkit::cli {
 namespace {
@@ -48,35 +49,61 @@ void split_lines(std::string_view text, std::vector<std::string_view>& lines) {
 }
 
 line_reader::line_reader(const std::vector<std::string>& inputs) {
-    try {
-        for (const std::string& name : inputs.empty() ? std::vector<std::string>{"-"} : inputs) {
-            if (name == "-") {
-                inputs_.push_back({"standard input", STDIN_FILENO, false, nullptr});
-                continue;
-            }
-            const int fd = ::open(name.c_str(), O_RDONLY | O_CLOEXEC);
-            if (fd < 0) fail("cannot open", name, errno);
-            inputs_.push_back({name, fd, true, nullptr});
-            struct stat info{};
-            if (::fstat(fd, &info) == 0 && S_ISDIR(info.st_mode)) fail("cannot read", name, EISDIR);
-#ifdef POSIX_FADV_SEQUENTIAL
-            ::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-#endif
+    for (const std::string& name : inputs.empty() ? std::vector<std::string>{"-"} : inputs) {
+        struct stat info{};
+        input in;
+        if (name == "-") {
+            in.name = "standard input";
+            in.fd = STDIN_FILENO;
+            in.source = std::make_unique<input_source>(in.fd, in.name);
+            if (::fstat(STDIN_FILENO, &info) == 0) in.regular = S_ISREG(info.st_mode);
+        } else {
+            in.name = name;
+            in.owned = true;
+            if (::stat(name.c_str(), &info) != 0) fail("cannot open", name, errno);
+            if (S_ISDIR(info.st_mode)) fail("cannot read", name, EISDIR);
+            if (::access(name.c_str(), R_OK) != 0) fail("cannot open", name, errno);
+            in.regular = S_ISREG(info.st_mode);
         }
-    } catch (...) {
-        for (const input& in : inputs_)
-            if (in.owned) ::close(in.fd);
-        throw;
+        in.device = info.st_dev;
+        in.inode = info.st_ino;
+        inputs_.push_back(std::move(in));
     }
-    for (input& in : inputs_) in.source = std::make_unique<input_source>(in.fd, in.name);
     measure_total();
+}
+
+void line_reader::open(input& in) {
+    if (in.fd >= 0) return;
+    in.fd = ::open(in.name.c_str(), O_RDONLY | O_CLOEXEC);
+    if (in.fd < 0) fail("cannot open", in.name, errno);
+#ifdef POSIX_FADV_SEQUENTIAL
+    if (in.regular) ::posix_fadvise(in.fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+#endif
+    in.source = std::make_unique<input_source>(in.fd, in.name);
+}
+
+void line_reader::close(input& in) {
+    if (!in.owned || !in.regular || in.fd < 0) return;  // stdin, and spooled copies, stay open
+    in.raw_bytes = in.source->raw_bytes();
+    in.source.reset();
+    ::close(in.fd);
+    in.fd = -1;
+}
+
+std::string line_reader::input_at(const std::string& path) const {
+    struct stat info{};
+    if (::stat(path.c_str(), &info) != 0) return {};
+    for (const input& in : inputs_)
+        if (in.device == info.st_dev && in.inode == info.st_ino) return in.name;
+    return {};
 }
 
 void line_reader::measure_total() {
     total_ = 0;
     for (const input& in : inputs_) {
         struct stat info{};
-        if (::fstat(in.fd, &info) != 0 || !S_ISREG(info.st_mode)) {
+        const int status = in.fd >= 0 ? ::fstat(in.fd, &info) : ::stat(in.name.c_str(), &info);
+        if (status != 0 || !S_ISREG(info.st_mode)) {
             total_ = 0;
             return;
         }
@@ -86,29 +113,16 @@ void line_reader::measure_total() {
 
 std::uint64_t line_reader::bytes_read() const noexcept {
     std::uint64_t read = 0;
-    for (const input& in : inputs_) read += in.source->raw_bytes();
+    for (const input& in : inputs_) read += in.source ? in.source->raw_bytes() : in.raw_bytes;
     return read;
 }
 
 line_reader::~line_reader() {
     for (const input& in : inputs_)
-        if (in.owned) ::close(in.fd);
+        if (in.owned && in.fd >= 0) ::close(in.fd);
 }
 
 namespace {
-
-/// An unnamed temporary file in $TMPDIR (or /tmp): gone when closed, whatever happens.
-int unnamed_temporary() {
-    const char* tmp = std::getenv("TMPDIR");
-    const std::string directory = tmp != nullptr && *tmp != '\0' ? tmp : "/tmp";
-    int fd = ::open(directory.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-    if (fd >= 0) return fd;
-    std::string name = directory + "/bloomkit-spool-XXXXXX";  // no O_TMPFILE here: unlink at once
-    fd = ::mkstemp(name.data());
-    if (fd < 0) fail("cannot create a temporary file in", directory, errno);
-    ::unlink(name.c_str());
-    return fd;
-}
 
 /// Copies everything `from` still holds into `to`.
 void copy_all(int from, int to, const std::string& name) {
@@ -139,18 +153,14 @@ void copy_all(int from, int to, const std::string& name) {
 
 void line_reader::make_rereadable() {
     for (input& in : inputs_) {
-        struct stat info{};
-        if (::fstat(in.fd, &info) == 0 && S_ISREG(info.st_mode)) continue;
-        const int spool = unnamed_temporary();
-        try {
-            copy_all(in.fd, spool, in.name);
-        } catch (...) {
-            ::close(spool);
-            throw;
-        }
+        if (in.regular) continue;
+        open(in);
+        detail::file_descriptor spool = unnamed_temporary_file();
+        copy_all(in.fd, spool.get(), in.name);
         if (in.owned) ::close(in.fd);
-        in.fd = spool;
+        in.fd = spool.release();
         in.owned = true;
+        in.regular = false;  // a copy, kept open: its name is not the file
         in.source = std::make_unique<input_source>(in.fd, in.name);
     }
     measure_total();
@@ -158,7 +168,10 @@ void line_reader::make_rereadable() {
 }
 
 void line_reader::rewind() {
-    for (input& in : inputs_) in.source->rewind();
+    for (input& in : inputs_) {
+        in.raw_bytes = 0;
+        if (in.source) in.source->rewind();
+    }
 }
 
 std::uint64_t count_newlines(std::string_view text) noexcept {
@@ -191,7 +204,11 @@ void line_reader::read(const batch_handler& handle) {
 }
 
 void line_reader::read_blocks(const block_handler& handle, const std::function<std::vector<char>()>& recycle) {
-    for (input& in : inputs_) read_one(in, handle, recycle);
+    for (input& in : inputs_) {
+        open(in);
+        read_one(in, handle, recycle);
+        close(in);
+    }
 }
 
 void line_reader::read_one(input& in, const block_handler& handle, const std::function<std::vector<char>()>& recycle) {

@@ -9,10 +9,13 @@
 // batches of views; read_blocks() hands out whole blocks of complete lines (owned, movable to
 // another thread), which split_lines() turns into views wherever the work is done.
 //
-// Every input is opened exactly once (a FIFO opened twice would wait for a second writer that
-// never comes). An input that must be read twice (counted, then inserted) is made rereadable
-// first: one that is not a regular file — stdin, a pipe, a FIFO, a device — is copied to an
-// unnamed temporary file. An input that starts with the filter file signature is refused: a
+// Every input is checked when the reader is made (a missing file is reported before any work
+// is done) but opened only when its turn comes, and a file is closed once read: a job over
+// thousands of files holds one open at a time. A FIFO or device is opened exactly once (opened
+// twice, a FIFO would wait for a second writer that never comes). An input that must be read
+// twice (counted, then inserted) is made rereadable first: one that is not a regular file —
+// stdin, a pipe, a FIFO, a device — is copied to an unnamed temporary file; a regular file is
+// simply opened again. An input that starts with the filter file signature is refused: a
 // filter given where lines are expected would otherwise be read as lines. Inputs compressed with
 // gzip or zstd are decompressed as they are read (input_source.hpp).
 #pragma once
@@ -24,6 +27,8 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include <sys/types.h>
 
 #include "support/input_source.hpp"
 
@@ -52,9 +57,13 @@ std::uint64_t count_newlines(std::string_view text) noexcept;
 
 class line_reader {
 public:
-    /// Opens every input now ("-" or no inputs at all means stdin), so that a missing file
-    /// is reported before any work is done. Throws bloomkit::io_error.
+    /// Checks every input now ("-" or no inputs at all means stdin), so that a missing or
+    /// unreadable file is reported before any work is done. Throws bloomkit::io_error.
     explicit line_reader(const std::vector<std::string>& inputs);
+
+    /// The name of the input that is the file `path` names (the same file, whatever the path),
+    /// or "" if none is: a command must not replace a file it reads lines from.
+    [[nodiscard]] std::string input_at(const std::string& path) const;
 
     /// Makes every input readable again from its start by rewind(): inputs that are not
     /// regular files are copied to an unnamed temporary file now.
@@ -86,10 +95,16 @@ public:
 private:
     struct input {
         std::string name;
-        int fd;
-        bool owned;  // closed by the reader (not stdin)
+        int fd = -1;                  // -1 until its turn comes (and again once a file is read)
+        bool owned = false;           // closed by the reader (not stdin)
+        bool regular = false;         // a regular file: opened again to be read again
+        dev_t device = 0;             // what it is, for input_at()
+        ino_t inode = 0;
         std::unique_ptr<input_source> source;
+        std::uint64_t raw_bytes = 0;  // read from it before it was closed
     };
+    void open(input& in);
+    void close(input& in);
     void read_one(input& in, const block_handler& handle, const std::function<std::vector<char>()>& recycle);
     void measure_total();
 

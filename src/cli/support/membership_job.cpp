@@ -20,9 +20,10 @@
 
 namespace bloomkit::cli {
 
-void add_membership_options(CLI::App& command, membership_options& options) {
+void add_membership_options(CLI::App& command, membership_options& options, const char* held_input) {
     options.sizing.default_fpr = 0.001;  // a false positive is a line wrongly in (intersect) or out (subtract)
-    add_sizing_options(command, options.sizing, "Lines the filter of the first input is sized for; default: count them");
+    add_sizing_options(command, options.sizing,
+                       fmt::format("Lines the filter of {} is sized for; default: count them", held_input));
     command.add_option("--kind", options.kind, "The filter's kind (bloom, fuse, ...: see bloomkit plan)")->capture_default_str();
     command.add_option("--seed", options.seed, "Hash seed: a number, or 'random'")->capture_default_str();
     command.add_flag("--all", options.all,
@@ -34,10 +35,15 @@ void add_membership_options(CLI::App& command, membership_options& options) {
     add_thread_option(command, options.threads);
 }
 
+double wrongly_placed(std::uint64_t kept_right, std::uint64_t placed, double fpr) {
+    if (!(fpr < 1)) return static_cast<double>(placed);
+    return std::min(static_cast<double>(kept_right) * fpr / (1 - fpr), static_cast<double>(placed));
+}
+
 bool run_membership_job(const char* job, const membership_options& options, bool present) {
     const sizing_request sizing = parse_sizing(options.sizing);
-    const key_format keys = parse_key_format(options.key);
-    const filter_options hashing{.seed = parse_seed(options.seed)};
+    const key_format keys = key_format_to_build(options.key);
+    const filter_options hashing{.seed = parse_seed(options.seed), .keys = keys};
     const unsigned threads = parse_threads(options.threads);
     const kind_request request{options.kind, {}, {}, {}};
     if (options.held == "-" && options.streamed == "-")
@@ -47,6 +53,7 @@ bool run_membership_job(const char* job, const membership_options& options, bool
     const any_filter filter = with_requested_type(request, sizing.choice_fpr(), [&](auto type) {
         return build_filter<typename decltype(type)::type>(request, held, keys, sizing, hashing, threads, filter_use::held_by_job);
     });
+    warn_if_overfull(filter);
     const double fpr = std::visit(
         [](const auto& f) {
             if constexpr (requires { f.current_fpr(); }) return f.current_fpr();
@@ -90,8 +97,9 @@ bool run_membership_job(const char* job, const membership_options& options, bool
     out.flush();
     // intersect: lines not in the held input pass with probability fpr, and `other` counts those
     // that did not; subtract: lines not in it are held back with probability fpr, and `written`
-    // counts those that were not.
-    const double wrong = static_cast<double>(present ? other : written) * fpr / (1 - fpr);
+    // counts those that were not. No more can be wrong than the lines the answer put on the
+    // wrong side could be: all of them, when the filter answers "present" to everything.
+    const double wrong = wrongly_placed(present ? other : written, present ? written : other, fpr);
     job_summary(job)
         .count("lines read", read)
         .count("lines written", written)

@@ -7,6 +7,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <cstdint>
 #include <string>
 
 #include "support/sizing_options.hpp"
@@ -18,15 +19,21 @@ struct membership_options {
     sizing_options sizing;
     std::string kind = "bloom";
     std::string seed = "0";
-    std::string key = "text";
+    std::string key;  // empty: text
     std::string threads = "0";
     bool all = false;
     bool line_buffered = false;
     bool json = false;
 };
 
-/// The options both jobs take (the inputs excepted).
-void add_membership_options(CLI::App& command, membership_options& options);
+/// The options both jobs take (the inputs excepted); `held_input` names the input the filter is
+/// made of in the help ("A", "B").
+void add_membership_options(CLI::App& command, membership_options& options, const char* held_input);
+
+/// The expected number of lines a filter of false-positive rate `fpr` put on the wrong side:
+/// each line answered correctly (`kept_right`) stands for fpr / (1 - fpr) answered wrongly, and
+/// no more than the `placed` lines that got the other answer can be wrong.
+double wrongly_placed(std::uint64_t kept_right, std::uint64_t placed, double fpr);
 
 /// Runs the job: prints the streamed input's lines that the held input's filter answers
 /// `present` (intersect) or not (subtract) for. Returns whether it wrote a line.

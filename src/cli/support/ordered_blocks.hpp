@@ -14,6 +14,7 @@
 
 #include <fmt/core.h>
 
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -58,6 +59,7 @@ public:
                     error(fmt::format("cannot start {} threads ({}): use fewer (-t)", workers_, e.what()))));
             }
             consume_all(consume);  // returns at once if stopped
+            if (!threads.empty()) stop_reader(threads.front().native_handle());
         }  // joins every thread
         if (failure_) std::rethrow_exception(failure_);
     }
@@ -73,11 +75,24 @@ private:
         changed_.notify_all();
     }
 
+    // A pipeline that failed before its input ended must not wait for its reader to get more
+    // input (an idle pipe may give none for hours): the reader's read is interrupted.
+    void stop_reader(pthread_t reader) {
+        std::unique_lock lock(mutex_);
+        while (stopped_ && !reading_done_) {
+            lock.unlock();
+            interrupt_reads(reader);
+            lock.lock();
+            changed_.wait_for(lock, std::chrono::milliseconds(10), [&] { return reading_done_; });
+        }
+    }
+
     void read_all(line_reader& reader) {
         unblock_termination_signals();
         try {
             reader.read_blocks([&](line_block&& block) { queue(std::move(block)); }, [&] { return spare_buffer(); });
         } catch (const stop_reading&) {
+        } catch (const reads_interrupted&) {
         } catch (...) {
             stop(std::current_exception());
         }

@@ -19,6 +19,7 @@ namespace {
 std::array<char, 4096> mapped_name{};
 std::atomic<bool> mapped_name_set{false};
 std::atomic<int> requested{0};
+std::atomic<bool> interrupted{false};
 
 void write_stderr(const char* text) noexcept {
     const std::size_t size = std::strlen(text);
@@ -43,6 +44,8 @@ extern "C" void on_bus_error(int) {
     remove_pending_temporaries();
     ::_exit(2);
 }
+
+extern "C" void on_interrupt_read(int) {}  // its only effect: the read it lands in returns EINTR
 
 extern "C" void on_deferred_termination(int signal) {
     int none = 0;
@@ -84,7 +87,18 @@ void install_signal_handlers() {
     for (const int signal : {SIGINT, SIGTERM, SIGHUP}) handle(signal, on_termination);
     handle(SIGBUS, on_bus_error);
     handle(SIGXFSZ, SIG_IGN);
+    struct sigaction wake{};
+    wake.sa_handler = on_interrupt_read;  // no SA_RESTART: the read returns EINTR
+    sigemptyset(&wake.sa_mask);
+    ::sigaction(SIGRTMIN, &wake, nullptr);
 }
+
+void interrupt_reads(pthread_t reader) noexcept {
+    interrupted.store(true, std::memory_order_release);
+    ::pthread_kill(reader, SIGRTMIN);
+}
+
+bool reads_are_interrupted() noexcept { return interrupted.load(std::memory_order_acquire); }
 
 void defer_termination() {
     for (const int signal : {SIGINT, SIGTERM, SIGHUP}) handle(signal, on_deferred_termination);

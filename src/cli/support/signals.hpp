@@ -7,7 +7,13 @@
 //                             reported as an error naming the file ("File too large")
 //   SIGBUS                    a mapped filter file was truncated under us: say which file changed
 //                             while it was being read, exit 2
+//   SIGRTMIN                  sent by the command to its own reading thread, to interrupt a read
+//                             that waits on an idle input once the job has failed elsewhere
+//                             (interrupt_reads): the error is reported at once, not when the
+//                             producer next writes
 #pragma once
+
+#include <pthread.h>
 
 #include <csignal>
 #include <string>
@@ -51,5 +57,16 @@ private:
 
 /// Lets the calling thread take SIGINT, SIGTERM and SIGHUP.
 void unblock_termination_signals() noexcept;
+
+/// Thrown by a read of an input once interrupt_reads() was called.
+struct reads_interrupted {};
+
+/// Makes every read of an input throw reads_interrupted from now on, and interrupts the read
+/// `reader` may be waiting in. A signal can come just before that read begins: call it again
+/// (every few milliseconds) until the reader has stopped.
+void interrupt_reads(pthread_t reader) noexcept;
+
+/// Whether interrupt_reads() was called (checked by every read).
+bool reads_are_interrupted() noexcept;
 
 }  // namespace bloomkit::cli

@@ -50,15 +50,18 @@ private:
 };
 
 /// The summary of a job that made or changed a filter: the lines it read, what the filter
-/// holds and weighs.
-template <class Filter, class Lines>
-job_summary& summarize_filter(job_summary&& summary, const Filter& filter, const Lines& lines) {
-    const auto h = header_of(filter);
+/// holds and weighs (as its header says).
+template <class Lines>
+job_summary& summarize_filter(job_summary&& summary, const file_header& h, const Lines& lines) {
     summary.text("kind", h.filter_name())
         .estimate("distinct keys", h.approximate_count())
         .count("filter bytes", h.payload_size)
         .bytes_read(lines.bytes_read());
     return summary;
+}
+template <class Filter, class Lines>
+job_summary& summarize_filter(job_summary&& summary, const Filter& filter, const Lines& lines) {
+    return summarize_filter(std::move(summary), header_of(filter), lines);
 }
 
 }  // namespace bloomkit::cli

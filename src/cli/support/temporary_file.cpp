@@ -1,0 +1,24 @@
+// src/cli/support/temporary_file.cpp — see temporary_file.hpp.
+#include "temporary_file.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <string>
+
+namespace bloomkit::cli {
+
+detail::file_descriptor unnamed_temporary_file() {
+    const char* tmp = std::getenv("TMPDIR");
+    const std::string directory = tmp != nullptr && *tmp != '\0' ? tmp : "/tmp";
+    detail::file_descriptor file(::open(directory.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600));
+    if (file.get() >= 0) return file;
+    std::string name = directory + "/bloomkit-spool-XXXXXX";  // no O_TMPFILE here: unlink at once
+    file = detail::file_descriptor(::mkstemp(name.data()));
+    if (file.get() < 0) detail::throw_io("cannot create a temporary file in", directory);
+    ::unlink(name.c_str());
+    return file;
+}
+
+}  // namespace bloomkit::cli
