@@ -50,23 +50,24 @@ using bytes = std::vector<unsigned char>;
 
 // --- The format, spelled out ----------------------------------------------------------------
 // The offsets of docs/FORMAT.md, written here rather than taken from the library so that a
-// change to the format breaks the tests (test_bkf.cpp checks them against the library's names).
+// change to the format breaks the tests (io/bkf_suite.hpp checks them against the library's names).
 
 constexpr std::size_t header_size = 128;
 
-/// The version written (2), and the oldest still read (1).
-constexpr std::uint16_t format_version = 2, version_1 = 1;
+/// The version written (3), the one before it (2), and the oldest still read (1).
+constexpr std::uint16_t format_version = 3, version_2 = 2, version_1 = 1;
 /// Version 2 checksums the payload by chunks of 2^16 bytes (64 KiB), and reads 2^12 to 2^30.
 constexpr std::uint32_t default_chunk_shift = 16, min_chunk_shift = 12, max_chunk_shift = 30;
 
 /// The header fields every kind shares, and the kind-specific slots by their generic names.
-/// Version 2: the payload checksum field is 0, the kind's extra bytes are [96, 112), then the
-/// flags and the chunk shift. Version 1: the payload's checksum at 88, the extra bytes [96, 120).
+/// Version 3: the key format at 88 (89..95 zero), the kind's extra bytes are [96, 112), then the
+/// flags and the chunk shift. Version 2: the same, but 88..95 are all zero. Version 1: the
+/// payload's checksum at 88, the extra bytes [96, 120).
 namespace field {
 constexpr std::size_t version = 8, header_size = 10, kind = 12, variant = 14, hash = 15, seed = 16, parameter64 = 24,
                       parameter32a = 32, parameter32b = 36, expected_keys = 40, target_fpr = 48, inserted_count = 56,
-                      parameter_aux = 64, payload_offset = 72, payload_size = 80, payload_checksum = 88, extra = 96,
-                      flags = 112, chunk_shift = 116, header_checksum = 120;
+                      parameter_aux = 64, payload_offset = 72, payload_size = 80, payload_checksum = 88, key_format = 88,
+                      extra = 96, flags = 112, chunk_shift = 116, header_checksum = 120;
 /// Where the kind's extra bytes end: version 2, and version 1.
 constexpr std::size_t extra_end = flags, extra_end_v1 = header_checksum;
 }
@@ -74,6 +75,12 @@ constexpr std::size_t extra_end = flags, extra_end_v1 = header_checksum;
 namespace flag {
 constexpr std::uint32_t interrupted_update = 1;
 }
+/// The key formats (version 3).
+namespace key_code {
+constexpr std::uint8_t unrecorded = 0, text = 1, u64 = 2, i64 = 3;
+}
+/// What an in-place update writes into the table entry of a chunk it is writing (io/chunks.hpp).
+constexpr std::uint64_t chunk_being_written = 0xc3a5'6e1d'0b9f'4d27;
 // What each kind keeps in the kind-specific bytes.
 namespace bloom_field {
 constexpr std::size_t layout = 14, bits = 24, hashes = 32, block_bits = 36, set_bits = 64;
@@ -249,6 +256,15 @@ inline bytes to_version_1(const bytes& v2) {
     put_le(v1, field::chunk_shift, 0, 4);
     reseal(v1);
     return v1;
+}
+
+/// A version 3 file made a version 2 file of the same filter, as bloomkit wrote it before key
+/// formats were recorded: version 2, byte 88 cleared, the header resealed.
+inline bytes to_version_2(bytes v3) {
+    put_le(v3, field::version, version_2, 2);
+    put_le(v3, field::key_format, 0, 1);
+    reseal(v3);
+    return v3;
 }
 
 /// The same version 2 file, its payload checksummed by chunks of 2^shift bytes instead.

@@ -1,5 +1,5 @@
 // tests/filter_checks.hpp — checks every filter kind's tests make the same way: bulk lookups
-// against single ones, and a refused union.
+// against single ones, a refused union, and the all-or-nothing batch remove.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -42,6 +42,39 @@ void expect_union_refused(const Filter& base, const Filter& other, const std::st
         EXPECT_NE(std::string(e.what()).find(mentions), std::string::npos) << e.what();
     }
     EXPECT_EQ(copy, base);  // untouched
+}
+
+/// The batch remove of a filter holding `held` (some of its keys) is all or nothing: a batch of
+/// held keys with one key the filter certainly does not hold in the middle removes nothing and
+/// points at that key; the same batch without it removes every key. `absent` are keys the filter
+/// was never given.
+template <class Filter>
+std::uint64_t keys_held(const Filter& f) {
+    if constexpr (requires { f.inserted_count(); }) return f.inserted_count();
+    else return f.size();
+}
+
+template <class Filter, class Key>
+void expect_batch_remove_all_or_nothing(Filter filter, const std::vector<Key>& held, const std::vector<Key>& absent) {
+    const Key* certainly_absent = nullptr;
+    for (const Key& key : absent)
+        if (!filter.contains(key)) {
+            certainly_absent = &key;
+            break;
+        }
+    ASSERT_NE(certainly_absent, nullptr);
+    std::vector<Key> batch(held.begin(), held.begin() + static_cast<std::ptrdiff_t>(held.size() / 2));
+    const std::size_t middle = batch.size() / 2;
+    batch.insert(batch.begin() + static_cast<std::ptrdiff_t>(middle), *certainly_absent);
+    const Filter before = filter;
+    const auto stop = filter.remove(batch.begin(), batch.end());
+    EXPECT_EQ(stop - batch.begin(), static_cast<std::ptrdiff_t>(middle));
+    EXPECT_EQ(keys_held(filter), keys_held(before));
+    for (const Key& key : held) EXPECT_TRUE(filter.contains(key)) << "a key was lost to a refused batch";
+    batch.erase(batch.begin() + static_cast<std::ptrdiff_t>(middle));
+    EXPECT_EQ(filter.remove(batch.begin(), batch.end()), batch.end());
+    EXPECT_EQ(keys_held(filter), keys_held(before) - batch.size());
+    for (std::size_t i = batch.size(); i < held.size(); ++i) EXPECT_TRUE(filter.contains(held[i])) << "a kept key was lost";
 }
 
 }  // namespace bloomkit_test

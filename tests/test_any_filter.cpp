@@ -112,4 +112,52 @@ TEST(IntegerKeys, AValueIsTheSameKeyWhateverItsTypeInEveryKind) {
     });
 }
 
+// --- What the keys are ---------------------------------------------------------------------
+
+TEST(KeyFormat, RecordedByEveryKindAndKeptThroughItsFile) {
+    for_each_filter_type([&](auto type) {
+        using F = typename decltype(type)::type;
+        const std::string name = kind_traits<F>::flags();
+        if constexpr (requires { kind_traits<F>::make(100, 0.01, kind_request{}, filter_options{}); }) {
+            F filter = kind_traits<F>::make(100, 0.01, kind_request{std::string(kind_traits<F>::kind), {}, {}, {}},
+                                            {.keys = key_format::i64});
+            EXPECT_EQ(filter.recorded_key_format(), key_format::i64) << name;
+            EXPECT_EQ(header_of(filter).keys, key_format::i64) << name;
+            const F again = from_bytes<F>(to_bytes(filter));
+            EXPECT_EQ(again.recorded_key_format(), key_format::i64) << name;
+            EXPECT_EQ(recorded_key_format(from_bytes<any_filter>(to_bytes(filter))), key_format::i64) << name;
+        } else {
+            // Built from its keys: typed by them, unless told.
+            EXPECT_EQ(F(std::vector<std::uint64_t>{1, 2, 3}).recorded_key_format(), key_format::u64) << name;
+            EXPECT_EQ(F(std::vector<std::int32_t>{-1, 2}).recorded_key_format(), key_format::i64) << name;
+            EXPECT_EQ(F(std::vector<std::string>{"a", "b"}).recorded_key_format(), key_format::text) << name;
+            EXPECT_EQ(F(std::vector<std::string>{"a"}, {.keys = key_format::u64}).recorded_key_format(), key_format::u64);
+            const F filter(std::vector<std::string>{"a", "b"});
+            EXPECT_EQ(from_bytes<F>(to_bytes(filter)).recorded_key_format(), key_format::text) << name;
+        }
+    });
+}
+
+TEST(KeyFormat, IntegersOfEitherSignAreTheSameKeysButNotText) {
+    EXPECT_TRUE(same_keys(key_format::u64, key_format::i64));
+    EXPECT_TRUE(same_keys(key_format::text, key_format::unrecorded));
+    EXPECT_FALSE(same_keys(key_format::text, key_format::u64));
+    EXPECT_FALSE(same_keys(key_format::i64, key_format::text));
+}
+
+TEST(KeyFormat, AUnionRefusesTextWithIntegersAndKeepsWhatIsRecorded) {
+    bloom_filter numbers(1000, 0.01, {.keys = key_format::u64});
+    bloom_filter text(1000, 0.01, {.keys = key_format::text});
+    bloom_filter unknown(1000, 0.01);
+    EXPECT_THROW(numbers |= text, incompatible_filters);
+    EXPECT_EQ(numbers.recorded_key_format(), key_format::u64);
+    unknown |= numbers;
+    EXPECT_EQ(unknown.recorded_key_format(), key_format::u64);
+    counting_bloom_filter counting_numbers(1000, 0.01, {.keys = key_format::u64});
+    EXPECT_THROW(counting_numbers |= counting_bloom_filter(1000, 0.01, {.keys = key_format::text}), incompatible_filters);
+    scalable_bloom_filter growing(1000, 0.01, {.keys = key_format::i64});
+    EXPECT_NO_THROW(growing |= scalable_bloom_filter(1000, 0.01, {.keys = key_format::u64}));
+    EXPECT_THROW(growing |= scalable_bloom_filter(1000, 0.01, {.keys = key_format::text}), incompatible_filters);
+}
+
 }  // namespace

@@ -193,6 +193,13 @@ TEST(CountingBloomFilter, CheckedRemoveRefusesAbsentKeys) {
     EXPECT_EQ(filter.inserted_count(), 500U);
 }
 
+TEST(CountingBloomFilter, BatchRemoveIsAllOrNothing) {
+    counting_bloom_filter filter(1000, 0.01);
+    const auto held = string_keys(500, 2);
+    filter.insert_range(held);
+    bloomkit_test::expect_batch_remove_all_or_nothing(filter, held, string_keys(2000, 3));
+}
+
 TEST(CountingBloomFilter, UncheckedRemoveOfAnAbsentKeyCanCauseFalseNegatives) {
     // The documented hazard, demonstrated: an absent key shares counters with a present one.
     counting_bloom_filter filter(counting_geometry{128, 4});  // one block

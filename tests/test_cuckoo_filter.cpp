@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "bloomkit/cuckoo_filter.hpp"
+#include "filter_checks.hpp"
 
 namespace bloomkit {
 void PrintTo(const cuckoo_victim& victim, std::ostream* os) {
@@ -593,6 +594,13 @@ TEST_P(CuckooBits, RemovingAnAbsentKeyReturnsFalse) {
     EXPECT_TRUE(filter.remove(keys[0]));
     EXPECT_FALSE(filter.contains(keys[0]));
     EXPECT_EQ(filter.size(), 99U);
+}
+
+TEST_P(CuckooBits, BatchRemoveIsAllOrNothing) {
+    cuckoo_filter filter(cuckoo_geometry{4096, GetParam()});
+    const auto keys = random_keys(1000, 7);
+    ASSERT_EQ(filter.insert(keys.begin(), keys.end()), 1000U);
+    bloomkit_test::expect_batch_remove_all_or_nothing(filter, keys, random_keys(100, 8));
 }
 
 // --- Bulk = single ---------------------------------------------------------------------------

@@ -60,10 +60,13 @@ struct opened_map {
 };
 
 inline opened_map open_map(const std::filesystem::path& path) {
-    auto region = std::make_shared<const mapped_region>(open_for_reading(path), path);
+    file_descriptor file = open_for_reading(path);
+    // The map, its size and modification time and the header are taken together, between
+    // updates in place.
+    const file_lock reading(file, path, file_lock::mode::shared);
+    auto region = std::make_shared<const mapped_region>(std::move(file), path);
     const std::uint64_t size = region->size();
     const auto head = static_cast<std::size_t>(std::min<std::uint64_t>(size, file_header_size));
-    const file_lock reading(region->file(), path, file_lock::mode::shared);
     const file_header h = decode_header(std::span(region->data(), head), size, path.string());
     if (std::endian::native != std::endian::little)
         throw error("'" + path.string() + "': mapping needs a little-endian machine; use load()");
@@ -151,12 +154,16 @@ public:
     /// reading a truncated map raises SIGBUS). An in-place update only adds keys, so answers
     /// given while one ran are those of the filter before it or with some of its keys added,
     /// and never miss a key the file held when it was mapped: such a change is not reported.
-    /// Files replaced by a rename, as save() replaces them, are not changed: the map keeps the
-    /// file it opened.
+    /// To tell one from another program's writing, a file that changed is checked again, whole:
+    /// the same filter with more keys, every chunk matching its checksum. (A writer that forges
+    /// the checksums as well cannot be told from an update.) Files replaced by a rename, as
+    /// save() replaces them, are not changed: the map keeps the file it opened.
     [[nodiscard]] bool changed() const noexcept {
         if (!region_->changed()) return false;
         try {
-            return !grown_by_updates();
+            if (!grown_by_updates()) return true;
+            region_->acknowledge();
+            return false;
         } catch (...) {
             return true;  // unreadable now: certainly not a completed update
         }
@@ -174,7 +181,11 @@ public:
     }
 
     mapped_filter(Filter filter, detail::opened_map opened, std::string where)
-        : filter_(std::move(filter)), header_(opened.header), region_(std::move(opened.region)), where_(std::move(where)) {}
+        : filter_(std::move(filter)),
+          header_(opened.header),
+          last_seen_(opened.header),
+          region_(std::move(opened.region)),
+          where_(std::move(where)) {}
 
 private:
     // The header as the file holds it now (the map shows the file's current bytes). The caller
@@ -185,22 +196,30 @@ private:
         return detail::decode_header(std::span(region_->data(), static_cast<std::size_t>(file_header_size)), size, where_);
     }
 
-    // Whether the file, changed since it was mapped, is the same Bloom filter with keys added by
-    // completed in-place updates: the same parameters, more keys inserted, no bit fewer, no
-    // update left unfinished.
+    // Whether the file, changed since it was mapped (or last found grown), is the same Bloom
+    // filter with keys added by completed in-place updates: the same parameters, more keys
+    // inserted, no bit fewer, no update left unfinished, and every chunk verified.
     [[nodiscard]] bool grown_by_updates() const {
         if (header_.kind != filter_kind::bloom) return false;  // only Bloom filters are updated in place
         const detail::file_lock reading(region_->file(), where_, detail::file_lock::mode::shared);
         const file_header now = current_header();
-        const file_header& then = header_;
-        return now.kind == then.kind && now.layout == then.layout && now.geometry == then.geometry && now.hash == then.hash &&
-               now.seed == then.seed && now.payload_size == then.payload_size && now.chunk_shift == then.chunk_shift &&
-               now.expected_keys == then.expected_keys && now.target_fpr == then.target_fpr && now.flags == 0 &&
-               same_keys(now.keys, then.keys) && now.inserted_count > then.inserted_count && now.set_bits >= then.set_bits;
+        const file_header& then = last_seen_;
+        const bool grown = now.kind == then.kind && now.layout == then.layout && now.geometry == then.geometry &&
+                           now.hash == then.hash && now.seed == then.seed && now.payload_size == then.payload_size &&
+                           now.chunk_shift == then.chunk_shift && now.expected_keys == then.expected_keys &&
+                           now.target_fpr == then.target_fpr && now.flags == 0 && same_keys(now.keys, then.keys) &&
+                           now.inserted_count > then.inserted_count && now.set_bits >= then.set_bits;
+        if (!grown) return false;
+        const std::byte* payload = region_->data() + now.payload_offset;
+        const auto size = static_cast<std::size_t>(now.payload_size);
+        detail::verify_payload(now, std::span(payload, size), std::span(payload + size, detail::trailer_size(now)), where_);
+        last_seen_ = now;
+        return true;
     }
 
     Filter filter_;
     file_header header_;
+    mutable file_header last_seen_;  // as the last completed update left it
     std::shared_ptr<const detail::mapped_region> region_;
     std::string where_;
 };

@@ -151,13 +151,13 @@ public:
         const bool new_format = keys_ && *keys_ != header_.keys;
         if (staged_.empty() && !new_format) return 0;
         const std::vector<std::uint64_t> touched = touched_chunks();
-        reserve_disk_blocks(touched);
         const detail::file_lock writing(region_->file(), path_, detail::file_lock::mode::exclusive);
         std::uint64_t bits_before = 0;
         for (const std::uint64_t chunk : touched) {
             verify_chunk(chunk);
             bits_before += popcount(chunk);
         }
+        reserve_disk_blocks(touched);
         try {
             const size_type added = apply(touched, bits_before);
             staged_.clear();
@@ -213,9 +213,12 @@ private:
         return chunks;
     }
 
-    // Allocates the disk blocks of the chunks and of the table, runs of adjacent chunks at once.
+    // Allocates the disk blocks of the chunks and of the table, runs of adjacent chunks at once,
+    // in a file that has holes (a file save() wrote has none, and is left alone: allocating
+    // even allocated blocks changes a file's modification time, which readers watch).
     void reserve_disk_blocks(const std::vector<std::uint64_t>& chunks) const {
         const std::uint64_t payload_start = header_.payload_offset;
+        if (!detail::has_holes(region_->file(), region_->size())) return;
         for (std::size_t i = 0; i < chunks.size();) {
             std::size_t j = i + 1;
             while (j < chunks.size() && chunks[j] == chunks[j - 1] + 1) ++j;

@@ -41,15 +41,19 @@ public:
     [[nodiscard]] const file_descriptor& file() const noexcept { return file_; }
     [[nodiscard]] std::uint64_t size() const noexcept { return size_; }
 
-    /// Whether the file was written or truncated in place since it was mapped (its size or
-    /// modification time differ). A file replaced by a rename is not changed: the map keeps
-    /// the file it opened.
+    /// Whether the file was written or truncated in place since it was mapped, or since the
+    /// last acknowledge() (its size or modification time differ). A file replaced by a rename
+    /// is not changed: the map keeps the file it opened.
     [[nodiscard]] bool changed() const noexcept {
         struct stat now{};
         if (::fstat(file_.get(), &now) != 0) return true;
         return now.st_size != mapped_.st_size || now.st_mtim.tv_sec != mapped_.st_mtim.tv_sec ||
                now.st_mtim.tv_nsec != mapped_.st_mtim.tv_nsec;
     }
+
+    /// Takes the file as it is now as the reference for changed(): a change the caller has
+    /// examined and found harmless is not reported again.
+    void acknowledge() const noexcept { ::fstat(file_.get(), &mapped_); }
 
     /// Tells the kernel lookups will hit [offset, offset + length) at random: no read-ahead.
     void advise_random(std::uint64_t offset, std::uint64_t length) const noexcept {
@@ -60,7 +64,7 @@ public:
 
 private:
     file_descriptor file_;
-    struct stat mapped_{};
+    mutable struct stat mapped_{};
     std::byte* data_ = nullptr;
     std::uint64_t size_;
 };

@@ -118,6 +118,13 @@ inline void sync_data(const file_descriptor& file, const std::filesystem::path& 
     if (::fdatasync(file.get()) != 0) throw_io("cannot write", path);
 }
 
+/// Whether the first `size` bytes of the file hold a hole (a sparse file's unallocated range,
+/// read as zeros). True when the file system cannot tell.
+inline bool has_holes(const file_descriptor& file, std::uint64_t size) noexcept {
+    const ::off_t hole = ::lseek(file.get(), 0, SEEK_HOLE);
+    return hole < 0 || static_cast<std::uint64_t>(hole) < size;
+}
+
 /// Makes sure the disk blocks of [offset, offset + size) exist, so that writing them through a
 /// memory map cannot fail: a hole of a sparse file written through a map on a full disk raises
 /// SIGBUS, where this fails with ENOSPC before anything is written. A file system that cannot
