@@ -485,6 +485,22 @@ expect_error "build over an existing file from a truncated .gz file -> 2" "damag
     "$B" build -n 20000 -o "$T/filters/gz-existing.bf" "$T/truncated.gz"
 check_same "... leaves the existing file byte-identical" "$F" "$T/filters/gz-existing.bf"
 
+# gzip_followed_by_zeros_is_read_as_zcat_reads_it: a gzip file padded with zeros (as tape and
+# some tools leave it) holds the lines zcat prints, and nothing more.
+{ cat "$T/keys-20k.txt.gz"; head -c 1024 /dev/zero; } >"$T/padded.gz"
+zcat "$T/padded.gz" >"$T/padded-zcat.txt" 2>/dev/null
+check_same "gzip_followed_by_zeros_is_read_as_zcat_reads_it: (zcat reads the text)" "$SMALL" "$T/padded-zcat.txt"
+run "$B" build -n 20000 -o "$T/filters/padded.bf" "$T/padded.gz"
+check_rc "gzip_followed_by_zeros_is_read_as_zcat_reads_it: build exits 0" 0
+check_same "gzip_followed_by_zeros_is_read_as_zcat_reads_it: build = build from the text" \
+    "$T/filters/small-bloom-n-file.bf" "$T/filters/padded.bf"
+run "$B" dedup "$T/padded.gz"
+check_rc "gzip_followed_by_zeros_is_read_as_zcat_reads_it: dedup exits 0" 0
+check_same "gzip_followed_by_zeros_is_read_as_zcat_reads_it: dedup prints what zcat does" "$T/padded-zcat.txt" "$OUT"
+run "$B" build -n 20000 -o "$T/filters/padded-stdin.bf" <"$T/padded.gz"
+check_same "gzip_followed_by_zeros_is_read_as_zcat_reads_it: from stdin too" \
+    "$T/filters/small-bloom-n-file.bf" "$T/filters/padded-stdin.bf"
+
 if command -v zstd >/dev/null; then
     zstd -q -c "$SMALL" >"$T/keys-20k.txt.zst"
     run "$B" build -n 20000 -o "$T/filters/zst.bf" "$T/keys-20k.txt.zst"
@@ -500,6 +516,27 @@ else
     echo "# skipped: build from zstd inputs (no zstd)"
 fi
 no_temp_files "compressed inputs: no temporary files left" "$T/filters"
+
+# ---------------------------------------------------------------------------------------------
+# Sizes written with a suffix are exact, and more inputs than open files are allowed
+
+for size in 4.1M:4100000 1.5K:1500 2.5e6:2500000 0.5M:500000; do
+    run "$B" build -n "${size%%:*}" -o "$T/filters/sized.bf" "$SMALL"
+    run "$B" info --json "$T/filters/sized.bf"
+    check_eq "n_with_a_suffix_is_exact: -n ${size%%:*} is ${size##*:} expected keys" "${size##*:}" "$(json_value "$OUT" expected_keys)"
+done
+rm -f "$T/filters/sized.bf"
+
+# inputs_are_opened_one_at_a_time: 1,100 inputs under a limit of 1,024 open files.
+mkdir "$T/many-inputs"
+awk -v d="$T/many-inputs" '{ print > (d "/" NR ".txt"); close(d "/" NR ".txt") }' <(head -n 1100 "$SMALL")
+run bash -c "ulimit -n 1024 && exec '$B' build -o '$T/filters/many-inputs.bf' '$T/many-inputs'/*.txt"
+check_rc "inputs_are_opened_one_at_a_time: build of 1100 inputs under ulimit -n 1024 exits 0" 0
+run "$B" check --count "$T/filters/many-inputs.bf" <(head -n 1100 "$SMALL")
+check_eq "inputs_are_opened_one_at_a_time: every line of the 1100 inputs is found" 1100 "$(count_of "$OUT" present)"
+run bash -c "ulimit -n 1024 && exec '$B' dedup '$T/many-inputs'/*.txt"
+check_rc "inputs_are_opened_one_at_a_time: dedup of 1100 inputs under ulimit -n 1024 exits 0" 0
+check_eq "inputs_are_opened_one_at_a_time: dedup prints each of the 1100 lines" 1100 "$(lines_of "$OUT")"
 
 # build makes a set of lines for a cuckoo filter too: a repeated line is stored once (told apart
 # exactly, not by the filter's answer), so a filter sized for the distinct lines takes an input

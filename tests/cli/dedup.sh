@@ -149,6 +149,27 @@ check_cond "dedup past -n: some new lines are wrongly dropped (the filter is not
 check_cond "dedup --json: the estimate of wrongly dropped lines is within 2x of the $dropped dropped" \
     "estimate '$estimate'" awk -v e="${estimate:-0}" -v d=$dropped 'BEGIN { exit !(e >= d / 2 && e <= d * 2) }'
 
+# dedup_over_full_says_so: 100,000 distinct lines through a filter sized for 1000 (-n 1000) fill
+# it: most new lines are wrongly dropped. dedup warns that the filter holds more than it was
+# sized for, and its estimate of the lines wrongly taken for repeats is of the order of those
+# dropped (within 2x; never a small number beside them, never nan).
+seq -f 'distinct-%.0f' 1 100000 >"$T/distinct-100k.txt"
+run "$B" dedup --json -n 1000 "$T/distinct-100k.txt"
+check_rc "dedup_over_full_says_so: exits 0" 0
+check_in "dedup_over_full_says_so: warns on stderr that the filter was sized for less" "$ERR" "sized for"
+dropped=$((100000 - $(lines_of "$OUT")))
+estimate=$(json_value "$ERR" new_lines_wrongly_taken_for_repeats)
+check_cond "dedup_over_full_says_so: most new lines were dropped (the test's premise)" "$dropped dropped" test $dropped -gt 50000
+check_cond "dedup_over_full_says_so: the --json estimate of wrongly dropped lines is within 2x of the $dropped dropped" \
+    "estimate '$estimate'" awk -v e="${estimate:-0}" -v d=$dropped 'BEGIN { exit !(e >= d / 2 && e <= d * 2) }'
+check_cond "dedup_over_full_says_so: no nan in the summary" "$(grep -i nan "$ERR" | head -c 200)" \
+    bash -c "! grep -qi nan '$ERR'"
+run "$B" dedup -n 1000 "$T/distinct-100k.txt"
+check_in "dedup_over_full_says_so (text summary): warns that the filter was sized for less" "$ERR" "sized for"
+said=$(grep -o '~[0-9.e+]* new lines wrongly taken' "$ERR" | tr -dc '0-9.e+')
+check_cond "dedup_over_full_says_so (text summary): its estimate is within 2x of the $dropped dropped" \
+    "stderr: $(grep wrongly "$ERR" | head -c 200)" awk -v e="${said:-0}" -v d=$dropped 'BEGIN { exit !(e >= d / 2 && e <= d * 2) }'
+
 # ---------------------------------------------------------------------------------------------
 # --state: the lines seen persist across runs
 
@@ -393,6 +414,45 @@ expect_error "dedup --state onto a directory is refused" "directory" "$B" dedup 
 check_cond "... and leaves the directory" "not a directory any more" test -d "$D/state-dir"
 expect_error "dedup --state into a missing directory is refused before any line is printed" "$D/no-such-dir" \
     "$B" dedup --state "$D/no-such-dir/seen.bf" "$REPEATS"
+
+# dedup_state_in_an_unwritable_directory_fails_at_once: the state could never be saved, so dedup
+# refuses before it reads (or prints) a line, not at its first checkpoint or at the end. Its
+# input is a pipe that stays open and sends nothing: a dedup that waited for it would hang.
+# As root the check must be made by another user (nobody).
+fresh_fifo unwritable-input
+mkdir -m 0755 "$D/read-only"
+if [[ $(id -u) -eq 0 ]]; then
+    if id nobody >/dev/null 2>&1 && command -v setpriv >/dev/null; then
+        as_nobody=(setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups)
+    elif id nobody >/dev/null 2>&1 && su nobody -s /bin/bash -c true 2>/dev/null; then
+        as_nobody=(su nobody -s /bin/bash -c '"$0" "$@"')
+    else
+        as_nobody=()
+    fi
+else
+    chmod 0555 "$D/read-only"
+    as_nobody=(env)
+fi
+if [[ ${#as_nobody[@]} -gt 0 ]]; then
+    chmod 0755 "$T"
+    chmod 0666 "$D/unwritable-input"
+    exec 3<>"$D/unwritable-input"   # a writer that never writes: the pipe stays open
+    started=${EPOCHREALTIME/./}
+    run timeout 30 "${as_nobody[@]}" "$B" dedup --state "$D/read-only/seen.bf" "$D/unwritable-input"
+    elapsed=$(((${EPOCHREALTIME/./} - started) / 1000))
+    exec 3>&-
+    chmod 0700 "$T"
+    check_rc "dedup_state_in_an_unwritable_directory_fails_at_once: exit 2" 2
+    check_cond "dedup_state_in_an_unwritable_directory_fails_at_once: at once (under 5 s), without waiting for input" \
+        "$elapsed ms" test $elapsed -lt 5000
+    check_in "dedup_state_in_an_unwritable_directory_fails_at_once: names the directory" "$ERR" "$D/read-only"
+    check_cond "dedup_state_in_an_unwritable_directory_fails_at_once: prints nothing on stdout" \
+        "stdout: $(head -c 100 "$OUT")" test ! -s "$OUT"
+    check_cond "dedup_state_in_an_unwritable_directory_fails_at_once: creates no state" "state created" \
+        test ! -e "$D/read-only/seen.bf"
+else
+    echo "# skipped: dedup_state_in_an_unwritable_directory_fails_at_once (root, and no user nobody to run it as)"
+fi
 
 cp "$S" "$D/seen-before.bf"
 expect_error "dedup --state with an input that fails -> 2" "no-such-input.txt" \

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tests/cli/general.sh — end-to-end test of the bloomkit command: usage errors, --help,
-# --version, and output errors (a full disk).
+# --version, output errors (a full disk), errors that stop a run at once, ignored signals.
 #
 #   bash tests/cli/general.sh /path/to/bloomkit
 #
@@ -78,6 +78,58 @@ if [[ -w /dev/full ]]; then
     RC=$?
     check_rc "plan to a full disk -> 2" 2
 fi
+
+# ---------------------------------------------------------------------------------------------
+# errors_stop_the_run_at_once: a line that cannot be read as a key (--key u64, the first line)
+# ends the run at once with exit 2, whatever -t: an endless input (yes) does not keep it reading,
+# and neither does an input that stays open and sends nothing more (the reader is not left
+# waiting on it while the other threads have already failed).
+
+for threads in 1 2; do
+    run bash -c "(echo bad; yes 1) | timeout 30 '$B' build -t $threads --key u64 -n 1000 -o '$NEW'"
+    check_rc "errors_stop_the_run_at_once: (echo bad; yes 1) | build -t $threads --key u64 -n 1000 -> 2, not the timeout's 124" 2
+    check_in "errors_stop_the_run_at_once: build -t $threads names the line" "$ERR" "line 1"
+done
+check_cond "errors_stop_the_run_at_once: build creates no file" "file created" test ! -e "$NEW"
+
+# stop_check LABEL COMMAND...: runs COMMAND (a bloomkit subcommand and its arguments, reading
+# the FIFO $T/stop-input) while this shell holds the FIFO open after writing one bad line: it
+# must exit 2 within 5 s.
+mkfifo "$T/stop-input"
+seq 1 100 >"$T/numbers.txt"
+"$B" build --key u64 -o "$T/filters/numbers.bf" "$T/numbers.txt" 2>/dev/null
+"$B" build --kind counting --key u64 -o "$T/filters/numbers-counting.bf" "$T/numbers.txt" 2>/dev/null
+stop_check() {
+    local label=$1 started elapsed pid
+    shift
+    started=${EPOCHREALTIME/./}
+    timeout 10 "$B" "$@" >"$OUT" 2>"$ERR" &
+    pid=$!
+    exec 5>"$T/stop-input"
+    echo bad >&5
+    { wait $pid; } 2>/dev/null
+    RC=$?
+    elapsed=$(((${EPOCHREALTIME/./} - started) / 1000))
+    exec 5>&-
+    if [[ $RC -eq 2 && $elapsed -lt 5000 ]]; then
+        pass "errors_stop_the_run_at_once: (echo bad; sleep 60) | $label -> 2 at once"
+    else
+        fail "errors_stop_the_run_at_once: (echo bad; sleep 60) | $label -> 2 at once" "exit $RC after $elapsed ms; stderr: $(err_line)"
+    fi
+}
+for threads in 1 2; do
+    stop_check "dedup -t $threads --key u64" dedup -t $threads --key u64 "$T/stop-input"
+    stop_check "dedup -t $threads --state (u64)" dedup -t $threads --state "$T/filters/numbers.bf" "$T/stop-input"
+    stop_check "check -t $threads (u64)" check -t $threads "$T/filters/numbers.bf" "$T/stop-input"
+    stop_check "subtract -t $threads --key u64 (A streamed)" subtract -t $threads --key u64 "$T/stop-input" "$T/numbers.txt"
+    stop_check "intersect -t $threads --key u64 (B streamed)" intersect -t $threads --key u64 "$T/numbers.txt" "$T/stop-input"
+    stop_check "add -t $threads (a counting filter, u64)" add -t $threads "$T/filters/numbers-counting.bf" "$T/stop-input"
+    stop_check "build -t $threads --key u64 -n 1000" build -t $threads --key u64 -n 1000 -o "$NEW" "$T/stop-input"
+    # Without -n build counts its input first; a line that is no number is known all the same.
+    stop_check "build -t $threads --key u64 (no -n)" build -t $threads --key u64 -o "$NEW" "$T/stop-input"
+done
+stop_check "add (a Bloom filter, in place, u64)" add "$T/filters/numbers.bf" "$T/stop-input"
+stop_check "remove (u64)" remove "$T/filters/numbers-counting.bf" "$T/stop-input"
 
 # A signal ignored when bloomkit starts stays ignored: `nohup bloomkit …` survives the hangup.
 need_keys

@@ -212,6 +212,37 @@ check_cond "subtract --json: the estimate of lines held back wrongly is near the
 run "$B" subtract "$J/others-10k.txt" "$T/keys-10k.txt"
 check_in "subtract: the summary estimates the lines held back wrongly" "$ERR" "held back wrongly"
 
+# jobs_over_full_never_say_nan: a filter made saturated (-n 10 over 100,000 lines: every bit set,
+# its rate 1) answers "present" to every line; the summaries, text and --json, still give
+# numbers (never nan): a rate of at most 1 and an estimate of at most the lines read; and a
+# warning says the filter was sized for less. The inputs share 50,000 lines.
+seq -f 'sat-%.0f' 1 100000 >"$J/sat-a.txt"
+seq -f 'sat-%.0f' 50001 150000 >"$J/sat-b.txt"
+for job in subtract intersect; do
+    estimate_key=$([[ $job == subtract ]] && echo held_back_wrongly_false_positives || echo written_wrongly_false_positives)
+    for json in "" --json; do
+        label="jobs_over_full_never_say_nan ($job -n 10${json:+ $json})"
+        run "$B" $job -n 10 $json "$J/sat-a.txt" "$J/sat-b.txt"
+        check_cond "$label: exit 0 or 1" "exit $RC; stderr: $(err_line)" test $RC -le 1
+        check_cond "$label: no nan in the summary" "$(grep -i nan "$ERR" | head -c 200)" bash -c "! grep -qi nan '$ERR'"
+        check_in "$label: warns that the filter was sized for less" "$ERR" "sized for"
+        if [[ -n $json ]]; then
+            fpr=$(json_value "$ERR" filter_false_positive_rate)
+            estimate=$(json_value "$ERR" "$estimate_key")
+            check_cond "$label: filter_false_positive_rate is a number in [0, 1]" "'$fpr'" \
+                awk -v f="$fpr" 'BEGIN { exit !(f ~ /^[0-9.e+-]+$/ && f + 0 >= 0 && f + 0 <= 1) }'
+            check_cond "$label: $estimate_key is a number of at most the 100000 lines read" "'$estimate'" \
+                awk -v e="$estimate" 'BEGIN { exit !(e ~ /^[0-9.e+-]+$/ && e + 0 >= 0 && e + 0 <= 100000) }'
+        fi
+    done
+done
+run "$B" subtract --help
+check_cond "subtract_help_says_n_is_about_b: -n sizes the filter of B, the second input" "$(grep -- '--keys' "$OUT")" \
+    grep -Eq -- '--keys.*\bB\b.*second' "$OUT"
+run "$B" intersect --help
+check_cond "intersect_help_says_n_is_about_a: -n sizes the filter of A, the first input" "$(grep -- '--keys' "$OUT")" \
+    grep -Eq -- '--keys.*\bA\b.*first' "$OUT"
+
 # ---------------------------------------------------------------------------------------------
 # Exit codes: 1 when nothing is written
 

@@ -7,12 +7,13 @@
 # and ends with `finish`; it is then run as `bash tests/cli/SCRIPT.sh /path/to/bloomkit`.
 #
 # Self-contained: each script works in its own temporary directory $T (removed on exit), uses only
-# bash, coreutils and awk, no network. Prints "ok - name" / "not ok - name (details)" per check and
-# finally "N passed, M failed"; exits 1 when anything failed.
+# bash, coreutils and awk (python3 and libxxhash too, to forge a header: forge_header), no network.
+# Prints "ok - name" / "not ok - name (details)" per check and finally "N passed, M failed"; exits
+# 1 when anything failed.
 #
 # Exit codes under test (as grep's): check exits 0 when at least one line was selected, 1 when
-# none, 2 on any error; remove exits 0 when at least one line was removed, 1 when none, 2 on
-# error; the other subcommands exit 0 on success, 2 on error. Errors go to stderr, with nothing
+# none, 2 on any error; remove exits 0 when every line was removed, 1 when some line was refused
+# (or there was none), 2 on error; the other subcommands exit 0 on success, 2 on error. Errors go to stderr, with nothing
 # on stdout.
 set -u
 
@@ -135,11 +136,69 @@ flip_byte() {
     printf "\\x$(printf '%02x' $((255 - value)))" | dd of="$1" bs=1 seek="$2" count=1 conv=notrunc status=none
 }
 
-# json_value FILE KEY: the value of a top-level "KEY": value in one-line JSON (numbers / strings).
+# ---------------------------------------------------------------------------------------------
+# Filter files changed by hand: damage, the marks of an interrupted update, forged headers
+#
+# Offsets are those of docs/FORMAT.md: the header is 128 bytes (version u16 at 8, key format at
+# 88, flags u32 at 112, its checksum at 120), the payload starts at 128 and is checksummed by
+# chunks of 64 KiB in the chunk table that follows it.
+
+CHUNK=65536
+UPDATE_MARK='\x27\x4d\x9f\x0b\x1d\x6e\xa5\xc3'   # 0xc3a56e1d0b9f4d27, little-endian: "chunk being written"
+
+# payload_size_of FILE: the payload size in the header (u64 at 80).
+payload_size_of() { od -An -tu8 --endian=little -j 80 -N 8 "$1" | tr -d ' '; }
+
+# zero_bytes FILE OFFSET COUNT: overwrites COUNT bytes at OFFSET with zeros, in place.
+zero_bytes() { dd if=/dev/zero of="$1" bs=1024 seek="$2" count="$3" iflag=count_bytes oflag=seek_bytes conv=notrunc status=none; }
+
+# zero_in_chunk FILE CHUNK: zeros 8 KiB inside payload chunk CHUNK (from 16 KiB into it).
+zero_in_chunk() { zero_bytes "$1" $((128 + $2 * CHUNK + 16384)) 8192; }
+
+# mark_chunk FILE CHUNK: writes the "being written" mark over CHUNK's entry in the chunk table,
+# as an update in place does before it writes the chunk (left there when its writer died).
+mark_chunk() {
+    local table=$((128 + $(payload_size_of "$1")))
+    printf "$UPDATE_MARK" | dd of="$1" bs=1 seek=$((table + 8 * $2)) conv=notrunc status=none
+}
+
+# update_flag_set FILE: the header says an update in place is under way (flags, offset 112, bit 0).
+update_flag_set() { (($(od -An -tu1 -j 112 -N 1 "$1" 2>/dev/null || echo 0) & 1)); }
+
+# forge_header FILE OFFSET=BYTE...: sets each header byte at OFFSET (decimal) to BYTE and seals
+# the header again (XXH3-64, seed 0, of bytes 0..119, at 120), as a writer of those bytes would:
+# an older format version, or a flag that no command leaves on purpose. python3 calls libxxhash
+# (the project's own dependency) through ctypes; see can_forge_headers.
+FORGE_PY='
+import ctypes, ctypes.util, struct, sys
+name = ctypes.util.find_library("xxhash") or "libxxhash.so.0"
+xxh = ctypes.CDLL(name)
+xxh.XXH3_64bits.restype = ctypes.c_uint64
+xxh.XXH3_64bits.argtypes = [ctypes.c_char_p, ctypes.c_size_t]
+if len(sys.argv) < 2:
+    sys.exit(0 if xxh.XXH3_64bits(b"", 0) == 0x2d06800538d394c2 else 1)
+with open(sys.argv[1], "r+b") as f:
+    h = bytearray(f.read(128))
+    for a in sys.argv[2:]:
+        offset, value = a.split("=")
+        h[int(offset)] = int(value, 0)
+    h[120:128] = struct.pack("<Q", xxh.XXH3_64bits(bytes(h[:120]), 120))
+    f.seek(0)
+    f.write(h)
+'
+forge_header() { python3 -c "$FORGE_PY" "$@"; }
+
+# can_forge_headers: python3 with ctypes and libxxhash are there (XXH3-64 of "" is known).
+can_forge_headers() { command -v python3 >/dev/null && python3 -c "$FORGE_PY" 2>/dev/null; }
+
+# json_value FILE KEY: the value of a top-level "KEY": value in one-line JSON (numbers / strings),
+# from the first line of FILE that has it: other lines (warnings on stderr before a --json
+# summary) are passed over.
 json_value() {
-    awk -v key="\"$2\": " '{ i = index($0, key); if (i == 0) exit; s = substr($0, i + length(key));
+    awk -v key="\"$2\": " '{ i = index($0, key); if (i == 0) next; s = substr($0, i + length(key));
         if (substr(s, 1, 1) == "\"") { s = substr(s, 2); print substr(s, 1, index(s, "\"") - 1) }
-        else { match(s, /^[^,}]*/); print substr(s, 1, RLENGTH) } }' "$1"
+        else { match(s, /^[^,}]*/); print substr(s, 1, RLENGTH) }
+        exit }' "$1"
 }
 
 # plan_value KIND KEY: the value of "KEY" in the entry of plan --json's "kinds" array (in $OUT)

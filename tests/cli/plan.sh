@@ -47,6 +47,21 @@ run "$B" plan -n 1000 -p 1e-6
 check_rc "plan -p 1e-6 table exits 0" 0
 check_in "plan -p 1e-6 table: the fuse row says why not" "$OUT" "1/65536"
 
+# plan_at_a_rate_near_1: any rate below 1 is a rate: plan -n 1000 -p 0.999 lists every kind
+# (the smallest filter of each), with numbers, never nan.
+run "$B" plan -n 1000 -p 0.999
+check_rc "plan_at_a_rate_near_1: plan -n 1000 -p 0.999 exits 0" 0
+for kind in bloom counting cuckoo scalable fuse; do
+    check_cond "plan_at_a_rate_near_1: a row for --kind $kind, with its memory" "no '$kind' row: $(head -c 200 "$OUT")" \
+        awk -v k="$kind" '$1 == k && / [kMGT]?B / { found = 1 } END { exit !found }' "$OUT"
+done
+check_cond "plan_at_a_rate_near_1: no nan in the table" "$(grep -i nan "$OUT" | head -c 200)" bash -c "! grep -qi nan '$OUT'"
+run "$B" plan -n 1000 -p 0.999 --json
+check_rc "plan_at_a_rate_near_1: plan --json exits 0" 0
+check_eq "plan_at_a_rate_near_1: --json lists the 10 kinds" 10 "$(awk '{ n += gsub(/"kind": /, "") } END { print n + 0 }' "$OUT")"
+check_eq "plan_at_a_rate_near_1: --json: bloom is possible" true "$(plan_value bloom possible)"
+check_cond "plan_at_a_rate_near_1: no nan in the JSON" "$(grep -i nan "$OUT" | head -c 200)" bash -c "! grep -qi nan '$OUT'"
+
 expect_success "plan -n 1 -p 1e-3 (smallest sensible) exits 0" "$B" plan -n 1 -p 1e-3
 expect_success "plan --keys 1000000 --fpp 0.001 (long options)" "$B" plan --keys 1000000 --fpp 0.001
 

@@ -15,6 +15,7 @@
 #include <fmt/core.h>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -95,10 +96,14 @@ file_header add_to_bloom_file(const add_options& options, line_reader& lines, ke
     if (!spool) {
         const termination_signals_blocked whole;  // a signal waits for the commit's few milliseconds
         update.commit();
+        set_termination_note({});
         return update.header();
     }
     file_header result;
-    update_copy<F>(options.filter, [&](in_place_update<F>& copy) {
+    std::optional<termination_signals_blocked> replacing;
+    update_copy<F>(
+        options.filter,
+        [&](in_place_update<F>& copy) {
         if (!options.key.empty() && h.keys == key_format::unrecorded) copy.record_key_format(keys);
         progress shown("adding", spool->size());
         std::uint64_t done = 0;
@@ -109,7 +114,8 @@ file_header add_to_bloom_file(const add_options& options, line_reader& lines, ke
         });
         copy.commit();
         result = copy.header();
-    });
+        },
+        [&](int) { replacing.emplace(), set_termination_note({}); });  // the copy is complete: let it replace the file
     return result;
 }
 
@@ -119,7 +125,8 @@ file_header add_by_rewriting(const add_options& options, line_reader& lines, key
     if (!options.key.empty() && recorded_key_format(filter) == key_format::unrecorded)
         std::visit([&](auto& f) { f.record_key_format(keys); }, filter);
     insert_lines(filter, lines, keys, threads);
-    write_filter(filter, options.filter);
+    std::optional<termination_signals_blocked> replacing;
+    save(filter, options.filter, [&](int) { replacing.emplace(), set_termination_note({}); });
     return header_of(filter);
 }
 
@@ -143,6 +150,8 @@ int run_add_or_leave_unchanged(const add_options& options) {
     line_reader lines(options.inputs);
     refuse_input_as_output(lines, options.filter);
     const writer_lock lock(options.filter, options.no_wait);
+    set_termination_note(fmt::format("bloomkit: stopped by a signal before anything was written: '{}' was not changed\n",
+                                     options.filter));
     const file_header h = read_header(options.filter);
     const key_format keys = key_format_for(h.keys, options.key, options.filter);
     const auto report = [&](const file_header& now) {

@@ -111,7 +111,8 @@ any_filter starting_filter(const dedup_options& options, const sizing_request& s
 /// stands for p / (1 - p) that were not: the estimate sums that over the lines let through, and
 /// is at most the number of lines dropped (a saturated filter, p = 1, may have dropped every
 /// one of them wrongly). The rate is measured from the fill, which reads the whole filter, so
-/// only every so many new lines (1/32 of the filter's bytes: a few percent of the run's time);
+/// only every so many new lines (1/32 of the filter's bytes, at least 64: a few percent of the
+/// run's time, and often enough to follow a small filter that fills up within a few thousand);
 /// in between it is integrated as if it grew geometrically, as a Bloom filter's rate (a power of
 /// its fill) nearly does. (Taking the rate at the start of each stretch instead under-counted by
 /// half: with k probes it grows like n^k.)
@@ -122,7 +123,7 @@ public:
 
     void new_lines(std::uint64_t count) {
         pending_ += count;
-        if (pending_ >= std::max<std::uint64_t>(65'536, filter_.size_in_bytes() / 32)) settle();
+        if (pending_ >= std::max<std::uint64_t>(64, filter_.size_in_bytes() / 32)) settle();
     }
 
     /// The estimate, for a run that dropped `dropped` lines.

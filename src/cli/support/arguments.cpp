@@ -147,9 +147,14 @@ double parse_probability(std::string_view option, const std::string& text) {
 }
 
 double parse_seconds(std::string_view option, const std::string& text) {
+    // At most ten years: a larger value would overflow a count of milliseconds, and a timeout
+    // that overflows becomes no timeout at all.
+    constexpr double most = 10 * 365.25 * 86400;
     const double value = parse_double(text);
-    if (!(value > 0) || !std::isfinite(value))
-        throw invalid_argument(fmt::format("{} must be a number of seconds above 0 (like 60 or 0.5), not '{}'", option, text));
+    if (!(value > 0) || !(value <= most))
+        throw invalid_argument(fmt::format("{} must be a number of seconds above 0 and at most ten years (like 60 or 0.5), "
+                                           "not '{}'",
+                                           option, text));
     return value;
 }
 

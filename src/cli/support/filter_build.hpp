@@ -25,20 +25,24 @@ namespace bloomkit::cli {
 /// large enough that a big input needs few stages.
 inline constexpr std::uint64_t default_scalable_capacity = 100'000;
 
-/// Lines in the inputs (a last line without '\n' counts).
-inline std::uint64_t count_lines(line_reader& reader) {
+/// Lines in the inputs (a last line without '\n' counts), each checked as a key of `format` as
+/// it is counted, so that a bad line stops the job at once; the inputs are then read again from
+/// their start (copied first where they cannot be: line_reader::read_and_keep).
+inline std::uint64_t count_lines(line_reader& reader, key_format format) {
     progress shown("counting lines", reader.total_bytes());
     std::uint64_t lines = 0;
-    std::vector<char> spare;  // one buffer for the whole pass, as line_reader::read does
-    reader.read_blocks(
-        [&](line_block&& block) {
-            const std::string_view text = block.text();
-            lines += count_newlines(text);
-            if (!text.empty() && text.back() != '\n') ++lines;
-            spare = std::move(block.buffer);
-            shown.update(reader.bytes_read());
-        },
-        [&] { return std::move(spare); });
+    std::vector<std::string_view> split;
+    reader.read_and_keep([&](line_block&& block) {
+        const std::string_view text = block.text();
+        lines += count_newlines(text);
+        if (!text.empty() && text.back() != '\n') ++lines;
+        if (format == key_format::u64 || format == key_format::i64) {
+            split.clear();
+            split_lines(text, split);
+            with_keys(std::span<const std::string_view>(split), format, block.origin, [](auto) {});
+        }
+        shown.update(reader.bytes_read());
+    });
     return lines;
 }
 
@@ -88,9 +92,7 @@ any_filter build_filter(const kind_request& request, line_reader& lines, key_for
         sizing_request r = sizing;
         if (std::is_same_v<F, scalable_bloom_filter> && r.needs_count() && !r.memory) r.keys = default_scalable_capacity;
         const auto [n, p] = resolve_sizing<F>(r, request, [&] {
-            lines.make_rereadable();
-            const std::uint64_t counted = count_lines(lines);
-            lines.rewind();
+            const std::uint64_t counted = count_lines(lines, format);
             return use == filter_use::held_by_job ? std::max<std::uint64_t>(counted, 1) : counted;
         });
         any_filter made = kind_traits<F>::make(n, p, request, hashing);

@@ -1,5 +1,6 @@
 #include "filter_files.hpp"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -53,7 +54,23 @@ any_filter read_filter(const std::string& path) {
     return stream_filter(path, is_standard_stream(path) ? "standard input" : path);
 }
 
+namespace {
+
+/// Whether `path` is a sparse file. Reading a hole of one through a memory map can fail (tmpfs
+/// allocates a page even to read one, and raises SIGBUS when it is full), where read() cannot.
+bool sparse(const std::string& path) {
+    const detail::file_descriptor file(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+    return file.get() >= 0 && detail::has_holes(file, detail::file_size(file, path));
+}
+
+}  // namespace
+
 filter_input::filter_input(const std::string& path) : name_(is_standard_stream(path) ? "standard input" : path) {
+    if (!read_as_stream(path) && sparse(path)) {
+        loaded_.emplace(load<any_filter>(path));
+        header_ = header_of(*loaded_);
+        return;
+    }
     if (!read_as_stream(path)) {
         set_mapped_file(path);
         mapped_.emplace(map<any_filter>(path));

@@ -16,7 +16,6 @@
 
 #include "bloomkit/error.hpp"
 #include "bloomkit/io/header.hpp"
-#include "support/progress.hpp"
 #include "support/temporary_file.hpp"
 
 namespace bloomkit::cli {
@@ -122,45 +121,23 @@ line_reader::~line_reader() {
         if (in.owned && in.fd >= 0) ::close(in.fd);
 }
 
-namespace {
-
-/// Copies everything `from` still holds into `to`.
-void copy_all(int from, int to, const std::string& name) {
-    progress shown("spooling " + name);
-    std::uint64_t copied = 0;
-    std::vector<char> buffer(block_bytes);
-    for (;;) {
-        const ::ssize_t got = ::read(from, buffer.data(), buffer.size());
-        if (got == 0) return;
-        if (got < 0) {
-            if (errno == EINTR) continue;
-            fail("cannot read", name, errno);
-        }
-        for (::ssize_t done = 0; done < got;) {
-            const ::ssize_t put = ::write(to, buffer.data() + done, static_cast<std::size_t>(got - done));
-            if (put < 0) {
-                if (errno == EINTR) continue;
-                fail("cannot copy to a temporary file", name, errno);
-            }
-            done += put;
-        }
-        copied += static_cast<std::uint64_t>(got);
-        shown.update(copied);
-    }
-}
-
-}  // namespace
-
-void line_reader::make_rereadable() {
+void line_reader::read_and_keep(const block_handler& see) {
     for (input& in : inputs_) {
-        if (in.regular) continue;
         open(in);
+        if (in.regular) {
+            read_one(in, see, {});
+            close(in);
+            continue;
+        }
         detail::file_descriptor spool = unnamed_temporary_file();
-        copy_all(in.fd, spool.get(), in.name);
+        read_one(in, [&](line_block&& block) {
+            const std::string_view text = block.text();
+            detail::write_all(spool, "a temporary copy of '" + in.name + "'", text.data(), text.size());
+            see(std::move(block));
+        }, {});
         if (in.owned) ::close(in.fd);
         in.fd = spool.release();
         in.owned = true;
-        in.regular = false;  // a copy, kept open: its name is not the file
         in.source = std::make_unique<input_source>(in.fd, in.name);
     }
     measure_total();

@@ -13,9 +13,9 @@
 // is done) but opened only when its turn comes, and a file is closed once read: a job over
 // thousands of files holds one open at a time. A FIFO or device is opened exactly once (opened
 // twice, a FIFO would wait for a second writer that never comes). An input that must be read
-// twice (counted, then inserted) is made rereadable first: one that is not a regular file —
-// stdin, a pipe, a FIFO, a device — is copied to an unnamed temporary file; a regular file is
-// simply opened again. An input that starts with the filter file signature is refused: a
+// twice (counted, then inserted) is read through read_and_keep() first: one that is not a
+// regular file — stdin, a pipe, a FIFO, a device — is copied to an unnamed temporary file as it
+// is read; a regular file is simply opened again. An input that starts with the filter file signature is refused: a
 // filter given where lines are expected would otherwise be read as lines. Inputs compressed with
 // gzip or zstd are decompressed as they are read (input_source.hpp).
 #pragma once
@@ -57,6 +57,9 @@ std::uint64_t count_newlines(std::string_view text) noexcept;
 
 class line_reader {
 public:
+    using batch_handler = std::function<void(std::span<const std::string_view> lines, const line_origin& origin)>;
+    using block_handler = std::function<void(line_block&& block)>;
+
     /// Checks every input now ("-" or no inputs at all means stdin), so that a missing or
     /// unreadable file is reported before any work is done. Throws bloomkit::io_error.
     explicit line_reader(const std::vector<std::string>& inputs);
@@ -65,18 +68,18 @@ public:
     /// or "" if none is: a command must not replace a file it reads lines from.
     [[nodiscard]] std::string input_at(const std::string& path) const;
 
-    /// Makes every input readable again from its start by rewind(): inputs that are not
-    /// regular files are copied to an unnamed temporary file now.
-    void make_rereadable();
+    /// Reads every input once, handing each block of whole lines to `see` (to count them, and
+    /// check them as they come: a bad line is reported at once, not once a pipe ends), and
+    /// makes every input readable again from its start: an input that is not a regular file is
+    /// copied as it is read, as lines (decompressed), to an unnamed temporary file.
+    void read_and_keep(const block_handler& see);
 
-    /// Back to the start of every input (after make_rereadable(), or when all are regular files).
+    /// Back to the start of every input (after read_and_keep(), or when all are regular files).
     void rewind();
     ~line_reader();
     line_reader(const line_reader&) = delete;
     line_reader& operator=(const line_reader&) = delete;
 
-    using batch_handler = std::function<void(std::span<const std::string_view> lines, const line_origin& origin)>;
-    using block_handler = std::function<void(line_block&& block)>;
 
     /// Calls `handle` with consecutive batches of lines, and where they come from, until every
     /// input is read. The views are valid only during the call.

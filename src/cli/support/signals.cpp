@@ -18,6 +18,8 @@ namespace {
 
 std::array<char, 4096> mapped_name{};
 std::atomic<bool> mapped_name_set{false};
+std::array<char, 4608> termination_note{};
+std::atomic<bool> termination_note_set{false};
 std::atomic<int> requested{0};
 std::atomic<bool> interrupted{false};
 
@@ -28,6 +30,7 @@ void write_stderr(const char* text) noexcept {
 
 extern "C" void on_termination(int signal) {
     remove_pending_temporaries();
+    if (termination_note_set.load(std::memory_order_acquire)) write_stderr(termination_note.data());
     std::signal(signal, SIG_DFL);
     std::raise(signal);
 }
@@ -37,9 +40,10 @@ extern "C" void on_bus_error(int) {
     if (mapped_name_set.load(std::memory_order_acquire)) {
         write_stderr("'");
         write_stderr(mapped_name.data());
-        write_stderr("' changed while it was being read (it was truncated or rewritten in place)\n");
+        write_stderr("' could not be read or written through its memory map: it was truncated or rewritten in place by "
+                     "another program, or its storage failed (an I/O error, or a sparse file on a full tmpfs)\n");
     } else {
-        write_stderr("a mapped file changed while it was being read\n");
+        write_stderr("a memory-mapped file could not be read or written: it was truncated, or its storage failed\n");
     }
     remove_pending_temporaries();
     ::_exit(2);
@@ -118,12 +122,18 @@ void unblock_termination_signals() noexcept {
 
 int termination_signal() noexcept { return requested.load(std::memory_order_acquire); }
 
-void set_mapped_file(const std::string& name) {
-    mapped_name_set.store(false, std::memory_order_release);
-    const std::size_t size = std::min(name.size(), mapped_name.size() - 1);
-    std::memcpy(mapped_name.data(), name.data(), size);
-    mapped_name[size] = '\0';
-    mapped_name_set.store(size > 0, std::memory_order_release);
+/// Copies `text` into a handler's buffer, guarded by `set` (off while the buffer changes).
+template <std::size_t Size>
+void set_for_handler(std::array<char, Size>& buffer, std::atomic<bool>& set, const std::string& text) {
+    set.store(false, std::memory_order_release);
+    const std::size_t size = std::min(text.size(), buffer.size() - 1);
+    std::memcpy(buffer.data(), text.data(), size);
+    buffer[size] = '\0';
+    set.store(size > 0, std::memory_order_release);
 }
+
+void set_termination_note(const std::string& note) { set_for_handler(termination_note, termination_note_set, note); }
+
+void set_mapped_file(const std::string& name) { set_for_handler(mapped_name, mapped_name_set, name); }
 
 }  // namespace bloomkit::cli

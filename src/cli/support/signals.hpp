@@ -5,8 +5,8 @@
 //                             signal as usual (the destination keeps its old contents)
 //   SIGXFSZ                   ignored: a write past `ulimit -f` then fails with EFBIG, which is
 //                             reported as an error naming the file ("File too large")
-//   SIGBUS                    a mapped filter file was truncated under us: say which file changed
-//                             while it was being read, exit 2
+//   SIGBUS                    a mapped filter file was truncated under us, or its storage failed:
+//                             say which file, exit 2
 //   SIGRTMIN                  sent by the command to its own reading thread, to interrupt a read
 //                             that waits on an idle input once the job has failed elsewhere
 //                             (interrupt_reads): the error is reported at once, not when the
@@ -25,6 +25,10 @@ void install_signal_handlers();
 
 /// Names the file whose mapping a SIGBUS would come from (empty: none), for the message.
 void set_mapped_file(const std::string& name);
+
+/// What a SIGINT, SIGTERM or SIGHUP that ends the process should say on stderr first (empty:
+/// nothing), e.g. that the file the command was about to change was not changed.
+void set_termination_note(const std::string& note);
 
 /// From now on the first SIGINT, SIGTERM or SIGHUP does not end the process: it is recorded,
 /// and a read of the input it interrupts throws termination_requested, so that the command can
