@@ -12,9 +12,9 @@
 // their checksums holds the shared one. A commit that is never made changes nothing.
 //
 // Crash-safe and never re-sealing damage. A commit, under the lock:
-//   1. checks each chunk it will change against its checksum (a damaged one is refused, and
-//      the file is left as it was), and makes sure their disk blocks exist (a full disk fails
-//      here, not as a SIGBUS half-way);
+//   1. makes sure the disk blocks of the chunks it will change exist (in a sparse file a full
+//      disk then fails here, not as a SIGBUS half-way), and checks each against its checksum (a
+//      damaged one is refused, and the file is left as it was);
 //   2. sets the header's update flag and writes, over the table entry of each of those chunks,
 //      the record that it is being written (chunk_being_written); flushes;
 //   3. ORs the keys' bits into the mapped payload; flushes;
@@ -152,12 +152,12 @@ public:
         if (staged_.empty() && !new_format) return 0;
         const std::vector<std::uint64_t> touched = touched_chunks();
         const detail::file_lock writing(region_->file(), path_, detail::file_lock::mode::exclusive);
+        reserve_disk_blocks(touched);  // before even reading them: tmpfs allocates on a read of a hole too
         std::uint64_t bits_before = 0;
         for (const std::uint64_t chunk : touched) {
             verify_chunk(chunk);
             bits_before += popcount(chunk);
         }
-        reserve_disk_blocks(touched);
         try {
             const size_type added = apply(touched, bits_before);
             staged_.clear();
