@@ -40,7 +40,7 @@ public:
     struct run_options {
         std::size_t depth = 256;  ///< commands in flight per node
         unsigned replicas = 0;    ///< WAIT for this many replicas after each node's writes
-        std::chrono::milliseconds replica_timeout{2000};
+        std::chrono::milliseconds replica_timeout{5000};  ///< WAIT's timeout (its reply is awaited that long more)
     };
     using reply_handler = std::function<void(std::size_t index, const redisReply& r)>;
 
