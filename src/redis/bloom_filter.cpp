@@ -185,11 +185,42 @@ void bloom_filter::contains_digests(std::span<const digest> digests, bool* answe
 }
 
 void bloom_filter::clear() {
+    require_shards();  // a lost shard is reported before anything is cleared, and never made anew
     for (std::uint64_t s = 0; s < description_.shards; ++s) {  // one at a time: each may be 512 MiB to allocate
         detail::shard_writes writes(*client_, description_, options_);
         writes.clear(s);
         if (const auto refused = writes.run()) detail::throw_not_ours(description_, refused->shard, refused->found);
     }
+}
+
+namespace {
+
+// Appends the read of shard `s`'s generation: `BITFIELD_RO NAME:s GET i64 <offset>`.
+void read_generation(command_batch& batch, const filter_description& d, const std::string& key, std::uint64_t s) {
+    batch.start(5, "BITFIELD_RO", key, false);
+    batch.argument("GET");
+    batch.argument("i64");
+    batch.argument(generation_bits(d, s));
+}
+
+// The generation a reply to read_generation gives.
+std::uint64_t generation_read(const command_batch& batch, std::size_t i, const redisReply& r) {
+    if (r.type != REDIS_REPLY_ARRAY || r.elements != 1 || r.element[0]->type != REDIS_REPLY_INTEGER)
+        throw server_error("BITFIELD_RO " + std::string(batch.key(i)) + ": a reply of the wrong shape");
+    return generation_of(*r.element[0]);
+}
+
+}  // namespace
+
+void bloom_filter::require_shards() const {
+    command_batch batch;
+    for (std::uint64_t s = 0; s < description_.shards; ++s) read_generation(batch, description_, shard_keys_[s], s);
+    std::optional<std::pair<std::uint64_t, std::uint64_t>> refused;  // shard, generation found
+    client_->router().run(batch, detail::run_options_of(*client_, options_, false), [&](std::size_t i, const redisReply& r) {
+        if (const std::uint64_t found = generation_read(batch, i, r); found != description_.generation && !refused)
+            refused.emplace(i, found);
+    });
+    if (refused) detail::throw_not_ours(description_, refused->first, refused->second);
 }
 
 std::uint64_t bloom_filter::set_bit_count() const {
@@ -198,10 +229,7 @@ std::uint64_t bloom_filter::set_bit_count() const {
         batch.start(4, "BITCOUNT", shard_keys_[s], false);
         batch.argument(std::uint64_t{0});
         batch.argument(description_.shard_blocks(s) * 64 - 1);
-        batch.start(5, "BITFIELD_RO", shard_keys_[s], false);
-        batch.argument("GET");
-        batch.argument("i64");
-        batch.argument(generation_bits(description_, s));
+        read_generation(batch, description_, shard_keys_[s], s);
     }
     std::uint64_t set = 0;
     std::optional<std::pair<std::uint64_t, std::uint64_t>> refused;  // shard, generation found
@@ -209,15 +237,14 @@ std::uint64_t bloom_filter::set_bit_count() const {
         if (i % 2 == 0) {
             if (r.type != REDIS_REPLY_INTEGER) throw server_error("BITCOUNT " + std::string(batch.key(i)) + ": not an integer reply");
             set += static_cast<std::uint64_t>(r.integer);
-        } else if (r.type != REDIS_REPLY_ARRAY || r.elements != 1 || r.element[0]->type != REDIS_REPLY_INTEGER) {
-            throw server_error("BITFIELD_RO " + std::string(batch.key(i)) + ": a reply of the wrong shape");
-        } else if (const std::uint64_t found = generation_of(*r.element[0]); found != description_.generation && !refused) {
+        } else if (const std::uint64_t found = generation_read(batch, i, r); found != description_.generation && !refused) {
             refused.emplace(i / 2, found);
         }
     });
     if (refused) detail::throw_not_ours(description_, refused->first, refused->second);
     return set;
 }
+
 double bloom_filter::approximate_count() const {
     return estimate_keys(bloom_layout::block, description_.geometry, set_bit_count());
 }

@@ -7,6 +7,8 @@
 namespace bloomkit::redis::detail {
 namespace {
 
+constexpr std::uint64_t shards_looked_at = 16;  // from the hint on, for a trailer to start from
+
 // The trailer of a shard that is a string of the right length for its own description.
 std::optional<shard_trailer> trailer_of(const shard_state& state) {
     if (state.type != "string") return std::nullopt;
@@ -17,11 +19,14 @@ std::optional<shard_trailer> trailer_of(const shard_state& state) {
 
 recovery restore_meta(const meta_store& store, std::uint64_t hint) {
     client& c = store.connection();
-    const std::optional<shard_trailer> seen = trailer_of(inspect_shards(c, store.name(), hint, hint + 1, store.options()).at(0));
+    // The first trailer among a few shards from `hint` on: shard 0 may be lost too.
+    std::optional<shard_trailer> seen;
+    const std::vector<shard_state> first = inspect_shards(c, store.name(), hint, hint + shards_looked_at, store.options());
+    for (std::uint64_t i = 0; i < first.size() && !seen; ++i)
+        if (auto t = trailer_of(first[i]); t && hint + i < t->description.shards) seen = std::move(t);
     if (!seen) return {};
     filter_description d = seen->description;
     d.name = store.name();
-    if (hint >= d.shards) return {};
 
     bool complete = true, found = false;
     const std::vector<shard_state> shards = inspect_shards(c, d.name, 0, d.shards, store.options());

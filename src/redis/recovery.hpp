@@ -15,15 +15,16 @@ namespace bloomkit::redis::detail {
 
 struct recovery {
     enum outcome {
-        none,        ///< shard `hint` holds no trailer: there is nothing to restore
+        none,        ///< no shard looked at holds a trailer: there is nothing to restore
         restored,    ///< NAME:meta was written back (or written by someone else meanwhile)
         incomplete,  ///< shards of an interrupted creation: `description` says which
     } result = none;
     filter_description description{};
 };
 
-/// Restores NAME:meta from shard `hint`'s trailer (state ready), once every shard of that
-/// filter that is there holds its generation and is complete. Needs the rights to run scripts.
+/// Restores NAME:meta from the trailer of shard `hint` (or of one of the few after it: that one
+/// may be lost too), in state ready, once every shard of that filter that is there holds its
+/// generation and is complete. Needs the rights to run scripts.
 [[nodiscard]] recovery restore_meta(const meta_store& store, std::uint64_t hint = 0);
 
 }  // namespace bloomkit::redis::detail

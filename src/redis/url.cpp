@@ -27,7 +27,7 @@ userinfo find_userinfo(std::string_view address) {
     const std::string_view rest = address.substr(begin);
     std::size_t at = std::string_view::npos;
     if (address.starts_with("unix://")) {
-        if (!rest.starts_with('/')) at = rest.find("@/");
+        if (!rest.starts_with('/')) at = rest.find("@/") != std::string_view::npos ? rest.find("@/") : rest.rfind('@');
     } else {
         at = rest.rfind('@');
     }
