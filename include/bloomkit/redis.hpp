@@ -374,6 +374,8 @@ private:
     // One BITFIELD (add) or BITFIELD_RO (query) per digest, each reading the shard's
     // generation first; then every reply checked and turned into answers.
     void run_key_commands(std::span<const digest> digests, bool write, bool* answers) const;
+    // Throws shard_missing or filter_replaced unless every shard holds this filter's generation.
+    void require_shards() const;
 
     client* client_;
     filter_description description_;
