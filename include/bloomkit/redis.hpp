@@ -16,21 +16,25 @@
 // - The bits are exactly those of a local block_bloom_filter with the same geometry, seed and
 //   hash (the byte order converted: Redis numbers bits from the top of each byte), so push()
 //   serves a filter built offline and pull() brings one back, byte for byte; both answer alike.
-// - Every shard ends with a 128-byte trailer (docs/FORMAT.md, "A filter in Redis"): a copy of
+// - Every shard starts with a 128-byte header (docs/FORMAT.md, "A filter in Redis"): a copy of
 //   the filter's description, and last the filter's generation — a random odd 64-bit number
-//   drawn when the filter is created, also in NAME:meta. Its last bit, the last bit of the
-//   shard, is the sentinel: never a key's bit, 1 in every shard that exists.
+//   drawn when the filter is created, also in NAME:meta. Its last bit (bit 1023 of the shard)
+//   is the sentinel: never a key's bit, 1 in every shard that exists. The blocks follow.
 // - Fail-closed: every add and query reads the shard's generation in the same command
-//   (`GET i64`). A shard that was evicted, flushed or deleted reads 0: the call throws
+//   (`GET i64 960`). A shard that was evicted, flushed or deleted reads 0: the call throws
 //   shard_missing. One that holds another generation belongs to a filter dropped and created
 //   again since this one was opened: the call throws filter_replaced. Neither answers
 //   "definitely not". Timeouts, lost connections, OOM refusals, ACL refusals and replies of
 //   the wrong type throw too: a batch either answers every key or throws.
 // - Nothing that is not ours is overwritten or deleted: creating and pushing refuse a shard
-//   key that exists without our trailer (a hash, a list, someone's string), and shards are
-//   deleted only when they hold the generation of the filter being dropped (or are the
-//   trailer-less leftovers of an add to a shard that was gone).
-// - NAME:meta, the filter's record, is rebuilt from the shards' trailers when it is lost
+//   key that exists without our header (a hash, a list, someone's string), and shards are
+//   deleted only when they hold the generation of the filter being dropped (or are what an
+//   add left: BITFIELD SET makes the key it writes to, so an add to a shard that was gone
+//   makes a headerless string, which it removes before it throws). One thing a client cannot
+//   check before it writes: an add to a filter dropped and created again since it was opened
+//   sets its bits in the new filter, then throws — false positives there, never a lost key
+//   (the bits land after the header, which is at the same place in every filter).
+// - NAME:meta, the filter's record, is rebuilt from the shards' headers when it is lost
 //   (evicted under an allkeys policy, deleted): open, create and drop restore it, and a
 //   create never mistakes the live shards of a filter whose record is gone for leftovers.
 // - Creation is claimed: NAME:meta in state "creating" names an owner (a random token) and
@@ -226,10 +230,10 @@ struct filter_options {
     bool take_over = false;
 };
 
-/// What NAME:meta records (and every shard's trailer repeats).
+/// What NAME:meta records (and every shard's header repeats).
 struct filter_description {
-    /// Bytes after a shard's blocks: the filter's description and, in its last 8, the generation.
-    static constexpr std::uint64_t trailer_bytes = 128;
+    /// Bytes before a shard's blocks: the filter's description and, in its last 8, the generation.
+    static constexpr std::uint64_t header_bytes = 128;
     /// Most shards a filter may have (a hostile NAME:meta cannot make a client allocate more).
     static constexpr std::uint64_t max_shards = std::uint64_t{1} << 20;
 
@@ -246,7 +250,7 @@ struct filter_description {
     [[nodiscard]] std::uint64_t blocks() const noexcept { return geometry.bits / 512; }
     /// Blocks held by shard `s` (the last shard may hold fewer).
     [[nodiscard]] std::uint64_t shard_blocks(std::uint64_t s) const noexcept;
-    /// Bytes of shard `s`'s string: its blocks and its trailer.
+    /// Bytes of shard `s`'s string: its header and its blocks.
     [[nodiscard]] std::uint64_t shard_bytes(std::uint64_t s) const noexcept;
     /// The Redis key of shard `s` ("NAME:s") and of the metadata ("NAME:meta").
     [[nodiscard]] std::string shard_key(std::uint64_t s) const;
@@ -284,7 +288,7 @@ public:
 
     /// What the keys are, as NAME:meta records it.
     [[nodiscard]] key_format recorded_key_format() const noexcept { return description_.keys; }
-    /// Records what the keys are, in NAME:meta and every shard's trailer, for a filter that
+    /// Records what the keys are, in NAME:meta and every shard's header, for a filter that
     /// records nothing yet. Throws filter_mismatch when it records another format
     /// (same_keys), filter_replaced when NAME is no longer this filter.
     void record_key_format(key_format keys);
@@ -330,11 +334,11 @@ public:
     void insert_digests(std::span<const digest> digests, bool* answers);
     void contains_digests(std::span<const digest> digests, bool* answers) const;
 
-    /// Resets every bit (the trailers stay): each shard is replaced at once, only if it still
+    /// Resets every bit (the headers stay): each shard is replaced at once, only if it still
     /// holds this filter's generation.
     void clear();
 
-    /// Bits set (BITCOUNT of every shard's blocks, the trailers excluded), the distinct keys
+    /// Bits set (BITCOUNT of every shard's blocks, the headers excluded), the distinct keys
     /// they suggest, and the FPR they give.
     [[nodiscard]] std::uint64_t set_bit_count() const;
     [[nodiscard]] double approximate_count() const;

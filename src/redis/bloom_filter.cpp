@@ -4,10 +4,11 @@
 //
 // Where a key's bits are: the digest picks a block and a bit pattern exactly as for a local
 // block_bloom_filter (layouts/block.hpp); block b lives in shard b / blocks_per_shard at block
-// b % blocks_per_shard. Bit i (0–511) of a block is bit i % 64 of its word i / 64: in the
-// words' little-endian bytes (the file format's), byte i / 8, the bit of value 2^(i % 8).
-// Redis numbers a string's bits from the most significant of each byte, so BITFIELD reaches
-// that very bit at offset (i / 8)·8 + 7 − i % 8 = i ^ 7. With that offset, a shard's bytes are
+// b % blocks_per_shard, after the shard's 128-byte header (shard_header.hpp). Bit i (0–511) of
+// a block is bit i % 64 of its word i / 64: in the words' little-endian bytes (the file
+// format's), byte i / 8, the bit of value 2^(i % 8). Redis numbers a string's bits from the
+// most significant of each byte, so BITFIELD reaches that very bit at offset (i / 8)·8 + 7 −
+// i % 8 = i ^ 7 from the block's start. With that offset, a shard's bytes after its header are
 // exactly the little-endian bytes of its blocks' words: push and pull copy bytes, converting
 // nothing but the words' byte order on a big-endian machine.
 #include <algorithm>
@@ -31,8 +32,9 @@ using detail::command_batch;
 
 constexpr std::uint64_t transfer_chunk = std::uint64_t{1} << 20;  // bytes per GETRANGE
 
-// Where BITFIELD's `GET i64` reads shard `s`'s generation: its last 64 bits.
-std::uint64_t generation_bits(const filter_description& d, std::uint64_t s) { return detail::generation_offset(d, s) * 8; }
+// Where BITFIELD's `GET i64` reads a shard's generation, and where its blocks start, in bits.
+constexpr std::uint64_t generation_bit = detail::generation_offset * 8;
+constexpr std::uint64_t first_block_bit = filter_description::header_bytes * 8;
 
 // The generation a BITFIELD reply's first element holds (the bits of an i64).
 std::uint64_t generation_of(const redisReply& r) { return static_cast<std::uint64_t>(r.integer); }
@@ -57,25 +59,29 @@ block_bloom_filter bloom_filter::pull() const {
     block_bloom_filter::storage_type storage(d.blocks() * 8);
     std::uint64_t* words = storage.mutable_data();
     for (std::uint64_t s = 0; s < d.shards; ++s) {
-        const std::uint64_t bytes = d.shard_bytes(s);
-        const std::uint64_t data = d.shard_blocks(s) * 64;  // without the trailer
+        // The generation first, then the blocks a chunk at a time.
+        const std::uint64_t bytes = d.shard_blocks(s) * 64;
         command_batch batch;
+        batch.start(4, "GETRANGE", shard_keys_[s], false);
+        batch.argument(detail::generation_offset);
+        batch.argument(detail::generation_offset + 7);
         for (std::uint64_t offset = 0; offset < bytes; offset += transfer_chunk) {
             batch.start(4, "GETRANGE", shard_keys_[s], false);
-            batch.argument(offset);
-            batch.argument(std::min(offset + transfer_chunk, bytes) - 1);
+            batch.argument(filter_description::header_bytes + offset);
+            batch.argument(filter_description::header_bytes + std::min(offset + transfer_chunk, bytes) - 1);
         }
         std::uint64_t* shard_words = words + s * d.blocks_per_shard * 8;
         client_->router().run(batch, detail::run_options_of(*client_, options_, false), [&](std::size_t i, const redisReply& r) {
-            const std::uint64_t offset = i * transfer_chunk;
-            const std::uint64_t expected = std::min(transfer_chunk, bytes - offset);
             if (r.type != REDIS_REPLY_STRING) throw server_error("GETRANGE " + shard_keys_[s] + ": not a string reply");
-            if (r.len != expected) detail::throw_not_ours(d, s, 0);
-            if (offset + expected == bytes) {  // the last chunk ends with the generation
-                const std::uint64_t found = detail::generation_from({r.str + r.len - 8, 8});
-                if (found != d.generation) detail::throw_not_ours(d, s, found);
+            if (i == 0) {
+                if (const std::uint64_t found = detail::generation_from({r.str, r.len}); found != d.generation)
+                    detail::throw_not_ours(d, s, found);
+                return;
             }
-            if (offset < data) detail::redis_to_words(r.str, (std::min(expected, data - offset)) / 8, shard_words + offset / 8);
+            const std::uint64_t offset = (i - 1) * transfer_chunk;
+            const std::uint64_t expected = std::min(transfer_chunk, bytes - offset);
+            if (r.len != expected) detail::throw_not_ours(d, s, 0);  // gone since its generation was read
+            detail::redis_to_words(r.str, expected / 8, shard_words + offset / 8);
         });
     }
     block_bloom_filter local(d.geometry, hasher_, std::move(storage), d.target, d.inserted);
@@ -105,11 +111,10 @@ void bloom_filter::record_key_format(key_format keys) {
         description_.keys = keys;
         break;
     }
-    // The trailers too, so that a record restored from them says the same.
+    // The shards' headers too, so that a record restored from them says the same.
     detail::shard_writes writes(*client_, description_, options_);
     const char byte = static_cast<char>(keys);
-    for (std::uint64_t s = 0; s < description_.shards; ++s)
-        writes.write(s, description_.shard_bytes(s) - filter_description::trailer_bytes + detail::trailer_keys_offset, {&byte, 1});
+    for (std::uint64_t s = 0; s < description_.shards; ++s) writes.write(s, detail::header_keys_offset, {&byte, 1});
     if (const auto refused = writes.run()) detail::throw_not_ours(description_, refused->shard, refused->found);
 }
 
@@ -125,12 +130,12 @@ void bloom_filter::run_key_commands(std::span<const digest> digests, bool write,
     for (const digest& key : digests) {
         const auto p = layout_.locate(key);
         const std::uint64_t shard = p.block / d.blocks_per_shard;
-        const std::uint64_t base = (p.block - shard * d.blocks_per_shard) * 512;
+        const std::uint64_t base = first_block_bit + (p.block - shard * d.blocks_per_shard) * 512;
         batch.start(2 + 3 + (write ? 4 : 3) * std::size_t{k}, write ? "BITFIELD" : "BITFIELD_RO", shard_keys_[shard], write,
                     shard_slots_[shard]);
         batch.argument("GET");
         batch.argument("i64");
-        batch.argument(generation_bits(d, shard));
+        batch.argument(generation_bit);
         layout_.for_each_bit(p.pattern, [&](std::uint32_t word, std::uint64_t mask) {
             const auto bit = static_cast<std::uint64_t>(word * 64 + std::countr_zero(mask));
             batch.argument(write ? "SET" : "GET");
@@ -161,19 +166,17 @@ void bloom_filter::run_key_commands(std::span<const digest> digests, bool write,
         }
         answers[i] = write ? !all_set : all_set;  // an add is new if any of its bits was clear
     });
-    if (!gone.empty()) {
+    if (!gone.empty() && write) {
         std::sort(gone.begin(), gone.end());
         gone.erase(std::unique(gone.begin(), gone.end()), gone.end());
-        if (write) {
-            try {
-                (void)detail::delete_shards(*client_, d, gone, true, options_);
-            } catch (const error&) {
-                // The error that matters is the lost shard.
-            }
+        try {
+            (void)detail::delete_shards(*client_, d, gone, true, options_);
+        } catch (const error&) {
+            // The error that matters is the lost shard's.
         }
-        detail::throw_not_ours(d, gone.front(), 0);
     }
-    if (replaced) detail::throw_not_ours(d, replaced->first, replaced->second);
+    if (replaced) detail::throw_not_ours(d, replaced->first, replaced->second);  // the more telling of the two
+    if (!gone.empty()) detail::throw_not_ours(d, gone.front(), 0);
 }
 
 void bloom_filter::insert_digests(std::span<const digest> digests, bool* answers) {
@@ -195,12 +198,12 @@ void bloom_filter::clear() {
 
 namespace {
 
-// Appends the read of shard `s`'s generation: `BITFIELD_RO NAME:s GET i64 <offset>`.
-void read_generation(command_batch& batch, const filter_description& d, const std::string& key, std::uint64_t s) {
+// Appends the read of a shard's generation: `BITFIELD_RO NAME:s GET i64 960`.
+void read_generation(command_batch& batch, const std::string& key) {
     batch.start(5, "BITFIELD_RO", key, false);
     batch.argument("GET");
     batch.argument("i64");
-    batch.argument(generation_bits(d, s));
+    batch.argument(generation_bit);
 }
 
 // The generation a reply to read_generation gives.
@@ -214,7 +217,7 @@ std::uint64_t generation_read(const command_batch& batch, std::size_t i, const r
 
 void bloom_filter::require_shards() const {
     command_batch batch;
-    for (std::uint64_t s = 0; s < description_.shards; ++s) read_generation(batch, description_, shard_keys_[s], s);
+    for (const std::string& key : shard_keys_) read_generation(batch, key);
     std::optional<std::pair<std::uint64_t, std::uint64_t>> refused;  // shard, generation found
     client_->router().run(batch, detail::run_options_of(*client_, options_, false), [&](std::size_t i, const redisReply& r) {
         if (const std::uint64_t found = generation_read(batch, i, r); found != description_.generation && !refused)
@@ -227,9 +230,9 @@ std::uint64_t bloom_filter::set_bit_count() const {
     command_batch batch;
     for (std::uint64_t s = 0; s < description_.shards; ++s) {
         batch.start(4, "BITCOUNT", shard_keys_[s], false);
-        batch.argument(std::uint64_t{0});
-        batch.argument(description_.shard_blocks(s) * 64 - 1);
-        read_generation(batch, description_, shard_keys_[s], s);
+        batch.argument(filter_description::header_bytes);
+        batch.argument(description_.shard_bytes(s) - 1);
+        read_generation(batch, shard_keys_[s]);
     }
     std::uint64_t set = 0;
     std::optional<std::pair<std::uint64_t, std::uint64_t>> refused;  // shard, generation found

@@ -4,7 +4,7 @@
 //
 // Whatever happens, a process touches only what it can prove is its own: shards it made in
 // its own claim (they hold its generation), or the shards of the filter it drops (they hold
-// that filter's generation). A key that exists without our trailer is refused, never
+// that filter's generation). A key that exists without our header is refused, never
 // overwritten; a shard of a filter whose record is lost is the reason to restore the record,
 // never a leftover to wipe.
 #include <chrono>
@@ -107,13 +107,12 @@ void copy_bits(client& c, claim& mine, const block_bloom_filter& local, std::uin
             const std::uint64_t size = std::min(transfer_chunk, bytes - offset);
             chunk.resize(size);
             detail::words_to_redis(words + offset / 8, size / 8, chunk.data());
-            writes.write(s, offset, chunk);
+            writes.write(s, filter_description::header_bytes + offset, chunk);
             if ((queued += size) >= 16 * transfer_chunk) run_claimed(writes, mine), queued = 0;
         }
     }
     run_claimed(writes, mine);
-    for (std::uint64_t s = first; s < last; ++s)
-        writes.write(s, d.shard_bytes(s) - filter_description::trailer_bytes + detail::trailer_complete_offset, "\x01");
+    for (std::uint64_t s = first; s < last; ++s) writes.write(s, detail::header_complete_offset, "\x01");
     run_claimed(writes, mine);
 }
 
@@ -157,7 +156,7 @@ bloom_filter bloom_filter::create(client& c, std::string name, size_type expecte
     // Every instance of a service may be doing this at once: one claims the name and makes
     // the shards, the others wait for it, then open what it made.
     const meta_store store(c, wanted.name, options);
-    std::uint64_t hint = 0;  // the shard whose trailer may restore a lost record
+    std::uint64_t hint = 0;  // the shard whose header may restore a lost record
     while (true) {
         const meta_snapshot now = store.read();
         if (!now.text) {
@@ -169,7 +168,7 @@ bloom_filter bloom_filter::create(client& c, std::string name, size_type expecte
             try {
                 build(c, *mine, options, nullptr);
             } catch (const detail::foreign_key& e) {
-                if (!e.trailer || e.shard == hint) throw;
+                if (!e.header || e.shard == hint) throw;
                 hint = e.shard;  // a shard of this name's filter, whose record is gone: restore it
                 continue;
             }
@@ -261,7 +260,7 @@ bloom_filter bloom_filter::push(client& c, std::string name, const block_bloom_f
         try {
             build(c, *mine, options, &local);
         } catch (const detail::foreign_key& e) {
-            if (!e.trailer || e.shard == hint) throw;
+            if (!e.header || e.shard == hint) throw;
             hint = e.shard;
             continue;
         }

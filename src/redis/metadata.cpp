@@ -15,7 +15,7 @@ std::uint64_t filter_description::shard_blocks(std::uint64_t s) const noexcept {
     return std::min(blocks_per_shard, blocks() - std::min(blocks(), first));
 }
 std::uint64_t filter_description::shard_bytes(std::uint64_t s) const noexcept {
-    return shard_blocks(s) * 64 + trailer_bytes;
+    return header_bytes + shard_blocks(s) * 64;
 }
 std::string filter_description::shard_key(std::uint64_t s) const { return name + ":" + std::to_string(s); }
 std::string filter_description::meta_key() const { return name + ":meta"; }
@@ -35,9 +35,9 @@ constexpr std::string_view known_fields[] = {"bloomkit-redis", "kind", "state", 
 constexpr std::uint64_t string_overhead = 16;
 constexpr std::uint64_t largest_shard = std::uint64_t{512} << 20;  // Redis's default string limit
 constexpr std::uint64_t smallest_shard = std::uint64_t{64} << 10;
-// The most blocks a shard of at most largest_shard bytes holds, header and trailer included.
+// The most blocks a shard of at most largest_shard bytes holds, with both headers (Redis's, ours).
 constexpr std::uint64_t most_blocks_per_shard =
-    (largest_shard - string_overhead - filter_description::trailer_bytes) / 64;
+    (largest_shard - string_overhead - filter_description::header_bytes) / 64;
 
 [[noreturn]] void bad_meta(std::string_view name, const std::string& why) {
     throw filter_mismatch("Redis key " + std::string(name) + ":meta is not a bloomkit filter's metadata: " + why);
@@ -214,8 +214,8 @@ filter_description plan_shards(std::string name, bloom_geometry geometry, std::u
     filter_description d;
     d.name = std::move(name);
     const std::uint64_t blocks = geometry.bits / 512;
-    // Blocks and the trailer, with the string's header, within the size limit's class.
-    const std::uint64_t most = (max_shard_bytes - string_overhead - filter_description::trailer_bytes) / 64;
+    // Our header and the blocks, with the string's own header, within the size limit's class.
+    const std::uint64_t most = (max_shard_bytes - string_overhead - filter_description::header_bytes) / 64;
     d.shards = (blocks + most - 1) / most;
     if (d.shards > filter_description::max_shards)
         throw invalid_argument(fmt::format("a filter of {} bytes in shards of at most {} bytes would need {} shards, more "
@@ -223,8 +223,8 @@ filter_description plan_shards(std::string name, bloom_geometry geometry, std::u
                                            blocks * 64, max_shard_bytes, d.shards, filter_description::max_shards));
     d.blocks_per_shard = (blocks + d.shards - 1) / d.shards;
     if (round_up) {
-        const std::uint64_t allocated = size_class(d.blocks_per_shard * 64 + filter_description::trailer_bytes + string_overhead);
-        d.blocks_per_shard = std::max(d.blocks_per_shard, (allocated - string_overhead - filter_description::trailer_bytes) / 64);
+        const std::uint64_t allocated = size_class(filter_description::header_bytes + d.blocks_per_shard * 64 + string_overhead);
+        d.blocks_per_shard = std::max(d.blocks_per_shard, (allocated - string_overhead - filter_description::header_bytes) / 64);
         geometry.bits = d.shards * d.blocks_per_shard * 512;
     }
     d.geometry = geometry;

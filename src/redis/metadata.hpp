@@ -8,7 +8,7 @@
 //     state ready               "creating" while a claim's owner makes the shards, "dropping"
 //                               while they are deleted
 //     owner 5f0c…(32 hex)       creating and dropping only: the random token of the claim's owner
-//     generation 9a3e…(16 hex)  random, odd: also the last 8 bytes of every shard
+//     generation 9a3e…(16 hex)  random, odd: also bytes 120–127 of every shard (shard_header.hpp)
 //     bits 1048576              the geometry: bits (whole 512-bit blocks)…
 //     hashes 8                  …and probes per key
 //     shards 4                  strings NAME:0 … NAME:3

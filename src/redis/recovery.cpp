@@ -7,23 +7,23 @@
 namespace bloomkit::redis::detail {
 namespace {
 
-constexpr std::uint64_t shards_looked_at = 16;  // from the hint on, for a trailer to start from
+constexpr std::uint64_t shards_looked_at = 16;  // from the hint on, for a header to start from
 
-// The trailer of a shard that is a string of the right length for its own description.
-std::optional<shard_trailer> trailer_of(const shard_state& state) {
+// The header of a shard, if it is a string that starts with one.
+std::optional<shard_header> header_of(const shard_state& state) {
     if (state.type != "string") return std::nullopt;
-    return decode_trailer(state.tail);
+    return decode_header(state.head);
 }
 
 }  // namespace
 
 recovery restore_meta(const meta_store& store, std::uint64_t hint) {
     client& c = store.connection();
-    // The first trailer among a few shards from `hint` on: shard 0 may be lost too.
-    std::optional<shard_trailer> seen;
+    // The first header among a few shards from `hint` on: shard 0 may be lost too.
+    std::optional<shard_header> seen;
     const std::vector<shard_state> first = inspect_shards(c, store.name(), hint, hint + shards_looked_at, store.options());
     for (std::uint64_t i = 0; i < first.size() && !seen; ++i)
-        if (auto t = trailer_of(first[i]); t && hint + i < t->description.shards) seen = std::move(t);
+        if (auto t = header_of(first[i]); t && hint + i < t->description.shards) seen = std::move(t);
     if (!seen) return {};
     filter_description d = seen->description;
     d.name = store.name();
@@ -31,7 +31,7 @@ recovery restore_meta(const meta_store& store, std::uint64_t hint) {
     bool complete = true, found = false;
     const std::vector<shard_state> shards = inspect_shards(c, d.name, 0, d.shards, store.options());
     for (std::uint64_t s = 0; s < d.shards; ++s) {
-        const std::optional<shard_trailer> t = trailer_of(shards[s]);
+        const std::optional<shard_header> t = header_of(shards[s]);
         if (!t || t->description.generation != d.generation || shards[s].length != d.shard_bytes(s)) continue;
         found = true;
         complete &= t->complete;

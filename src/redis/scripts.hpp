@@ -5,7 +5,7 @@
 // Each script touches the one key it is given, so it runs on a Redis Cluster too (a script's
 // keys must share a slot). Redis runs a script as one command: nothing happens between its
 // check and its write. Offsets and lengths come as decimal ARGV, bytes as binary-safe ARGV.
-// A generation is compared as the 8 bytes a shard stores (trailer.hpp), never as a Lua
+// A generation is compared as the 8 bytes a shard stores (shard_header.hpp), never as a Lua
 // number: Lua 5.1's numbers are doubles, which hold no 64-bit value exactly.
 #pragma once
 
@@ -34,30 +34,34 @@ redis.call('SET', KEYS[1], text)
 return {1, text, now}
 )lua";
 
-/// KEYS[1] a shard of a filter being created. ARGV[1]: its length; ARGV[2]: its trailer (128
+/// KEYS[1] a shard of a filter being created. ARGV[1]: its length; ARGV[2]: its header (128
 /// bytes, the generation last); ARGV[3]: the generation of a claim taken over, whose shards
-/// are ours to make anew, or "". Makes the shard (zeroed, the trailer at its end: one
-/// allocation) unless a key is there already. Returns {"created"}, {"ours"} (made before, by
-/// this claim), {"reset"} (a shard of the claim taken over, made anew), or what is there
-/// instead: {"type", its type} or {"foreign", its length, its last 128 bytes}.
+/// are ours to make anew, or "". Makes the shard unless a key is there already: zeroed, one
+/// allocation (SETRANGE of its last byte on a new key allocates exactly), then its header.
+/// Returns {"created"}, {"ours"} (made before, by this claim), {"reset"} (a shard of the
+/// claim taken over, made anew), or what is there instead: {"type", its type} or
+/// {"foreign", its length, its first 128 bytes}.
 inline constexpr std::string_view make_shard = R"lua(
-local length = tonumber(ARGV[1])
+local function make()
+    redis.call('SETRANGE', KEYS[1], tonumber(ARGV[1]) - 1, '\0')
+    redis.call('SETRANGE', KEYS[1], 0, ARGV[2])
+end
 local kind = redis.call('TYPE', KEYS[1]).ok
 if kind == 'none' then
-    redis.call('SETRANGE', KEYS[1], length - 128, ARGV[2])
+    make()
     return {'created'}
 end
 if kind ~= 'string' then return {'type', kind} end
 local size = redis.call('STRLEN', KEYS[1])
-local tail = redis.call('GETRANGE', KEYS[1], -128, -1)
-local generation = string.sub(tail, -8)
-if size == length and generation == string.sub(ARGV[2], -8) then return {'ours'} end
+local head = redis.call('GETRANGE', KEYS[1], 0, 127)
+local generation = string.sub(head, 121, 128)
+if size == tonumber(ARGV[1]) and generation == string.sub(ARGV[2], 121, 128) then return {'ours'} end
 if size >= 128 and generation == ARGV[3] then
     redis.call('UNLINK', KEYS[1])
-    redis.call('SETRANGE', KEYS[1], length - 128, ARGV[2])
+    make()
     return {'reset'}
 end
-return {'foreign', size, tail}
+return {'foreign', size, head}
 )lua";
 
 /// KEYS[1] a shard. ARGV[1]: the byte offset of its generation; ARGV[2]: the generation (8
@@ -71,20 +75,22 @@ return 1
 )lua";
 
 /// KEYS[1] a shard; ARGV[1], ARGV[2] as for write_if_ours. Sets every bit of its blocks to 0,
-/// its trailer kept (one allocation, like its creation), if it holds that generation. Returns
+/// its header kept (one allocation, like its creation), if it holds that generation. Returns
 /// 1, or the 8 bytes found instead.
 inline constexpr std::string_view clear_if_ours = R"lua(
 local found = redis.call('GETRANGE', KEYS[1], ARGV[1], ARGV[1] + 7)
 if found ~= ARGV[2] then return found end
-local trailer = redis.call('GETRANGE', KEYS[1], -128, -1)
+local size = redis.call('STRLEN', KEYS[1])
+local head = redis.call('GETRANGE', KEYS[1], 0, 127)
 redis.call('UNLINK', KEYS[1])
-redis.call('SETRANGE', KEYS[1], ARGV[1] + 8 - 128, trailer)
+redis.call('SETRANGE', KEYS[1], size - 1, '\0')
+redis.call('SETRANGE', KEYS[1], 0, head)
 return 1
 )lua";
 
 /// KEYS[1] a shard; ARGV[1], ARGV[2] as for write_if_ours; ARGV[3]: a length, or "". Deletes
 /// the shard if it holds that generation — or, given a length, if it is a string shorter than
-/// that which ends in no trailer: the bits of an add that ran after the shard was gone
+/// that which starts with no header: the bits of an add that ran after the shard was gone
 /// (BITFIELD SET makes the key it writes to). Returns 1 if it deleted the key, else 0.
 inline constexpr std::string_view delete_if_ours = R"lua(
 if redis.call('TYPE', KEYS[1]).ok ~= 'string' then return 0 end
@@ -93,19 +99,19 @@ if redis.call('GETRANGE', KEYS[1], ARGV[1], ARGV[1] + 7) == ARGV[2] then
     return 1
 end
 if ARGV[3] ~= '' and redis.call('STRLEN', KEYS[1]) < tonumber(ARGV[3]) and
-        string.sub(redis.call('GETRANGE', KEYS[1], -128, -1), 1, 4) ~= 'BKRS' then
+        redis.call('GETRANGE', KEYS[1], 0, 3) ~= 'BKRS' then
     redis.call('UNLINK', KEYS[1])
     return 1
 end
 return 0
 )lua";
 
-/// KEYS[1] a shard. Returns {its type, its length, its last 128 bytes} ({type, 0, ""} for a
+/// KEYS[1] a shard. Returns {its type, its length, its first 128 bytes} ({type, 0, ""} for a
 /// key that is not a string, {"none", 0, ""} for no key).
 inline constexpr std::string_view inspect_shard = R"lua(
 local kind = redis.call('TYPE', KEYS[1]).ok
 if kind ~= 'string' then return {kind, 0, ''} end
-return {kind, redis.call('STRLEN', KEYS[1]), redis.call('GETRANGE', KEYS[1], -128, -1)}
+return {kind, redis.call('STRLEN', KEYS[1]), redis.call('GETRANGE', KEYS[1], 0, 127)}
 )lua";
 
 }  // namespace bloomkit::redis::detail::scripts

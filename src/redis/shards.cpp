@@ -15,10 +15,10 @@ constexpr std::size_t commands_per_batch = 4096;  // bounds a batch's memory whe
 
 std::string_view text_of(const redisReply& r) { return {r.str, r.len}; }
 
-// The two arguments every conditional script starts with: where shard s's generation is, and
+// The two arguments every conditional script starts with: where a shard's generation is, and
 // which it must be.
-void generation_arguments(command_batch& batch, const filter_description& d, std::uint64_t s) {
-    batch.argument(generation_offset(d, s));
+void generation_arguments(command_batch& batch, const filter_description& d) {
+    batch.argument(generation_offset);
     batch.argument(generation_bytes(d.generation));
 }
 
@@ -35,14 +35,14 @@ std::string what_is(const std::string& type, std::uint64_t length) {
                                  : "string";
     const std::uint64_t length =
         type == "string" && r.elements >= 2 && r.element[1]->type == REDIS_REPLY_INTEGER ? static_cast<std::uint64_t>(r.element[1]->integer) : 0;
-    std::optional<shard_trailer> trailer;
+    std::optional<shard_header> header;
     if (type == "string" && r.elements >= 3 && r.element[2]->type == REDIS_REPLY_STRING)
-        trailer = decode_trailer(text_of(*r.element[2]));
-    if (trailer)
+        header = decode_header(text_of(*r.element[2]));
+    if (header)
         throw foreign_key(fmt::format("Redis key {} holds a shard of another bloomkit filter named {} (generation {:016x}), "
                                       "whose record {} is missing: refusing to overwrite it",
-                                      key, d.name, trailer->description.generation, d.meta_key()),
-                          s, trailer);
+                                      key, d.name, header->description.generation, d.meta_key()),
+                          s, header);
     throw foreign_key(fmt::format("Redis key {} exists and is {}, not a shard of filter {}: refusing to overwrite it. "
                                   "Choose another name, or delete {} if it is yours to delete",
                                   key, what_is(type, length), d.name, key),
@@ -72,13 +72,13 @@ void throw_not_ours(const filter_description& d, std::uint64_t shard, std::uint6
 
 void make_shards(client& c, const filter_description& d, std::uint64_t first, std::uint64_t last, bool complete,
                  std::uint64_t reset, const filter_options& o) {
-    const std::string trailer = encode_trailer(d, complete);
+    const std::string header = encode_header(d, complete);
     const std::string previous = reset == 0 ? std::string() : generation_bytes(reset);
     command_batch batch;
     for (std::uint64_t s = first; s < last; ++s) {
         batch.start_script(scripts::make_shard, d.shard_key(s), 3, true);
         batch.argument(d.shard_bytes(s));
-        batch.argument(trailer);
+        batch.argument(header);
         batch.argument(previous);
     }
     c.router().run(batch, run_options_of(c, o, true), [&](std::size_t i, const redisReply& r) {
@@ -91,7 +91,7 @@ void make_shards(client& c, const filter_description& d, std::uint64_t first, st
 
 void shard_writes::write(std::uint64_t shard, std::uint64_t offset, std::string_view bytes) {
     batch_.start_script(scripts::write_if_ours, d_->shard_key(shard), 4, true);
-    generation_arguments(batch_, *d_, shard);
+    generation_arguments(batch_, *d_);
     batch_.argument(offset);
     batch_.argument(bytes);
     shards_.push_back(shard);
@@ -99,7 +99,7 @@ void shard_writes::write(std::uint64_t shard, std::uint64_t offset, std::string_
 
 void shard_writes::clear(std::uint64_t shard) {
     batch_.start_script(scripts::clear_if_ours, d_->shard_key(shard), 2, true);
-    generation_arguments(batch_, *d_, shard);
+    generation_arguments(batch_, *d_);
     shards_.push_back(shard);
 }
 
@@ -124,7 +124,7 @@ std::uint64_t delete_shards(client& c, const filter_description& d, std::span<co
         batch.clear();
         for (const std::uint64_t s : shards.subspan(begin, std::min(commands_per_batch, shards.size() - begin))) {
             batch.start_script(scripts::delete_if_ours, d.shard_key(s), 3, true);
-            generation_arguments(batch, d, s);
+            generation_arguments(batch, d);
             if (orphans) batch.argument(d.shard_bytes(s));
             else batch.argument(std::string_view());
         }

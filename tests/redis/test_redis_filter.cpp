@@ -328,6 +328,25 @@ TEST_F(Standalone, ALongLivedClientNeverAnswersFromAFilterDroppedAndCreatedAgain
     EXPECT_EQ(redis::bloom_filter::open(c, "recreated").description().generation, again.description().generation);
 }
 
+TEST_F(Standalone, AStaleClientsAddsNeverBreakAFilterMadeSince) {
+    // A client still holding a filter of 128 KiB shards adds to the one made since under its
+    // name, of 64 KiB shards: its bits land after the new shards' headers (at the same place
+    // in every filter), and the keys it made for shards that do not exist are removed.
+    redis::client c = connect(servers());
+    redis::bloom_filter stale = redis::bloom_filter::create(c, "remade", 400000, 0.01, {.max_shard_bytes = 128 << 10});
+    redis::client other = connect(servers());
+    ASSERT_TRUE(redis::bloom_filter::drop(other, "remade"));
+    redis::bloom_filter fresh = redis::bloom_filter::create(other, "remade", 100000, 0.01, small_shards);
+    const auto keys = random_numbers(20000, 17);
+    fresh.insert(keys.begin(), keys.end());
+    const auto more = random_numbers(20000, 18);
+    EXPECT_THROW(stale.insert(more.begin(), more.end()), redis::filter_replaced);
+    EXPECT_NO_THROW((void)fresh.set_bit_count());
+    EXPECT_EQ(found_in(fresh, keys), static_cast<long>(keys.size()));
+    EXPECT_EQ(found_in(redis::bloom_filter::open(c, "remade"), keys), static_cast<long>(keys.size()));
+    EXPECT_EQ(servers().cli(port(), "DBSIZE"), std::to_string(fresh.description().shards + 1)) << "keys left behind";
+}
+
 // A server killed in the middle of a batch: the batch throws; answers already given are true ones.
 TEST(RedisServerLost, AKilledServerIsAnErrorWithNoAbsentAnswer) {
     REQUIRE_REDIS_SERVER();

@@ -1,6 +1,6 @@
 // tests/redis/test_redis_lifecycle.cpp — how a Redis-backed filter (bloomkit/redis.hpp) comes to
 // be and goes away, against a real standalone redis-server (tests/redis/servers.hpp): create,
-// open, push and drop, with the claims of NAME:meta, its recovery from the shards' trailers,
+// open, push and drop, with the claims of NAME:meta, its recovery from the shards' headers,
 // and everything they must refuse.
 //
 // What is proven: create is idempotent, races between instances end in one filter, and another
@@ -114,7 +114,7 @@ TEST_F(Lifecycle, AKeyFormatIsRecordedOnceAndAContradictionRefused) {
     EXPECT_NE(meta("ids").find("keys u64\n"), std::string::npos);
     EXPECT_NO_THROW(f.record_key_format(key_format::i64));  // the same integers: nothing to change
     EXPECT_THROW(f.record_key_format(key_format::text), redis::filter_mismatch);
-    // The shards' trailers say so too: a record restored from them keeps it.
+    // The shards' headers say so too: a record restored from them keeps it.
     servers().cli(port(), "DEL", "ids:meta");
     EXPECT_EQ(redis::bloom_filter::open(c, "ids").recorded_key_format(), key_format::u64);
 }
