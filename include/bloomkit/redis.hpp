@@ -15,7 +15,9 @@
 //   tag "{…}" would put them all in one slot, and is refused).
 // - The bits are exactly those of a local block_bloom_filter with the same geometry, seed and
 //   hash (the byte order converted: Redis numbers bits from the top of each byte), so push()
-//   serves a filter built offline and pull() brings one back, byte for byte; both answer alike.
+//   serves a filter built offline and pull() brings it back — with its key format and
+//   inserted count, so that the file of a pushed filter comes back byte for byte; both answer
+//   alike.
 // - Every shard starts with a 128-byte header (docs/FORMAT.md, "A filter in Redis"): a copy of
 //   the filter's description, and last the filter's generation — a random odd 64-bit number
 //   drawn when the filter is created, also in NAME:meta. Its last bit (bit 1023 of the shard)
@@ -42,7 +44,8 @@
 //   ready; others wait while it makes progress. A claim that stopped making progress for
 //   filter_options::stale_claim is taken over only when asked (filter_options::take_over):
 //   the new owner draws a new generation, so that the stalled one, if it wakes up, writes
-//   into and deletes nothing of the filter (its writes are conditional on its generation).
+//   into and deletes nothing of the new owner's shards (its writes and deletes are
+//   conditional on its own generation), and its next step finds the claim gone and stops.
 // - Redis Cluster without a cluster library (hiredis has none): the CRC16 slot of each shard,
 //   the slot map from CLUSTER SLOTS, MOVED (the map is fetched again), ASK (ASKING + the one
 //   command), TRYAGAIN, CLUSTERDOWN and LOADING (retried with backoff within retry_window),
@@ -56,10 +59,11 @@
 // Thread safety: a client (and the filters opened through it) is used by one thread at a
 // time. Give each thread its own client; they share nothing but the server.
 //
-// The metadata key NAME:meta (text, one "field value" per line) records the state, owner,
-// generation, geometry, seed, hash, key format, shard count and format version; a filter is
-// refused when its metadata does not match what the caller asks for, naming the first
-// difference, and when any of its fields is out of range.
+// The metadata key NAME:meta (text, one "field value" per line; docs/FORMAT.md) records the
+// format version, state, owner, generation, geometry, shard count, hash, seed, key format,
+// inserted count, target and the server's time it was written; a filter is refused when its
+// metadata does not match what the caller asks for, naming the first difference, and when any
+// of its fields is out of range (no more than max_shards shards, and so on).
 #pragma once
 
 #include <chrono>

@@ -30,7 +30,7 @@ public:
     [[nodiscard]] meta_snapshot read() const;
     /// Replaces NAME:meta's text by `text` ("" deletes it) if it is `expected` ("" for no
     /// key); returns the text written (with its "written" line), or nullopt when NAME:meta
-    /// holds something else.
+    /// holds something else. (Deleting a record that someone else deleted counts as done.)
     [[nodiscard]] std::optional<std::string> swap(std::string_view expected, std::string_view text) const;
 
     [[nodiscard]] const std::string& name() const noexcept { return name_; }
