@@ -189,7 +189,9 @@ bloom_filter bloom_filter::create(client& c, std::string name, size_type expecte
             continue;
         }
         if (!options.take_over) refuse_claimed(stored, now, options);
-        std::optional<claim> mine = claim::take_over(store, *now.text, stored, stored.description, filter_state::creating);
+        filter_description taken = stored.description;  // what was claimed, with the key format we know
+        if (taken.keys == key_format::unrecorded) taken.keys = wanted.keys;
+        std::optional<claim> mine = claim::take_over(store, *now.text, stored, taken, filter_state::creating);
         if (!mine) continue;
         build(c, *mine, options, nullptr);
         return bloom_filter(c, mine->description(), options);
