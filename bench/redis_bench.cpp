@@ -765,7 +765,7 @@ int run(const settings& s) {
             one_probe.add(server);
             versions = "Redis " + server_probes::info_field(*one_raw, "server", "redis_version");
             if (s.measures("naive") || s.measures("pipelined") || s.measures("bloomkit")) {
-                std::fprintf(stderr, "redis_bench: one connection to %s ...\n", s.url.c_str());
+                std::fprintf(stderr, "redis_bench: one connection to %s ...\n", bkr::redacted_url(s.url).c_str());
                 single_rows = bench_one_connection(*one, *one_raw, s, w, one_probe, keys, about);
             }
         }
@@ -833,7 +833,7 @@ int run(const settings& s) {
         "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|\n";
     bool marked = false;  // a ratio was marked †
     if (!single_rows.empty()) {
-        std::printf("\n### One connection to one server (%s)\n\n", s.url.c_str());
+        std::printf("\n### One connection to one server (%s)\n\n", bkr::redacted_url(s.url).c_str());
         std::printf("naive: k SETBIT round trips per insert, GETBIT round trips per query stopping at the first 0 bit; naive pipelined: "
                     "all k commands of %zu keys per round trip (queries send all k GETBITs); bloomkit bulk: one BITFIELD per key, %zu "
                     "per round trip; bloomkit single-key: one round trip per key.\n\n",

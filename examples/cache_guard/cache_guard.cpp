@@ -435,7 +435,7 @@ int run(const arguments& args) {
         if (line.starts_with("redis_version:")) redis_version = line.substr(14, line.find_last_not_of("\r") - 13);
     }
     std::printf("cache_guard: PostgreSQL %s, Redis %s at %s\n\n", db.describe().c_str(), redis_version.c_str(),
-                args.redis.c_str());
+                bloomkit::redis::redacted_url(args.redis).c_str());
 
     // 1. The table.
     const double table_seconds = ensure_table(db, args.rows);

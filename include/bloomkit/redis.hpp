@@ -11,36 +11,66 @@
 //   (a little under a jemalloc size class, allocated once at creation). A key touches exactly
 //   one shard, so adding it is one atomic `BITFIELD NAME:s SET u1 … 1 …` (whose old bits say
 //   whether it was new) and querying it one `BITFIELD_RO NAME:s GET u1 …`. The shards carry
-//   no common hash tag: they spread over a cluster's slots and nodes.
+//   no common hash tag: they spread over a cluster's slots and nodes (a NAME holding a hash
+//   tag "{…}" would put them all in one slot, and is refused).
 // - The bits are exactly those of a local block_bloom_filter with the same geometry, seed and
 //   hash (the byte order converted: Redis numbers bits from the top of each byte), so push()
-//   serves a filter built offline and pull() brings one back; both answer alike.
-// - Fail-closed: the last bit of every shard is a sentinel, set when the shard is created and
-//   never a key's bit. Every add and query reads it in the same command; a shard that was
-//   evicted, flushed or deleted reads 0 there, and the call throws shard_missing instead of
-//   answering "definitely not". Timeouts, lost connections, OOM refusals, ACL refusals and
-//   replies of the wrong type throw too: a batch either answers every key or throws.
+//   serves a filter built offline and pull() brings it back — with its key format and
+//   inserted count, so that the file of a pushed filter comes back byte for byte; both answer
+//   alike.
+// - Every shard starts with a 128-byte header (docs/FORMAT.md, "A filter in Redis"): a copy of
+//   the filter's description, and last the filter's generation — a random odd 64-bit number
+//   drawn when the filter is created, also in NAME:meta. Its last bit (bit 1023 of the shard)
+//   is the sentinel: never a key's bit, 1 in every shard that exists. The blocks follow.
+// - Fail-closed: every add and query reads the shard's generation in the same command
+//   (`GET i64 960`). A shard that was evicted, flushed or deleted reads 0: the call throws
+//   shard_missing. One that holds another generation belongs to a filter dropped and created
+//   again since this one was opened: the call throws filter_replaced. Neither answers
+//   "definitely not". Timeouts, lost connections, OOM refusals, ACL refusals and replies of
+//   the wrong type throw too: a batch either answers every key or throws.
+// - Nothing that is not ours is overwritten or deleted: creating and pushing refuse a shard
+//   key that exists without our header (a hash, a list, someone's string), and shards are
+//   deleted only when they hold the generation of the filter being dropped (or are what an
+//   add left: BITFIELD SET makes the key it writes to, so an add to a shard that was gone
+//   makes a headerless string, which it removes before it throws). One thing a client cannot
+//   check before it writes: an add to a filter dropped and created again since it was opened
+//   sets its bits in the new filter, then throws — false positives there, never a lost key
+//   (the bits land after the header, which is at the same place in every filter).
+// - NAME:meta, the filter's record, is rebuilt from the shards' headers when it is lost
+//   (evicted under an allkeys policy, deleted): open, create and drop restore it, and a
+//   create never mistakes the live shards of a filter whose record is gone for leftovers.
+// - Creation is claimed: NAME:meta in state "creating" names an owner (a random token) and
+//   the time of its last progress (the server's clock). Only the owner marks the filter
+//   ready; others wait while it makes progress. A claim that stopped making progress for
+//   filter_options::stale_claim is taken over only when asked (filter_options::take_over):
+//   the new owner draws a new generation, so that the stalled one, if it wakes up, writes
+//   into and deletes nothing of the new owner's shards (its writes and deletes are
+//   conditional on its own generation), and its next step finds the claim gone and stops.
 // - Redis Cluster without a cluster library (hiredis has none): the CRC16 slot of each shard,
 //   the slot map from CLUSTER SLOTS, MOVED (the map is fetched again), ASK (ASKING + the one
 //   command), TRYAGAIN, CLUSTERDOWN and LOADING (retried with backoff within retry_window),
-//   one connection and one pipeline per node.
+//   one connection and one pipeline per node. The compare-and-set of NAME:meta and the
+//   conditional writes to a shard are small Lua scripts (EVAL) on one key, so one slot.
 // - Durability: Redis replicates asynchronously; a master that fails after acknowledging an
 //   add may take it with it, and its promoted replica then answers "definitely not" for that
-//   key. With `replicas = N`, every batch of adds ends with WAIT on each node it wrote to, and
-//   fails unless N replicas acknowledged it.
+//   key. With `replicas = N`, every batch of writes ends with WAIT on each node it wrote to,
+//   and fails with replication_error unless N replicas acknowledged it in time.
 //
 // Thread safety: a client (and the filters opened through it) is used by one thread at a
 // time. Give each thread its own client; they share nothing but the server.
 //
-// The metadata key NAME:meta (text, one "field value" per line) records the kind, geometry,
-// seed, hash, shard count and format version; a filter is refused when its metadata does not
-// match what the caller asks for, naming the first difference.
+// The metadata key NAME:meta (text, one "field value" per line; docs/FORMAT.md) records the
+// format version, state, owner, generation, geometry, shard count, hash, seed, key format,
+// inserted count, target and the server's time it was written; a filter is refused when its
+// metadata does not match what the caller asks for, naming the first difference, and when any
+// of its fields is out of range (no more than max_shards shards, and so on).
 #pragma once
 
 #include <chrono>
 #include <cstdint>
 #include <iterator>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -74,8 +104,8 @@ public:
     using error::error;
 };
 
-/// A shard's sentinel bit was 0: the shard was evicted, flushed or deleted, and the keys it
-/// held are lost. Thrown instead of answering "definitely not".
+/// A shard's generation (and sentinel) read 0: the shard was evicted, flushed or deleted, and
+/// the keys it held are lost. Thrown instead of answering "definitely not".
 class shard_missing : public error {
 public:
     using error::error;
@@ -88,25 +118,34 @@ public:
     using error::error;
 };
 
-/// NAME does not exist, exists with other parameters, is not a bloomkit filter, or was left
-/// half-created.
+/// NAME does not exist, exists with other parameters, is not a bloomkit filter, is being
+/// created or dropped by another process, or its keys are not ours to overwrite.
 class filter_mismatch : public error {
 public:
     using error::error;
+};
+
+/// A shard holds another generation than the filter opened: NAME was dropped and created again
+/// since. Open it again (its parameters may differ).
+class filter_replaced : public filter_mismatch {
+public:
+    using filter_mismatch::filter_mismatch;
 };
 
 // --- Connecting ------------------------------------------------------------------------------
 
 /// Where and how to connect.
 struct connection_options {
-    /// One server: "redis://[user:password@]host[:port][/db]", "unix:///path/to/socket", or
-    /// "host:port". For a cluster, any of its nodes, comma-separated ("h1:p1,h2:p2"): the
-    /// client learns the rest from CLUSTER SLOTS.
+    /// One server: "redis://[user:password@]host[:port][/db]",
+    /// "unix://[user:password@]/path/to/socket[?db=N]", or "host:port". For a cluster, any of
+    /// its nodes, comma-separated ("h1:p1,h2:p2"): the client learns the rest from CLUSTER
+    /// SLOTS. Messages show it with the password masked (redacted_url).
     std::string url = "redis://127.0.0.1:6379";
     /// Speak Redis Cluster: route each shard to its slot's node, follow MOVED and ASK.
     bool cluster = false;
     /// AUTH with an ACL user (or the default user when `user` is empty). The URL's user and
-    /// password, if any, take precedence.
+    /// password, if any, take precedence. A password given here rather than in the URL stays
+    /// out of command lines (`bloomkit redis --password-file`, $BLOOMKIT_REDIS_PASSWORD).
     std::string user{};
     std::string password{};
     std::chrono::milliseconds connect_timeout{2000};
@@ -118,7 +157,7 @@ struct connection_options {
 };
 
 /// Parses a URL as connection_options::url describes; throws invalid_argument naming what is
-/// wrong in it.
+/// wrong in it (the URL shown redacted).
 struct endpoint {
     std::string host{};    ///< empty for a Unix socket
     std::uint16_t port = 0;
@@ -128,6 +167,10 @@ struct endpoint {
     friend bool operator==(const endpoint&, const endpoint&) = default;
 };
 [[nodiscard]] std::vector<endpoint> parse_url(std::string_view url);
+
+/// The URL with every password replaced by "***" ("redis://app:***@cache:6379"), for messages
+/// and logs. Works on malformed URLs too.
+[[nodiscard]] std::string redacted_url(std::string_view url);
 
 /// The CRC16 (XMODEM) hash slot of a key, hash tags included, as Redis Cluster computes it.
 [[nodiscard]] std::uint16_t key_slot(std::string_view key) noexcept;
@@ -164,31 +207,54 @@ private:
 
 // --- The filter ------------------------------------------------------------------------------
 
-/// How a filter is laid out in Redis and how its adds are made durable.
+/// How a filter is laid out in Redis, how its writes are made durable, and how a creation
+/// claimed by another process is treated.
 struct filter_options {
-    /// Seed and hash, as for a local filter: a filter pushed from a file keeps the file's.
+    /// Seed, hash and key format, as for a local filter: recorded at creation (a create of an
+    /// existing filter is refused when they differ). A filter pushed from a file keeps the
+    /// file's; `keys` then says what they are when the file does not record it.
     bloomkit::filter_options hashing{};
     /// Upper bound of one shard's string, 64 KiB to 512 MiB (Redis's default string limit).
     std::uint64_t max_shard_bytes = std::uint64_t{32} << 20;
     /// Commands sent per node before their replies are read.
     std::size_t pipeline_depth = 256;
-    /// After each batch of adds, wait until this many replicas of every node written to have
-    /// it (WAIT), or throw replication_error. 0: the master's acknowledgement is enough.
+    /// After each batch of writes, wait until this many replicas of every node written to
+    /// have it (WAIT), or throw replication_error. 0: the master's acknowledgement is enough.
     unsigned replicas = 0;
-    std::chrono::milliseconds replica_timeout{2000};
+    /// How long WAIT waits for them. Default: the client's command_timeout (the reply is then
+    /// awaited for that long more, so that a slow replica is reported as such, not as a lost
+    /// master).
+    std::optional<std::chrono::milliseconds> replica_timeout{};
+    /// A claim (NAME:meta in state "creating") whose owner has made no progress for this long
+    /// is stale: create stops waiting for it, and takes it over if take_over is set.
+    std::chrono::milliseconds stale_claim{30000};
+    /// Take over a stale claim of another process (one that died, or hangs, while creating or
+    /// pushing NAME) instead of refusing. Its partial shards are reset; it cannot touch them
+    /// any more if it wakes up.
+    bool take_over = false;
 };
 
-/// What NAME:meta records.
+/// What NAME:meta records (and every shard's header repeats).
 struct filter_description {
+    /// Bytes before a shard's blocks: the filter's description and, in its last 8, the generation.
+    static constexpr std::uint64_t header_bytes = 128;
+    /// Most shards a filter may have (a hostile NAME:meta cannot make a client allocate more).
+    static constexpr std::uint64_t max_shards = std::uint64_t{1} << 20;
+
     std::string name{};
     bloom_geometry geometry{};      ///< bits (whole 512-bit blocks) and k
     std::uint64_t blocks_per_shard = 0;
     std::uint64_t shards = 0;
     std::uint64_t seed = 0;
     hash_algorithm hash = default_hash_algorithm;
+    key_format keys = key_format::unrecorded;  ///< what the keys are (hash.hpp)
     sizing_target target{};         ///< what it was created for (0, 0 when pushed from a geometry)
+    std::uint64_t inserted = 0;     ///< the inserted count of the file it was pushed from (adds do not change it)
+    std::uint64_t generation = 0;   ///< random and odd, drawn at creation; 0 until then
     [[nodiscard]] std::uint64_t blocks() const noexcept { return geometry.bits / 512; }
-    /// Bytes of shard `s`'s string: its blocks plus the sentinel's byte.
+    /// Blocks held by shard `s` (the last shard may hold fewer).
+    [[nodiscard]] std::uint64_t shard_blocks(std::uint64_t s) const noexcept;
+    /// Bytes of shard `s`'s string: its header and its blocks.
     [[nodiscard]] std::uint64_t shard_bytes(std::uint64_t s) const noexcept;
     /// The Redis key of shard `s` ("NAME:s") and of the metadata ("NAME:meta").
     [[nodiscard]] std::string shard_key(std::uint64_t s) const;
@@ -203,19 +269,33 @@ public:
 
     /// Creates NAME sized for `expected_keys` at false-positive rate `fpr`, or opens it if it
     /// already exists with the same parameters (every instance of a service may call create at
-    /// start). Throws filter_mismatch when NAME exists with other parameters.
+    /// start: one creates, the others wait for it). Throws filter_mismatch when NAME exists
+    /// with other parameters, when a key NAME:s exists that is not one of its shards, and when
+    /// another process's claim on NAME is stale (unless options.take_over).
     static bloom_filter create(client& c, std::string name, size_type expected_keys, double fpr,
                                filter_options options = {});
-    /// Opens an existing NAME. Throws filter_mismatch if there is none, or it is incomplete.
+    /// Opens an existing NAME (restoring a lost NAME:meta from the shards). Throws
+    /// filter_mismatch if there is none, or it is being created or dropped.
     static bloom_filter open(client& c, std::string name, filter_options options = {});
-    /// Copies a local block filter into Redis as NAME (which must not exist), chunk by chunk.
+    /// Copies a local block filter into Redis as NAME (which must not exist), chunk by chunk;
+    /// NAME is ready only once every bit is in. On failure, what it wrote is removed.
     static bloom_filter push(client& c, std::string name, const block_bloom_filter& local, filter_options options = {});
-    /// Deletes NAME's metadata and shards; false if there was no such filter.
-    static bool drop(client& c, std::string_view name);
+    /// Deletes NAME's shards, then its metadata; false if there was no such filter. Refuses
+    /// (filter_mismatch) while another process is creating it; finishes a drop that was
+    /// interrupted.
+    static bool drop(client& c, std::string_view name, filter_options options = {});
 
     /// A local copy of the bits, read chunk by chunk: it holds every key added before the
-    /// call began (keys added meanwhile may or may not be in it).
+    /// call began (keys added meanwhile may or may not be in it). It records the filter's key
+    /// format and (for a pushed filter) the file's inserted count.
     [[nodiscard]] block_bloom_filter pull() const;
+
+    /// What the keys are, as NAME:meta records it.
+    [[nodiscard]] key_format recorded_key_format() const noexcept { return description_.keys; }
+    /// Records what the keys are, in NAME:meta and every shard's header, for a filter that
+    /// records nothing yet. Throws filter_mismatch when it records another format
+    /// (same_keys), filter_replaced when NAME is no longer this filter.
+    void record_key_format(key_format keys);
 
     // Single keys: one round trip each. Prefer the ranges below for more than a few keys.
     template <hashable_key Key>
@@ -258,11 +338,12 @@ public:
     void insert_digests(std::span<const digest> digests, bool* answers);
     void contains_digests(std::span<const digest> digests, bool* answers) const;
 
-    /// Resets every bit (the sentinels stay): each shard is replaced at once.
+    /// Resets every bit (the headers stay): each shard is replaced at once, only if it still
+    /// holds this filter's generation.
     void clear();
 
-    /// Bits set (BITCOUNT of every shard, sentinels excluded), the distinct keys they suggest,
-    /// and the FPR they give.
+    /// Bits set (BITCOUNT of every shard's blocks, the headers excluded), the distinct keys
+    /// they suggest, and the FPR they give.
     [[nodiscard]] std::uint64_t set_bit_count() const;
     [[nodiscard]] double approximate_count() const;
     [[nodiscard]] double current_fpr() const;
@@ -298,10 +379,11 @@ private:
         return out;
     }
 
-    // One BITFIELD (add) or BITFIELD_RO (query) per digest, each reading the shard's sentinel
-    // first; then every reply checked and turned into answers.
+    // One BITFIELD (add) or BITFIELD_RO (query) per digest, each reading the shard's
+    // generation first; then every reply checked and turned into answers.
     void run_key_commands(std::span<const digest> digests, bool write, bool* answers) const;
-    void require_sentinels() const;
+    // Throws shard_missing or filter_replaced unless every shard holds this filter's generation.
+    void require_shards() const;
 
     client* client_;
     filter_description description_;

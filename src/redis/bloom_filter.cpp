@@ -1,91 +1,43 @@
-// src/redis/bloom_filter.cpp — the Redis-backed block Bloom filter (bloomkit/redis.hpp).
+// src/redis/bloom_filter.cpp — using a Redis-backed block Bloom filter (bloomkit/redis.hpp):
+// adding and querying keys, pull, clear, counts, recording the key format. How a filter is
+// made and removed (create, open, push, drop) is lifecycle.cpp.
 //
 // Where a key's bits are: the digest picks a block and a bit pattern exactly as for a local
 // block_bloom_filter (layouts/block.hpp); block b lives in shard b / blocks_per_shard at block
-// b % blocks_per_shard. Bit i (0–511) of a block is bit i % 64 of its word i / 64: in the
-// words' little-endian bytes (the file format's), byte i / 8, the bit of value 2^(i % 8).
-// Redis numbers a string's bits from the most significant of each byte, so BITFIELD reaches
-// that very bit at offset (i / 8)·8 + 7 − i % 8 = i ^ 7. With that offset, a shard's bytes are
+// b % blocks_per_shard, after the shard's 128-byte header (shard_header.hpp). Bit i (0–511) of
+// a block is bit i % 64 of its word i / 64: in the words' little-endian bytes (the file
+// format's), byte i / 8, the bit of value 2^(i % 8). Redis numbers a string's bits from the
+// most significant of each byte, so BITFIELD reaches that very bit at offset (i / 8)·8 + 7 −
+// i % 8 = i ^ 7 from the block's start. With that offset, a shard's bytes after its header are
 // exactly the little-endian bytes of its blocks' words: push and pull copy bytes, converting
 // nothing but the words' byte order on a big-endian machine.
-#include <array>
+#include <algorithm>
 #include <bit>
-#include <cstring>
+#include <optional>
+
+#include <fmt/core.h>
 
 #include "bloomkit/redis.hpp"
+#include "byte_order.hpp"
+#include "meta_store.hpp"
 #include "metadata.hpp"
 #include "node_router.hpp"
+#include "run_options.hpp"
+#include "shards.hpp"
 
 namespace bloomkit::redis {
 namespace {
 
 using detail::command_batch;
-using detail::filter_state;
 
-constexpr std::uint64_t transfer_chunk = std::uint64_t{1} << 20;  // bytes per SETRANGE / GETRANGE
+constexpr std::uint64_t transfer_chunk = std::uint64_t{1} << 20;  // bytes per GETRANGE
 
-// Redis's bytes of `count` words: their little-endian bytes.
-void words_to_redis(const std::uint64_t* words, std::uint64_t count, char* out) {
-    for (std::uint64_t w = 0; w < count; ++w)
-        for (int byte = 0; byte < 8; ++byte) *out++ = static_cast<char>((words[w] >> (8 * byte)) & 0xff);
-}
-void redis_to_words(const char* bytes, std::uint64_t count, std::uint64_t* words) {
-    for (std::uint64_t w = 0; w < count; ++w) {
-        std::uint64_t word = 0;
-        for (int byte = 0; byte < 8; ++byte) word |= std::uint64_t{static_cast<std::uint8_t>(*bytes++)} << (8 * byte);
-        words[w] = word;
-    }
-}
+// Where BITFIELD's `GET i64` reads a shard's generation, and where its blocks start, in bits.
+constexpr std::uint64_t generation_bit = detail::generation_offset * 8;
+constexpr std::uint64_t first_block_bit = filter_description::header_bytes * 8;
 
-// The sentinel: the last bit of the shard's string (the low bit of its last byte).
-std::uint64_t sentinel_offset(const filter_description& d, std::uint64_t shard) { return d.shard_bytes(shard) * 8 - 1; }
-
-[[noreturn]] void throw_shard_missing(std::string_view shard_key, std::string_view name) {
-    throw shard_missing("shard " + std::string(shard_key) + " of filter " + std::string(name) +
-                        " is missing from Redis (evicted, flushed or deleted): the keys it held are lost, so no answer "
-                        "\"absent\" can be trusted. Keep filter keys from eviction (maxmemory-policy noeviction), then "
-                        "rebuild the filter (drop, create, add) or push a saved copy");
-}
-
-detail::node_router::run_options run_options_of(const filter_options& o, bool writes) {
-    return {.depth = std::max<std::size_t>(o.pipeline_depth, 1),
-            .replicas = writes ? o.replicas : 0,
-            .replica_timeout = o.replica_timeout};
-}
-
-// Runs a batch of commands whose replies need no more than "not an error".
-void run_all(client& c, const command_batch& batch, const filter_options& o, bool writes) {
-    c.router().run(batch, run_options_of(o, writes), [](std::size_t, const redisReply&) {});
-}
-
-// NAME:meta's text, or nullopt if there is no such key.
-std::optional<std::string> read_meta(client& c, const std::string& meta_key) {
-    command_batch get;
-    get.start(2, "GET", meta_key, false);
-    std::optional<std::string> text;
-    c.router().run(get, {}, [&](std::size_t, const redisReply& r) {
-        if (r.type == REDIS_REPLY_STRING) text = std::string(r.str, r.len);
-        else if (r.type != REDIS_REPLY_NIL) throw server_error("GET " + meta_key + ": not a string reply");
-    });
-    return text;
-}
-
-// SET NAME:meta text NX (only if absent) or XX (only if present); true if it was set.
-bool write_meta(client& c, const filter_description& d, filter_state state, std::string_view condition) {
-    command_batch set;
-    set.start(4, "SET", d.meta_key(), true);
-    set.argument(detail::encode_meta(d, state));
-    set.argument(condition);
-    bool written = false;
-    c.router().run(set, {}, [&](std::size_t, const redisReply& r) { written = r.type == REDIS_REPLY_STATUS; });
-    return written;
-}
-
-std::string where(client& c) {
-    std::string text;
-    for (const std::string& node : c.nodes()) text += (text.empty() ? "" : ", ") + node;
-    return text;
-}
+// The generation a BITFIELD reply's first element holds (the bits of an i64).
+std::uint64_t generation_of(const redisReply& r) { return static_cast<std::uint64_t>(r.integer); }
 
 }  // namespace
 
@@ -102,140 +54,68 @@ bloom_filter::bloom_filter(client& c, filter_description description, filter_opt
     }
 }
 
-bloom_filter bloom_filter::create(client& c, std::string name, size_type expected_keys, double fpr, filter_options options) {
-    const bloom_plan plan = plan_bloom(bloom_layout::block, static_cast<double>(expected_keys), fpr);
-    filter_description wanted = detail::plan_shards(std::move(name), plan.geometry, options.max_shard_bytes, true);
-    wanted.seed = options.hashing.seed;
-    wanted.hash = options.hashing.hash.value_or(block_layout::default_hash);
-    wanted.target = {expected_keys, fpr};
-
-    // Claim the name (every instance of a service may be doing this at once: one wins), then
-    // make the shards and declare the filter ready. A creator that died half-way leaves
-    // "creating": the next create with the same parameters finishes the job.
-    const bool fresh = write_meta(c, wanted, filter_state::creating, "NX");
-    filter_description d = wanted;
-    if (!fresh) {
-        const std::optional<std::string> text = read_meta(c, wanted.meta_key());
-        if (!text) return create(c, std::move(wanted.name), expected_keys, fpr, options);  // dropped meanwhile
-        const detail::stored_meta stored = detail::decode_meta(wanted.name, *text);
-        if (const std::string difference = detail::first_difference(stored.description, wanted); !difference.empty())
-            throw filter_mismatch("filter " + wanted.name + " exists in Redis with other parameters (" + difference +
-                                  "): open it as it is, or drop it first");
-        d = stored.description;
-        if (stored.state == filter_state::ready) return bloom_filter(c, d, options);
-    }
-    command_batch shards;
-    for (std::uint64_t s = 0; s < d.shards; ++s) {
-        if (fresh) {  // leftovers of an earlier filter of this name; nobody can have used the new one yet
-            shards.start(2, "UNLINK", d.shard_key(s), true);
-        }
-        // Setting the last bit allocates the whole string at once, zeroed, with its sentinel.
-        shards.start(6, "BITFIELD", d.shard_key(s), true);
-        shards.argument("SET");
-        shards.argument("u1");
-        shards.argument(sentinel_offset(d, s));
-        shards.argument("1");
-    }
-    run_all(c, shards, options, true);
-    write_meta(c, d, filter_state::ready, "XX");
-    return bloom_filter(c, d, options);
-}
-
-bloom_filter bloom_filter::open(client& c, std::string name, filter_options options) {
-    const std::string meta_key = filter_description{.name = name}.meta_key();
-    const std::optional<std::string> text = read_meta(c, meta_key);
-    if (!text)
-        throw filter_mismatch("no filter named " + name + " in Redis at " + where(c) + " (no key " + meta_key +
-                              "): create it first");
-    const detail::stored_meta stored = detail::decode_meta(name, *text);
-    if (stored.state != filter_state::ready)
-        throw filter_mismatch("filter " + name + " is still being created, or its creation was interrupted: run create "
-                              "again with the same parameters (or push again after drop)");
-    return bloom_filter(c, stored.description, options);
-}
-
-bloom_filter bloom_filter::push(client& c, std::string name, const block_bloom_filter& local, filter_options options) {
-    filter_description d = detail::plan_shards(std::move(name), local.geometry(), options.max_shard_bytes, false);
-    d.seed = local.hash_function().seed();
-    d.hash = local.hash_function().algorithm();
-    d.target = {local.expected_keys(), local.target_fpr()};
-    if (!write_meta(c, d, filter_state::creating, "NX"))
-        throw filter_mismatch("filter " + d.name + " already exists in Redis: drop it first (bloomkit redis drop " + d.name + ")");
-    try {
-        const std::uint64_t* words = local.words().data();
-        std::string chunk;
-        for (std::uint64_t s = 0; s < d.shards; ++s) {
-            // The whole string at once (its last byte holds the sentinel), then the bits a
-            // chunk at a time: one command never carries more than transfer_chunk bytes.
-            command_batch batch;
-            const std::string key = d.shard_key(s);
-            batch.start(2, "UNLINK", key, true);
-            batch.start(4, "SETRANGE", key, true);
-            batch.argument(d.shard_bytes(s) - 1);
-            batch.argument(std::string_view("\x01", 1));
-            const std::uint64_t bytes = d.shard_bytes(s) - 1;
-            const std::uint64_t* shard_words = words + s * d.blocks_per_shard * 8;
-            for (std::uint64_t offset = 0; offset < bytes; offset += transfer_chunk) {
-                const std::uint64_t size = std::min(transfer_chunk, bytes - offset);
-                chunk.resize(size);
-                words_to_redis(shard_words + offset / 8, size / 8, chunk.data());
-                batch.start(4, "SETRANGE", key, true);
-                batch.argument(offset);
-                batch.argument(chunk);
-            }
-            run_all(c, batch, options, true);
-        }
-        write_meta(c, d, filter_state::ready, "XX");
-    } catch (...) {
-        try {
-            drop(c, d.name);  // not a half-copied filter under this name
-        } catch (const error&) {
-        }
-        throw;
-    }
-    return bloom_filter(c, d, options);
-}
-
-bool bloom_filter::drop(client& c, std::string_view name_view) {
-    const std::string name(name_view);
-    const std::optional<std::string> text = read_meta(c, filter_description{.name = name}.meta_key());
-    if (!text) return false;
-    const detail::stored_meta stored = detail::decode_meta(name, *text);
-    // The metadata first: from then on nobody opens the filter, and those who have it open
-    // fail on its missing shards rather than answer from a half-deleted filter.
-    command_batch batch;
-    batch.start(2, "DEL", stored.description.meta_key(), true);
-    run_all(c, batch, {}, true);
-    batch.clear();
-    for (std::uint64_t s = 0; s < stored.description.shards; ++s) batch.start(2, "UNLINK", stored.description.shard_key(s), true);
-    run_all(c, batch, {}, true);
-    return true;
-}
-
 block_bloom_filter bloom_filter::pull() const {
     const filter_description& d = description_;
     block_bloom_filter::storage_type storage(d.blocks() * 8);
     std::uint64_t* words = storage.mutable_data();
     for (std::uint64_t s = 0; s < d.shards; ++s) {
-        const std::uint64_t bytes = d.shard_bytes(s);
+        // The generation first, then the blocks a chunk at a time.
+        const std::uint64_t bytes = d.shard_blocks(s) * 64;
         command_batch batch;
+        batch.start(4, "GETRANGE", shard_keys_[s], false);
+        batch.argument(detail::generation_offset);
+        batch.argument(detail::generation_offset + 7);
         for (std::uint64_t offset = 0; offset < bytes; offset += transfer_chunk) {
             batch.start(4, "GETRANGE", shard_keys_[s], false);
-            batch.argument(offset);
-            batch.argument(std::min(offset + transfer_chunk, bytes) - 1);
+            batch.argument(filter_description::header_bytes + offset);
+            batch.argument(filter_description::header_bytes + std::min(offset + transfer_chunk, bytes) - 1);
         }
         std::uint64_t* shard_words = words + s * d.blocks_per_shard * 8;
-        client_->router().run(batch, run_options_of(options_, false), [&](std::size_t i, const redisReply& r) {
-            const std::uint64_t offset = i * transfer_chunk;
-            const std::uint64_t expected = std::min(transfer_chunk, bytes - offset);
+        client_->router().run(batch, detail::run_options_of(*client_, options_, false), [&](std::size_t i, const redisReply& r) {
             if (r.type != REDIS_REPLY_STRING) throw server_error("GETRANGE " + shard_keys_[s] + ": not a string reply");
-            if (r.len != expected || (offset + expected == bytes && (r.str[r.len - 1] & 1) == 0))
-                throw_shard_missing(shard_keys_[s], d.name);
-            const std::uint64_t data = std::min(expected, bytes - 1 - offset);  // without the sentinel's byte
-            redis_to_words(r.str, data / 8, shard_words + offset / 8);
+            if (i == 0) {
+                if (const std::uint64_t found = detail::generation_from({r.str, r.len}); found != d.generation)
+                    detail::throw_not_ours(d, s, found);
+                return;
+            }
+            const std::uint64_t offset = (i - 1) * transfer_chunk;
+            const std::uint64_t expected = std::min(transfer_chunk, bytes - offset);
+            if (r.len != expected) detail::throw_not_ours(d, s, 0);  // gone since its generation was read
+            detail::redis_to_words(r.str, expected / 8, shard_words + offset / 8);
         });
     }
-    return block_bloom_filter(d.geometry, hasher_, std::move(storage), d.target);
+    block_bloom_filter local(d.geometry, hasher_, std::move(storage), d.target, d.inserted);
+    local.record_key_format(d.keys);
+    return local;
+}
+
+void bloom_filter::record_key_format(key_format keys) {
+    if (keys == description_.keys || keys == key_format::unrecorded) return;
+    const detail::meta_store store(*client_, description_.name, options_);
+    while (true) {
+        const detail::meta_snapshot now = store.read();
+        if (!now.text) throw filter_mismatch("filter " + name() + " has no record " + description_.meta_key() + " any more");
+        const detail::stored_meta stored = detail::decode_meta(name(), *now.text);
+        if (stored.description.generation != description_.generation || stored.state != detail::filter_state::ready)
+            throw filter_replaced("filter " + name() + " was dropped (and perhaps created again) since this client opened it");
+        if (stored.description.keys != key_format::unrecorded) {
+            if (!same_keys(stored.description.keys, keys))
+                throw filter_mismatch(fmt::format("filter {} records {} keys, not {}", name(), to_string(stored.description.keys),
+                                                  to_string(keys)));
+            description_.keys = stored.description.keys;
+            return;
+        }
+        filter_description next = stored.description;
+        next.keys = keys;
+        if (!store.swap(*now.text, detail::encode_meta(next, detail::filter_state::ready, ""))) continue;
+        description_.keys = keys;
+        break;
+    }
+    // The shards' headers too, so that a record restored from them says the same.
+    detail::shard_writes writes(*client_, description_, options_);
+    const char byte = static_cast<char>(keys);
+    for (std::uint64_t s = 0; s < description_.shards; ++s) writes.write(s, detail::header_keys_offset, {&byte, 1});
+    if (const auto refused = writes.run()) detail::throw_not_ours(description_, refused->shard, refused->found);
 }
 
 void bloom_filter::run_key_commands(std::span<const digest> digests, bool write, bool* answers) const {
@@ -244,16 +124,18 @@ void bloom_filter::run_key_commands(std::span<const digest> digests, bool write,
     // One buffer per thread, kept from batch to batch: a batch of 4096 keys is ~1 MB of
     // commands, which a new buffer would grow (and page-fault) through every time.
     thread_local command_batch batch;
+    thread_local std::vector<std::uint64_t> shard_of;
     batch.clear();
+    shard_of.clear();
     for (const digest& key : digests) {
         const auto p = layout_.locate(key);
         const std::uint64_t shard = p.block / d.blocks_per_shard;
-        const std::uint64_t base = (p.block - shard * d.blocks_per_shard) * 512;
+        const std::uint64_t base = first_block_bit + (p.block - shard * d.blocks_per_shard) * 512;
         batch.start(2 + 3 + (write ? 4 : 3) * std::size_t{k}, write ? "BITFIELD" : "BITFIELD_RO", shard_keys_[shard], write,
                     shard_slots_[shard]);
         batch.argument("GET");
-        batch.argument("u1");
-        batch.argument(sentinel_offset(d, shard));
+        batch.argument("i64");
+        batch.argument(generation_bit);
         layout_.for_each_bit(p.pattern, [&](std::uint32_t word, std::uint64_t mask) {
             const auto bit = static_cast<std::uint64_t>(word * 64 + std::countr_zero(mask));
             batch.argument(write ? "SET" : "GET");
@@ -261,21 +143,40 @@ void bloom_filter::run_key_commands(std::span<const digest> digests, bool write,
             batch.argument(base + (bit ^ 7));
             if (write) batch.argument("1");
         });
+        shard_of.push_back(shard);
     }
-    client_->router().run(batch, run_options_of(options_, write), [&](std::size_t i, const redisReply& r) {
+    // A shard that is not ours fails the batch once every reply is in: an add to a shard that
+    // was gone made the key (BITFIELD SET does), and what it made is removed first.
+    std::vector<std::uint64_t> gone;
+    std::optional<std::pair<std::uint64_t, std::uint64_t>> replaced;  // shard, generation found
+    client_->router().run(batch, detail::run_options_of(*client_, options_, write), [&](std::size_t i, const redisReply& r) {
         if (r.type != REDIS_REPLY_ARRAY || r.elements != std::size_t{k} + 1)
             throw server_error(std::string(batch.name(i)) + " " + std::string(batch.key(i)) + ": a reply of the wrong shape (" +
                                detail::reply_text(r) + ")");
         bool all_set = true;
         for (std::size_t b = 0; b <= k; ++b) {
-            const redisReply& bit = *r.element[b];
-            if (bit.type != REDIS_REPLY_INTEGER)
+            if (r.element[b]->type != REDIS_REPLY_INTEGER)
                 throw server_error(std::string(batch.name(i)) + " " + std::string(batch.key(i)) + ": a bit that is not an integer");
-            if (b == 0 && bit.integer == 0) throw_shard_missing(batch.key(i), d.name);
-            all_set &= bit.integer != 0;
+            if (b > 0) all_set &= r.element[b]->integer != 0;
+        }
+        if (const std::uint64_t found = generation_of(*r.element[0]); found != d.generation) {
+            if (found == 0) gone.push_back(shard_of[i]);
+            else if (!replaced) replaced.emplace(shard_of[i], found);
+            return;
         }
         answers[i] = write ? !all_set : all_set;  // an add is new if any of its bits was clear
     });
+    if (!gone.empty() && write) {
+        std::sort(gone.begin(), gone.end());
+        gone.erase(std::unique(gone.begin(), gone.end()), gone.end());
+        try {
+            (void)detail::delete_shards(*client_, d, gone, true, options_);
+        } catch (const error&) {
+            // The error that matters is the lost shard's.
+        }
+    }
+    if (replaced) detail::throw_not_ours(d, replaced->first, replaced->second);  // the more telling of the two
+    if (!gone.empty()) detail::throw_not_ours(d, gone.front(), 0);
 }
 
 void bloom_filter::insert_digests(std::span<const digest> digests, bool* answers) {
@@ -287,38 +188,64 @@ void bloom_filter::contains_digests(std::span<const digest> digests, bool* answe
 }
 
 void bloom_filter::clear() {
-    require_sentinels();  // a lost shard is reported, not silently recreated
-    for (std::uint64_t s = 0; s < description_.shards; ++s) {
-        std::string empty(description_.shard_bytes(s), '\0');
-        empty.back() = '\x01';
-        command_batch set;
-        set.start(3, "SET", shard_keys_[s], true);
-        set.argument(empty);
-        run_all(*client_, set, options_, true);
+    require_shards();  // a lost shard is reported before anything is cleared, and never made anew
+    for (std::uint64_t s = 0; s < description_.shards; ++s) {  // one at a time: each may be 512 MiB to allocate
+        detail::shard_writes writes(*client_, description_, options_);
+        writes.clear(s);
+        if (const auto refused = writes.run()) detail::throw_not_ours(description_, refused->shard, refused->found);
     }
 }
 
-void bloom_filter::require_sentinels() const { (void)set_bit_count(); }
+namespace {
+
+// Appends the read of a shard's generation: `BITFIELD_RO NAME:s GET i64 960`.
+void read_generation(command_batch& batch, const std::string& key) {
+    batch.start(5, "BITFIELD_RO", key, false);
+    batch.argument("GET");
+    batch.argument("i64");
+    batch.argument(generation_bit);
+}
+
+// The generation a reply to read_generation gives.
+std::uint64_t generation_read(const command_batch& batch, std::size_t i, const redisReply& r) {
+    if (r.type != REDIS_REPLY_ARRAY || r.elements != 1 || r.element[0]->type != REDIS_REPLY_INTEGER)
+        throw server_error("BITFIELD_RO " + std::string(batch.key(i)) + ": a reply of the wrong shape");
+    return generation_of(*r.element[0]);
+}
+
+}  // namespace
+
+void bloom_filter::require_shards() const {
+    command_batch batch;
+    for (const std::string& key : shard_keys_) read_generation(batch, key);
+    std::optional<std::pair<std::uint64_t, std::uint64_t>> refused;  // shard, generation found
+    client_->router().run(batch, detail::run_options_of(*client_, options_, false), [&](std::size_t i, const redisReply& r) {
+        if (const std::uint64_t found = generation_read(batch, i, r); found != description_.generation && !refused)
+            refused.emplace(i, found);
+    });
+    if (refused) detail::throw_not_ours(description_, refused->first, refused->second);
+}
 
 std::uint64_t bloom_filter::set_bit_count() const {
     command_batch batch;
     for (std::uint64_t s = 0; s < description_.shards; ++s) {
-        batch.start(2, "BITCOUNT", shard_keys_[s], false);
-        batch.start(5, "BITFIELD_RO", shard_keys_[s], false);
-        batch.argument("GET");
-        batch.argument("u1");
-        batch.argument(sentinel_offset(description_, s));
+        batch.start(4, "BITCOUNT", shard_keys_[s], false);
+        batch.argument(filter_description::header_bytes);
+        batch.argument(description_.shard_bytes(s) - 1);
+        read_generation(batch, shard_keys_[s]);
     }
     std::uint64_t set = 0;
-    client_->router().run(batch, run_options_of(options_, false), [&](std::size_t i, const redisReply& r) {
+    std::optional<std::pair<std::uint64_t, std::uint64_t>> refused;  // shard, generation found
+    client_->router().run(batch, detail::run_options_of(*client_, options_, false), [&](std::size_t i, const redisReply& r) {
         if (i % 2 == 0) {
             if (r.type != REDIS_REPLY_INTEGER) throw server_error("BITCOUNT " + std::string(batch.key(i)) + ": not an integer reply");
             set += static_cast<std::uint64_t>(r.integer);
-        } else if (r.type != REDIS_REPLY_ARRAY || r.elements != 1 || r.element[0]->integer == 0) {
-            throw_shard_missing(batch.key(i), description_.name);
+        } else if (const std::uint64_t found = generation_read(batch, i, r); found != description_.generation && !refused) {
+            refused.emplace(i / 2, found);
         }
     });
-    return set - description_.shards;  // the sentinels
+    if (refused) detail::throw_not_ours(description_, refused->first, refused->second);
+    return set;
 }
 
 double bloom_filter::approximate_count() const {

@@ -39,6 +39,18 @@ public:
         c.key_size = static_cast<std::uint32_t>(key.size());
         c.key_begin = c.end - 2 - c.key_size;
     }
+    /// Starts `EVAL script 1 key` (the scripts of scripts.hpp: one key each), routed by `key`,
+    /// to be followed by `arguments` ARGV.
+    void start_script(std::string_view script, std::string_view key, std::size_t arguments, bool write) {
+        command& c = begin(4 + arguments, "EVAL");
+        c.slot = key_slot(key);
+        c.write = write;
+        argument(script);
+        argument("1");
+        argument(key);
+        c.key_size = static_cast<std::uint32_t>(key.size());
+        c.key_begin = c.end - 2 - c.key_size;
+    }
     /// Starts a command with no key (PING, INFO): any node may run it.
     void start_without_key(std::size_t arguments, std::string_view name) {
         command& c = begin(arguments, name);

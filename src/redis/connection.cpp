@@ -98,7 +98,7 @@ connection::connection(const endpoint& to, const connection_options& options)
                                      : redisConnectUnixWithTimeout(to.socket.c_str(), connect));
     if (!context_) throw connection_error("cannot connect to Redis at " + address_ + ": out of memory");
     if (context_->err) fail("cannot connect to Redis at");
-    if (redisSetTimeout(context_.get(), to_timeval(options.command_timeout)) != REDIS_OK) fail("cannot set a timeout on");
+    set_timeout(timeout_);
     if (to.socket.empty()) redisEnableKeepAlive(context_.get());
 
     const std::string& user = to.user.empty() ? options.user : to.user;
@@ -146,6 +146,17 @@ reply connection::read() {
     void* r = nullptr;
     if (redisGetReply(context_.get(), &r) != REDIS_OK || r == nullptr) fail("lost the connection to");
     return reply(static_cast<redisReply*>(r));
+}
+
+reply connection::read_after(std::chrono::milliseconds delay) {
+    set_timeout(timeout_ + delay);
+    reply r = read();
+    set_timeout(timeout_);
+    return r;
+}
+
+void connection::set_timeout(std::chrono::milliseconds timeout) {
+    if (redisSetTimeout(context_.get(), to_timeval(timeout)) != REDIS_OK) fail("cannot set a timeout on");
 }
 
 reply connection::call(std::string_view resp) {

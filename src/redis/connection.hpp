@@ -47,6 +47,9 @@ public:
     void flush();
     /// The next reply, in order. Throws connection_error on a timeout or a lost connection.
     reply read();
+    /// The same, for a reply the server may hold back for up to `delay` on purpose (WAIT's):
+    /// the command timeout counts from then.
+    reply read_after(std::chrono::milliseconds delay);
     /// append + flush + read, for one-off commands.
     reply call(std::string_view resp);
 
@@ -55,6 +58,7 @@ public:
 
 private:
     [[noreturn]] void fail(std::string_view doing);
+    void set_timeout(std::chrono::milliseconds timeout);
 
     struct context_deleter {
         void operator()(redisContext* c) const noexcept { redisFree(c); }

@@ -1,6 +1,7 @@
 // src/redis/metadata.cpp — see metadata.hpp.
 #include "metadata.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <map>
@@ -9,11 +10,12 @@
 
 namespace bloomkit::redis {
 
-// A shard is its blocks and one byte more, whose last bit is the sentinel.
-std::uint64_t filter_description::shard_bytes(std::uint64_t s) const noexcept {
+std::uint64_t filter_description::shard_blocks(std::uint64_t s) const noexcept {
     const std::uint64_t first = s * blocks_per_shard;
-    const std::uint64_t held = std::min(blocks_per_shard, blocks() - std::min(blocks(), first));
-    return held * 64 + 1;
+    return std::min(blocks_per_shard, blocks() - std::min(blocks(), first));
+}
+std::uint64_t filter_description::shard_bytes(std::uint64_t s) const noexcept {
+    return header_bytes + shard_blocks(s) * 64;
 }
 std::string filter_description::shard_key(std::uint64_t s) const { return name + ":" + std::to_string(s); }
 std::string filter_description::meta_key() const { return name + ":meta"; }
@@ -23,26 +25,92 @@ namespace {
 
 constexpr hash_algorithm known_hashes[] = {hash_algorithm::xxh3_128, hash_algorithm::xxh64, hash_algorithm::xxh3_mix,
                                            hash_algorithm::xxh3_mum};
+constexpr key_format known_key_formats[] = {key_format::unrecorded, key_format::text, key_format::u64, key_format::i64};
+constexpr filter_state known_states[] = {filter_state::creating, filter_state::ready, filter_state::dropping};
+constexpr std::string_view known_fields[] = {"bloomkit-redis", "kind", "state", "owner", "generation", "bits",
+                                             "hashes", "shards", "blocks_per_shard", "hash", "seed", "keys",
+                                             "inserted", "expected_keys", "fpr", "written"};
+
+// Redis adds a small header to a string's bytes (sdshdr32: 9 bytes and the final NUL).
+constexpr std::uint64_t string_overhead = 16;
+constexpr std::uint64_t largest_shard = std::uint64_t{512} << 20;  // Redis's default string limit
+constexpr std::uint64_t smallest_shard = std::uint64_t{64} << 10;
+// The most blocks a shard of at most largest_shard bytes holds, with both headers (Redis's, ours).
+constexpr std::uint64_t most_blocks_per_shard =
+    (largest_shard - string_overhead - filter_description::header_bytes) / 64;
 
 [[noreturn]] void bad_meta(std::string_view name, const std::string& why) {
     throw filter_mismatch("Redis key " + std::string(name) + ":meta is not a bloomkit filter's metadata: " + why);
 }
 
+using field_map = std::map<std::string, std::string, std::less<>>;
+
+const std::string& field(std::string_view name, const field_map& fields, std::string_view key) {
+    const auto found = fields.find(key);
+    if (found == fields.end()) bad_meta(name, "no '" + std::string(key) + "' field");
+    return found->second;
+}
+
 template <class Number>
-Number number_field(std::string_view name, const std::map<std::string, std::string, std::less<>>& fields, std::string_view field) {
-    const auto found = fields.find(field);
-    if (found == fields.end()) bad_meta(name, "no '" + std::string(field) + "' field");
+Number number_field(std::string_view name, const field_map& fields, std::string_view key, int base = 10) {
+    const std::string& text = field(name, fields, key);
     Number value{};
-    const std::string& text = found->second;
-    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (ec != std::errc() || end != text.data() + text.size())
-        bad_meta(name, "field '" + std::string(field) + "' is '" + text + "', not a number");
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value, base);
+    if (text.empty() || ec != std::errc() || end != text.data() + text.size())
+        bad_meta(name, "field '" + std::string(key) + "' is '" + text + "', not a number");
     return value;
 }
 
+// A field that is one of `known` (spelt as to_string spells it).
+template <class Enum, std::size_t N>
+Enum enum_field(std::string_view name, const field_map& fields, std::string_view key, const Enum (&known)[N]) {
+    const std::string& text = field(name, fields, key);
+    for (const Enum e : known)
+        if (text == to_string(e)) return e;
+    bad_meta(name, "unknown " + std::string(key) + " '" + text + "'");
+}
+
+// A token of exactly `digits` lowercase hex digits.
+std::string hex_field(std::string_view name, const field_map& fields, std::string_view key, std::size_t digits) {
+    const std::string& text = field(name, fields, key);
+    if (text.size() != digits || text.find_first_not_of("0123456789abcdef") != std::string::npos)
+        bad_meta(name, "field '" + std::string(key) + "' is not " + std::to_string(digits) + " hex digits");
+    return text;
+}
+
+// "field value" lines; refuses a line without a value and a field given twice.
+field_map parse_fields(std::string_view name, std::string_view text) {
+    field_map fields;
+    while (!text.empty()) {
+        const auto end = text.find('\n');
+        const std::string_view line = text.substr(0, end);
+        const auto space = line.find(' ');
+        if (space == std::string_view::npos) bad_meta(name, "line '" + std::string(line.substr(0, 60)) + "' has no value");
+        if (!fields.emplace(std::string(line.substr(0, space)), std::string(line.substr(space + 1))).second)
+            bad_meta(name, "field '" + std::string(line.substr(0, space)) + "' appears twice");
+        if (end == std::string_view::npos) break;
+        text.remove_prefix(end + 1);
+    }
+    return fields;
+}
+
+void require_version(std::string_view name, const field_map& fields) {
+    if (!fields.contains("bloomkit-redis")) bad_meta(name, "it does not start with 'bloomkit-redis'");
+    const int version = number_field<int>(name, fields, "bloomkit-redis");
+    if (version < 1) bad_meta(name, "format version " + std::to_string(version) + " does not exist");
+    if (version == 1)
+        throw filter_mismatch("filter " + std::string(name) + " was written in format 1 by an older bloomkit, whose shards " +
+                              "carry no generation; this one reads format " + std::to_string(meta_format_version) +
+                              ". Copy it over: `bloomkit redis pull` with the older bloomkit, `bloomkit redis drop`, "
+                              "then `bloomkit redis push` with this one");
+    if (version > meta_format_version)
+        throw filter_mismatch("filter " + std::string(name) + " was written in format " + std::to_string(version) +
+                              " by a newer bloomkit; this one reads format " + std::to_string(meta_format_version));
+}
+
 // The smallest jemalloc size class holding `bytes`: above 16 KiB the classes are 2^j·{5/4, 6/4,
-// 7/4, 2} (four per doubling). Redis adds a small header to a string's bytes (sdshdr32: 9 bytes
-// and the final NUL), so a string of exactly 2^j bytes takes the next class, 25% more.
+// 7/4, 2} (four per doubling), so a string of exactly 2^j bytes (and its header) takes the
+// next class, 25% more.
 std::uint64_t size_class(std::uint64_t bytes) {
     if (bytes <= 16384) return bytes;
     std::uint64_t power = 16384;
@@ -52,59 +120,77 @@ std::uint64_t size_class(std::uint64_t bytes) {
     while (size < bytes) size += quarter;
     return size;
 }
-constexpr std::uint64_t string_overhead = 16;
 
 }  // namespace
 
-std::string encode_meta(const filter_description& d, filter_state state) {
+std::string_view to_string(filter_state state) noexcept {
+    switch (state) {
+        case filter_state::creating: return "creating";
+        case filter_state::ready: return "ready";
+        case filter_state::dropping: return "dropping";
+    }
+    return "unknown";
+}
+
+std::string encode_meta(const filter_description& d, filter_state state, std::string_view owner) {
     return fmt::format(
-        "bloomkit-redis {}\nkind block\nstate {}\nbits {}\nhashes {}\nshards {}\nblocks_per_shard {}\nhash {}\nseed {}\n"
-        "expected_keys {}\nfpr {}\n",
-        meta_format_version, state == filter_state::ready ? "ready" : "creating", d.geometry.bits, d.geometry.hashes, d.shards,
-        d.blocks_per_shard, to_string(d.hash), d.seed, d.target.expected_keys, bloomkit::detail::show_number(d.target.fpr));
+        "bloomkit-redis {}\nkind block\nstate {}\n{}generation {:016x}\nbits {}\nhashes {}\nshards {}\nblocks_per_shard {}\n"
+        "hash {}\nseed {}\nkeys {}\ninserted {}\nexpected_keys {}\nfpr {}\n",
+        meta_format_version, to_string(state), owner.empty() ? std::string() : fmt::format("owner {}\n", owner),
+        d.generation, d.geometry.bits, d.geometry.hashes, d.shards, d.blocks_per_shard, to_string(d.hash), d.seed,
+        to_string(d.keys), d.inserted, d.target.expected_keys, bloomkit::detail::show_number(d.target.fpr));
 }
 
 stored_meta decode_meta(std::string_view name, std::string_view text) {
-    std::map<std::string, std::string, std::less<>> fields;
-    while (!text.empty()) {
-        const auto end = text.find('\n');
-        const std::string_view line = text.substr(0, end);
-        const auto space = line.find(' ');
-        if (space == std::string_view::npos) bad_meta(name, "line '" + std::string(line) + "' has no value");
-        fields.emplace(std::string(line.substr(0, space)), std::string(line.substr(space + 1)));
-        if (end == std::string_view::npos) break;
-        text.remove_prefix(end + 1);
-    }
-    if (!fields.contains("bloomkit-redis")) bad_meta(name, "it does not start with 'bloomkit-redis'");
-    const int version = number_field<int>(name, fields, "bloomkit-redis");
-    if (version > meta_format_version)
-        throw filter_mismatch("filter " + std::string(name) + " was written in format " + std::to_string(version) +
-                              " by a newer bloomkit; this one reads format " + std::to_string(meta_format_version));
-    if (fields["kind"] != "block") bad_meta(name, "kind '" + fields["kind"] + "' is not 'block'");
+    field_map fields = parse_fields(name, text);
+    require_version(name, fields);
+    if (field(name, fields, "kind") != "block") bad_meta(name, "kind '" + fields["kind"] + "' is not 'block'");
 
     stored_meta meta;
     filter_description& d = meta.description;
     d.name = std::string(name);
-    meta.state = fields["state"] == "ready" ? filter_state::ready : filter_state::creating;
+    meta.state = enum_field(name, fields, "state", known_states);
+    const bool owned = meta.state != filter_state::ready;
+    if (owned) meta.owner = hex_field(name, fields, "owner", 32);
+    d.generation = std::stoull(hex_field(name, fields, "generation", 16), nullptr, 16);
     d.geometry.bits = number_field<std::uint64_t>(name, fields, "bits");
     d.geometry.hashes = number_field<std::uint32_t>(name, fields, "hashes");
     d.shards = number_field<std::uint64_t>(name, fields, "shards");
     d.blocks_per_shard = number_field<std::uint64_t>(name, fields, "blocks_per_shard");
+    d.hash = enum_field(name, fields, "hash", known_hashes);
     d.seed = number_field<std::uint64_t>(name, fields, "seed");
+    d.keys = enum_field(name, fields, "keys", known_key_formats);
+    d.inserted = number_field<std::uint64_t>(name, fields, "inserted");
     d.target.expected_keys = number_field<std::uint64_t>(name, fields, "expected_keys");
-    d.target.fpr = std::strtod(fields["fpr"].c_str(), nullptr);
-    bool hash_known = false;
-    for (const hash_algorithm h : known_hashes)
-        if (fields["hash"] == to_string(h)) d.hash = h, hash_known = true;
-    if (!hash_known) bad_meta(name, "unknown hash '" + fields["hash"] + "'");
+    const std::string& fpr = field(name, fields, "fpr");
+    char* end = nullptr;
+    d.target.fpr = std::strtod(fpr.c_str(), &end);
+    if (fpr.empty() || end != fpr.c_str() + fpr.size()) bad_meta(name, "field 'fpr' is '" + fpr + "', not a number");
+    meta.written_ms = number_field<std::int64_t>(name, fields, "written");
 
-    if (d.geometry.bits == 0 || d.geometry.bits % 512 != 0 || d.geometry.hashes == 0 || d.geometry.hashes > bloomkit::max_hashes ||
-        d.blocks_per_shard == 0 || d.shards != (d.blocks() + d.blocks_per_shard - 1) / d.blocks_per_shard ||
-        d.blocks_per_shard > (std::uint64_t{1} << 23))
-        bad_meta(name, "its geometry is impossible (bits " + std::to_string(d.geometry.bits) + ", hashes " +
-                           std::to_string(d.geometry.hashes) + ", shards " + std::to_string(d.shards) + " of " +
-                           std::to_string(d.blocks_per_shard) + " blocks)");
+    for (const auto& [key, value] : fields) {
+        if (std::find(std::begin(known_fields), std::end(known_fields), key) == std::end(known_fields))
+            bad_meta(name, "unknown field '" + key.substr(0, 40) + "'");
+        if (key == "owner" && !owned) bad_meta(name, "an owner in state " + std::string(to_string(meta.state)));
+    }
+    if (const std::string problem = impossible(d); !problem.empty()) bad_meta(name, problem);
     return meta;
+}
+
+std::string impossible(const filter_description& d) {
+    const bloom_geometry& g = d.geometry;
+    if (g.bits == 0 || g.bits % 512 != 0 || g.hashes == 0 || g.hashes > bloomkit::max_hashes)
+        return fmt::format("its geometry is impossible (bits {}, hashes {})", g.bits, g.hashes);
+    if (d.blocks_per_shard == 0 || d.blocks_per_shard > most_blocks_per_shard)
+        return fmt::format("{} blocks per shard is not 1 to {} (a shard of at most 512 MiB)", d.blocks_per_shard,
+                           most_blocks_per_shard);
+    if (d.shards == 0 || d.shards > filter_description::max_shards)
+        return fmt::format("{} shards is not 1 to {}", d.shards, filter_description::max_shards);
+    if (d.shards != (d.blocks() + d.blocks_per_shard - 1) / d.blocks_per_shard)
+        return fmt::format("{} shards of {} blocks do not hold its {} blocks", d.shards, d.blocks_per_shard, d.blocks());
+    if (d.generation % 2 == 0) return fmt::format("generation {:016x} is even (its last bit is the sentinel, 1)", d.generation);
+    if (!(d.target.fpr >= 0 && d.target.fpr < 1)) return "fpr " + bloomkit::detail::show_number(d.target.fpr) + " is not in [0, 1)";
+    return {};
 }
 
 std::string first_difference(const filter_description& stored, const filter_description& wanted) {
@@ -118,26 +204,43 @@ std::string first_difference(const filter_description& stored, const filter_desc
     if (stored.geometry.hashes != wanted.geometry.hashes) return differs("hashes", stored.geometry.hashes, wanted.geometry.hashes);
     if (stored.hash != wanted.hash) return differs("hash", to_string(stored.hash), to_string(wanted.hash));
     if (stored.seed != wanted.seed) return differs("seed", stored.seed, wanted.seed);
+    if (!same_keys(stored.keys, wanted.keys)) return differs("keys", to_string(stored.keys), to_string(wanted.keys));
     return {};
 }
 
 filter_description plan_shards(std::string name, bloom_geometry geometry, std::uint64_t max_shard_bytes, bool round_up) {
-    if (max_shard_bytes < (std::uint64_t{64} << 10) || max_shard_bytes > (std::uint64_t{512} << 20))
+    if (max_shard_bytes < smallest_shard || max_shard_bytes > largest_shard)
         throw invalid_argument("a Redis shard's size must be 64 KiB to 512 MiB, not " + std::to_string(max_shard_bytes) + " bytes");
     filter_description d;
     d.name = std::move(name);
     const std::uint64_t blocks = geometry.bits / 512;
-    // Blocks and the sentinel's byte, with the string's header, within the size limit's class.
-    const std::uint64_t most = (max_shard_bytes - string_overhead - 1) / 64;
+    // Our header and the blocks, with the string's own header, within the size limit's class.
+    const std::uint64_t most = (max_shard_bytes - string_overhead - filter_description::header_bytes) / 64;
     d.shards = (blocks + most - 1) / most;
+    if (d.shards > filter_description::max_shards)
+        throw invalid_argument(fmt::format("a filter of {} bytes in shards of at most {} bytes would need {} shards, more "
+                                           "than the {} allowed: choose larger shards",
+                                           blocks * 64, max_shard_bytes, d.shards, filter_description::max_shards));
     d.blocks_per_shard = (blocks + d.shards - 1) / d.shards;
     if (round_up) {
-        const std::uint64_t allocated = size_class(d.blocks_per_shard * 64 + 1 + string_overhead);
-        d.blocks_per_shard = std::max(d.blocks_per_shard, (allocated - string_overhead - 1) / 64);
+        const std::uint64_t allocated = size_class(filter_description::header_bytes + d.blocks_per_shard * 64 + string_overhead);
+        d.blocks_per_shard = std::max(d.blocks_per_shard, (allocated - string_overhead - filter_description::header_bytes) / 64);
         geometry.bits = d.shards * d.blocks_per_shard * 512;
     }
     d.geometry = geometry;
     return d;
+}
+
+void require_untagged_name(std::string_view name) {
+    const std::string shard = std::string(name) + ":0";
+    const auto open = shard.find('{');
+    if (open == std::string::npos) return;
+    const auto close = shard.find('}', open + 1);
+    if (close != std::string::npos && close > open + 1)
+        throw invalid_argument("the filter name '" + std::string(name) + "' holds a hash tag ('" +
+                               shard.substr(open, close - open + 1) +
+                               "'): on a Redis Cluster all its shards would hash to one slot, on one node. Choose a name "
+                               "without '{…}'");
 }
 
 }  // namespace detail

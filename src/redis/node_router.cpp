@@ -60,7 +60,7 @@ node_router::node_router(connection_options options) : options_(std::move(option
     const std::vector<endpoint> endpoints = parse_url(options_.url);
     credentials_ = endpoints.front();
     if (!options_.cluster && endpoints.size() > 1)
-        throw invalid_argument("several Redis addresses given (" + options_.url +
+        throw invalid_argument("several Redis addresses given (" + redacted_url(options_.url) +
                                ") without cluster mode: give one server, or the seeds of a cluster with --cluster");
     for (const endpoint& e : endpoints) seeds_.push_back(address_of(e));
     if (options_.cluster) {
@@ -251,7 +251,7 @@ void node_router::read_chunks(const command_batch& batch, const run_options& how
                 ++answered;
             }
             if (f.wait) {
-                const reply acknowledged = f.to->read();
+                const reply acknowledged = f.to->read_after(how.replica_timeout);
                 if (acknowledged->type != REDIS_REPLY_INTEGER)
                     throw server_error("WAIT on " + *f.address + ": " +
                                        (acknowledged->type == REDIS_REPLY_ERROR ? std::string(error_text(*acknowledged))

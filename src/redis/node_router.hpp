@@ -15,7 +15,13 @@
 // throw every connection with replies still unread is closed (a new one is made next time).
 //
 // Resending is safe for the filters' commands: setting bits that are already set changes
-// nothing (only the "was new" answer of a re-sent add may then say "not new").
+// nothing (only the "was new" answer of a re-sent add may then say "not new"), and the scripts
+// of scripts.hpp find their own work done (a shard "ours", a write already made, a record
+// holding the text a compare-and-set wrote: meta_store takes that for success).
+//
+// WAIT blocks on the server for up to its timeout before it replies: its reply is awaited that
+// long more than any other, so that a replica slow to acknowledge is reported as such
+// (replication_error), not as a master that stopped answering.
 #pragma once
 
 #include <chrono>
@@ -40,7 +46,7 @@ public:
     struct run_options {
         std::size_t depth = 256;  ///< commands in flight per node
         unsigned replicas = 0;    ///< WAIT for this many replicas after each node's writes
-        std::chrono::milliseconds replica_timeout{2000};
+        std::chrono::milliseconds replica_timeout{5000};  ///< WAIT's timeout (its reply is awaited that long more)
     };
     using reply_handler = std::function<void(std::size_t index, const redisReply& r)>;
 

@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # tests/cli/redis.sh — end-to-end test of `bloomkit redis`: create/add/check against a real
-# redis-server agree with a local filter of the same keys (check's output and exit codes), info,
-# push and pull byte-identical, drop; a deleted shard, a stopped server and a wrong password are
-# errors (exit 2), never "absent"; --url, $BLOOMKIT_REDIS_URL and --cluster on a 3-master
-# cluster; --replicas refused without replicas.
+# redis-server agree with a local filter of the same keys (check's output and exit codes); the key
+# format recorded at create and push and used by add and check; info; push and pull byte-identical,
+# drop; a lost record restored, never a reason to wipe; keys of other data never overwritten; a
+# claim taken over only with --take-over; a deleted shard, a stopped server and a wrong password
+# are errors (exit 2), never "absent"; passwords never shown, and passed out of sight of ps;
+# --url, $BLOOMKIT_REDIS_URL and --cluster on a 3-master cluster; --replicas refused without
+# replicas.
 #
 #   bash tests/cli/redis.sh /path/to/bloomkit
 #
@@ -14,6 +17,9 @@ if ! command -v redis-server >/dev/null || ! command -v redis-cli >/dev/null; th
     echo "skipped: redis-server is not installed (scripts/install-deps.sh installs it; make test does)"
     finish
 fi
+
+# not_in FILE TEXT: FILE does not contain TEXT.
+not_in() { ! grep -qF -- "$2" "$1"; }
 
 need_keys
 need_others
@@ -57,11 +63,21 @@ check_rc "--absent on added lines selects none: exit 1" 1
 run "$B" redis check users --count --json "$KEYS" --url "$URL"
 check_in "check --count --json" "$OUT" '"present": 100000, "absent": 0'
 
-# Integer keys: 007 and 7 are one key.
-expect_success "create (numbers)" "$B" redis create ids -n 1000 --url "$URL"
-printf '7\n42\n' | "$B" redis add ids --key u64 --url "$URL"
-run "$B" redis check ids --key u64 --url "$URL" <<<"007"
-check_eq "--key u64: 007 is 7" "007" "$(cat "$OUT")"
+# Integer keys: the format is recorded at create, and add and check use it unless told; 007 and
+# 7 are one key.
+expect_success "create (numbers)" "$B" redis create ids -n 1000 --key u64 --url "$URL"
+check_in "the metadata records the key format" <(redis-cli -p "$PORT" GET ids:meta) "keys u64"
+printf '7\n42\n' | "$B" redis add ids --url "$URL"
+run "$B" redis check ids --url "$URL" <<<"007"
+check_eq "the recorded --key u64: 007 is 7" "007" "$(cat "$OUT")"
+expect_error "check --key text against integers" "contradicts 'ids'" "$B" redis check ids --key text --url "$URL" <<<"7"
+expect_error "add --key u64 to a filter of text" "contradicts 'users'" "$B" redis add users --key u64 --url "$URL" <<<"7"
+expect_error "create with another key format" "keys u64 in Redis, text asked" "$B" redis create ids -n 1000 --url "$URL"
+seq 1 1000 >"$R/numbers.txt"
+expect_success "build a file of numbers" "$B" build --key u64 -n 1000 -o "$R/numbers.bkf" "$R/numbers.txt"
+expect_success "push it, --key saying what a file of no record holds" "$B" redis push "$R/numbers.bkf" numbers --url "$URL" --key u64
+run "$B" redis check numbers --count --url "$URL" <<<"0042"
+check_in "the pushed file's key format is used" "$OUT" "present	1"
 
 # $BLOOMKIT_REDIS_URL is the default address.
 BLOOMKIT_REDIS_URL=$URL run "$B" redis check users --count "$KEYS"
@@ -76,6 +92,7 @@ check_cond "info --json: the keys are estimated" "$(cat "$OUT")" \
 check_eq "info --json: the seed as a string" '"0"' "$(grep -o '"seed": "[0-9]*"' "$OUT" | cut -d' ' -f2)"
 run "$B" redis info users --url "$URL"
 check_in "info" "$OUT" "sized for       100000 keys at 1%"
+check_in "info: the key format" "$OUT" "keys            text"
 
 # --- push, pull, drop -------------------------------------------------------------------------
 
@@ -93,12 +110,46 @@ fixture_build "cuckoo" "$R/cuckoo.bkf" --kind cuckoo -n $N -o "$R/cuckoo.bkf" "$
 expect_error "push a cuckoo filter" "not a block Bloom filter" "$B" redis push "$R/cuckoo.bkf" c --url "$URL"
 "$B" redis pull pushed -o - --url "$URL" >"$R/stdout.bkf" 2>/dev/null
 check_same "pull -o - writes the filter to stdout" "$R/back.bkf" "$R/stdout.bkf"
+check_same "pull of a pushed file: byte for byte" "$F" "$R/back.bkf"
 
 expect_success "drop" "$B" redis drop pushed --url "$URL"
 check_eq "drop removes every key" "0" "$(redis-cli -p "$PORT" --scan --pattern 'pushed:*' | wc -l)"
 run "$B" redis drop pushed --url "$URL"
 check_rc "drop of no filter: exit 1" 1
 expect_error "check of no filter" "no filter named pushed" "$B" redis check pushed "$KEYS" --url "$URL"
+
+# --- the record lost, other data, claims ------------------------------------------------------
+
+# NAME:meta goes first under allkeys-lru (it is read only at open), or is deleted: the next
+# create (every instance may run one at start) restores it from the shards, never wipes them.
+redis-cli -p "$PORT" DEL users:meta >/dev/null
+expect_success "create after the record was lost" "$B" redis create users -n $N -p 1% --url "$URL"
+run "$B" redis check users --count "$KEYS" --url "$URL"
+check_in "... and every key is still there" "$OUT" "present	100000"
+redis-cli -p "$PORT" DEL users:meta >/dev/null
+run "$B" redis check users --count "$KEYS" --url "$URL"
+check_in "check after the record was lost" "$OUT" "present	100000"
+
+redis-cli -p "$PORT" HSET session:0 user alice >/dev/null
+redis-cli -p "$PORT" RPUSH session:1 event >/dev/null
+expect_error "create over keys of other data" "session:0 exists and is a hash" \
+    "$B" redis create session -n $N --shard-size 64KiB --url "$URL"
+expect_error "push over keys of other data" "refusing to overwrite" "$B" redis push "$F" session --shard-size 64KiB --url "$URL"
+check_eq "... which are left as they were" "hash list 0" \
+    "$(redis-cli -p "$PORT" TYPE session:0) $(redis-cli -p "$PORT" TYPE session:1) $(redis-cli -p "$PORT" EXISTS session:meta)"
+
+# A claim left by a creator that died a minute ago: refused, then taken over when asked.
+expect_success "create (a model)" "$B" redis create model -n 1000 --url "$URL"
+old=$(( $(redis-cli -p "$PORT" TIME | head -n 1) * 1000 - 60000 ))
+claim=$(redis-cli -p "$PORT" GET model:meta |
+    sed -e 's/^state ready$/state creating\nowner 0123456789abcdef0123456789abcdef/' -e "s/^written .*/written $old/")
+printf '%s\n' "$claim" | redis-cli -p "$PORT" -x SET claimed:meta >/dev/null
+expect_error "create over a stale claim" "take its claim over" "$B" redis create claimed -n 1000 --url "$URL"
+check_in "... saying whose and how old" "$ERR" "process 01234567… (its last progress 6"
+expect_success "create --take-over" "$B" redis create claimed -n 1000 --take-over --url "$URL"
+check_in "... which makes it ready" <(redis-cli -p "$PORT" GET claimed:meta) "state ready"
+
+expect_error "a name with a hash tag" "hash tag ('{eu}')" "$B" redis create 'users{eu}' -n 1000 --url "$URL"
 
 # --- fail-closed ------------------------------------------------------------------------------
 
@@ -113,12 +164,30 @@ expect_error "info on a deleted shard" "missing" "$B" redis info sharded --url "
 expect_error "pull of a deleted shard" "missing" "$B" redis pull sharded -o "$R/lost.bkf" --url "$URL"
 check_cond "no file from a failed pull" "$R/lost.bkf exists" test ! -e "$R/lost.bkf"
 
-expect_error "--replicas without replicas" "0 of 1 replicas" "$B" redis add users --replicas 1 --url "$URL" <<<"x"
+expect_error "--replicas without replicas" "0 of 1 replicas" "$B" redis add users --replicas 1 --timeout 0.5 --url "$URL" <<<"x"
 
 redis-cli -p "$PORT" ACL SETUSER app on '>app-pw' '~*' '+@all' >/dev/null
 expect_success "an ACL user in the URL" "$B" redis check users --count "$KEYS" --url "redis://app:app-pw@127.0.0.1:$PORT"
 expect_error "a wrong password" "refused the credentials" "$B" redis check users "$KEYS" --url "redis://app:nope@127.0.0.1:$PORT"
 expect_error "a bad URL" "bad Redis address" "$B" redis check users "$KEYS" --url "http://127.0.0.1"
+
+# Passwords: never shown, and given out of sight of ps.
+expect_error "a bad URL with a password" "redis://app:***@127.0.0.1:x" \
+    "$B" redis check users "$KEYS" --url "redis://app:TopSecret@127.0.0.1:x"
+check_cond "... which is not shown" "$(cat "$ERR")" not_in "$ERR" TopSecret
+BLOOMKIT_REDIS_URL="redis://app:TopSecret@127.0.0.1:x" run "$B" redis check users "$KEYS"
+check_rc "a bad \$BLOOMKIT_REDIS_URL" 2
+check_cond "... whose password is not shown" "$(cat "$ERR")" not_in "$ERR" TopSecret
+printf 'app-pw\n' >"$R/password"
+expect_success "--password-file" "$B" redis check users --count "$KEYS" --url "$URL" --user app --password-file "$R/password"
+BLOOMKIT_REDIS_PASSWORD=app-pw run "$B" redis check users --count "$KEYS" --url "$URL" --user app
+check_rc "\$BLOOMKIT_REDIS_PASSWORD" 0
+printf 'TopSecret\n' >"$R/wrong"
+expect_error "a wrong password from a file" "refused the credentials of user 'app'" \
+    "$B" redis check users "$KEYS" --url "$URL" --user app --password-file "$R/wrong"
+check_cond "... which is not shown" "$(cat "$ERR")" not_in "$ERR" TopSecret
+expect_error "a password given twice" "given twice" \
+    "$B" redis check users "$KEYS" --url "redis://app:app-pw@127.0.0.1:$PORT" --password-file "$R/password"
 expect_error "--url and --cluster" "not both" "$B" redis check users "$KEYS" --url "$URL" --cluster "127.0.0.1:$PORT"
 expect_error "--cluster on a plain server" "not a cluster node" "$B" redis check users "$KEYS" --cluster "127.0.0.1:$PORT"
 

@@ -1,11 +1,14 @@
-// tests/redis/test_redis_filter.cpp — the Redis-backed filter (bloomkit/redis.hpp) against real
-// servers: a standalone redis-server, a 3-master Redis Cluster, and one with a replica per master,
-// each started on free loopback ports by tests/redis/servers.hpp and stopped afterwards.
+// tests/redis/test_redis_filter.cpp — the Redis-backed filter (bloomkit/redis.hpp) answering,
+// against real servers: a standalone redis-server, a 3-master Redis Cluster, and clusters with
+// replicas, each started on free loopback ports by tests/redis/servers.hpp and stopped afterwards.
+// (How filters are created, claimed, restored and dropped: test_redis_lifecycle.cpp.)
 //
-// What is proven: the same bits as a local block filter (so push, pull and local answers agree);
-// no false negatives and the FPR on target; fail-closed on a deleted, flushed or evicted shard, a
-// killed server, an OOM or ACL refusal and a timeout; cluster routing through a reshard; no
-// acknowledged key lost in a failover with WAIT.
+// What is proven: addresses parsed as users write them and never shown with their password; the
+// same bits as a local block filter (so push, pull and local answers agree, and a pulled file is
+// the pushed one); no false negatives and the FPR on target; fail-closed on a deleted, flushed or
+// evicted shard, a filter dropped and created again under a long-lived client, a killed server,
+// an OOM or ACL refusal and a timeout; cluster routing through a reshard; no acknowledged key
+// lost in a failover with WAIT, and a stalled replica reported as such.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -15,58 +18,18 @@
 
 #include "bloomkit/redis.hpp"
 #include "key_sets.hpp"
-#include "servers.hpp"
+#include "redis_testing.hpp"
 
 using namespace bloomkit;
 using bloomkit_test::redis_servers;
 using bloomkit_test::random_numbers;
 using bloomkit_test::string_keys;
-
-namespace {
-
-redis::client connect(const redis_servers& servers, redis::connection_options o = {}) {
-    o.url = servers.url();
-    return redis::client(o);
-}
-
-redis::client connect_cluster(const redis_servers& servers, redis::connection_options o = {}) {
-    o.url = servers.seeds();
-    o.cluster = true;
-    return redis::client(o);
-}
-
-// Answers of `f` for `keys`, in bulk.
-template <class Filter, class Keys>
-std::vector<char> answers_of(const Filter& f, const Keys& keys) {
-    std::vector<char> out(keys.size());
-    f.contains(keys.begin(), keys.end(), out.begin());
-    return out;
-}
-
-// Without redis-server (a plain build on a machine without scripts/install-deps.sh), the tests
-// that need one are skipped, saying why; make test installs it.
-#define REQUIRE_REDIS_SERVER()                                                                       \
-    if (!redis_servers::available()) GTEST_SKIP() << "redis-server is not installed (scripts/install-deps.sh)"
-
-// A filter in a tiny shard size, so that even a small one has several shards.
-constexpr redis::filter_options small_shards{.max_shard_bytes = 64 << 10};
-
-class Standalone : public testing::Test {
-protected:
-    static void SetUpTestSuite() {
-        if (redis_servers::available()) servers_ = std::make_unique<redis_servers>(redis_servers::standalone());
-    }
-    static void TearDownTestSuite() { servers_.reset(); }
-    void SetUp() override {
-        REQUIRE_REDIS_SERVER();
-        servers_->cli(port(), "FLUSHALL");
-    }
-    static int port() { return servers_->ports().front(); }
-    static redis_servers& servers() { return *servers_; }
-    static inline std::unique_ptr<redis_servers> servers_;
-};
-
-}  // namespace
+using bloomkit_test::answers_of;
+using bloomkit_test::connect;
+using bloomkit_test::connect_cluster;
+using bloomkit_test::found_in;
+using bloomkit_test::small_shards;
+using bloomkit_test::Standalone;
 
 // --- Without a server -------------------------------------------------------------------------
 
@@ -78,11 +41,44 @@ TEST(RedisAddress, UrlsAsUsersWriteThem) {
               (redis::endpoint{.host = "h", .port = 7000, .user = "app", .password = "s@cret", .db = 3}));
     EXPECT_EQ(one("redis://only-password@h"), (redis::endpoint{.host = "h", .port = 6379, .password = "only-password"}));
     EXPECT_EQ(one("unix:///run/redis.sock"), (redis::endpoint{.socket = "/run/redis.sock"}));
+    EXPECT_EQ(one("unix://app:pw@/run/redis@7.sock?db=2"),
+              (redis::endpoint{.socket = "/run/redis@7.sock", .user = "app", .password = "pw", .db = 2}));
+    EXPECT_EQ(one("unix://pw@/run/redis.sock"), (redis::endpoint{.socket = "/run/redis.sock", .password = "pw"}));
+    EXPECT_EQ(one("redis://app:p/w:x@h"), (redis::endpoint{.host = "h", .port = 6379, .user = "app", .password = "p/w:x"}));
+    EXPECT_EQ(redis::parse_url("redis://app:a,b@h1:1,h2:2").size(), 2U);  // a comma in a password is the password's
+    EXPECT_EQ(redis::parse_url("redis://app:a,b@h1:1,h2:2")[0].password, "a,b");
     EXPECT_EQ(one("[::1]:7001"), (redis::endpoint{.host = "::1", .port = 7001}));
     EXPECT_EQ(redis::parse_url("a:1,b:2,c:3").size(), 3U);
     for (const char* bad : {"redis://h:0", "redis://h:65536", "redis://h:x", "redis://:6379", "http://h", "rediss://h",
-                            "unix://relative", "a:1,,b:2", "redis://h/db"})
+                            "unix://relative", "a:1,,b:2", "redis://h/db", "secret@h:1", "unix:///s?x=1"})
         EXPECT_THROW((void)redis::parse_url(bad), bloomkit::invalid_argument) << bad;
+}
+
+TEST(RedisAddress, PasswordsAreNeverShown) {
+    EXPECT_EQ(redis::redacted_url("redis://app:TopSecret@cache:6379/2"), "redis://app:***@cache:6379/2");
+    EXPECT_EQ(redis::redacted_url("redis://TopSecret@cache"), "redis://***@cache");
+    EXPECT_EQ(redis::redacted_url("unix://app:TopSecret@/run/r.sock"), "unix://app:***@/run/r.sock");
+    EXPECT_EQ(redis::redacted_url("redis://a:Top,Secret@h1:1,h2:2"), "redis://a:***@h1:1,h2:2");
+    EXPECT_EQ(redis::redacted_url("h1:1,h2:2"), "h1:1,h2:2");
+    // Every message about a bad address shows it masked: the password is in none of them.
+    for (const char* bad : {"redis://app:TopSecret@cache:x", "redis://app:TopSecret@:6379", "http://app:TopSecret@cache",
+                            "redis://app:Top/Secret@cache:x", "TopSecret@cache:6379", "redis://app:Top%zSecret@h",
+                            "unix://app:TopSecret@relative", "redis://app:Top,Secret@h:1,,h:2"}) {
+        try {
+            (void)redis::parse_url(bad);
+            ADD_FAILURE() << "accepted " << redis::redacted_url(bad);
+        } catch (const bloomkit::invalid_argument& e) {
+            EXPECT_EQ(std::string(e.what()).find("Secret"), std::string::npos) << e.what();
+            EXPECT_EQ(std::string(e.what()).find("Top"), std::string::npos) << e.what();
+        }
+    }
+    // Nor does connecting with several addresses outside cluster mode.
+    try {
+        redis::client c({.url = "redis://app:TopSecret@127.0.0.1:1,127.0.0.1:2"});
+        ADD_FAILURE() << "connected";
+    } catch (const bloomkit::error& e) {
+        EXPECT_EQ(std::string(e.what()).find("TopSecret"), std::string::npos) << e.what();
+    }
 }
 
 TEST(RedisAddress, SlotsAsRedisClusterComputesThem) {
@@ -136,42 +132,6 @@ TEST_F(Standalone, NoFalseNegativesAndTheFprOnTarget) {
     EXPECT_FALSE(f.insert(keys[0]));
     EXPECT_TRUE(f.insert(std::string("a key never seen before")));
     EXPECT_TRUE(f.contains(std::string_view("a key never seen before")));
-}
-
-TEST_F(Standalone, CreateIsIdempotentAndRefusesOtherParameters) {
-    redis::client c = connect(servers());
-    redis::bloom_filter a = redis::bloom_filter::create(c, "shared", 10000, 0.01);
-    a.insert(std::string("k"));
-    redis::bloom_filter b = redis::bloom_filter::create(c, "shared", 10000, 0.01);  // another instance, same call
-    EXPECT_TRUE(b.contains(std::string("k")));
-    EXPECT_EQ(b.description().geometry, a.description().geometry);
-    try {
-        (void)redis::bloom_filter::create(c, "shared", 10000, 0.001);
-        FAIL() << "created over a filter of other parameters";
-    } catch (const redis::filter_mismatch& e) {
-        EXPECT_NE(std::string(e.what()).find("fpr 0.01 in Redis, 0.001 asked"), std::string::npos) << e.what();
-    }
-    EXPECT_THROW((void)redis::bloom_filter::create(c, "shared", 10000, 0.01, {.hashing = {.seed = 7}}), redis::filter_mismatch);
-    EXPECT_THROW((void)redis::bloom_filter::open(c, "nothing-here"), redis::filter_mismatch);
-    servers().cli(port(), "SET", "garbage:meta", "not a filter");
-    EXPECT_THROW((void)redis::bloom_filter::open(c, "garbage"), redis::filter_mismatch);
-    servers().cli(port(), "SET", "future:meta", "bloomkit-redis 99\nkind block\n");
-    EXPECT_THROW((void)redis::bloom_filter::open(c, "future"), redis::filter_mismatch);
-}
-
-TEST_F(Standalone, InterruptedCreationIsFinishedByTheNextCreate) {
-    redis::client c = connect(servers());
-    (void)redis::bloom_filter::create(c, "half", 10000, 0.01);
-    // As a creator that died before its last step leaves it:
-    const std::string meta = servers().cli(port(), "GET", "half:meta");
-    std::string creating = meta;
-    creating.replace(creating.find("state ready"), 11, "state creating");
-    servers().cli(port(), "SET", "half:meta", creating);
-    servers().cli(port(), "DEL", "half:0");
-    EXPECT_THROW((void)redis::bloom_filter::open(c, "half"), redis::filter_mismatch);
-    redis::bloom_filter f = redis::bloom_filter::create(c, "half", 10000, 0.01);
-    f.insert(std::string("x"));
-    EXPECT_TRUE(redis::bloom_filter::open(c, "half").contains(std::string("x")));
 }
 
 TEST_F(Standalone, ALostShardIsAnErrorNeverAnAbsentKey) {
@@ -266,16 +226,19 @@ TEST_F(Standalone, AclUsersWithAndWithoutRights) {
 }
 
 TEST_F(Standalone, PushAndPullAreByteIdentical) {
-    block_bloom_filter local(100000, 0.001, {.seed = 42});
+    block_bloom_filter local(100000, 0.001, {.seed = 42, .keys = key_format::text});
     const auto keys = string_keys(50000, 6);
     local.insert_range(keys);
     redis::client c = connect(servers());
     redis::bloom_filter shared = redis::bloom_filter::push(c, "pushed", local, small_shards);
     EXPECT_GT(shared.description().shards, 1U);
     EXPECT_EQ(shared.hash_function(), local.hash_function());
+    EXPECT_EQ(shared.recorded_key_format(), key_format::text);  // as the local filter records
     const block_bloom_filter back = shared.pull();
     EXPECT_EQ(back, local);  // same geometry, hashing and bits
     EXPECT_EQ(back.expected_keys(), local.expected_keys());
+    EXPECT_EQ(back.inserted_count(), local.inserted_count());  // what the file's header says, kept in the meta
+    EXPECT_EQ(back.recorded_key_format(), key_format::text);
     const auto probes = string_keys(20000, 7);
     EXPECT_EQ(answers_of(shared, probes), answers_of(local, probes));
     EXPECT_EQ(answers_of(shared, keys), std::vector<char>(keys.size(), 1));
@@ -325,6 +288,65 @@ TEST_F(Standalone, AClusterOptionOnAPlainServerIsRefused) {
     EXPECT_THROW((void)redis::client({.url = "redis://127.0.0.1:1"}), redis::connection_error);
 }
 
+TEST_F(Standalone, AUnixSocketTakesCredentials) {
+    servers().cli(port(), "ACL", "SETUSER", "app", "on", ">TopSecret", "~*", "+@all");
+    redis::client c({.url = "unix://app:TopSecret@" + socket()});
+    redis::bloom_filter f = redis::bloom_filter::create(c, "local", 1000, 0.01);
+    EXPECT_TRUE(f.insert(std::string("over the socket")));
+    try {
+        redis::client wrong({.url = "unix://app:WrongSecret@" + socket()});
+        FAIL() << "logged in with a wrong password";
+    } catch (const redis::server_error& e) {
+        EXPECT_NE(std::string(e.what()).find("refused the credentials of user 'app'"), std::string::npos) << e.what();
+        EXPECT_EQ(std::string(e.what()).find("Secret"), std::string::npos) << e.what();
+    }
+    servers().cli(port(), "ACL", "DELUSER", "app");
+}
+
+TEST_F(Standalone, ALongLivedClientNeverAnswersFromAFilterDroppedAndCreatedAgain) {
+    redis::client c = connect(servers());
+    redis::bloom_filter f = redis::bloom_filter::create(c, "recreated", 100000, 0.01, small_shards);
+    const auto keys = random_numbers(20000, 14);
+    f.insert(keys.begin(), keys.end());
+    // Another process drops it and makes it again: the same size, another seed.
+    redis::client other = connect(servers());
+    ASSERT_TRUE(redis::bloom_filter::drop(other, "recreated"));
+    redis::filter_options reseeded = small_shards;
+    reseeded.hashing.seed = 99;
+    const redis::bloom_filter again = redis::bloom_filter::create(other, "recreated", 100000, 0.01, reseeded);
+    ASSERT_EQ(again.geometry(), f.geometry());
+    // The old client's every call fails: none answers from the new filter's bits.
+    std::vector<char> answers(keys.size(), 2);
+    EXPECT_THROW(f.contains(keys.begin(), keys.end(), answers.begin()), redis::filter_replaced);
+    EXPECT_EQ(std::count(answers.begin(), answers.end(), 0), 0) << "answered absent from the new filter";
+    EXPECT_THROW((void)f.contains(keys[0]), redis::filter_replaced);
+    EXPECT_THROW((void)f.set_bit_count(), redis::filter_replaced);
+    EXPECT_THROW((void)f.pull(), redis::filter_replaced);
+    EXPECT_THROW(f.clear(), redis::filter_replaced);
+    EXPECT_THROW(f.insert(keys.begin(), keys.end()), redis::filter_replaced);
+    // Opened again, it is the new one.
+    EXPECT_EQ(redis::bloom_filter::open(c, "recreated").description().generation, again.description().generation);
+}
+
+TEST_F(Standalone, AStaleClientsAddsNeverBreakAFilterMadeSince) {
+    // A client still holding a filter of 128 KiB shards adds to the one made since under its
+    // name, of 64 KiB shards: its bits land after the new shards' headers (at the same place
+    // in every filter), and the keys it made for shards that do not exist are removed.
+    redis::client c = connect(servers());
+    redis::bloom_filter stale = redis::bloom_filter::create(c, "remade", 400000, 0.01, {.max_shard_bytes = 128 << 10});
+    redis::client other = connect(servers());
+    ASSERT_TRUE(redis::bloom_filter::drop(other, "remade"));
+    redis::bloom_filter fresh = redis::bloom_filter::create(other, "remade", 100000, 0.01, small_shards);
+    const auto keys = random_numbers(20000, 17);
+    fresh.insert(keys.begin(), keys.end());
+    const auto more = random_numbers(20000, 18);
+    EXPECT_THROW(stale.insert(more.begin(), more.end()), redis::filter_replaced);
+    EXPECT_NO_THROW((void)fresh.set_bit_count());
+    EXPECT_EQ(found_in(fresh, keys), static_cast<long>(keys.size()));
+    EXPECT_EQ(found_in(redis::bloom_filter::open(c, "remade"), keys), static_cast<long>(keys.size()));
+    EXPECT_EQ(servers().cli(port(), "DBSIZE"), std::to_string(fresh.description().shards + 1)) << "keys left behind";
+}
+
 // A server killed in the middle of a batch: the batch throws; answers already given are true ones.
 TEST(RedisServerLost, AKilledServerIsAnErrorWithNoAbsentAnswer) {
     REQUIRE_REDIS_SERVER();
@@ -361,6 +383,40 @@ TEST(RedisServerLost, WritingToADeadServerIsAnErrorNotSigpipe) {
     servers.kill(servers.ports().front());
     ASSERT_EQ(std::signal(SIGPIPE, SIG_DFL), SIG_DFL);  // the default: SIGPIPE ends the process
     for (int attempt = 0; attempt < 5; ++attempt) EXPECT_THROW(f.insert(keys.begin(), keys.end()), redis::connection_error);
+}
+
+// --- Replicas ---------------------------------------------------------------------------------
+
+TEST(RedisReplicas, AStalledReplicaIsReportedAsSuchNotAsALostMaster) {
+    REQUIRE_REDIS_SERVER();
+    using std::chrono::milliseconds;
+    redis_servers servers = redis_servers::cluster(1, 1);
+    const int replica = servers.replicas().at(0);
+    auto stall_replica = [&] {
+        std::thread sleeper([&] { servers.cli(replica, "DEBUG", "SLEEP", "3"); });
+        std::this_thread::sleep_for(milliseconds(200));
+        return sleeper;
+    };
+    // WAIT gives up after the command timeout, and its reply is awaited longer than that: the
+    // error names the replicas, not a connection to the master.
+    redis::client hasty = connect_cluster(servers, {.command_timeout = milliseconds(1000), .retry_window = milliseconds(1000)});
+    redis::bloom_filter f = redis::bloom_filter::create(hasty, "replicated", 10000, 0.01, {.replicas = 1});
+    std::thread sleeper = stall_replica();
+    try {
+        f.insert(std::string("k"));
+        ADD_FAILURE() << "an add returned without its replica";
+    } catch (const redis::replication_error& e) {
+        EXPECT_NE(std::string(e.what()).find("0 of 1 replicas"), std::string::npos) << e.what();
+    } catch (const redis::error& e) {
+        ADD_FAILURE() << "not a replication_error: " << e.what();
+    }
+    sleeper.join();
+    // A replica that is only slow: WAIT waits as long as the command timeout allows.
+    redis::client patient = connect_cluster(servers, {.command_timeout = milliseconds(6000)});
+    redis::bloom_filter g = redis::bloom_filter::open(patient, "replicated", {.replicas = 1});
+    sleeper = stall_replica();
+    EXPECT_NO_THROW(g.insert(std::string("late")));
+    sleeper.join();
 }
 
 // --- A cluster --------------------------------------------------------------------------------

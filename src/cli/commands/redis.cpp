@@ -2,13 +2,21 @@
 // Cluster (bloomkit/redis.hpp): every process that names it sees the same keys.
 //
 // Where: --url (default $BLOOMKIT_REDIS_URL, else redis://127.0.0.1:6379) or --cluster
-// HOST:PORT,... (any nodes of a cluster). A lost shard, a lost server or a refusal is an error
-// (exit 2), never an answer "absent".
+// HOST:PORT,... (any nodes of a cluster); the password in the URL, or kept off the command line
+// (--password-file, $BLOOMKIT_REDIS_PASSWORD), and never shown in a message. A lost shard, a
+// lost server or a refusal is an error (exit 2), never an answer "absent". What the keys are
+// (--key) is recorded in the filter's metadata at create (or push, from the file) and used by
+// add and check unless --key says otherwise; a --key that contradicts it is refused.
 #include <fmt/core.h>
 
+#include <cerrno>
 #include <cstdlib>
+#include <fstream>
+#include <iterator>
 #include <memory>
+#include <span>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "bloomkit/redis.hpp"
@@ -31,6 +39,8 @@ struct redis_options {
     std::string name;
     std::string url;
     std::string cluster;
+    std::string user;
+    std::string password_file;
     std::string timeout = "5";
     std::string pipeline = "256";
     std::string replicas = "0";
@@ -44,7 +54,14 @@ void add_connection_options(CLI::App& command, redis_options& o, bool writes) {
                                        "(default: $BLOOMKIT_REDIS_URL, else redis://127.0.0.1:6379)")
         ->type_name("URL");
     command.add_option("--cluster", o.cluster, "A Redis Cluster: some of its nodes, HOST:PORT,HOST:PORT...")->type_name("NODES");
-    command.add_option("--timeout", o.timeout, "Seconds a round trip may take before it is an error (default 5)")
+    command.add_option("--user", o.user, "ACL user to log in as (unless the URL names one)")->type_name("USER");
+    command.add_option("--password-file", o.password_file,
+                       "Read the password from the first line of FILE, out of sight of ps (else: the URL's, or "
+                       "$BLOOMKIT_REDIS_PASSWORD)")
+        ->type_name("FILE");
+    command.add_option("--timeout", o.timeout,
+                       "Seconds a round trip may take before it is an error, and that --replicas waits for replicas "
+                       "(default 5)")
         ->type_name("SECONDS");
     command.add_option("--pipeline", o.pipeline, "Commands in flight per node (default 256)")->type_name("N");
     if (writes)
@@ -52,6 +69,34 @@ void add_connection_options(CLI::App& command, redis_options& o, bool writes) {
                            "Return only once N replicas of each master hold the adds (WAIT); without it an add "
                            "acknowledged by a master that then fails can be lost")
             ->type_name("N");
+}
+
+// The first line of a password file, without its line end. The file's content is never shown.
+std::string read_password_file(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw io_error("cannot read the password file '" + path + "'", std::error_code(errno, std::generic_category()));
+    std::string password;
+    std::getline(in, password);
+    if (!password.empty() && password.back() == '\r') password.pop_back();
+    if (password.empty()) throw invalid_argument("the password file '" + path + "' has an empty first line");
+    return password;
+}
+
+// The password, from --password-file or $BLOOMKIT_REDIS_PASSWORD (the URL's, if any, wins over
+// the environment; with a file too, it is given twice).
+void set_credentials(const redis_options& o, redis::connection_options& c) {
+    c.user = o.user;
+    const bool url_has_password = [&] {
+        for (const redis::endpoint& e : redis::parse_url(c.url))
+            if (!e.password.empty()) return true;
+        return false;
+    }();
+    if (!o.password_file.empty()) {
+        if (url_has_password) throw invalid_argument("the password is given twice: in the address and in --password-file");
+        c.password = read_password_file(o.password_file);
+    } else if (const char* from_environment = std::getenv("BLOOMKIT_REDIS_PASSWORD"); from_environment != nullptr) {
+        c.password = from_environment;
+    }
 }
 
 redis::client connect(const redis_options& o) {
@@ -66,6 +111,7 @@ redis::client connect(const redis_options& o) {
     } else if (from_environment != nullptr && *from_environment != '\0') {
         c.url = from_environment;
     }
+    set_credentials(o, c);
     const auto timeout = std::chrono::milliseconds(static_cast<long long>(parse_seconds("--timeout", o.timeout) * 1000));
     c.command_timeout = timeout;
     c.connect_timeout = std::min(timeout, std::chrono::milliseconds(2000));
@@ -81,15 +127,39 @@ redis::filter_options filter_options_of(const redis_options& o) {
 }
 
 std::string describe(const redis::filter_description& d) {
-    return fmt::format("{} in {} shard{}, k = {}", human_bytes(static_cast<double>(d.blocks() * 64)), d.shards,
-                       d.shards == 1 ? "" : "s", d.geometry.hashes);
+    return fmt::format("{} in {} shard{}, k = {}, {} keys", human_bytes(static_cast<double>(d.blocks() * 64)), d.shards,
+                       d.shards == 1 ? "" : "s", d.geometry.hashes, to_string(d.keys));
 }
+
+void add_take_over_option(CLI::App& command, bool& take_over) {
+    command.add_flag("--take-over", take_over,
+                     "Take over the claim of another process that started making NAME and has stopped (no progress for "
+                     "30 s): its partial shards are made anew");
+}
+
+// The Redis filter as check's machinery queries it, the first lines shown to the warning about
+// a filter that records no key format.
+class watched_filter {
+public:
+    watched_filter(const redis::bloom_filter& filter, unrecorded_format_warning& warning) : filter_(&filter), warning_(&warning) {}
+    template <class It, class S, class Out>
+    Out contains(It first, S last, Out out) const {
+        if constexpr (std::is_convertible_v<std::iter_value_t<It>, std::string_view> && std::contiguous_iterator<It>)
+            warning_->look(std::span<const std::string_view>(first, last));
+        return filter_->contains(first, last, out);
+    }
+
+private:
+    const redis::bloom_filter* filter_;
+    unrecorded_format_warning* warning_;
+};
 
 // --- The subcommands ------------------------------------------------------------------------
 
 struct create_options {
     redis_options where;
-    std::string keys, fpr = "1%", shard_size = "32MiB", seed;
+    std::string keys, fpr = "1%", shard_size = "32MiB", seed, key;
+    bool take_over = false;
 };
 
 int run_create(const create_options& o) {
@@ -99,6 +169,8 @@ int run_create(const create_options& o) {
     redis::filter_options f = filter_options_of(o.where);
     f.max_shard_bytes = parse_size("--shard-size", o.shard_size);
     if (!o.seed.empty()) f.hashing.seed = parse_seed(o.seed);
+    f.hashing.keys = key_format_to_build(o.key);
+    f.take_over = o.take_over;
     redis::client c = connect(o.where);
     const redis::bloom_filter filter = redis::bloom_filter::create(c, o.where.name, n, p, f);
     fmt::print(stderr, "bloomkit: filter {} in Redis: {}, for {} keys at {:g}%\n", filter.name(), describe(filter.description()),
@@ -109,19 +181,25 @@ int run_create(const create_options& o) {
 struct lines_options {
     redis_options where;
     std::vector<std::string> inputs;
-    std::string key = "text";
+    std::string key;  // empty: what the filter records
     bool json = false;
     check_report report;
 };
 
 int run_add(const lines_options& o) {
-    const key_format keys = parse_key_format(o.key);
     line_reader lines(o.inputs);
     redis::client c = connect(o.where);
     redis::bloom_filter filter = redis::bloom_filter::open(c, o.where.name, filter_options_of(o.where));
+    const key_format recorded = filter.recorded_key_format();
+    const key_format keys = key_format_for(recorded, o.key, filter.name());
+    // A filter that records nothing (made by a program that did not say) learns it from the
+    // first --key: from then on, check reads its lines alike without being told.
+    if (recorded == key_format::unrecorded && !o.key.empty()) filter.record_key_format(keys);
+    unrecorded_format_warning warning(filter.recorded_key_format(), o.key, filter.name());
     std::uint64_t read = 0, added = 0;
     progress shown("adding", lines.total_bytes());
     lines.read([&](std::span<const std::string_view> batch, const line_origin& origin) {
+        warning.look(batch);
         with_keys(batch, keys, origin, [&](auto keyed) { added += filter.insert(keyed.begin(), keyed.end()); });
         read += batch.size();
         shown.update(lines.bytes_read());
@@ -137,13 +215,14 @@ int run_add(const lines_options& o) {
 }
 
 int run_check(const lines_options& o) {
-    const key_format keys = parse_key_format(o.key);
     line_reader lines(o.inputs);
     redis::client c = connect(o.where);
     const redis::bloom_filter filter = redis::bloom_filter::open(c, o.where.name, filter_options_of(o.where));
+    const key_format keys = key_format_for(filter.recorded_key_format(), o.key, filter.name());
+    unrecorded_format_warning warning(filter.recorded_key_format(), o.key, filter.name());
     // One thread: a Redis client is not shared between threads, and the pipeline, not the
     // CPU, is what bounds the rate.
-    return report_check(filter, lines, keys, 1, o.report, filter.name()) ? found : nothing_found;
+    return report_check(watched_filter(filter, warning), lines, keys, 1, o.report, filter.name()) ? found : nothing_found;
 }
 
 struct info_options {
@@ -164,12 +243,13 @@ int run_info(const info_options& o) {
     if (o.json) {
         fmt::print(
             "{{\"name\": {}, \"kind\": \"block Bloom filter in Redis\", \"bits\": {}, \"bytes\": {}, \"hashes\": {}, "
-            "\"shards\": {}, \"blocks_per_shard\": {}, \"hash\": {}, \"seed\": \"{}\", \"expected_keys\": {}, "
-            "\"target_fpr\": {}, \"set_bits\": {}, \"fill\": {}, \"approximate_count\": {}, \"current_fpr\": {}, "
-            "\"nodes\": {}}}\n",
+            "\"shards\": {}, \"blocks_per_shard\": {}, \"hash\": {}, \"seed\": \"{}\", \"keys\": {}, "
+            "\"generation\": \"{:016x}\", \"expected_keys\": {}, \"target_fpr\": {}, \"inserted\": {}, \"set_bits\": {}, "
+            "\"fill\": {}, \"approximate_count\": {}, \"current_fpr\": {}, \"nodes\": {}}}\n",
             json_string(d.name), d.geometry.bits, d.blocks() * 64, d.geometry.hashes, d.shards, d.blocks_per_shard,
-            json_string(to_string(d.hash)), d.seed, d.target.expected_keys, json_number(d.target.fpr), set, json_number(fill),
-            json_number(keys), json_number(fpr), json_string(nodes));
+            json_string(to_string(d.hash)), d.seed, json_string(to_string(d.keys)), d.generation, d.target.expected_keys,
+            json_number(d.target.fpr), d.inserted, set, json_number(fill), json_number(keys), json_number(fpr),
+            json_string(nodes));
         return success;
     }
     fmt::print("name            {}\n", d.name);
@@ -179,10 +259,12 @@ int run_info(const info_options& o) {
     fmt::print("shards          {} ({}:0{}), {} blocks each\n", d.shards, d.name,
                d.shards == 1 ? std::string() : fmt::format(" … {}:{}", d.name, d.shards - 1), d.blocks_per_shard);
     fmt::print("hash            {}, seed {}\n", to_string(d.hash), d.seed);
+    fmt::print("keys            {}\n", to_string(d.keys));
+    fmt::print("generation      {:016x}\n", d.generation);
     if (d.target.expected_keys != 0)
         fmt::print("sized for       {} keys at {:g}%\n", d.target.expected_keys, 100 * d.target.fpr);
     fmt::print("fill            {:.4g}% of the bits set\n", 100 * fill);
-    fmt::print("keys            about {:.0f}\n", keys);
+    fmt::print("distinct keys   about {:.0f}\n", keys);
     fmt::print("current fpr     {:.4g}%\n", 100 * fpr);
     fmt::print("nodes           {}\n", nodes);
     return success;
@@ -192,6 +274,8 @@ struct transfer_options {
     redis_options where;
     std::string file;
     std::string shard_size = "32MiB";
+    std::string key;
+    bool take_over = false;
 };
 
 void add_shard_size_option(CLI::App& command, std::string& size) {
@@ -206,6 +290,8 @@ int run_push(const transfer_options& o) {
                                "bloomkit build (the default kind and layout)");
     redis::filter_options f = filter_options_of(o.where);
     f.max_shard_bytes = parse_size("--shard-size", o.shard_size);
+    if (!o.key.empty()) f.hashing.keys = key_format_for(block->recorded_key_format(), o.key, o.file);
+    f.take_over = o.take_over;
     redis::client c = connect(o.where);
     const redis::bloom_filter filter = redis::bloom_filter::push(c, o.where.name, *block, f);
     fmt::print(stderr, "bloomkit: pushed {} to Redis as {}: {}\n", o.file, filter.name(), describe(filter.description()));
@@ -221,7 +307,7 @@ int run_pull(const transfer_options& o) {
 
 int run_drop(const redis_options& o) {
     redis::client c = connect(o);
-    if (redis::bloom_filter::drop(c, o.name)) return success;
+    if (redis::bloom_filter::drop(c, o.name, filter_options_of(o))) return success;
     fmt::print(stderr, "bloomkit: no filter named {} in Redis\n", o.name);
     return nothing_found;
 }
@@ -232,7 +318,7 @@ action redis_command(CLI::App& command) {
     command.require_subcommand(1);
     command.footer(
         "Examples:\n"
-        "  bloomkit redis create users -n 10M -p 0.1%            # a filter every service instance shares\n"
+        "  bloomkit redis create users -n 10M -p 0.1% --key u64  # a filter every service instance shares\n"
         "  psql -Atc 'select id from users' | bloomkit redis add users\n"
         "  bloomkit redis check users ids.txt --cluster 10.0.0.1:6379,10.0.0.2:6379\n"
         "  bloomkit build -o seen.bkf urls.txt && bloomkit redis push seen.bkf seen   # build offline, serve from Redis");
@@ -245,6 +331,8 @@ action redis_command(CLI::App& command) {
     create->add_option("-p,--fpr", c->fpr, "False-positive rate at N keys: 1%, 0.001 (default 1%)")->type_name("P");
     add_shard_size_option(*create, c->shard_size);
     create->add_option("--seed", c->seed, "Hash seed (a secret one when attackers choose the keys)")->type_name("SEED");
+    add_key_option(*create, c->key);
+    add_take_over_option(*create, c->take_over);
     actions.emplace_back(create, [c] { return run_create(*c); });
 
     CLI::App* add = command.add_subcommand("add", "Add lines to a filter in Redis");
@@ -274,6 +362,8 @@ action redis_command(CLI::App& command) {
     push->add_option("file", u->file, "Filter file (a block Bloom filter); '-' reads stdin")->required()->type_name("FILE");
     add_connection_options(*push, u->where, true);
     add_shard_size_option(*push, u->shard_size);
+    add_key_option(*push, u->key);
+    add_take_over_option(*push, u->take_over);
     actions.emplace_back(push, [u] { return run_push(*u); });
 
     CLI::App* pull = command.add_subcommand("pull", "Copy a filter in Redis into a file");

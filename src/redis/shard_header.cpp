@@ -1,0 +1,84 @@
+// src/redis/shard_header.cpp — see shard_header.hpp.
+#include "shard_header.hpp"
+
+#include <bit>
+#include <cstring>
+
+#include "metadata.hpp"
+
+namespace bloomkit::redis::detail {
+namespace {
+
+constexpr std::string_view magic = "BKRS";
+
+template <class Number>
+void put(std::string& bytes, std::size_t offset, Number value) {
+    for (std::size_t i = 0; i < sizeof(Number); ++i)
+        bytes[offset + i] = static_cast<char>((static_cast<std::uint64_t>(value) >> (8 * i)) & 0xff);
+}
+
+template <class Number>
+Number get(std::string_view bytes, std::size_t offset) {
+    std::uint64_t value = 0;
+    for (std::size_t i = 0; i < sizeof(Number); ++i)
+        value |= std::uint64_t{static_cast<std::uint8_t>(bytes[offset + i])} << (8 * i);
+    return static_cast<Number>(value);
+}
+
+}  // namespace
+
+std::string generation_bytes(std::uint64_t generation) {
+    std::string bytes(8, '\0');
+    for (std::size_t i = 0; i < 8; ++i) bytes[i] = static_cast<char>((generation >> (8 * (7 - i))) & 0xff);
+    return bytes;
+}
+
+std::string encode_header(const filter_description& d, bool complete) {
+    std::string bytes(filter_description::header_bytes, '\0');
+    bytes.replace(0, magic.size(), magic);
+    put<std::uint8_t>(bytes, 4, static_cast<std::uint8_t>(meta_format_version));
+    put<std::uint8_t>(bytes, header_complete_offset, complete ? 1 : 0);
+    put<std::uint8_t>(bytes, 6, static_cast<std::uint8_t>(d.hash));
+    put<std::uint8_t>(bytes, header_keys_offset, static_cast<std::uint8_t>(d.keys));
+    put<std::uint32_t>(bytes, 8, d.geometry.hashes);
+    put<std::uint64_t>(bytes, 16, d.geometry.bits);
+    put<std::uint64_t>(bytes, 24, d.blocks_per_shard);
+    put<std::uint64_t>(bytes, 32, d.seed);
+    put<std::uint64_t>(bytes, 40, d.target.expected_keys);
+    put<std::uint64_t>(bytes, 48, std::bit_cast<std::uint64_t>(d.target.fpr));
+    put<std::uint64_t>(bytes, 56, d.inserted);
+    bytes.replace(generation_offset, 8, generation_bytes(d.generation));
+    return bytes;
+}
+
+std::optional<shard_header> decode_header(std::string_view bytes) {
+    if (bytes.size() != filter_description::header_bytes || !bytes.starts_with(magic) ||
+        get<std::uint8_t>(bytes, 4) != meta_format_version)
+        return std::nullopt;
+    const auto hash = get<std::uint8_t>(bytes, 6);
+    const auto keys = get<std::uint8_t>(bytes, header_keys_offset);
+    const auto complete = get<std::uint8_t>(bytes, header_complete_offset);
+    if (hash < static_cast<std::uint8_t>(hash_algorithm::xxh3_128) || hash > static_cast<std::uint8_t>(hash_algorithm::xxh3_mum) ||
+        keys > static_cast<std::uint8_t>(key_format::i64) || complete > 1)
+        return std::nullopt;
+    shard_header t;
+    filter_description& d = t.description;
+    t.complete = complete == 1;
+    d.hash = static_cast<hash_algorithm>(hash);
+    d.keys = static_cast<key_format>(keys);
+    d.geometry.hashes = get<std::uint32_t>(bytes, 8);
+    d.geometry.bits = get<std::uint64_t>(bytes, 16);
+    d.blocks_per_shard = get<std::uint64_t>(bytes, 24);
+    d.seed = get<std::uint64_t>(bytes, 32);
+    d.target.expected_keys = get<std::uint64_t>(bytes, 40);
+    d.target.fpr = std::bit_cast<double>(get<std::uint64_t>(bytes, 48));
+    d.inserted = get<std::uint64_t>(bytes, 56);
+    for (std::size_t i = 0; i < 8; ++i)
+        d.generation = (d.generation << 8) | static_cast<std::uint8_t>(bytes[generation_offset + i]);
+    if (d.blocks_per_shard == 0) return std::nullopt;
+    d.shards = (d.blocks() + d.blocks_per_shard - 1) / d.blocks_per_shard;
+    if (!impossible(d).empty()) return std::nullopt;
+    return t;
+}
+
+}  // namespace bloomkit::redis::detail
