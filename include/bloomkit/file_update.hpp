@@ -208,8 +208,8 @@ private:
                 for (std::uint64_t chunk = first >> header_.chunk_shift; chunk <= last >> header_.chunk_shift; ++chunk)
                     chunks.push_back(chunk);
             });
-        std::ranges::sort(chunks);
-        chunks.erase(std::ranges::unique(chunks).begin(), chunks.end());
+        std::sort(chunks.begin(), chunks.end());  // std::ranges::unique trips Clang 14 on libstdc++ 12
+        chunks.erase(std::unique(chunks.begin(), chunks.end()), chunks.end());
         return chunks;
     }
 

@@ -17,6 +17,7 @@
 #include <fmt/core.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -106,45 +107,52 @@ any_filter starting_filter(const dedup_options& options, const sizing_request& s
     return bloom_filter(n, p, hashing);
 }
 
-/// The expected number of new lines wrongly taken for repeats. A new line is taken for a repeat
-/// with the filter's false-positive rate p at the time, so each new line that was let through
-/// stands for p / (1 - p) that were not: the estimate sums that over the lines let through, and
-/// is at most the number of lines dropped (a saturated filter, p = 1, may have dropped every
-/// one of them wrongly). The rate is measured from the fill, which reads the whole filter, so
-/// only every so many new lines (1/32 of the filter's bytes, at least 64: a few percent of the
-/// run's time, and often enough to follow a small filter that fills up within a few thousand);
-/// in between it is integrated as if it grew geometrically, as a Bloom filter's rate (a power of
-/// its fill) nearly does. (Taking the rate at the start of each stretch instead under-counted by
-/// half: with k probes it grows like n^k.)
+/// The expected number of new lines wrongly taken for repeats, over stretches of the run. A
+/// new line is taken for a repeat with the filter's false-positive rate p at the time, so in a
+/// stretch where F new lines were let through and D lines dropped, F · p / (1 - p) of the
+/// dropped ones are expected to have been new — and no more than D. Where p reaches 1 (every
+/// bit set), nothing is let through any more and nothing tells repeats from new lines: all D
+/// may be wrong, and the estimate says so. The rate is measured from the fill, which reads the
+/// whole filter, so a stretch is as many lines as 1/32 of the filter's bytes, at least 64 (a few
+/// percent of the run's time, and short enough to follow a small filter filling up); within one
+/// it is integrated as if it grew geometrically, as a Bloom filter's rate (a power of its fill)
+/// nearly does.
 template <class F>
 class wrong_drop_estimate {
 public:
-    explicit wrong_drop_estimate(const F& filter) : filter_(filter), rate_(filter.current_fpr()) {}
+    explicit wrong_drop_estimate(const F& filter)
+        : filter_(filter), stretch_(std::max<std::uint64_t>(64, filter.size_in_bytes() / 32)), rate_(filter.current_fpr()) {}
 
-    void new_lines(std::uint64_t count) {
-        pending_ += count;
-        if (pending_ >= std::max<std::uint64_t>(64, filter_.size_in_bytes() / 32)) settle();
+    /// Lines tested in a stretch, at most.
+    [[nodiscard]] std::uint64_t stretch() const noexcept { return stretch_; }
+
+    /// `tested` lines went through the filter, `fresh` of them let through as new.
+    void tested(std::uint64_t tested, std::uint64_t fresh) {
+        fresh_ += fresh;
+        dropped_ += tested - fresh;
+        if (fresh_ + dropped_ >= stretch_) settle();
     }
 
-    /// The estimate, for a run that dropped `dropped` lines.
-    [[nodiscard]] double expected(std::uint64_t dropped) {
+    [[nodiscard]] double expected() {
         settle();
-        return std::min(sum_, static_cast<double>(dropped));
+        return sum_;
     }
 
 private:
     void settle() {
-        if (pending_ == 0) return;
+        if (fresh_ + dropped_ == 0) return;
         const double now = filter_.current_fpr();
         const double mean = rate_ > 0 && now > rate_ * (1 + 1e-9) ? (now - rate_) / std::log(now / rate_) : (rate_ + now) / 2;
-        sum_ += mean < 1 ? mean / (1 - mean) * static_cast<double>(pending_) : HUGE_VAL;
+        const auto dropped = static_cast<double>(dropped_);
+        sum_ += mean < 1 ? std::min(static_cast<double>(fresh_) * mean / (1 - mean), dropped) : dropped;
         rate_ = now;
-        pending_ = 0;
+        fresh_ = dropped_ = 0;
     }
 
     const F& filter_;
+    const std::uint64_t stretch_;
     double rate_;
-    std::uint64_t pending_ = 0;
+    std::uint64_t fresh_ = 0, dropped_ = 0;
     double sum_ = 0;
 };
 
@@ -186,8 +194,15 @@ public:
                             },
                             [&](std::span<const std::string_view> batch, const line_origin&, hashed_lines& block) {
                                 block.fresh.resize(batch.size());
-                                f.insert_digests(block.digests, block.fresh.begin());
-                                wrong.new_lines(print(batch, block.fresh));
+                                for (std::size_t at = 0; at < batch.size(); at += wrong.stretch()) {  // a stretch at a time
+                                    const std::size_t size = std::min<std::size_t>(wrong.stretch(), batch.size() - at);
+                                    f.insert_digests(std::span<const digest>(block.digests).subspan(at, size),
+                                                     block.fresh.begin() + static_cast<std::ptrdiff_t>(at));
+                                    wrong.tested(size, static_cast<std::uint64_t>(std::count(
+                                                           block.fresh.begin() + static_cast<std::ptrdiff_t>(at),
+                                                           block.fresh.begin() + static_cast<std::ptrdiff_t>(at + size), 1)));
+                                }
+                                print(batch, block.fresh);
                                 shown.update(lines.bytes_read());
                                 if (termination_signal() != 0) throw termination_requested{termination_signal()};
                                 if (lock_ && std::chrono::steady_clock::now() - last_checkpoint_ >= checkpoint_) save_state();
@@ -195,7 +210,7 @@ public:
                     } catch (const termination_requested& stop) {
                         signal = stop.signal;
                     }
-                    expected_wrong_ = wrong.expected(read_ - fresh_);
+                    expected_wrong_ = wrong.expected();
                 } else {
                     throw error("dedup needs a Bloom or scalable Bloom filter");
                 }
@@ -227,9 +242,8 @@ public:
     }
 
 private:
-    // Prints the lines the options ask for (the new ones, or with --invert the repeats);
-    // returns how many were new.
-    std::uint64_t print(std::span<const std::string_view> batch, std::span<const char> fresh) {
+    // Prints the lines the options ask for (the new ones, or with --invert the repeats).
+    void print(std::span<const std::string_view> batch, std::span<const char> fresh) {
         std::uint64_t new_lines = 0;
         for (std::size_t i = 0; i < batch.size(); ++i) {
             const bool is_new = fresh[i] != 0;
@@ -241,7 +255,6 @@ private:
         }
         read_ += batch.size();
         fresh_ += new_lines;
-        return new_lines;
     }
 
     const dedup_options& options_;

@@ -137,23 +137,6 @@ void add_take_over_option(CLI::App& command, bool& take_over) {
                      "30 s): its partial shards are made anew");
 }
 
-// The Redis filter as check's machinery queries it, the first lines shown to the warning about
-// a filter that records no key format.
-class watched_filter {
-public:
-    watched_filter(const redis::bloom_filter& filter, unrecorded_format_warning& warning) : filter_(&filter), warning_(&warning) {}
-    template <class It, class S, class Out>
-    Out contains(It first, S last, Out out) const {
-        if constexpr (std::is_convertible_v<std::iter_value_t<It>, std::string_view> && std::contiguous_iterator<It>)
-            warning_->look(std::span<const std::string_view>(first, last));
-        return filter_->contains(first, last, out);
-    }
-
-private:
-    const redis::bloom_filter* filter_;
-    unrecorded_format_warning* warning_;
-};
-
 // --- The subcommands ------------------------------------------------------------------------
 
 struct create_options {
@@ -222,7 +205,7 @@ int run_check(const lines_options& o) {
     unrecorded_format_warning warning(filter.recorded_key_format(), o.key, filter.name());
     // One thread: a Redis client is not shared between threads, and the pipeline, not the
     // CPU, is what bounds the rate.
-    return report_check(watched_filter(filter, warning), lines, keys, 1, o.report, filter.name()) ? found : nothing_found;
+    return report_check(filter, lines, keys, 1, o.report, filter.name(), {}, &warning) ? found : nothing_found;
 }
 
 struct info_options {
