@@ -79,6 +79,7 @@
 #include "bloomkit/hash.hpp"
 #include "bloomkit/options.hpp"
 #include "bloomkit/sizing/binary_fuse.hpp"
+#include "bloomkit/kind_request.hpp"
 
 namespace bloomkit {
 
@@ -481,6 +482,11 @@ public:
 
     /// Distinct keys the filter was built from (distinct 128-bit digests, strictly speaking).
     [[nodiscard]] size_type size() const noexcept { return parameters_.keys; }
+    /// The distinct keys it was built from, as every kind's inserted_count() says (the same as
+    /// size()).
+    [[nodiscard]] size_type inserted_count() const noexcept { return parameters_.keys; }
+    /// Its false-positive rate: fixed once built (expected_fpr()), and 0 when it holds nothing.
+    [[nodiscard]] double current_fpr() const noexcept { return empty() ? 0.0 : expected_fpr(); }
     [[nodiscard]] bool empty() const noexcept { return parameters_.keys == 0; }
     [[nodiscard]] size_type size_in_bytes() const noexcept { return array_length() * sizeof(Fingerprint); }
     /// Bits of the array per key (0 for the empty filter).
@@ -582,5 +588,38 @@ using binary_fuse16_4wise_filter = basic_binary_fuse_filter<std::uint16_t, 4>;
 
 /// The default static filter.
 using binary_fuse_filter = binary_fuse8_filter;
+
+// --- The registry's entry (kind_request.hpp) ------------------------------------------------
+
+template <class Fingerprint, unsigned Arity>
+struct kind_traits<basic_binary_fuse_filter<Fingerprint, Arity>> {
+    static constexpr std::uint32_t bits = 8 * sizeof(Fingerprint);
+    static constexpr std::string_view word = "fuse";
+    static constexpr std::string_view summary = "built once from the complete set, ~1.08-1.13x the floor";
+    static std::string name() { return std::to_string(Arity) + "-wise " + std::to_string(bits) + "-bit binary fuse filter"; }
+    static kind_request request() {
+        kind_request r{std::string(word), {}, {}, {}};
+        if (bits != 8) r.fingerprint_bits = bits;
+        if (Arity != 3) r.arity = Arity;
+        return r;
+    }
+    static bool accepts(const kind_request& r, double p) {
+        detail::require_options(r, {.fingerprint_bits = true, .arity = true});
+        if (r.kind != word) return false;
+        if (r.fingerprint_bits && *r.fingerprint_bits != 8 && *r.fingerprint_bits != 16)
+            throw invalid_request(invalid_request::part::fingerprint_bits, "a binary fuse filter's fingerprints are 8 or 16 bits, not " + std::to_string(*r.fingerprint_bits));
+        if (r.arity && *r.arity != 3 && *r.arity != 4)
+            throw invalid_request(invalid_request::part::arity, "a binary fuse filter is 3- or 4-wise, not " + std::to_string(*r.arity) + "-wise");
+        const std::uint32_t wanted = r.fingerprint_bits ? *r.fingerprint_bits : binary_fuse_fingerprint_bits_for(p);
+        return wanted == bits && r.arity.value_or(3) == Arity;
+    }
+    static kind_plan plan(double n, double p, const kind_request& = {}) {
+        const binary_fuse_plan plan = plan_binary_fuse(Arity, n, p, bits);
+        if (plan.fpr > p)
+            throw invalid_argument(std::string("reaches at best p = 1/") + (bits == 8 ? "256" : "65536") + " (" +
+                                   std::to_string(bits) + "-bit fingerprints)");
+        return {plan.bytes(), plan.fpr, 0, bits};
+    }
+};
 
 }  // namespace bloomkit

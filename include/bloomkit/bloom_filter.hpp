@@ -47,6 +47,7 @@
 #include "bloomkit/layouts/split_block.hpp"
 #include "bloomkit/options.hpp"
 #include "bloomkit/sizing/bloom.hpp"
+#include "bloomkit/kind_request.hpp"
 
 namespace bloomkit {
 
@@ -349,5 +350,33 @@ using split_block_bloom_filter = basic_bloom_filter<split_block_layout>;
 
 /// The default Bloom filter: the cache-blocked layout.
 using bloom_filter = block_bloom_filter;
+
+// --- The registry's entry (kind_request.hpp) ------------------------------------------------
+
+template <class Layout>
+struct kind_traits<basic_bloom_filter<Layout>> {
+    static constexpr std::string_view word = "bloom";
+    static constexpr bool updates_in_place = true;  // its operations only set bits (file_update.hpp)
+    static constexpr std::string_view summary = Layout::id == bloom_layout::block     ? "one cache line per key (the default)"
+                                                : Layout::id == bloom_layout::classic ? "fewest bits of the Bloom filters, k cache lines per key"
+                                                                                      : "Apache Parquet compatible";
+    static std::string name() { return std::string(to_string(Layout::id)) + " Bloom filter"; }
+    static kind_request request() {
+        kind_request r{std::string(word), {}, {}, {}};
+        if (Layout::id != bloom_layout::block) r.layout = Layout::id;
+        return r;
+    }
+    static bool accepts(const kind_request& r, double) {
+        detail::require_options(r, {.layout = true});
+        return r.kind == word && r.layout.value_or(bloom_layout::block) == Layout::id;
+    }
+    static kind_plan plan(double n, double p, const kind_request& = {}) {
+        const bloom_plan plan = plan_bloom(Layout::id, n, p);
+        return {plan.bytes(), plan.fpr, plan.geometry.hashes, 0};
+    }
+    static basic_bloom_filter<Layout> make(std::uint64_t n, double p, const kind_request&, filter_options options) {
+        return {n, p, options};
+    }
+};
 
 }  // namespace bloomkit

@@ -7,8 +7,10 @@
 //   layouts/            where a key's bits go: classic, block, split block, counting block
 //   bloom_filter.hpp    the Bloom filters (and counting_bloom_filter.hpp, cuckoo_filter.hpp,
 //                       scalable_bloom_filter.hpp, binary_fuse_filter.hpp: the other kinds)
+//   kinds.hpp           the registry: every filter type, what each can do, choosing one
 //   io/bkf.hpp          to_bytes / from_bytes, save / load on streams
-//   any_filter.hpp      the list of kinds; a filter whose kind is known at run time
+//   any_filter.hpp      a filter whose kind is known at run time
+//   bulk.hpp            batches of keys for any kind: insert, contains, remove, count, hash
 //   file.hpp            save / load / map on paths
 //   file_update.hpp     adding keys to a Bloom filter file in place
 #pragma once
@@ -16,6 +18,7 @@
 #include "bloomkit/any_filter.hpp"
 #include "bloomkit/binary_fuse_filter.hpp"
 #include "bloomkit/bloom_filter.hpp"
+#include "bloomkit/bulk.hpp"
 #include "bloomkit/counting_bloom_filter.hpp"
 #include "bloomkit/cuckoo_filter.hpp"
 #include "bloomkit/error.hpp"
@@ -23,6 +26,7 @@
 #include "bloomkit/file_update.hpp"
 #include "bloomkit/hash.hpp"
 #include "bloomkit/io/bkf.hpp"
+#include "bloomkit/kinds.hpp"
 #include "bloomkit/options.hpp"
 #include "bloomkit/scalable_bloom_filter.hpp"
 #include "bloomkit/simd.hpp"

@@ -45,6 +45,7 @@
 #include "bloomkit/layouts/counting_block.hpp"
 #include "bloomkit/options.hpp"
 #include "bloomkit/sizing/counting_bloom.hpp"
+#include "bloomkit/kind_request.hpp"
 
 namespace bloomkit {
 
@@ -146,6 +147,19 @@ public:
         });
         inserted_ += keys;
         return added;
+    }
+
+    /// Inserts every key of [first, last), writing for each whether it was new; returns the
+    /// output iterator past the last answer.
+    template <std::forward_iterator It, std::sentinel_for<It> Sentinel, std::output_iterator<bool> Out>
+        requires hashable_key<std::iter_value_t<It>>
+    Out insert(It first, Sentinel last, Out out) {
+        word_type* words = words_.mutable_data();
+        pipeline(first, last, [&](const probe& p) {
+            *out++ = layout_.increment(words, p);
+            ++inserted_;
+        });
+        return out;
     }
 
     // --- Whole-filter operations -------------------------------------------------------------
@@ -260,6 +274,27 @@ private:
     counting_block_layout layout_;
     storage_type words_;
     size_type inserted_ = 0;
+};
+
+// --- The registry's entry (kind_request.hpp) ------------------------------------------------
+
+template <>
+struct kind_traits<counting_bloom_filter> {
+    static constexpr std::string_view word = "counting";
+    static constexpr std::string_view summary = "4-bit counters, one cache line per key";
+    static std::string name() { return "counting Bloom filter"; }
+    static kind_request request() { return {std::string(word), {}, {}, {}}; }
+    static bool accepts(const kind_request& r, double) {
+        detail::require_options(r, {});
+        return r.kind == word;
+    }
+    static kind_plan plan(double n, double p, const kind_request& = {}) {
+        const counting_plan plan = plan_counting_bloom(n, p);
+        return {plan.bytes(), plan.fpr, plan.geometry.hashes, 0};
+    }
+    static counting_bloom_filter make(std::uint64_t n, double p, const kind_request&, filter_options options) {
+        return {n, p, options};
+    }
 };
 
 }  // namespace bloomkit

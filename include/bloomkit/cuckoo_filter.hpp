@@ -79,6 +79,7 @@
 #include "bloomkit/hash.hpp"
 #include "bloomkit/options.hpp"
 #include "bloomkit/sizing/cuckoo.hpp"
+#include "bloomkit/kind_request.hpp"
 
 namespace bloomkit {
 
@@ -316,6 +317,9 @@ public:
 
     /// Fingerprints stored, the stash included: successful inserts minus successful removals.
     [[nodiscard]] size_type size() const noexcept { return size_; }
+    /// The fingerprints stored: keys inserted less keys removed, each copy counted, as every
+    /// kind's inserted_count() says (the same as size()).
+    [[nodiscard]] size_type inserted_count() const noexcept { return size_; }
     [[nodiscard]] bool empty() const noexcept { return size_ == 0; }
     /// Slots in the table (the stash not included).
     [[nodiscard]] size_type capacity() const noexcept { return geometry_.buckets * cuckoo_bucket_size; }
@@ -570,6 +574,31 @@ private:
     storage_type words_;
     cuckoo_victim victim_{};
     size_type size_ = 0;
+};
+
+// --- The registry's entry (kind_request.hpp) ------------------------------------------------
+
+template <>
+struct kind_traits<cuckoo_filter> {
+    static constexpr std::string_view word = "cuckoo";
+    static constexpr std::string_view summary = "full at ~95% load; beats Bloom below ~0.4%";
+    static std::string name() { return "cuckoo filter"; }
+    static kind_request request() { return {std::string(word), {}, {}, {}}; }
+    static bool accepts(const kind_request& r, double) {
+        detail::require_options(r, {.fingerprint_bits = true});
+        if (r.kind != word) return false;
+        if (r.fingerprint_bits && *r.fingerprint_bits != 8 && *r.fingerprint_bits != 12 && *r.fingerprint_bits != 16)
+            throw invalid_request(invalid_request::part::fingerprint_bits, "a cuckoo filter's fingerprints are 8, 12 or 16 bits, not " + std::to_string(*r.fingerprint_bits));
+        return true;
+    }
+    static kind_plan plan(double n, double p, const kind_request& r = {}) {
+        const cuckoo_plan plan = plan_cuckoo(n, p, r.fingerprint_bits.value_or(0));
+        return {plan.bytes(), plan.fpr, 0, plan.geometry.fingerprint_bits};
+    }
+    static cuckoo_filter make(std::uint64_t n, double p, const kind_request& r, filter_options options) {
+        if (!r.fingerprint_bits) return {n, p, options};
+        return cuckoo_filter(plan_cuckoo(static_cast<double>(n), p, *r.fingerprint_bits).geometry, options);
+    }
 };
 
 }  // namespace bloomkit

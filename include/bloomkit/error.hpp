@@ -34,6 +34,13 @@ public:
     using error::error;
 };
 
+/// A filter of fixed capacity cannot take a key: a cuckoo filter whose two buckets for the key
+/// and whose stash are full. Nothing it held is lost; the key is not in it.
+class filter_full : public error {
+public:
+    using error::error;
+};
+
 /// A mutating call on a filter whose bits are a read-only view of a memory-mapped file.
 class read_only_filter : public error {
 public:

@@ -188,9 +188,16 @@ concept integer_key = std::integral<Key> || std::is_enum_v<Key>;
 template <class Key>
 concept custom_key = requires { sizeof(key_bytes<Key>); };
 
+/// A key already hashed: a digest from the filter's own hash_function(). Every call that takes
+/// keys takes these too and skips the hash, so that a key hashed once can be asked of several
+/// filters that hash alike, or given to a filter after other work needed its digest (the
+/// command's jobs, the bindings' bulk calls). A digest from another hasher is another key.
+template <class Key>
+concept prehashed_key = std::same_as<Key, digest>;
+
 /// Anything a filter accepts as a key.
 template <class Key>
-concept hashable_key = byte_sequence_key<Key> || integer_key<Key> || custom_key<Key>;
+concept hashable_key = byte_sequence_key<Key> || integer_key<Key> || custom_key<Key> || prehashed_key<Key>;
 
 /// The key_format a filter typed by its keys records (one built from a range of them): text for
 /// byte sequences, u64 and i64 for unsigned and signed integers; unrecorded for the rest (enums,
@@ -425,7 +432,9 @@ public:
     /// the older algorithms' integer paths are out of line.
     template <hashable_key Key>
     [[nodiscard, gnu::always_inline]] digest operator()(const Key& key) const {
-        if constexpr (integer_key<Key>) {
+        if constexpr (prehashed_key<Key>) {
+            return key;
+        } else if constexpr (integer_key<Key>) {
             if (algorithm_ == hash_algorithm::xxh3_mum) [[likely]]
                 return detail::mum_integer(detail::widened(key), secrets_);
             if (algorithm_ == hash_algorithm::xxh64) {

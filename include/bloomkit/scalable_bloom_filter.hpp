@@ -46,6 +46,7 @@
 #include "bloomkit/hash.hpp"
 #include "bloomkit/options.hpp"
 #include "bloomkit/sizing/scalable_bloom.hpp"
+#include "bloomkit/kind_request.hpp"
 
 namespace bloomkit {
 
@@ -455,6 +456,32 @@ private:
 
     scalable_parameters params_;
     std::vector<stage_type> stages_;  // never empty
+};
+
+// --- The registry's entry (kind_request.hpp) ------------------------------------------------
+
+template <>
+struct kind_traits<scalable_bloom_filter> {
+    static constexpr std::string_view word = "scalable";
+    static constexpr bool grows = true;
+    static constexpr std::string_view summary = "if n is a guess: stages of 2x keys at p/2, p/4, ...";
+    static std::string name() { return "scalable Bloom filter"; }
+    static kind_request request() { return {std::string(word), {}, {}, {}}; }
+    static bool accepts(const kind_request& r, double) {
+        detail::require_options(r, {});
+        return r.kind == word;
+    }
+    /// Holding n keys from an initial capacity of n: the first stage only.
+    static kind_plan plan(double n, double p, const kind_request& = {}) {
+        const scalable_options defaults;
+        const scalable_plan plan = plan_scalable_bloom(
+            n, {static_cast<std::uint64_t>(n), p, defaults.growth, defaults.tightening});
+        const auto stage_bytes = [&](std::size_t i) -> std::uint64_t { return plan.geometries[i].bits / 8; };
+        return {detail::scalable_payload_size(plan.geometries.size(), stage_bytes), plan.fpr, plan.geometries.front().hashes, 0};
+    }
+    static scalable_bloom_filter make(std::uint64_t n, double p, const kind_request&, filter_options options) {
+        return {n, p, {.seed = options.seed, .hash = options.hash, .keys = options.keys}};
+    }
 };
 
 }  // namespace bloomkit

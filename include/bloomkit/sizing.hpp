@@ -5,6 +5,7 @@
 
 #include "bloomkit/sizing/binary_fuse.hpp"
 #include "bloomkit/sizing/bloom.hpp"
+#include "bloomkit/sizing/by_memory.hpp"
 #include "bloomkit/sizing/counting_bloom.hpp"
 #include "bloomkit/sizing/cuckoo.hpp"
 #include "bloomkit/sizing/models.hpp"

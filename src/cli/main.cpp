@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "bloomkit/error.hpp"
+#include "bloomkit/kind_request.hpp"
 #include "commands/commands.hpp"
 #include "support/signals.hpp"
 
@@ -90,12 +91,25 @@ int run(int argc, char** argv) {
     return failure;
 }
 
+/// The option a part of a kind request is given by.
+std::string_view option_of(bloomkit::invalid_request::part part) {
+    switch (part) {
+        case bloomkit::invalid_request::part::kind: return "--kind";
+        case bloomkit::invalid_request::part::layout: return "--layout";
+        case bloomkit::invalid_request::part::fingerprint_bits: return "--bits";
+        case bloomkit::invalid_request::part::arity: return "--arity";
+    }
+    return "--kind";
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
     install_signal_handlers();
     try {
         return run(argc, argv);
+    } catch (const bloomkit::invalid_request& e) {  // the library names the part; the command, its option
+        fmt::print(stderr, "bloomkit: {}: {}\n", option_of(e.which()), e.what());
     } catch (const bloomkit::error& e) {
         fmt::print(stderr, "bloomkit: {}\n", e.what());
     } catch (const std::bad_alloc&) {

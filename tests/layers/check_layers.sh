@@ -4,13 +4,14 @@
 #
 #   bash tests/layers/check_layers.sh [include-dir]
 #
-#   0 basics       error.hpp options.hpp simd.hpp hash.hpp sizing.hpp sizing/
+#   0 basics       error.hpp options.hpp simd.hpp hash.hpp kind_request.hpp sizing.hpp sizing/
 #   1 machinery    detail/
 #   2 layouts      layouts/
 #   3 kinds        *_filter.hpp
-#   4 formats      io/
-#   5 dispatch     any_filter.hpp file.hpp file_update.hpp
-#   6 the rest     bloomkit.hpp (the umbrella), redis.hpp
+#   4 the registry kinds.hpp
+#   5 formats      io/
+#   6 dispatch     any_filter.hpp bulk.hpp file.hpp file_update.hpp
+#   7 the rest     bloomkit.hpp (the umbrella), redis.hpp
 #
 # Within a layer a header may include its neighbours, except the kinds: a kind includes no
 # sibling kind, but for the scalable filter, whose stages are Bloom filters. Prints each
@@ -20,14 +21,15 @@ cd "${1:-$(dirname "$0")/../../include}" || exit 2
 
 layer_of() {
     case $1 in
-        bloomkit/error.hpp | bloomkit/options.hpp | bloomkit/simd.hpp | bloomkit/hash.hpp | bloomkit/sizing.hpp | \
-            bloomkit/sizing/*) echo 0 ;;
+        bloomkit/error.hpp | bloomkit/options.hpp | bloomkit/simd.hpp | bloomkit/hash.hpp | bloomkit/kind_request.hpp | \
+            bloomkit/sizing.hpp | bloomkit/sizing/*) echo 0 ;;
         bloomkit/detail/*) echo 1 ;;
         bloomkit/layouts/*) echo 2 ;;
-        bloomkit/any_filter.hpp | bloomkit/file.hpp | bloomkit/file_update.hpp) echo 5 ;;
+        bloomkit/any_filter.hpp | bloomkit/bulk.hpp | bloomkit/file.hpp | bloomkit/file_update.hpp) echo 6 ;;
         bloomkit/*_filter.hpp) echo 3 ;;
-        bloomkit/io/*) echo 4 ;;
-        *) echo 6 ;;
+        bloomkit/kinds.hpp) echo 4 ;;
+        bloomkit/io/*) echo 5 ;;
+        *) echo 7 ;;
     esac
 }
 

@@ -6,6 +6,7 @@
 // is built from its keys). Payload: the fingerprints, 8- or 16-bit.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <string>
 
@@ -48,8 +49,12 @@ struct file_codec<basic_binary_fuse_filter<Fingerprint, Arity>> {
     static bool holds(const file_header& h) noexcept {
         return h.kind == kind && h.fuse.arity == Arity && h.fuse.fingerprint_bits == 8 * sizeof(Fingerprint);
     }
-    static std::string name() {
-        return std::to_string(Arity) + "-wise " + std::to_string(8 * sizeof(Fingerprint)) + "-bit binary fuse filter";
+    static std::uint64_t read_parameters(const detail::header_bytes& b, file_header& h, const std::string& where) {
+        return detail::read_binary_fuse_parameters(b, h, where);
+    }
+    static double approximate_count(const file_header& h) { return static_cast<double>(h.fuse.keys); }
+    static double current_fpr(const file_header& h) {
+        return h.fuse.keys == 0 ? 0.0 : std::ldexp(1.0, -static_cast<int>(h.fuse.fingerprint_bits));
     }
 
     static void describe(const filter_type& filter, file_header& h) {

@@ -43,6 +43,7 @@
 #include "bloomkit/io/header.hpp"
 #include "bloomkit/io/payload.hpp"
 #include "bloomkit/io/scalable_bloom_codec.hpp"
+#include "bloomkit/kinds.hpp"
 
 namespace bloomkit {
 
@@ -55,6 +56,44 @@ concept loadable_filter = requires(const file_header& h, detail::payload_source&
 };
 
 namespace detail {
+
+/// Calls visit(std::type_identity<F>{}) for the first type F of the registry whose kind code
+/// is `kind` (the one that reads that code's parameters: every type of a kind reads them
+/// alike), and returns what it returns.
+template <class Visit>
+auto for_kind_code(filter_kind kind, Visit visit) {
+    using result = decltype(visit(std::type_identity<block_bloom_filter>{}));
+    std::optional<result> done;
+    for_each_filter_type([&](auto type) {
+        if (!done && file_codec<typename decltype(type)::type>::kind == kind) done.emplace(visit(type));
+    });
+    if (!done) throw error("no filter type for kind code " + std::to_string(static_cast<unsigned>(kind)));
+    return std::move(*done);
+}
+
+/// The word of a kind code ("bloom"), for messages.
+inline std::string_view kind_word(filter_kind kind) {
+    return for_kind_code(kind, [](auto type) { return kind_traits<typename decltype(type)::type>::word; });
+}
+
+/// Calls make(std::type_identity<F>) for the type of the registry the header describes.
+template <class Make>
+auto by_kind(const file_header& h, Make make) {
+    using result = decltype(make(std::type_identity<block_bloom_filter>{}));
+    std::optional<result> made;
+    for_each_filter_type([&](auto type) {
+        if (!made && file_codec<typename decltype(type)::type>::holds(h)) made.emplace(make(type));
+    });
+    if (!made) throw error("no filter type for this header");  // decode_header admits only known kinds
+    return std::move(*made);
+}
+
+/// How messages name what a Target is: its type's name, or any filter at all.
+template <class Target>
+std::string type_name() {
+    if constexpr (requires { kind_traits<Target>::name(); }) return kind_traits<Target>::name();
+    else return "bloomkit filter";
+}
 
 /// Decodes and validates a whole header. `seen` holds the input's first min(size, 128) bytes;
 /// `size` is the whole input's size when known (a file's, a buffer's), and then it must end
@@ -77,19 +116,12 @@ inline file_header decode_header(std::span<const std::byte> seen, std::optional<
         h.flags = b.get<std::uint32_t>(f::flags);
         h.chunk_shift = b.get<std::uint32_t>(f::chunk_shift);
     }
-    // The file format's table of kind codes (FORMAT.md): each code's parameters are checked
-    // by its codec.
-    std::uint64_t expected_payload = 0;
-    switch (h.kind) {
-        case filter_kind::bloom: expected_payload = read_bloom_parameters(b, h, where); break;
-        case filter_kind::counting_bloom: expected_payload = read_counting_parameters(b, h, where); break;
-        case filter_kind::cuckoo: expected_payload = read_cuckoo_parameters(b, h, where); break;
-        case filter_kind::scalable_bloom: expected_payload = read_scalable_parameters(b, h, where); break;
-        case filter_kind::binary_fuse: expected_payload = read_binary_fuse_parameters(b, h, where); break;
-    }
+    // Each kind code's parameters are checked by its codec.
+    const std::uint64_t expected_payload = for_kind_code(
+        h.kind, [&](auto type) { return file_codec<typename decltype(type)::type>::read_parameters(b, h, where); });
     if (h.payload_size != expected_payload)
         reject_field(where, "payload size " + std::to_string(h.payload_size) + " bytes, but the " +
-                                std::string(to_string(h.kind)) + " filter's parameters need " + std::to_string(expected_payload));
+                                std::string(kind_word(h.kind)) + " filter's parameters need " + std::to_string(expected_payload));
     if (size) check_file_size(h, *size, where);
     return h;
 }
@@ -132,7 +164,9 @@ void write_bkf(const Filter& filter, const payload_sink::writer& write) {
 template <loadable_filter Target>
 void require_holds(const file_header& h, const std::string& where) {
     if (!file_codec<Target>::holds(h))
-        reject(format_errc::wrong_kind, where, "holds a " + h.filter_name() + ", not a " + file_codec<Target>::name());
+        reject(format_errc::wrong_kind, where,
+               "holds a " + by_kind(h, [](auto type) { return kind_traits<typename decltype(type)::type>::name(); }) + ", not a " +
+                   type_name<Target>());
 }
 
 /// Checks the payload against what vouches for it: the chunk table that follows it (version

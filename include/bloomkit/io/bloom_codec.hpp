@@ -58,7 +58,11 @@ struct file_codec<basic_bloom_filter<Layout>> {
     static constexpr filter_kind kind = filter_kind::bloom;
 
     static bool holds(const file_header& h) noexcept { return h.kind == kind && h.layout == Layout::id; }
-    static std::string name() { return std::string(to_string(Layout::id)) + " Bloom filter"; }
+    static std::uint64_t read_parameters(const detail::header_bytes& b, file_header& h, const std::string& where) {
+        return detail::read_bloom_parameters(b, h, where);
+    }
+    static double approximate_count(const file_header& h) { return estimate_keys(h.layout, h.geometry, h.set_bits); }
+    static double current_fpr(const file_header& h) { return bloomkit::current_fpr(h.layout, h.geometry, h.set_bits); }
 
     static void describe(const filter_type& filter, file_header& h) {
         detail::describe_common(filter, h);

@@ -4,14 +4,16 @@
 // A codec is a specialisation of file_codec<Filter>, one header per kind (io/*_codec.hpp):
 //   kind                        the filter_kind code
 //   holds(header)               whether a decoded header describes exactly this Filter type
-//   name()                      how errors name it ("block Bloom filter")
+//   read_parameters(b, h, where)  checks the kind's header bytes before anything trusts them,
+//                               fills them into h, and returns the payload size they need (the
+//                               same for every type of a kind code)
+//   approximate_count(h), current_fpr(h)  the keys held and the rate now, from the header alone
 //   describe(filter, header)    the kind's header fields, counts and payload size
 //   write_parameters(h, bytes)  those fields into the header's bytes
 //   write_payload(filter, sink) the payload, in order, through a payload_sink
 //   assemble(header, payload)   the filter, from a validated header and its payload, through
 //                               the kind's public from-parts constructor
-// and each kind's header also has read_<kind>_parameters(bytes, header, where), which checks
-// the kind's header bytes before anything trusts them and returns the payload size they need.
+// How messages name a type is the registry's (kind_traits<Filter>::name(), kinds.hpp).
 #pragma once
 
 #include <string>

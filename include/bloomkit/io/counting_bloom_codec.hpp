@@ -40,7 +40,11 @@ struct file_codec<counting_bloom_filter> {
     static constexpr filter_kind kind = filter_kind::counting_bloom;
 
     static bool holds(const file_header& h) noexcept { return h.kind == kind; }
-    static std::string name() { return "counting Bloom filter"; }
+    static std::uint64_t read_parameters(const detail::header_bytes& b, file_header& h, const std::string& where) {
+        return detail::read_counting_parameters(b, h, where);
+    }
+    static double approximate_count(const file_header& h) { return estimate_counting_keys(h.counting, h.set_bits); }
+    static double current_fpr(const file_header& h) { return current_counting_fpr(h.counting, h.set_bits); }
 
     static void describe(const counting_bloom_filter& filter, file_header& h) {
         detail::describe_common(filter, h);

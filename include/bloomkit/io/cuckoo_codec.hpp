@@ -5,6 +5,7 @@
 // buckets packed back to back (4·f bits each) in 64-bit words, padded.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <string>
 
@@ -41,7 +42,15 @@ struct file_codec<cuckoo_filter> {
     static constexpr filter_kind kind = filter_kind::cuckoo;
 
     static bool holds(const file_header& h) noexcept { return h.kind == kind; }
-    static std::string name() { return "cuckoo filter"; }
+    static std::uint64_t read_parameters(const detail::header_bytes& b, file_header& h, const std::string& where) {
+        return detail::read_cuckoo_parameters(b, h, where);
+    }
+    static double approximate_count(const file_header& h) { return static_cast<double>(h.inserted_count); }
+    static double current_fpr(const file_header& h) {
+        if (h.cuckoo.buckets == 0) return 0.0;
+        return cuckoo_fpr(h.cuckoo.fingerprint_bits,
+                          static_cast<double>(h.inserted_count) / (static_cast<double>(cuckoo_bucket_size) * static_cast<double>(h.cuckoo.buckets)));
+    }
 
     static void describe(const cuckoo_filter& filter, file_header& h) {
         detail::describe_common(filter, h);

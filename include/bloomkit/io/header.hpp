@@ -4,7 +4,7 @@
 //
 // Bytes 0..23 and 40..63, 72..95 and 120..127 mean the same for every kind. Bytes 14, 24..39,
 // 64..71 and 96..119 are the kind's parameters; each kind's codec (io/*_codec.hpp) reads and
-// checks them.
+// checks them, and says what they mean (io/any_codec.hpp: a header's name, keys, rate).
 #pragma once
 
 #include <array>
@@ -46,7 +46,10 @@ enum file_flags : std::uint32_t {
     update_in_progress = 1,
 };
 
-/// What a file holds. The numeric values are stored in files.
+/// What a file holds: the kind codes of the bkf format, one per kind (every type of a kind —
+/// a Bloom filter's layouts, a binary fuse filter's widths — shares its code, and the kind's
+/// parameters tell them apart). The numeric values are stored in files; the words and names
+/// are the registry's (kinds.hpp, io/any_codec.hpp).
 enum class filter_kind : std::uint16_t {
     bloom = 1,           ///< basic_bloom_filter, any layout
     counting_bloom = 2,  ///< counting_bloom_filter
@@ -54,17 +57,6 @@ enum class filter_kind : std::uint16_t {
     scalable_bloom = 4,  ///< scalable_bloom_filter
     binary_fuse = 5,     ///< basic_binary_fuse_filter, any arity and fingerprint
 };
-
-[[nodiscard]] constexpr std::string_view to_string(filter_kind kind) noexcept {
-    switch (kind) {
-        case filter_kind::bloom: return "bloom";
-        case filter_kind::counting_bloom: return "counting";
-        case filter_kind::cuckoo: return "cuckoo";
-        case filter_kind::scalable_bloom: return "scalable";
-        case filter_kind::binary_fuse: return "fuse";
-    }
-    return "unknown";
-}
 
 namespace detail {
 /// Bytes after the payload: a version 2 file's chunk table and the table's checksum (8 bytes
@@ -112,50 +104,6 @@ struct file_header {
     /// The whole file's size: header, payload and (version 2) chunk table.
     [[nodiscard]] constexpr std::uint64_t file_size() const noexcept {
         return payload_offset + payload_size + detail::trailer_bytes(version, payload_size, chunk_shift);
-    }
-
-    /// What the file holds, as messages name it: "block Bloom filter", "4-wise 8-bit binary
-    /// fuse filter".
-    [[nodiscard]] std::string filter_name() const {
-        switch (kind) {
-            case filter_kind::bloom: return std::string(to_string(layout)) + " Bloom filter";
-            case filter_kind::counting_bloom: return "counting Bloom filter";
-            case filter_kind::cuckoo: return "cuckoo filter";
-            case filter_kind::scalable_bloom: return "scalable Bloom filter";
-            case filter_kind::binary_fuse:
-                return std::to_string(fuse.arity) + "-wise " + std::to_string(fuse.fingerprint_bits) + "-bit binary fuse filter";
-        }
-        return "filter";
-    }
-
-    /// Keys held, from the header alone: estimated from the fill for Bloom and counting
-    /// filters (+infinity when full), exact for cuckoo and binary fuse, inserted_count for
-    /// scalable.
-    [[nodiscard]] double approximate_count() const {
-        switch (kind) {
-            case filter_kind::bloom: return estimate_keys(layout, geometry, set_bits);
-            case filter_kind::counting_bloom: return estimate_counting_keys(counting, set_bits);
-            case filter_kind::cuckoo: return static_cast<double>(inserted_count);
-            case filter_kind::scalable_bloom: return static_cast<double>(inserted_count);
-            case filter_kind::binary_fuse: return static_cast<double>(fuse.keys);
-        }
-        return 0;
-    }
-
-    /// The FPR the filter has now, from the header alone; NaN for scalable (it depends on each
-    /// stage's fill: ask the filter).
-    [[nodiscard]] double current_fpr() const {
-        switch (kind) {
-            case filter_kind::bloom: return bloomkit::current_fpr(layout, geometry, set_bits);
-            case filter_kind::counting_bloom: return current_counting_fpr(counting, set_bits);
-            case filter_kind::cuckoo:
-                return cuckoo.buckets == 0 ? 0.0
-                                           : cuckoo_fpr(cuckoo.fingerprint_bits, static_cast<double>(inserted_count) /
-                                                                                     (4.0 * static_cast<double>(cuckoo.buckets)));
-            case filter_kind::scalable_bloom: return std::nan("");
-            case filter_kind::binary_fuse: return fuse.keys == 0 ? 0.0 : std::ldexp(1.0, -static_cast<int>(fuse.fingerprint_bits));
-        }
-        return 1;
     }
 };
 

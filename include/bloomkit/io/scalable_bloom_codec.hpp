@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -26,20 +27,7 @@ inline constexpr std::size_t size = 64, bits = 0, hashes = 8, expected_keys = 16
                              set_bits = 40, offset = 48;
 }
 
-/// Where a stage's words start: the next 64-byte boundary at or after `end`, the end of the
-/// item before it.
-inline std::uint64_t scalable_stage_offset(std::uint64_t end) noexcept { return (end + 63) / 64 * 64; }
-
-/// The payload of stages of these sizes in bytes: the table of entries, then each stage's
-/// words at a 64-byte aligned offset. (What --memory budgets and info reports as the size.)
-/// bytes_of(i) is stage i's size. (A callable, not a range view: Clang 14 cannot compile
-/// libstdc++ 12's views.)
-template <class BytesOf>
-std::uint64_t scalable_payload_size(std::size_t stages, const BytesOf& bytes_of) {
-    std::uint64_t size = stages * scalable_entry::size;
-    for (std::size_t i = 0; i < stages; ++i) size = scalable_stage_offset(size) + bytes_of(i);
-    return size;
-}
+static_assert(scalable_entry::size == scalable_stage_entry_bytes);
 
 /// Checks the scalable parameters of a header. The payload size is checked stage by stage
 /// when the filter is assembled, so the declared one is returned.
@@ -69,7 +57,12 @@ struct file_codec<scalable_bloom_filter> {
     static constexpr filter_kind kind = filter_kind::scalable_bloom;
 
     static bool holds(const file_header& h) noexcept { return h.kind == kind; }
-    static std::string name() { return "scalable Bloom filter"; }
+    static std::uint64_t read_parameters(const detail::header_bytes& b, file_header& h, const std::string& where) {
+        return detail::read_scalable_parameters(b, h, where);
+    }
+    static double approximate_count(const file_header& h) { return static_cast<double>(h.inserted_count); }
+    /// NaN: it depends on each stage's fill, which the header does not hold (ask the filter).
+    static double current_fpr(const file_header&) { return std::nan(""); }
 
     static void describe(const scalable_bloom_filter& filter, file_header& h) {
         detail::describe_common(filter, h);

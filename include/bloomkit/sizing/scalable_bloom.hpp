@@ -111,4 +111,26 @@ struct scalable_plan {
     return plan;
 }
 
+namespace detail {
+
+/// A stage's entry in the table that starts a scalable filter's stored form (docs/FORMAT.md).
+inline constexpr std::uint64_t scalable_stage_entry_bytes = 64;
+
+/// Where a stage's words start in the stored form: the next 64-byte boundary at or after `end`,
+/// the end of the item before it.
+inline std::uint64_t scalable_stage_offset(std::uint64_t end) noexcept { return (end + 63) / 64 * 64; }
+
+/// The stored size of stages of these sizes in bytes: the table of entries, then each stage's
+/// words at a 64-byte aligned offset — what a memory budget counts and a file's payload holds.
+/// bytes_of(i) is stage i's size. (A callable, not a range view: Clang 14 cannot compile
+/// libstdc++ 12's views.)
+template <class BytesOf>
+std::uint64_t scalable_payload_size(std::size_t stages, const BytesOf& bytes_of) {
+    std::uint64_t size = stages * scalable_stage_entry_bytes;
+    for (std::size_t i = 0; i < stages; ++i) size = scalable_stage_offset(size) + bytes_of(i);
+    return size;
+}
+
+}  // namespace detail
+
 }  // namespace bloomkit

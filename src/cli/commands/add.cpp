@@ -47,11 +47,6 @@ struct add_options {
     bool json = false;
 };
 
-template <class F>
-inline constexpr bool updates_in_place = false;
-template <class Layout>
-inline constexpr bool updates_in_place<basic_bloom_filter<Layout>> = true;
-
 /// Reads every line into `update`, or once there are too many to keep in memory, into a spool
 /// of digests; returns the spool when one was needed.
 template <class F>
@@ -162,7 +157,7 @@ int run_add_or_leave_unchanged(const add_options& options) {
     if (h.version >= 2)
         if (const std::optional<int> done = detail::by_kind(h, [&](auto type) -> std::optional<int> {
                 using F = typename decltype(type)::type;
-                if constexpr (updates_in_place<F>) return report(add_to_bloom_file<F>(options, lines, keys, h));
+                if constexpr (capabilities_of<F>().updates_in_place) return report(add_to_bloom_file<F>(options, lines, keys, h));
                 else return std::nullopt;
             }))
             return *done;

@@ -79,7 +79,7 @@ action build_command(CLI::App& command) {
     auto options = std::make_shared<build_options>();
     std::string kinds;
     for_each_filter_type([&](auto type) {
-        const std::string_view kind = kind_traits<typename decltype(type)::type>::kind;
+        const std::string_view kind = kind_traits<typename decltype(type)::type>::word;
         if (kinds.find(kind) == std::string::npos) kinds += (kinds.empty() ? "" : ", ") + std::string(kind);
     });
     command.add_option("--kind", options->kind, "The kind of filter: " + kinds + " (bloomkit plan compares them)")

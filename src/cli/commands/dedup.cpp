@@ -88,7 +88,7 @@ any_filter starting_filter(const dedup_options& options, const sizing_request& s
         }, loaded);
         if (!usable)
             throw error(fmt::format("'{}' holds a {}: dedup keeps its state in a Bloom or scalable Bloom filter",
-                                    options.state, header_of(loaded).filter_name()));
+                                    options.state, filter_name(header_of(loaded))));
         key_format_for(recorded_key_format(loaded), options.key, options.state);  // refuses a contradiction
         return loaded;
     }

@@ -126,7 +126,7 @@ int run_info(const info_options& options) {
     std::visit([&](const auto& filter) { describe(filter, h, builder); }, opened.filter());
     const std::vector<field> fields = builder.take();
     opened.require_unchanged();
-    const double keys = h.approximate_count();
+    const double keys = approximate_count(h);
     const std::uint64_t file_bytes = h.file_size();
     const bool interrupted = (h.flags & update_in_progress) != 0;
     if (interrupted)
@@ -145,7 +145,7 @@ int run_info(const info_options& options) {
                                           file_bytes, json_string(to_string(h.hash)), json_string(std::to_string(h.seed)),
                                           h.expected_keys,
                                           json_number(h.target_fpr), h.inserted_count, json_number(keys),
-                                          json_number(h.current_fpr()), options.verify ? "true" : "false",
+                                          json_number(current_fpr(h)), options.verify ? "true" : "false",
                                           h.keys == key_format::unrecorded ? "null" : json_string(to_string(h.keys)),
                                           interrupted ? "true" : "false");
         for (const field& f : fields)
@@ -171,8 +171,8 @@ int run_info(const info_options& options) {
     for (const field& f : fields)
         if (f.label == "current FPR") line(f.label, f.text), printed_fpr = true;
     if (!printed_fpr)
-        line("current FPR", fmt::format("{:.4g}%{}", 100 * h.current_fpr(),
-                                        h.expected_keys > 0 && h.target_fpr > 0 && h.current_fpr() > h.target_fpr
+        line("current FPR", fmt::format("{:.4g}%{}", 100 * current_fpr(h),
+                                        h.expected_keys > 0 && h.target_fpr > 0 && current_fpr(h) > h.target_fpr
                                             ? "  (above target: the filter is overfull)"
                                             : ""));
     if (options.verify) line("payload", "checksum verified");

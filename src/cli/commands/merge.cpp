@@ -36,21 +36,21 @@ struct merge_options {
 void merge_into(any_filter& result, const any_filter& other, const merge_options& options, const std::string& name) {
     if (result.index() != other.index())
         throw incompatible_filters(fmt::format("cannot merge '{}' ({}) into '{}' ({}): different kinds of filter", name,
-                                               header_of(other).filter_name(), options.filters.front(),
-                                               header_of(result).filter_name()));
+                                               filter_name(header_of(other)), options.filters.front(),
+                                               filter_name(header_of(result))));
     std::visit(
         [&](auto& into) {
             using F = std::decay_t<decltype(into)>;
             const F& from = std::get<F>(other);
             if (options.intersection) {
                 if constexpr (requires { into &= from; }) into &= from;
-                else throw error(fmt::format("{}s have no intersection: only Bloom filters do", file_codec<F>::name()));
+                else throw error(fmt::format("{}s have no intersection: only Bloom filters do", kind_traits<F>::name()));
             } else {
                 if constexpr (requires { into |= from; }) into |= from;
                 else
                     throw error(fmt::format("{}s cannot be merged: a slot holds one fingerprint, and where it sits depends on "
                                             "the order of the inserts; rebuild one filter from all the keys",
-                                            file_codec<F>::name()));
+                                            kind_traits<F>::name()));
             }
         },
         result);
@@ -74,8 +74,8 @@ int run_merge(const merge_options& options) {
     const file_header h = header_of(result);
     job_summary("merge")
         .count("filters", options.filters.size())
-        .text("kind", h.filter_name())
-        .estimate("keys", h.approximate_count())
+        .text("kind", filter_name(h))
+        .estimate("keys", approximate_count(h))
         .count("bytes", h.payload_size)
         .print(options.json, options.output == "-");
     return success;

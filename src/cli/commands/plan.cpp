@@ -43,7 +43,7 @@ std::vector<plan_row> plan_all(const sizing_request& r) {
     for_each_filter_type([&](auto type) {
         using F = typename decltype(type)::type;
         using traits = kind_traits<F>;
-        plan_row row{traits::flags(), std::string(traits::abilities), std::string(traits::summary), {}, 0, {}};
+        plan_row row{flags_of(traits::request()), abilities_of(capabilities_of<F>()), std::string(traits::summary), {}, 0, {}};
         try {
             row.keys = r.keys ? *r.keys : keys_for_memory<F>(*r.fpr, *r.memory);
             const double p = r.fpr ? *r.fpr : fpr_for_memory<F>(static_cast<double>(row.keys), *r.memory);

@@ -105,10 +105,10 @@ int run_remove(const remove_options& options) {
     std::visit(
         [&](auto& f) {
             using F = std::decay_t<decltype(f)>;
-            if constexpr (!removable<F>) {
+            if constexpr (!removing_filter<F>) {
                 throw error(fmt::format("'{}' holds a {}, which cannot remove keys: only counting Bloom and cuckoo "
                                         "filters can (bloomkit build --kind counting|cuckoo)",
-                                        options.filter, kind_name<F>()));
+                                        options.filter, kind_traits<F>::name()));
             } else {
                 lines.read([&](std::span<const std::string_view> batch, const line_origin& origin) {
                     with_keys(batch, keys, origin, [&](auto keyed) { remove_batch(f, keyed, batch, origin, options.partial, done); });

@@ -186,6 +186,22 @@ bloom_layout parse_layout(const std::string& text) {
     throw invalid_argument(fmt::format("unknown layout '{}': choose block, classic or split-block", text));
 }
 
+std::string flags_of(const kind_request& request) {
+    std::string flags = request.kind;
+    if (request.layout) flags += " --layout " + std::string(to_string(*request.layout));
+    if (request.fingerprint_bits) flags += " --bits " + std::to_string(*request.fingerprint_bits);
+    if (request.arity) flags += " --arity " + std::to_string(*request.arity);
+    return flags;
+}
+
+std::string abilities_of(const kind_capabilities& can) {
+    if (!can.inserts) return "static";
+    std::string words = "adds";
+    if (can.removes) words += ", deletes";
+    if (can.grows) words += ", grows";
+    return words;
+}
+
 std::uint64_t parse_seed(const std::string& text) {
     if (text == "random") return random_seed();
     const bool hex = text.starts_with("0x") || text.starts_with("0X");

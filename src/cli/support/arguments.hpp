@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "bloomkit/hash.hpp"
+#include "bloomkit/kinds.hpp"
 #include "bloomkit/sizing.hpp"
 
 namespace bloomkit::cli {
@@ -36,6 +37,12 @@ unsigned max_threads();
 
 /// "block", "classic" or "split-block".
 bloom_layout parse_layout(const std::string& text);
+
+/// The options that select a request's type, as the command spells them: "fuse --bits 16".
+std::string flags_of(const kind_request& request);
+
+/// What a kind can do beyond lookups, in words: "adds, deletes", "static".
+std::string abilities_of(const kind_capabilities& can);
 
 /// A 64-bit seed in decimal or 0x-hex, or "random" for one from the OS entropy source.
 std::uint64_t parse_seed(const std::string& text);

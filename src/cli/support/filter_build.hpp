@@ -80,7 +80,7 @@ enum class filter_use { saved, held_by_job };
 template <class F>
 any_filter build_filter(const kind_request& request, line_reader& lines, key_format format, const sizing_request& sizing,
                         filter_options hashing, unsigned threads, filter_use use = filter_use::saved) {
-    if constexpr (!insertable<F>) {
+    if constexpr (!inserting_filter<F>) {
         if (sizing.memory) throw invalid_argument("--memory does not apply to a binary fuse filter: it is sized by its keys");
         const all_keys keys = read_all_keys(lines, format);
         if (format == key_format::text) return F(keys.texts, hashing);

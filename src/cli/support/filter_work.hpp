@@ -36,14 +36,6 @@ namespace bloomkit::cli {
 
 // --- What a kind can do (from its API) ------------------------------------------------
 
-/// Kinds that take keys after they are built (all but binary fuse).
-template <class F>
-concept insertable = requires(F& f, std::string_view key) { f.insert(key); };
-
-/// Kinds that can remove keys (counting Bloom, cuckoo).
-template <class F>
-concept removable = requires(F& f, std::string_view key) { f.remove(key); };
-
 /// Kinds whose union is exact and cheap, made of a geometry alone (Bloom, counting Bloom), so
 /// threads can fill private twins and OR them in.
 template <class F>
@@ -51,12 +43,6 @@ concept mergeable_by_twins = requires(F& a, const F& b) {
     a |= b;
     F(b.geometry(), filter_options{});
 };
-
-/// "block Bloom filter", "cuckoo filter", ...: how messages name a filter.
-template <class F>
-std::string kind_name() {
-    return file_codec<F>::name();
-}
 
 /// An empty filter that combines with `filter`: same kind, geometry, hash and seed.
 template <mergeable_by_twins F>
@@ -103,7 +89,7 @@ inline error cuckoo_full(const cuckoo_filter& filter, repeats repeated) {
 /// Inserts a batch of lines. Throws when a cuckoo filter is full (nothing it held is lost, but
 /// the batch is not all in, and the caller must not save a filter that misses keys silently).
 /// `seen` holds the lines inserted so far, for repeats::distinct.
-template <insertable F, class Key>
+template <inserting_filter F, class Key>
 void insert_batch(F& filter, std::span<const Key> batch, repeats repeated = repeats::stored, digest_set* seen = nullptr) {
     if constexpr (std::is_same_v<F, cuckoo_filter>) {
         if (repeated == repeats::once) {  // one key at a time: a batch may repeat a line too
@@ -218,7 +204,7 @@ inline void insert_lines(any_filter& filter, line_reader& lines, key_format keys
     std::visit(
         [&](auto& f) {
             using F = std::decay_t<decltype(f)>;
-            if constexpr (!insertable<F>) {
+            if constexpr (!inserting_filter<F>) {
                 throw error("a binary fuse filter is static: it cannot take more keys. Rebuild it from all of them "
                             "(bloomkit build --kind fuse)");
             } else {
@@ -261,15 +247,15 @@ void query_lines(const Filter& filter, line_reader& lines, key_format keys, unsi
 /// hence the 1% margin.
 inline void warn_if_overfull(const file_header& h) {
     if (h.kind != filter_kind::bloom && h.kind != filter_kind::counting_bloom) return;
-    const double distinct = h.approximate_count();
+    const double distinct = approximate_count(h);
     if (h.expected_keys == 0 || !(distinct > 1.01 * static_cast<double>(h.expected_keys))) return;
-    if (!(h.current_fpr() > h.target_fpr)) return;  // sized with room to spare: still within its target
+    if (!(current_fpr(h) > h.target_fpr)) return;  // sized with room to spare: still within its target
     const std::string held = std::isfinite(distinct) ? fmt::format("about {:.0f} distinct keys", distinct)
                                                      : std::string("so many keys that every bit is set");
     fmt::print(stderr,
                "bloomkit: warning: the filter holds {} but was sized for {}; its false-positive rate is now about "
                "{:.4g}% (target {:.4g}%). Rebuild it with a larger -n.\n",
-               held, h.expected_keys, 100 * h.current_fpr(), 100 * h.target_fpr);
+               held, h.expected_keys, 100 * current_fpr(h), 100 * h.target_fpr);
 }
 
 /// The same for a filter. The count of inserts bounds the distinct keys from above, so while

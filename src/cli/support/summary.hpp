@@ -53,8 +53,8 @@ private:
 /// holds and weighs (as its header says).
 template <class Lines>
 job_summary& summarize_filter(job_summary&& summary, const file_header& h, const Lines& lines) {
-    summary.text("kind", h.filter_name())
-        .estimate("distinct keys", h.approximate_count())
+    summary.text("kind", filter_name(h))
+        .estimate("distinct keys", approximate_count(h))
         .count("filter bytes", h.payload_size)
         .bytes_read(lines.bytes_read());
     return summary;

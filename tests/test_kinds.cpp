@@ -1,6 +1,6 @@
-// Tests of bloomkit/any_filter.hpp: the one list of kinds and what derives from it — the kinds'
-// names and build flags, choosing a type from a request, plans, and keys meaning the same in
-// every kind.
+// Tests of bloomkit/kinds.hpp, the registry, and of any_filter.hpp: the one list of kinds and
+// what derives from it — each type's names and request, what it can do, choosing a type from a
+// request, plans, keys meaning the same in every kind, and what a filter records of its keys.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -11,38 +11,65 @@
 #include <vector>
 
 #include "bloomkit/any_filter.hpp"
+#include "bloomkit/kinds.hpp"
 
 namespace {
 
 using namespace bloomkit;
 
-TEST(Registry, EveryTypeHasItsOwnFlagsAndCodec) {
-    std::set<std::string> flags;
+TEST(Registry, EveryTypeHasItsOwnNameAndRequest) {
+    std::set<std::string> names;
     std::size_t types = 0;
     for_each_filter_type([&](auto type) {
         using F = typename decltype(type)::type;
-        EXPECT_TRUE(flags.insert(kind_traits<F>::flags()).second) << kind_traits<F>::flags() << " twice";
-        EXPECT_FALSE(file_codec<F>::name().empty());
+        EXPECT_TRUE(names.insert(kind_traits<F>::name()).second) << kind_traits<F>::name() << " twice";
+        EXPECT_EQ(kind_traits<F>::request().kind, kind_traits<F>::word);
         ++types;
     });
     EXPECT_EQ(types, std::variant_size_v<any_filter>);
 }
 
-TEST(Registry, EveryFlagsStringSelectsItsOwnType) {
-    // Parse "kind --layout L --bits B --arity A" back into a request: it must select the type.
+TEST(Registry, EveryTypesRequestSelectsItsOwnType) {
     for_each_filter_type([&](auto type) {
         using F = typename decltype(type)::type;
-        const std::string flags = kind_traits<F>::flags();
-        kind_request request{flags.substr(0, flags.find(' ')), {}, {}, {}};
-        if (flags.find("--layout classic") != std::string::npos) request.layout = bloom_layout::classic;
-        if (flags.find("--layout split-block") != std::string::npos) request.layout = bloom_layout::split_block;
-        if (flags.find("--bits 16") != std::string::npos) request.fingerprint_bits = 16;
-        if (flags.find("--arity 4") != std::string::npos) request.arity = 4;
-        const bool selected = with_requested_type(request, 0.01, [](auto chosen) {
+        const bool selected = with_requested_type(kind_traits<F>::request(), 0.01, [](auto chosen) {
             return std::is_same_v<typename decltype(chosen)::type, F>;
         });
-        EXPECT_TRUE(selected) << flags;
+        EXPECT_TRUE(selected) << kind_traits<F>::name();
     });
+}
+
+TEST(Registry, CapabilitiesAreReadOffEachTypesApi) {
+    constexpr kind_capabilities bloom = capabilities_of<block_bloom_filter>();
+    EXPECT_TRUE(bloom.inserts && bloom.merges && bloom.intersects && bloom.updates_in_place);
+    EXPECT_FALSE(bloom.removes || bloom.counts || bloom.grows);
+    constexpr kind_capabilities counting = capabilities_of<counting_bloom_filter>();
+    EXPECT_TRUE(counting.inserts && counting.removes && counting.counts && counting.merges);
+    EXPECT_FALSE(counting.intersects || counting.updates_in_place);
+    constexpr kind_capabilities cuckoo = capabilities_of<cuckoo_filter>();
+    EXPECT_TRUE(cuckoo.inserts && cuckoo.removes && cuckoo.counts);
+    EXPECT_FALSE(cuckoo.merges);
+    constexpr kind_capabilities scalable = capabilities_of<scalable_bloom_filter>();
+    EXPECT_TRUE(scalable.inserts && scalable.merges && scalable.grows);
+    EXPECT_FALSE(scalable.removes || scalable.updates_in_place);
+    constexpr kind_capabilities fuse = capabilities_of<binary_fuse8_filter>();
+    EXPECT_EQ(fuse, kind_capabilities{});  // lookups only: built once from its keys
+    EXPECT_EQ(capabilities(any_filter(cuckoo_filter(100, 0.01))), cuckoo);
+    EXPECT_EQ(kind_name(any_filter(cuckoo_filter(100, 0.01))), "cuckoo filter");
+}
+
+TEST(Registry, FileHeadersAreNamedAndEstimatedThroughTheRegistry) {
+    block_bloom_filter bloom(1000, 0.01);
+    for (std::uint64_t key = 0; key < 500; ++key) bloom.insert(key);
+    const file_header h = header_of(bloom);
+    EXPECT_EQ(filter_name(h), "block Bloom filter");
+    EXPECT_EQ(to_string(h.kind), "bloom");
+    EXPECT_DOUBLE_EQ(approximate_count(h), bloom.approximate_count());
+    EXPECT_DOUBLE_EQ(current_fpr(h), bloom.current_fpr());
+    const binary_fuse16_4wise_filter fuse(std::vector<std::uint64_t>{1, 2, 3});
+    EXPECT_EQ(filter_name(header_of(fuse)), "4-wise 16-bit binary fuse filter");
+    EXPECT_EQ(current_fpr(header_of(fuse)), fuse.current_fpr());
+    EXPECT_EQ(approximate_count(header_of(fuse)), 3.0);
 }
 
 TEST(Registry, RequestsChooseFromTheTargetRate) {
@@ -72,10 +99,10 @@ TEST(Registry, EveryPossiblePlanMeetsItsTarget) {
         using traits = kind_traits<typename decltype(type)::type>;
         try {
             const kind_plan plan = traits::plan(1e6, 0.01);
-            EXPECT_LE(plan.fpr, 0.01) << traits::flags();
-            EXPECT_GT(plan.bytes, 0U) << traits::flags();
+            EXPECT_LE(plan.fpr, 0.01) << traits::name();
+            EXPECT_GT(plan.bytes, 0U) << traits::name();
         } catch (const invalid_argument&) {
-            ADD_FAILURE() << traits::flags() << " cannot reach 1%";
+            ADD_FAILURE() << traits::name() << " cannot reach 1%";
         }
     });
 }
@@ -84,7 +111,7 @@ TEST(Registry, EveryPossiblePlanMeetsItsTarget) {
 template <class F>
 F holding(const std::vector<std::uint64_t>& inserted) {
     if constexpr (requires { kind_traits<F>::make(100, 0.01, kind_request{}, filter_options{}); }) {
-        F filter = kind_traits<F>::make(100, 0.01, kind_request{std::string(kind_traits<F>::kind), {}, {}, {}}, {});
+        F filter = kind_traits<F>::make(100, 0.01, kind_request{std::string(kind_traits<F>::word), {}, {}, {}}, {});
         for (const std::uint64_t key : inserted) (void)filter.insert(key);
         return filter;
     } else {
@@ -100,7 +127,7 @@ TEST(IntegerKeys, AValueIsTheSameKeyWhateverItsTypeInEveryKind) {
     for_each_filter_type([&](auto type) {
         using F = typename decltype(type)::type;
         const F filter = holding<F>(inserted);
-        const std::string name = kind_traits<F>::flags();
+        const std::string name = kind_traits<F>::name();
         EXPECT_TRUE(filter.contains(std::int64_t{7})) << name;
         EXPECT_TRUE(filter.contains(std::int64_t{-1})) << name;
         if (filter.hash_function().algorithm() == hash_algorithm::xxh64) return;
@@ -117,9 +144,9 @@ TEST(IntegerKeys, AValueIsTheSameKeyWhateverItsTypeInEveryKind) {
 TEST(KeyFormat, RecordedByEveryKindAndKeptThroughItsFile) {
     for_each_filter_type([&](auto type) {
         using F = typename decltype(type)::type;
-        const std::string name = kind_traits<F>::flags();
+        const std::string name = kind_traits<F>::name();
         if constexpr (requires { kind_traits<F>::make(100, 0.01, kind_request{}, filter_options{}); }) {
-            F filter = kind_traits<F>::make(100, 0.01, kind_request{std::string(kind_traits<F>::kind), {}, {}, {}},
+            F filter = kind_traits<F>::make(100, 0.01, kind_request{std::string(kind_traits<F>::word), {}, {}, {}},
                                             {.keys = key_format::i64});
             EXPECT_EQ(filter.recorded_key_format(), key_format::i64) << name;
             EXPECT_EQ(header_of(filter).keys, key_format::i64) << name;

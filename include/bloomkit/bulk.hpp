@@ -1,0 +1,180 @@
+// bloomkit/bulk.hpp — batches of keys for a filter whose kind is known only at run time: insert,
+// contains, remove, count and hash over spans of keys, answering into the caller's buffers, and
+// merge and intersect of whole filters. Each call visits the variant once and runs the kind's
+// own pipelined bulk operation on the whole batch (hash, prefetch, then touch memory), so code
+// that drives batches — the command's pipeline, the Python bindings, a job over billions of
+// lines — is written, and compiled, once for every kind.
+//
+//     bloomkit::any_filter f = bloomkit::load<bloomkit::any_filter>("seen.bkf");
+//     std::vector<std::string_view> urls = ...;
+//     std::unique_ptr<bool[]> seen(new bool[urls.size()]);
+//     bloomkit::contains(f, std::span<const std::string_view>(urls), std::span(seen.get(), urls.size()));
+//
+// Keys are byte strings, 64-bit integers (the same keys whatever their sign) or digests from the
+// filter's hash_function() (a key hashed once, e.g. by hash(), to be asked of filters that hash
+// alike). A kind that cannot do what a call asks (insert into a binary fuse filter, remove from
+// a Bloom filter) throws invalid_argument naming it; nothing has changed then.
+#pragma once
+
+#include <algorithm>
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <iterator>
+#include <span>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <variant>
+#include <vector>
+
+#include "bloomkit/error.hpp"
+#include "bloomkit/hash.hpp"
+#include "bloomkit/kinds.hpp"
+
+namespace bloomkit {
+
+/// The keys a batch call takes.
+template <class Key>
+concept batch_key = std::same_as<Key, std::string_view> || std::same_as<Key, std::span<const std::byte>> ||
+                    std::same_as<Key, std::uint64_t> || std::same_as<Key, std::int64_t> || std::same_as<Key, digest>;
+
+namespace detail {
+
+[[noreturn]] inline void cannot(const std::string& kind, const char* what) {
+    throw invalid_argument("a " + kind + " cannot " + what);
+}
+
+template <class Key>
+void require_answers(std::span<const Key> keys, std::size_t answers) {
+    if (answers != keys.size())
+        throw invalid_argument("a batch of " + std::to_string(keys.size()) + " keys needs as many answers, not " +
+                               std::to_string(answers));
+}
+
+}  // namespace detail
+
+/// Inserts every key of the batch, in order, writing to `added` (when not empty; one per key)
+/// whether each was new (a cuckoo filter: stored, as it stores a key again); returns how many
+/// were. Throws invalid_argument for a kind built once from its keys (binary fuse), filter_full
+/// when a cuckoo filter cannot take some key (the others are in; `added` says which).
+template <batch_key Key>
+std::uint64_t insert(any_filter& filter, std::span<const Key> keys, std::span<bool> added = {}) {
+    if (!added.empty()) detail::require_answers(keys, added.size());
+    return std::visit(
+        [&](auto& f) -> std::uint64_t {
+            using F = std::decay_t<decltype(f)>;
+            if constexpr (!inserting_filter<F>) {
+                detail::cannot(kind_traits<F>::name(), "take keys after it is built: build it from all of them");
+            } else if constexpr (std::is_same_v<F, cuckoo_filter>) {
+                thread_local std::vector<cuckoo_insert_status> statuses;
+                statuses.clear();
+                f.try_insert(keys.begin(), keys.end(), std::back_inserter(statuses));
+                std::uint64_t stored = 0, full = 0;
+                for (std::size_t i = 0; i < keys.size(); ++i) {
+                    const bool in = statuses[i] == cuckoo_insert_status::stored;
+                    stored += in ? 1 : 0;
+                    full += statuses[i] == cuckoo_insert_status::full ? 1 : 0;
+                    if (!added.empty()) added[i] = in;
+                }
+                if (full > 0)
+                    throw filter_full("the cuckoo filter is full (" + std::to_string(f.inserted_count()) + " fingerprints in " +
+                                      std::to_string(f.bucket_count()) + " buckets): " + std::to_string(full) + " of the " +
+                                      std::to_string(keys.size()) + " keys of the batch did not fit");
+                return stored;
+            } else if (added.empty()) {
+                return f.insert(keys.begin(), keys.end());
+            } else {
+                f.insert(keys.begin(), keys.end(), added.begin());
+                return static_cast<std::uint64_t>(std::count(added.begin(), added.end(), true));
+            }
+        },
+        filter);
+}
+
+/// Writes to answers[i] whether key i may be in the filter (false: certainly not).
+template <batch_key Key>
+void contains(const any_filter& filter, std::span<const Key> keys, std::span<bool> answers) {
+    detail::require_answers(keys, answers.size());
+    std::visit([&](const auto& f) { f.contains(keys.begin(), keys.end(), answers.begin()); }, filter);
+}
+
+/// Removes every key of the batch, or none (kinds that remove: counting Bloom, cuckoo): returns
+/// keys.size() when all were removed, else the index of the first key the filter certainly did
+/// not hold when its turn came — and then nothing was removed (see filter_api's remove).
+template <batch_key Key>
+std::size_t remove(any_filter& filter, std::span<const Key> keys) {
+    return std::visit(
+        [&](auto& f) -> std::size_t {
+            using F = std::decay_t<decltype(f)>;
+            if constexpr (!removing_filter<F>) detail::cannot(kind_traits<F>::name(), "remove keys");
+            else return static_cast<std::size_t>(f.remove(keys.begin(), keys.end()) - keys.begin());
+        },
+        filter);
+}
+
+/// Writes to counts[i] how many times key i is in the filter, as the kind counts (counting
+/// Bloom: the least of its counters, 15 meaning 15 or more; cuckoo: the fingerprints matching
+/// it).
+template <batch_key Key>
+void count(const any_filter& filter, std::span<const Key> keys, std::span<std::uint64_t> counts) {
+    detail::require_answers(keys, counts.size());
+    std::visit(
+        [&](const auto& f) {
+            using F = std::decay_t<decltype(f)>;
+            if constexpr (!counting_filter<F>) detail::cannot(kind_traits<F>::name(), "count a key's copies");
+            else
+                for (std::size_t i = 0; i < keys.size(); ++i) counts[i] = f.count(keys[i]);
+        },
+        filter);
+}
+
+/// Writes to digests[i] the digest of key i as the filter hashes it: what the calls above take
+/// in place of the key, for this filter and any that hashes alike.
+template <batch_key Key>
+void hash(const any_filter& filter, std::span<const Key> keys, std::span<digest> digests) {
+    detail::require_answers(keys, digests.size());
+    std::visit(
+        [&](const auto& f) {
+            const hasher h = f.hash_function();
+            for (std::size_t i = 0; i < keys.size(); ++i) digests[i] = h(keys[i]);
+        },
+        filter);
+}
+
+/// into |= other: the union, for filters of the same type and parameters. Throws
+/// incompatible_filters when they differ, invalid_argument for a kind that has no union.
+inline void merge(any_filter& into, const any_filter& other) {
+    std::visit(
+        [&](auto& f) {
+            using F = std::decay_t<decltype(f)>;
+            if constexpr (!merging_filter<F>) {
+                detail::cannot(kind_traits<F>::name(), "take a union");
+            } else {
+                if (!std::holds_alternative<F>(other))
+                    throw incompatible_filters("cannot take the union of a " + kind_traits<F>::name() + " and a " +
+                                               kind_name(other));
+                f |= std::get<F>(other);
+            }
+        },
+        into);
+}
+
+/// into &= other: the intersection (Bloom filters), as merge().
+inline void intersect(any_filter& into, const any_filter& other) {
+    std::visit(
+        [&](auto& f) {
+            using F = std::decay_t<decltype(f)>;
+            if constexpr (!intersecting_filter<F>) {
+                detail::cannot(kind_traits<F>::name(), "take an intersection");
+            } else {
+                if (!std::holds_alternative<F>(other))
+                    throw incompatible_filters("cannot take the intersection of a " + kind_traits<F>::name() + " and a " +
+                                               kind_name(other));
+                f &= std::get<F>(other);
+            }
+        },
+        into);
+}
+
+}  // namespace bloomkit

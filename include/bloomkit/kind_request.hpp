@@ -1,0 +1,86 @@
+// bloomkit/kind_request.hpp — what every kind's entry in the registry (kinds.hpp) is made of:
+// a request for a kind as a user states it ("fuse, 16-bit fingerprints, 4-wise"), what a kind
+// costs for (n, p), and the check that a request sets only the options its kind takes. Each
+// kind's own header specialises kind_traits with these; kinds.hpp lists the kinds.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "bloomkit/error.hpp"
+#include "bloomkit/sizing/bloom.hpp"
+
+namespace bloomkit {
+
+/// A kind as a user asks for it: a word ("bloom", "fuse") and the options that pick one type of
+/// it. Unset fields take the kind's defaults (a block layout; fingerprint bits chosen from the
+/// target FPR; 3-wise).
+struct kind_request {
+    std::string kind = "bloom";
+    std::optional<bloom_layout> layout;
+    std::optional<std::uint32_t> fingerprint_bits;
+    std::optional<std::uint32_t> arity;
+};
+
+/// What a filter type costs for (n, p), in the terms every kind shares.
+struct kind_plan {
+    std::uint64_t bytes = 0;
+    double fpr = 0;                     ///< modelled at n keys
+    std::uint32_t hashes = 0;           ///< probes per key (Bloom kinds), else 0
+    std::uint32_t fingerprint_bits = 0; ///< cuckoo and binary fuse, else 0
+};
+
+/// The registry's entry for a filter type, specialised in the type's own header:
+///   word            the kind's word ("bloom", "counting", "cuckoo", "scalable", "fuse")
+///   name()          how messages name the type ("block Bloom filter", "4-wise 8-bit binary
+///                   fuse filter")
+///   request()       the request that selects the type, its options set only where they
+///                   differ from the kind's defaults (the command spells it "fuse --bits 16")
+///   summary         why one would choose it
+///   accepts(r, p)   whether request r, at target p, selects this type (throws
+///                   invalid_argument for a value the kind does not take)
+///   plan(n, p, r)   its cost for n keys at p (throws invalid_argument when it cannot)
+///   make(n, p, r, options)   an empty filter sized for (n, p), for the kinds not built from
+///                   their keys
+/// What a type can do (insert, remove, ...) is not stated here: kinds.hpp reads it off the
+/// type's API.
+template <class Filter>
+struct kind_traits;
+
+/// The options a request sets, each named as the request names it.
+struct request_options {
+    bool layout = false, fingerprint_bits = false, arity = false;
+};
+
+/// A request names no kind, or sets an option its kind does not take or a value it does not
+/// allow. option() says which part of the request is wrong, so that a caller can name it as its
+/// user typed it (the command: --kind, --layout, --bits, --arity).
+class invalid_request : public invalid_argument {
+public:
+    enum class part { kind, layout, fingerprint_bits, arity };
+    invalid_request(part which, const std::string& what) : invalid_argument(what), which_(which) {}
+    [[nodiscard]] part which() const noexcept { return which_; }
+
+private:
+    part which_;
+};
+
+namespace detail {
+
+/// Throws invalid_request unless request `r` sets only the options in `takes`.
+inline void require_options(const kind_request& r, request_options takes) {
+    using part = invalid_request::part;
+    const auto refuse = [&](part which, std::string_view option, std::string_view kinds) {
+        throw invalid_request(which, std::string(option) + " is chosen for " + std::string(kinds) + " only, not for kind '" +
+                                         r.kind + "'");
+    };
+    if (r.layout && !takes.layout) refuse(part::layout, "a layout", "kind 'bloom'");
+    if (r.fingerprint_bits && !takes.fingerprint_bits)
+        refuse(part::fingerprint_bits, "a number of fingerprint bits", "kinds 'cuckoo' and 'fuse'");
+    if (r.arity && !takes.arity) refuse(part::arity, "an arity", "kind 'fuse'");
+}
+
+}  // namespace detail
+}  // namespace bloomkit

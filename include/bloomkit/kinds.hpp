@@ -1,0 +1,146 @@
+// bloomkit/kinds.hpp — the registry: the one list of filter types, what each can do, and choosing
+// one from a request.
+//
+// Each kind's header describes the kind (kind_traits: its word, name, plan, how a request picks
+// it; kind_request.hpp); its codec (io/) says how it is stored. This file lists the types, once:
+// any_filter, the variant over them, is everything bloomkit knows how to make, store, open,
+// plan and bind, in the order `bloomkit plan` shows them. What a type can do is read off its
+// API (kind_capabilities), never stated twice. Adding a kind: its header (the filter and its
+// kind_traits), its codec under io/, and its line here (docs/ARCHITECTURE.md).
+#pragma once
+
+#include <concepts>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <variant>
+
+#include "bloomkit/binary_fuse_filter.hpp"
+#include "bloomkit/bloom_filter.hpp"
+#include "bloomkit/counting_bloom_filter.hpp"
+#include "bloomkit/cuckoo_filter.hpp"
+#include "bloomkit/error.hpp"
+#include "bloomkit/kind_request.hpp"
+#include "bloomkit/scalable_bloom_filter.hpp"
+#include "bloomkit/sizing/by_memory.hpp"
+
+namespace bloomkit {
+
+/// Every filter type, the default first: the registry.
+using any_filter = std::variant<block_bloom_filter, classic_bloom_filter, split_block_bloom_filter, counting_bloom_filter,
+                                cuckoo_filter, scalable_bloom_filter, binary_fuse8_filter, binary_fuse16_filter,
+                                binary_fuse8_4wise_filter, binary_fuse16_4wise_filter>;
+
+/// Calls visit(std::type_identity<F>{}) for every type F of the registry, in order.
+template <class Visit>
+constexpr void for_each_filter_type(Visit&& visit) {
+    [&]<std::size_t... I>(std::index_sequence<I...>) {
+        (visit(std::type_identity<std::variant_alternative_t<I, any_filter>>{}), ...);
+    }(std::make_index_sequence<std::variant_size_v<any_filter>>{});
+}
+
+// --- What a kind can do, read off its API ------------------------------------------------------
+
+/// Takes keys after it is made (all but the binary fuse filters, built once from their keys).
+template <class F>
+concept inserting_filter = requires(F& f, std::string_view key) { f.insert(key); };
+/// Removes keys (counting Bloom, cuckoo).
+template <class F>
+concept removing_filter = requires(F& f, std::string_view key) { f.remove(key); };
+/// Tells how many times a key is in it (counting Bloom, cuckoo).
+template <class F>
+concept counting_filter = requires(const F& f, std::string_view key) {
+    { f.count(key) } -> std::convertible_to<std::uint64_t>;
+};
+/// Takes the union of another of the same parameters (Bloom, counting Bloom, scalable).
+template <class F>
+concept merging_filter = requires(F& a, const F& b) { a |= b; };
+/// Takes the intersection of another of the same parameters (Bloom).
+template <class F>
+concept intersecting_filter = requires(F& a, const F& b) { a &= b; };
+
+/// What a filter type can do beyond answering lookups.
+struct kind_capabilities {
+    bool inserts = false;           ///< takes keys after it is made
+    bool removes = false;           ///< removes keys
+    bool counts = false;            ///< counts a key's copies
+    bool merges = false;            ///< union (|=)
+    bool intersects = false;        ///< intersection (&=)
+    bool updates_in_place = false;  ///< its file takes keys in place (file_update.hpp): its operations only set bits
+    bool grows = false;             ///< has no capacity: grows as keys come
+    friend constexpr bool operator==(const kind_capabilities&, const kind_capabilities&) = default;
+};
+
+/// What F can do.
+template <class F>
+[[nodiscard]] constexpr kind_capabilities capabilities_of() noexcept {
+    kind_capabilities can;
+    can.inserts = inserting_filter<F>;
+    can.removes = removing_filter<F>;
+    can.counts = counting_filter<F>;
+    can.merges = merging_filter<F>;
+    can.intersects = intersecting_filter<F>;
+    if constexpr (requires { kind_traits<F>::updates_in_place; }) can.updates_in_place = kind_traits<F>::updates_in_place;
+    if constexpr (requires { kind_traits<F>::grows; }) can.grows = kind_traits<F>::grows;
+    return can;
+}
+
+/// What the filter `filter` holds can do.
+[[nodiscard]] inline kind_capabilities capabilities(const any_filter& filter) noexcept {
+    return std::visit([](const auto& f) { return capabilities_of<std::decay_t<decltype(f)>>(); }, filter);
+}
+
+/// How messages name the filter `filter` holds ("block Bloom filter").
+[[nodiscard]] inline std::string kind_name(const any_filter& filter) {
+    return std::visit([](const auto& f) { return kind_traits<std::decay_t<decltype(f)>>::name(); }, filter);
+}
+
+// --- Choosing a type ---------------------------------------------------------------------------
+
+/// Calls visit(std::type_identity<F>{}) for the type a request selects at target FPR p, and
+/// returns what it returns. Throws invalid_request for an unknown kind or an option the kind
+/// does not take, naming the choices.
+template <class Visit>
+auto with_requested_type(const kind_request& r, double p, Visit&& visit) {
+    using result = decltype(visit(std::type_identity<block_bloom_filter>{}));
+    std::optional<std::conditional_t<std::is_void_v<result>, bool, result>> made;
+    bool known = false;
+    std::string kinds;
+    for_each_filter_type([&](auto type) {
+        using traits = kind_traits<typename decltype(type)::type>;
+        if (kinds.find(traits::word) == std::string::npos) kinds += (kinds.empty() ? "" : ", ") + std::string(traits::word);
+        if (r.kind != traits::word) return;
+        known = true;
+        if (made || !traits::accepts(r, p)) return;
+        if constexpr (std::is_void_v<result>) visit(type), made = true;
+        else made.emplace(visit(type));
+    });
+    if (!known) throw invalid_request(invalid_request::part::kind, "unknown kind '" + r.kind + "': choose " + kinds);
+    if (!made) throw invalid_request(invalid_request::part::kind, "no " + r.kind + " filter matches these options");
+    if constexpr (!std::is_void_v<result>) return std::move(*made);
+}
+
+// --- Sizing by memory, for each kind (sizing/by_memory.hpp) -------------------------------------
+
+/// The lowest target FPR at which a filter of type F for `n` keys fits in `bytes`. Throws
+/// invalid_argument when even p = 1/2 does not fit.
+template <class F>
+[[nodiscard]] double fpr_for_memory(double n, std::uint64_t bytes, const kind_request& request = {}) {
+    return fpr_for_memory(
+        bytes, [&](double p) { return kind_traits<F>::plan(n, p, request).bytes; },
+        "a " + kind_traits<F>::name() + " for " + detail::show_number(n) + " keys");
+}
+
+/// The most keys a filter of type F at target FPR p can be sized for within `bytes`. Throws
+/// invalid_argument when not even one key fits.
+template <class F>
+[[nodiscard]] std::uint64_t keys_for_memory(double p, std::uint64_t bytes, const kind_request& request = {}) {
+    return keys_for_memory(
+        bytes, [&](double n) { return kind_traits<F>::plan(n, p, request).bytes; },
+        "a " + kind_traits<F>::name() + " at p = " + detail::show_number(p));
+}
+
+}  // namespace bloomkit
