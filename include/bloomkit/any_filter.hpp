@@ -8,6 +8,7 @@
 // Batches of keys over any kind, visiting the variant once per batch: bulk.hpp.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <type_traits>
 #include <variant>
@@ -44,9 +45,30 @@ namespace bloomkit {
         filter);
 }
 
+/// What every kind answers, asked of whichever filter `filter` holds: its false-positive rate
+/// now (from its fill; a scalable filter's compound over its stages; a binary fuse filter's
+/// fixed one), the keys inserted (each kind's inserted_count()), and its bytes.
+[[nodiscard]] inline double current_fpr(const any_filter& filter) {
+    return std::visit([](const auto& f) { return f.current_fpr(); }, filter);
+}
+[[nodiscard]] inline std::uint64_t inserted_count(const any_filter& filter) noexcept {
+    return std::visit([](const auto& f) -> std::uint64_t { return f.inserted_count(); }, filter);
+}
+[[nodiscard]] inline const sizing_target& sized_for(const any_filter& filter) noexcept {
+    return std::visit([](const auto& f) -> const sizing_target& { return f.sized_for(); }, filter);
+}
+[[nodiscard]] inline std::uint64_t size_in_bytes(const any_filter& filter) noexcept {
+    return std::visit([](const auto& f) -> std::uint64_t { return f.size_in_bytes(); }, filter);
+}
+
 /// What the keys of whichever filter `filter` holds are, as it records them.
 inline key_format recorded_key_format(const any_filter& filter) noexcept {
     return std::visit([](const auto& f) { return f.recorded_key_format(); }, filter);
+}
+
+/// Records what the keys of whichever filter `filter` holds are.
+inline void record_key_format(any_filter& filter, key_format keys) noexcept {
+    std::visit([&](auto& f) { f.record_key_format(keys); }, filter);
 }
 
 /// header_of(), to_bytes() and save() of whichever filter `filter` holds.

@@ -118,7 +118,7 @@ file_header add_to_bloom_file(const add_options& options, line_reader& lines, ke
 file_header add_by_rewriting(const add_options& options, line_reader& lines, key_format keys, unsigned threads) {
     any_filter filter = load<any_filter>(options.filter);
     if (!options.key.empty() && recorded_key_format(filter) == key_format::unrecorded)
-        std::visit([&](auto& f) { f.record_key_format(keys); }, filter);
+        record_key_format(filter, keys);
     insert_lines(filter, lines, keys, threads);
     std::optional<termination_signals_blocked> replacing;
     save(filter, options.filter, [&](int) { replacing.emplace(), set_termination_note({}); });

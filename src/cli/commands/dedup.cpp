@@ -83,10 +83,8 @@ bool has_saved_state(const std::string& state) {
 any_filter starting_filter(const dedup_options& options, const sizing_request& sizing) {
     if (has_saved_state(options.state)) {
         any_filter loaded = load<any_filter>(options.state);
-        const bool usable = std::holds_alternative<scalable_bloom_filter>(loaded) || std::visit([](const auto& f) {
-            return mergeable_by_twins<std::decay_t<decltype(f)>> && !std::is_same_v<std::decay_t<decltype(f)>, counting_bloom_filter>;
-        }, loaded);
-        if (!usable)
+        const kind_capabilities can = capabilities(loaded);
+        if (!can.inserts || can.removes)  // a set that only grows: Bloom (any layout) or scalable Bloom
             throw error(fmt::format("'{}' holds a {}: dedup keeps its state in a Bloom or scalable Bloom filter",
                                     options.state, filter_name(header_of(loaded))));
         key_format_for(recorded_key_format(loaded), options.key, options.state);  // refuses a contradiction
@@ -117,11 +115,10 @@ any_filter starting_filter(const dedup_options& options, const sizing_request& s
 /// percent of the run's time, and short enough to follow a small filter filling up); within one
 /// it is integrated as if it grew geometrically, as a Bloom filter's rate (a power of its fill)
 /// nearly does.
-template <class F>
 class wrong_drop_estimate {
 public:
-    explicit wrong_drop_estimate(const F& filter)
-        : filter_(filter), stretch_(std::max<std::uint64_t>(64, filter.size_in_bytes() / 32)), rate_(filter.current_fpr()) {}
+    explicit wrong_drop_estimate(const any_filter& filter)
+        : filter_(filter), stretch_(std::max<std::uint64_t>(64, size_in_bytes(filter) / 32)), rate_(current_fpr(filter)) {}
 
     /// Lines tested in a stretch, at most.
     [[nodiscard]] std::uint64_t stretch() const noexcept { return stretch_; }
@@ -141,7 +138,7 @@ public:
 private:
     void settle() {
         if (fresh_ + dropped_ == 0) return;
-        const double now = filter_.current_fpr();
+        const double now = current_fpr(filter_);
         const double mean = rate_ > 0 && now > rate_ * (1 + 1e-9) ? (now - rate_) / std::log(now / rate_) : (rate_ + now) / 2;
         const auto dropped = static_cast<double>(dropped_);
         sum_ += mean < 1 ? std::min(static_cast<double>(fresh_) * mean / (1 - mean), dropped) : dropped;
@@ -149,7 +146,7 @@ private:
         fresh_ = dropped_ = 0;
     }
 
-    const F& filter_;
+    const any_filter& filter_;
     const std::uint64_t stretch_;
     double rate_;
     std::uint64_t fresh_ = 0, dropped_ = 0;
@@ -159,7 +156,7 @@ private:
 /// A block of lines hashed by a worker, and which of them were new, found by the inserter.
 struct hashed_lines {
     std::vector<digest> digests;
-    std::vector<char> fresh;
+    answer_buffer fresh;
 };
 
 /// A dedup run: the filter, the output, the state file and what has been done so far.
@@ -177,45 +174,34 @@ public:
     int read(line_reader& lines, key_format keys, unsigned threads) {
         progress shown("deduplicating", lines.total_bytes());
         int signal = 0;
-        std::visit(
-            [&](auto& f) {
-                using F = std::decay_t<decltype(f)>;
-                if constexpr (requires(F g, std::span<const digest> d, char* o) { g.insert_digests(d, o); }) {
-                    wrong_drop_estimate<F> wrong(f);
-                    const hasher hash = f.hash_function();
-                    try {
-                        for_each_block_in_order<hashed_lines>(
-                            lines, threads,
-                            [&](std::span<const std::string_view> batch, const line_origin& origin, hashed_lines& block) {
-                                block.digests.resize(batch.size());
-                                with_keys(batch, keys, origin, [&](auto keyed) {
-                                    for (std::size_t i = 0; i < batch.size(); ++i) block.digests[i] = hash(keyed[i]);
-                                });
-                            },
-                            [&](std::span<const std::string_view> batch, const line_origin&, hashed_lines& block) {
-                                block.fresh.resize(batch.size());
-                                for (std::size_t at = 0; at < batch.size(); at += wrong.stretch()) {  // a stretch at a time
-                                    const std::size_t size = std::min<std::size_t>(wrong.stretch(), batch.size() - at);
-                                    f.insert_digests(std::span<const digest>(block.digests).subspan(at, size),
-                                                     block.fresh.begin() + static_cast<std::ptrdiff_t>(at));
-                                    wrong.tested(size, static_cast<std::uint64_t>(std::count(
-                                                           block.fresh.begin() + static_cast<std::ptrdiff_t>(at),
-                                                           block.fresh.begin() + static_cast<std::ptrdiff_t>(at + size), 1)));
-                                }
-                                print(batch, block.fresh);
-                                shown.update(lines.bytes_read());
-                                if (termination_signal() != 0) throw termination_requested{termination_signal()};
-                                if (lock_ && std::chrono::steady_clock::now() - last_checkpoint_ >= checkpoint_) save_state();
-                            });
-                    } catch (const termination_requested& stop) {
-                        signal = stop.signal;
+        wrong_drop_estimate wrong(filter_);
+        const hasher& hash = hash_function(filter_);
+        try {
+            for_each_block_in_order<hashed_lines>(
+                lines, threads,
+                [&](std::span<const std::string_view> batch, const line_origin& origin, hashed_lines& block) {
+                    block.digests.resize(batch.size());
+                    with_keys(batch, keys, origin, [&](auto keyed) {
+                        for (std::size_t i = 0; i < batch.size(); ++i) block.digests[i] = hash(keyed[i]);
+                    });
+                },
+                [&](std::span<const std::string_view> batch, const line_origin&, hashed_lines& block) {
+                    const std::span<bool> fresh = block.fresh.resize(batch.size());
+                    for (std::size_t at = 0; at < batch.size(); at += wrong.stretch()) {  // a stretch at a time
+                        const std::size_t size = std::min<std::size_t>(wrong.stretch(), batch.size() - at);
+                        const std::uint64_t added =
+                            bloomkit::insert(filter_, std::span<const digest>(block.digests).subspan(at, size), fresh.subspan(at, size));
+                        wrong.tested(size, added);
                     }
-                    expected_wrong_ = wrong.expected();
-                } else {
-                    throw error("dedup needs a Bloom or scalable Bloom filter");
-                }
-            },
-            filter_);
+                    print(batch, fresh);
+                    shown.update(lines.bytes_read());
+                    if (termination_signal() != 0) throw termination_requested{termination_signal()};
+                    if (lock_ && std::chrono::steady_clock::now() - last_checkpoint_ >= checkpoint_) save_state();
+                });
+        } catch (const termination_requested& stop) {
+            signal = stop.signal;
+        }
+        expected_wrong_ = wrong.expected();
         out_.flush();
         return signal;
     }
@@ -235,7 +221,7 @@ public:
             .count("lines written", written_)
             .count("first seen", fresh_)
             .estimate("new lines wrongly taken for repeats", expected_wrong_)
-            .count("filter bytes", std::visit([](const auto& f) { return f.size_in_bytes(); }, filter_))
+            .count("filter bytes", size_in_bytes(filter_))
             .bytes_read(lines.bytes_read());
         if (signal != 0) summary.text("stopped by", fmt::format("stopped by signal {}", signal));
         summary.print(options_.json, true);
@@ -243,10 +229,10 @@ public:
 
 private:
     // Prints the lines the options ask for (the new ones, or with --invert the repeats).
-    void print(std::span<const std::string_view> batch, std::span<const char> fresh) {
+    void print(std::span<const std::string_view> batch, std::span<const bool> fresh) {
         std::uint64_t new_lines = 0;
         for (std::size_t i = 0; i < batch.size(); ++i) {
-            const bool is_new = fresh[i] != 0;
+            const bool is_new = fresh[i];
             new_lines += is_new ? 1 : 0;
             if (is_new != options_.invert) {
                 out_.line(batch[i]);

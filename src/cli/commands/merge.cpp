@@ -15,6 +15,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "bloomkit/bulk.hpp"
 #include "commands/commands.hpp"
 #include "support/common_options.hpp"
 #include "support/filter_files.hpp"
@@ -38,22 +39,15 @@ void merge_into(any_filter& result, const any_filter& other, const merge_options
         throw incompatible_filters(fmt::format("cannot merge '{}' ({}) into '{}' ({}): different kinds of filter", name,
                                                filter_name(header_of(other)), options.filters.front(),
                                                filter_name(header_of(result))));
-    std::visit(
-        [&](auto& into) {
-            using F = std::decay_t<decltype(into)>;
-            const F& from = std::get<F>(other);
-            if (options.intersection) {
-                if constexpr (requires { into &= from; }) into &= from;
-                else throw error(fmt::format("{}s have no intersection: only Bloom filters do", kind_traits<F>::name()));
-            } else {
-                if constexpr (requires { into |= from; }) into |= from;
-                else
-                    throw error(fmt::format("{}s cannot be merged: a slot holds one fingerprint, and where it sits depends on "
-                                            "the order of the inserts; rebuild one filter from all the keys",
-                                            kind_traits<F>::name()));
-            }
-        },
-        result);
+    const kind_capabilities can = capabilities(result);
+    if (options.intersection && !can.intersects)
+        throw error(fmt::format("{}s have no intersection: only Bloom filters do", kind_name(result)));
+    if (!options.intersection && !can.merges)
+        throw error(fmt::format("{}s cannot be merged: a slot holds one fingerprint, and where it sits depends on the order "
+                                "of the inserts; rebuild one filter from all the keys",
+                                kind_name(result)));
+    if (options.intersection) bloomkit::intersect(result, other);
+    else bloomkit::merge(result, other);
 }
 
 int run_merge(const merge_options& options) {

@@ -53,28 +53,31 @@ struct removal {
     }
 };
 
-/// Removes the batch's keys from `f` (all or nothing per batch, unless partial), recording
+/// Removes the batch's keys from `filter` (all or nothing per batch, unless partial), recording
 /// what was refused. Once a line was refused without --partial, nothing will be saved: the
 /// remaining lines are only checked, to name the refused ones.
-template <class F, class Key>
-void remove_batch(F& f, std::span<const Key> keys, std::span<const std::string_view> lines, const line_origin& origin,
-                  bool partial, removal& done) {
-    for (std::size_t i = 0; i < keys.size();) {
-        if (partial) {
-            if (f.remove(keys[i])) ++done.removed;
-            else done.refuse(lines[i], origin, i);
-            ++i;
-        } else if (done.refused > 0) {
-            if (!f.contains(keys[i])) done.refuse(lines[i], origin, i);
-            ++i;
-        } else {
-            const auto stop = f.remove(keys.begin() + static_cast<std::ptrdiff_t>(i), keys.end());
-            const auto at = static_cast<std::size_t>(stop - keys.begin());
-            done.removed += at - i;
-            if (at < keys.size()) done.refuse(lines[at], origin, at);
-            i = at + 1;
+template <class Key>
+void remove_batch(any_filter& filter, std::span<const Key> keys, std::span<const std::string_view> lines,
+                  const line_origin& origin, bool partial, removal& done) {
+    thread_local answer_buffer answers;
+    const bool checking = !partial && done.refused > 0;  // nothing will be saved: only name what is refused
+    if (partial || checking) {  // key by key
+        const std::span<bool> held = answers.resize(keys.size());
+        if (checking) bloomkit::contains(filter, keys, held);
+        for (std::size_t i = 0; i < keys.size(); ++i) {
+            const bool gone = checking ? held[i] : bloomkit::remove(filter, keys.subspan(i, 1)) == 1;
+            if (gone && !checking) ++done.removed;
+            if (!gone) done.refuse(lines[i], origin, i);
         }
+        return;
     }
+    const std::size_t at = bloomkit::remove(filter, keys);  // all of the batch, or none of it
+    if (at == keys.size()) {
+        done.removed += at;
+        return;
+    }
+    done.refuse(lines[at], origin, at);
+    remove_batch(filter, keys.subspan(at + 1), lines.subspan(at + 1), {origin.input, origin.first_line + at + 1}, partial, done);
 }
 
 void report(const removal& done, bool partial, const std::string& filter) {
@@ -102,20 +105,13 @@ int run_remove(const remove_options& options) {
     any_filter filter = load<any_filter>(options.filter);
     const key_format keys = key_format_for(recorded_key_format(filter), options.key, options.filter);
     removal done;
-    std::visit(
-        [&](auto& f) {
-            using F = std::decay_t<decltype(f)>;
-            if constexpr (!removing_filter<F>) {
-                throw error(fmt::format("'{}' holds a {}, which cannot remove keys: only counting Bloom and cuckoo "
-                                        "filters can (bloomkit build --kind counting|cuckoo)",
-                                        options.filter, kind_traits<F>::name()));
-            } else {
-                lines.read([&](std::span<const std::string_view> batch, const line_origin& origin) {
-                    with_keys(batch, keys, origin, [&](auto keyed) { remove_batch(f, keyed, batch, origin, options.partial, done); });
-                });
-            }
-        },
-        filter);
+    if (!capabilities(filter).removes)
+        throw error(fmt::format("'{}' holds a {}, which cannot remove keys: only counting Bloom and cuckoo filters can "
+                                "(bloomkit build --kind counting|cuckoo)",
+                                options.filter, kind_name(filter)));
+    lines.read([&](std::span<const std::string_view> batch, const line_origin& origin) {
+        with_keys(batch, keys, origin, [&](auto keyed) { remove_batch(filter, keyed, batch, origin, options.partial, done); });
+    });
     if (done.removed > 0 && (done.refused == 0 || options.partial)) write_filter(filter, options.filter);
     report(done, options.partial, options.filter);
     return done.removed > 0 && done.refused == 0 ? success : nothing_found;

@@ -40,10 +40,10 @@ bool report_check(const Filter& filter, line_reader& lines, key_format keys, uns
     std::uint64_t present = 0, absent = 0;
     output out;
     progress shown("checking", lines.total_bytes());
-    query_lines(filter, lines, keys, threads, [&](auto batch, std::span<const char> answers) {
+    query_lines(filter, lines, keys, threads, [&](auto batch, std::span<const bool> answers) {
         if (numeric_lines != nullptr) numeric_lines->look(batch);
         for (std::size_t i = 0; i < batch.size(); ++i) {
-            const bool maybe = answers[i] != 0;
+            const bool maybe = answers[i];
             (maybe ? present : absent) += 1;
             if (!how.count && maybe != how.absent) out.line(batch[i]);
         }

@@ -1,6 +1,8 @@
 // src/cli/support/filter_work.hpp — the subcommands' shared work on a filter whose kind is
-// known only at run time (bloomkit::any_filter): what each kind can do, inserting lines,
-// querying them.
+// known only at run time (bloomkit::any_filter): inserting lines, querying them. Every batch goes
+// through the library's runtime bulk calls (bloomkit/bulk.hpp), which visit the filter's kind
+// once per batch: the pipeline around them — reading, threads, output — is compiled once, not
+// once per kind.
 #pragma once
 
 #include <fmt/core.h>
@@ -24,6 +26,7 @@
 #include <vector>
 
 #include "bloomkit/any_filter.hpp"
+#include "bloomkit/bulk.hpp"
 #include "digest_set.hpp"
 #include "keys.hpp"
 #include "line_reader.hpp"
@@ -33,22 +36,6 @@
 #include "work_queue.hpp"
 
 namespace bloomkit::cli {
-
-// --- What a kind can do (from its API) ------------------------------------------------
-
-/// Kinds whose union is exact and cheap, made of a geometry alone (Bloom, counting Bloom), so
-/// threads can fill private twins and OR them in.
-template <class F>
-concept mergeable_by_twins = requires(F& a, const F& b) {
-    a |= b;
-    F(b.geometry(), filter_options{});
-};
-
-/// An empty filter that combines with `filter`: same kind, geometry, hash and seed.
-template <mergeable_by_twins F>
-F empty_twin(const F& f) {
-    return F(f.geometry(), {.seed = f.hash_function().seed(), .hash = f.hash_function().algorithm()});
-}
 
 /// Whether `threads` private copies of the filter fit comfortably (a quarter of the RAM).
 inline bool twins_fit(std::uint64_t bytes, unsigned threads) {
@@ -79,44 +66,63 @@ enum class repeats {
 inline error cuckoo_full(const cuckoo_filter& filter, repeats repeated) {
     return error(fmt::format(
         "the cuckoo filter is full ({} fingerprints in {} buckets): not every line fits; build it for more keys (-n){}",
-        filter.size(), filter.bucket_count(),
+        filter.inserted_count(), filter.bucket_count(),
         repeated == repeats::stored ? ". It stores a line each time it comes (so that remove can undo each add): if the input repeats "
                       "lines already in the filter, remove them first (sort -u, or bloomkit check --absent), or use a "
                       "counting Bloom filter (--kind counting)"
                     : ""));
 }
 
-/// Inserts a batch of lines. Throws when a cuckoo filter is full (nothing it held is lost, but
-/// the batch is not all in, and the caller must not save a filter that misses keys silently).
-/// `seen` holds the lines inserted so far, for repeats::distinct.
-template <inserting_filter F, class Key>
-void insert_batch(F& filter, std::span<const Key> batch, repeats repeated = repeats::stored, digest_set* seen = nullptr) {
-    if constexpr (std::is_same_v<F, cuckoo_filter>) {
-        if (repeated == repeats::once) {  // one key at a time: a batch may repeat a line too
-            for (const Key& key : batch)
-                if (!filter.contains(key) && filter.try_insert(key) == cuckoo_insert_status::full)
-                    throw cuckoo_full(filter, repeated);
-            return;
+/// One answer per key of a batch, reused from batch to batch (std::vector<bool> packs its bits
+/// and cannot be handed out as a span).
+class answer_buffer {
+public:
+    std::span<bool> resize(std::size_t size) {
+        if (size > capacity_) {
+            answers_.reset(new bool[size]);
+            capacity_ = size;
         }
-        if (repeated == repeats::distinct) {
-            thread_local std::vector<digest> digests;
-            thread_local std::vector<char> fresh;
-            thread_local std::vector<Key> distinct;
-            digests.resize(batch.size());
-            fresh.resize(batch.size());
-            for (std::size_t i = 0; i < batch.size(); ++i) digests[i] = filter.hash_function()(batch[i]);
-            seen->insert(digests, fresh);
-            distinct.clear();
-            for (std::size_t i = 0; i < batch.size(); ++i)
-                if (fresh[i] != 0) distinct.push_back(batch[i]);
-            batch = distinct;
-        }
-        thread_local std::vector<cuckoo_insert_status> statuses;
-        statuses.clear();
-        filter.try_insert(batch.begin(), batch.end(), std::back_inserter(statuses));
-        if (std::ranges::find(statuses, cuckoo_insert_status::full) != statuses.end()) throw cuckoo_full(filter, repeated);
-    } else {
-        filter.insert(batch.begin(), batch.end());
+        size_ = size;
+        return {answers_.get(), size};
+    }
+    [[nodiscard]] std::span<const bool> answers() const noexcept { return {answers_.get(), size_}; }
+
+private:
+    std::unique_ptr<bool[]> answers_;
+    std::size_t capacity_ = 0, size_ = 0;
+};
+
+/// Inserts a batch of lines' keys. Throws when a cuckoo filter is full (nothing it held is
+/// lost, but the batch is not all in, and the caller must not save a filter that misses keys
+/// silently). `seen` holds the lines inserted so far, for repeats::distinct.
+template <class Key>
+void insert_batch(any_filter& filter, std::span<const Key> batch, repeats repeated = repeats::stored, digest_set* seen = nullptr) {
+    cuckoo_filter* cuckoo = std::get_if<cuckoo_filter>(&filter);
+    if (cuckoo == nullptr) {  // a set: every repeat is the same key
+        bloomkit::insert(filter, batch);
+        return;
+    }
+    if (repeated == repeats::once) {  // one key at a time: a batch may repeat a line too
+        for (const Key& key : batch)
+            if (!cuckoo->contains(key) && cuckoo->try_insert(key) == cuckoo_insert_status::full) throw cuckoo_full(*cuckoo, repeated);
+        return;
+    }
+    thread_local std::vector<digest> digests;
+    digests.resize(batch.size());
+    bloomkit::hash(filter, batch, std::span(digests));
+    if (repeated == repeats::distinct) {
+        thread_local std::vector<char> fresh;
+        fresh.resize(digests.size());
+        seen->insert(digests, fresh);
+        std::size_t kept = 0;
+        for (std::size_t i = 0; i < digests.size(); ++i)
+            if (fresh[i] != 0) digests[kept++] = digests[i];
+        digests.resize(kept);
+    }
+    try {
+        bloomkit::insert(filter, std::span<const digest>(digests));
+    } catch (const filter_full&) {
+        throw cuckoo_full(*cuckoo, repeated);
     }
 }
 
@@ -125,10 +131,10 @@ void insert_batch(F& filter, std::span<const Key> batch, repeats repeated = repe
 /// are merged at the end. The result is exactly what one thread builds (the union is exact),
 /// and no two cores fight over a cache line. (One filter shared through atomic OR measured
 /// twice as slow as a single thread: every locked OR pulls the line across cores.)
-template <mergeable_by_twins F>
-void insert_lines_in_parallel(F& filter, line_reader& lines, key_format keys, unsigned threads, progress& shown) {
-    std::vector<F> twins;
-    for (unsigned i = 0; i < threads; ++i) twins.push_back(empty_twin(filter));
+inline void insert_lines_in_parallel(any_filter& filter, line_reader& lines, key_format keys, unsigned threads,
+                                     progress& shown) {
+    std::vector<any_filter> twins;
+    for (unsigned i = 0; i < threads; ++i) twins.push_back(*empty_like(filter));
     work_queue<line_block> blocks(2 * threads);
     work_queue<std::vector<char>> spare(4 * threads);
     std::exception_ptr failure;
@@ -191,62 +197,60 @@ void insert_lines_in_parallel(F& filter, line_reader& lines, key_format keys, un
         blocks.close();
     }  // joins the workers
     if (failure) std::rethrow_exception(failure);
-    for (const F& twin : twins) filter |= twin;
+    for (const any_filter& twin : twins) bloomkit::merge(filter, twin);
 }
 
 /// Inserts every line of `lines` (bulk, pipelined) with `threads` threads (parse_threads());
-/// kinds that cannot be merged exactly, and filters too big to copy, use one.
+/// kinds whose private copies cannot be united exactly, and filters too big to copy, use one.
 inline void insert_lines(any_filter& filter, line_reader& lines, key_format keys, unsigned threads,
                          repeats repeated = repeats::stored) {
+    if (!capabilities(filter).inserts)
+        throw error("a " + kind_name(filter) + " is static: it cannot take more keys. Rebuild it from all of them "
+                    "(bloomkit build --kind fuse)");
     progress shown("adding", lines.total_bytes());
+    if (threads > 1 && twins_fit(size_in_bytes(filter), threads) && empty_like(filter)) {
+        insert_lines_in_parallel(filter, lines, keys, threads, shown);
+        return;
+    }
     std::optional<digest_set> seen;
     if (repeated == repeats::distinct) seen.emplace();
-    std::visit(
-        [&](auto& f) {
-            using F = std::decay_t<decltype(f)>;
-            if constexpr (!inserting_filter<F>) {
-                throw error("a binary fuse filter is static: it cannot take more keys. Rebuild it from all of them "
-                            "(bloomkit build --kind fuse)");
-            } else {
-                if constexpr (mergeable_by_twins<F>) {  // the fixed-size kinds that count their keys
-                    if (threads > 1 && twins_fit(f.size_in_bytes(), threads)) {
-                        insert_lines_in_parallel(f, lines, keys, threads, shown);
-                        return;
-                    }
-                }
-                lines.read([&](std::span<const std::string_view> batch, const line_origin& origin) {
-                    with_keys(batch, keys, origin, [&](auto keyed) { insert_batch(f, keyed, repeated, seen ? &*seen : nullptr); });
-                    shown.update(lines.bytes_read());
-                });
-            }
-        },
-        filter);
+    lines.read([&](std::span<const std::string_view> batch, const line_origin& origin) {
+        with_keys(batch, keys, origin, [&](auto keyed) { insert_batch(filter, keyed, repeated, seen ? &*seen : nullptr); });
+        shown.update(lines.bytes_read());
+    });
 }
 
 // --- Querying lines -----------------------------------------------------------------------
 
+/// Writes to `answers` whether each key may be in the filter: a filter of any kind (its kind
+/// visited once for the batch), or one with a bulk contains of its own (the Redis filter).
+template <class Filter, class Key>
+void ask(const Filter& filter, std::span<const Key> keys, std::span<bool> answers) {
+    if constexpr (std::is_same_v<Filter, any_filter>) bloomkit::contains(filter, keys, answers);
+    else filter.contains(keys.begin(), keys.end(), answers.begin());
+}
+
 /// Asks the filter about every line of `lines` (bulk, pipelined) with `threads` threads, and
-/// calls use(lines, answers) on this thread for each batch, in input order: answers[i] != 0
-/// when line i may be in the filter. What use() sees does not depend on `threads`.
+/// calls use(lines, answers) on this thread for each batch, in input order: answers[i] is
+/// whether line i may be in the filter. What use() sees does not depend on `threads`.
 template <class Filter, class Use>
 void query_lines(const Filter& filter, line_reader& lines, key_format keys, unsigned threads, Use use) {
-    for_each_block_in_order<std::vector<char>>(
+    for_each_block_in_order<answer_buffer>(
         lines, threads,
-        [&](std::span<const std::string_view> batch, const line_origin& origin, std::vector<char>& answers) {
-            answers.resize(batch.size());
-            with_keys(batch, keys, origin, [&](auto keyed) { filter.contains(keyed.begin(), keyed.end(), answers.begin()); });
+        [&](std::span<const std::string_view> batch, const line_origin& origin, answer_buffer& answers) {
+            const std::span<bool> out = answers.resize(batch.size());
+            with_keys(batch, keys, origin, [&](auto keyed) { ask(filter, keyed, out); });
         },
-        [&](std::span<const std::string_view> batch, const line_origin&, const std::vector<char>& answers) {
-            use(batch, std::span<const char>(answers));
+        [&](std::span<const std::string_view> batch, const line_origin&, const answer_buffer& answers) {
+            use(batch, answers.answers());
         });
 }
 
-/// Warns on stderr when a filter holds more keys than it was sized for (as its header says):
-/// its FPR is then above the target. Only for the kinds of a fixed size whose keys are
-/// estimated from their fill (Bloom, counting); the estimate is within a fraction of a percent,
-/// hence the 1% margin.
+/// Warns on stderr when a filter holds more keys than it was sized for (as its header says), and
+/// its FPR is then above the target. (Kinds that grow, or are built from their keys, have no
+/// such size, or no such rate.) Bloom and counting filters' keys are estimated from their
+/// fill, within a fraction of a percent: hence the 1% margin.
 inline void warn_if_overfull(const file_header& h) {
-    if (h.kind != filter_kind::bloom && h.kind != filter_kind::counting_bloom) return;
     const double distinct = approximate_count(h);
     if (h.expected_keys == 0 || !(distinct > 1.01 * static_cast<double>(h.expected_keys))) return;
     if (!(current_fpr(h) > h.target_fpr)) return;  // sized with room to spare: still within its target
@@ -261,15 +265,9 @@ inline void warn_if_overfull(const file_header& h) {
 /// The same for a filter. The count of inserts bounds the distinct keys from above, so while
 /// it is within the size the filter was made for (adding a line to a 1 GiB filter), the fill
 /// (which reads the whole filter) is not even counted.
-template <class F>
-void warn_if_overfull(const F& f) {
-    if constexpr (mergeable_by_twins<F>) {  // the fixed-size kinds that count their keys
-        if (f.inserted_count() > f.expected_keys()) warn_if_overfull(header_of(f));
-    }
-}
-
 inline void warn_if_overfull(const any_filter& filter) {
-    std::visit([](const auto& f) { warn_if_overfull(f); }, filter);
+    const sizing_target target = sized_for(filter);
+    if (target.expected_keys > 0 && inserted_count(filter) > target.expected_keys) warn_if_overfull(header_of(filter));
 }
 
 }  // namespace bloomkit::cli

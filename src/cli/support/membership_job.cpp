@@ -13,6 +13,7 @@
 #include "support/digest_set.hpp"
 #include "support/filter_build.hpp"
 #include "support/filter_work.hpp"
+#include "support/ordered_blocks.hpp"
 #include "support/keys.hpp"
 #include "support/output.hpp"
 #include "support/progress.hpp"
@@ -40,6 +41,16 @@ double wrongly_placed(std::uint64_t kept_right, std::uint64_t placed, double fpr
     return std::min(static_cast<double>(kept_right) * fpr / (1 - fpr), static_cast<double>(placed));
 }
 
+namespace {
+
+/// A block of streamed lines, hashed once, and the filter's answers for them.
+struct hashed_answers {
+    std::vector<digest> digests;
+    answer_buffer answers;
+};
+
+}  // namespace
+
 bool run_membership_job(const char* job, const membership_options& options, bool present) {
     const sizing_request sizing = parse_sizing(options.sizing);
     const key_format keys = key_format_to_build(options.key);
@@ -54,46 +65,46 @@ bool run_membership_job(const char* job, const membership_options& options, bool
         return build_filter<typename decltype(type)::type>(request, held, keys, sizing, hashing, threads, filter_use::held_by_job);
     });
     warn_if_overfull(filter);
-    const double fpr = std::visit(
-        [](const auto& f) {
-            if constexpr (requires { f.current_fpr(); }) return f.current_fpr();
-            else return f.expected_fpr();
-        },
-        filter);
+    const double fpr = current_fpr(filter);
 
     output out(options.line_buffered || ::isatty(STDOUT_FILENO) == 1 ? output::buffering::line : output::buffering::block);
     progress shown(job, streamed.total_bytes());
-    digest_set printed;
-    const hasher identity(hash_algorithm::xxh3_mix, 0x5eed);
+    digest_set printed;  // of the lines printed, by the digests the filter was asked with
     std::uint64_t read = 0, written = 0, other = 0;
-    std::vector<digest> candidates;  // of the lines the job wants, to print each once
-    std::vector<std::string_view> wanted;
+    std::vector<digest> wanted_digests;
     std::vector<char> first_time;
-    std::visit(
-        [&](const auto& f) {
-            query_lines(f, streamed, keys, threads, [&](auto batch, std::span<const char> answers) {
-                wanted.clear();
-                for (std::size_t i = 0; i < batch.size(); ++i)
-                    if ((answers[i] != 0) == present) wanted.push_back(batch[i]);
-                other += batch.size() - wanted.size();
-                read += batch.size();
-                if (!options.all) {  // once per key: with --key u64, 007 is 7
-                    candidates.resize(wanted.size());
-                    with_keys(std::span<const std::string_view>(wanted), keys, {}, [&](auto keyed) {
-                        std::ranges::transform(keyed, candidates.begin(), [&](const auto& key) { return identity(key); });
-                    });
-                    first_time.resize(wanted.size());
-                    printed.insert(candidates, first_time);
-                }
-                for (std::size_t i = 0; i < wanted.size(); ++i) {
-                    if (!options.all && first_time[i] == 0) continue;
-                    out.line(wanted[i]);
+    const hasher& hash = hash_function(filter);
+    for_each_block_in_order<hashed_answers>(
+        streamed, threads,
+        [&](std::span<const std::string_view> batch, const line_origin& origin, hashed_answers& block) {
+            block.digests.resize(batch.size());
+            with_keys(batch, keys, origin, [&](auto keyed) {  // hashed once: the filter and the printed set both use it
+                std::ranges::transform(keyed, block.digests.begin(), [&](const auto& key) { return hash(key); });
+            });
+            bloomkit::contains(filter, std::span<const digest>(block.digests), block.answers.resize(batch.size()));
+        },
+        [&](std::span<const std::string_view> batch, const line_origin&, const hashed_answers& block) {
+            const std::span<const bool> answers = block.answers.answers();
+            wanted_digests.clear();
+            for (std::size_t i = 0; i < batch.size(); ++i)
+                if (answers[i] == present) wanted_digests.push_back(block.digests[i]);
+            other += batch.size() - wanted_digests.size();
+            read += batch.size();
+            if (!options.all) {  // once per key: with --key u64, 007 is 7
+                first_time.resize(wanted_digests.size());
+                printed.insert(wanted_digests, first_time);
+            }
+            std::size_t wanted = 0;
+            for (std::size_t i = 0; i < batch.size(); ++i) {
+                if (answers[i] != present) continue;
+                if (options.all || first_time[wanted] != 0) {
+                    out.line(batch[i]);
                     ++written;
                 }
-                shown.update(streamed.bytes_read());
-            });
-        },
-        filter);
+                ++wanted;
+            }
+            shown.update(streamed.bytes_read());
+        });
     out.flush();
     // intersect: lines not in the held input pass with probability fpr, and `other` counts those
     // that did not; subtract: lines not in it are held back with probability fpr, and `written`
