@@ -150,9 +150,9 @@ structure<Key, Contains, BulkCount> structure_of(std::string name, double bits_p
 }
 
 /// The loop a user writes over single lookups, in a function of its own: inlined into the
-/// benchmark's bookkeeping, its count lived in memory and its filter's fields in stack slots
-/// reloaded after every kernel call, which cost up to 3 ns per lookup that a user's loop
-/// does not pay (bench/single_call_anatomy.cpp).
+/// benchmark's bookkeeping, its count lives in memory and its filter's fields in stack slots
+/// reloaded after every kernel call, a cost a user's loop does not pay
+/// (docs/design/performance.md, "Artefacts of measurement").
 template <class Key, class Contains>
 [[gnu::noinline]] std::uint64_t count_found(const Contains& contains, const std::vector<Key>& keys) {
     std::uint64_t found = 0;
@@ -411,7 +411,7 @@ result run(const workload& w, key_kind kind) {
     }
     if (w.measures("scalable")) bench_bloomkit<bloomkit::scalable_bloom_filter, Key>("bloomkit scalable", w, r.rows);
     // 100M URL-like strings held in memory (a fuse build's input, a hash set) need ~13 GB:
-    // past this machine's budget.
+    // more memory than the benchmark VMs have.
     const bool all_keys_fit = kind == key_kind::integer || w.n <= 20'000'000;
     if (w.measures("fuse8") && all_keys_fit) bench_fuse<bloomkit::binary_fuse8_filter, Key>("bloomkit fuse8", w, r.rows);
     if (w.measures("fuse8-4wise") && all_keys_fit)

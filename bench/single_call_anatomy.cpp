@@ -13,15 +13,16 @@
 //      could compile it if it knew the filter's hash and k (AVX-512 where the CPU has it,
 //      else AVX2);
 //   4. + a call: the same, the kernel behind a function call, as code built for baseline x86-64
-//      reached a kernel for a newer CPU until the AVX2 step became inline assembly;
+//      must reach a kernel compiled for a newer CPU's intrinsics;
 //   5. contains(): the library's, which also reads the filter's hash algorithm, k and the SIMD
 //      level in use, and chooses — in this baseline build, the AVX2 step as inline assembly
 //      for k ≤ 8 (layouts/block.hpp), so it is layer 3's kernel without the target attribute.
 //
 // An out-of-order core overlaps consecutive lookups' misses only as far as its window of
 // instructions reaches, so each layer's instructions cost time even though the loop is
-// waiting for memory (docs/design/performance.md, "Single-key calls"). Rounds interleave the
-// rows, so a drift of the machine's speed lands on all of them; each row is its median.
+// waiting for memory (docs/design/performance.md, "Why a single call costs its instructions").
+// Rounds interleave the rows, so a drift of the machine's speed lands on all of them; each row
+// is its median.
 #include <algorithm>
 #include <array>
 #include <cstdint>
@@ -97,8 +98,8 @@ __attribute__((target("avx2"), noinline)) std::uint64_t kernel_inlined_avx2(cons
 /// Layer 4 in a baseline loop: the compiler cannot inline a kernel built for a newer CPU. The
 /// parts are read through `p` on every key, as contains() reads its filter's fields: left to
 /// itself the compiler keeps them in stack slots across the call, and reloading those after
-/// every call made this loop 4 ns slower per lookup at 10M keys (8.1 -> 12.0 ns, on the VM of
-/// docs/BENCHMARKS.md) — an artefact no user's loop over contains() has.
+/// every call slows this loop by an artefact no user's loop over contains() has
+/// (docs/design/performance.md, "Artefacts of measurement").
 template <bool Avx512>
 [[gnu::noinline]] std::uint64_t kernel_called(const lookup_parts& p, const std::vector<std::uint64_t>& keys) {
     std::uint64_t found = 0;
@@ -174,7 +175,7 @@ int main(int argc, char** argv) {
     if (level == bloomkit::simd_level::scalar) layers.erase(layers.begin() + 2, layers.begin() + 4);
     // Keys (never inserted) and the floor's lines come a chunk at a time, made just before the
     // chunk is timed, as in bloomkit_bench: a 10M-entry array streamed from memory alongside
-    // the lookups slowed every row at 10M keys by ~2 ns.
+    // the lookups would slow every row (docs/design/performance.md, "Artefacts of measurement").
     std::vector<std::uint64_t> keys(1 << 20), lines(keys.size());
     for (int round = 0; round < rounds; ++round) {
         for (layer& l : layers) {
