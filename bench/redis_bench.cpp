@@ -476,39 +476,62 @@ bkr::bloom_filter create_filter(bkr::client& c, const std::string& name, std::ui
     return bkr::bloom_filter::create(c, name, capacity, fpr, o);
 }
 
-/// The bulk rows of a bloomkit filter: insert (into the filter emptied first if `clear_first`,
-/// and before every run but the first), query present, query absent; the best of `runs` runs each.
-std::vector<row> bench_bulk(bkr::bloom_filter& f, const std::string& structure, const std::string& where, unsigned runs, bool clear_first,
-                            const workload& w, server_probes& servers) {
+/// How bench_client drives a client: `insert` returns how many keys were new, `contains` writes
+/// 1 or 0 per key.
+struct client_calls {
+    std::function<void(unsigned run)> before_insert;  // empties the filter where a run must start from scratch
+    std::function<std::uint64_t(const std::vector<std::string>&)> insert;
+    std::function<void(const std::vector<std::string>&, unsigned char*)> contains;
+    std::function<double()> current_fpr;
+};
+
+/// The three rows every client is measured by — insert `present`, query them, query `absent` —
+/// each the best of `runs` runs, and checked: inserts counted as new, every present key found,
+/// false positives near the rate the filter's fill predicts. `who` (and `who_inserting`) name
+/// the client in a wrong answer.
+std::vector<row> bench_client(const std::string& structure, const std::string& where, const std::string& who,
+                              const std::string& who_inserting, unsigned runs, const std::vector<std::string>& present,
+                              const std::vector<std::string>& absent, const client_calls& calls, server_probes& servers) {
     std::vector<row> rows;
-    const std::uint64_t n = w.present.size();
+    const std::uint64_t n = present.size();
     std::uint64_t added = 0;
     std::string check;
     row insert{structure, where, "insert", n, {}, {}};
     insert.t = best_of(
-        runs, servers, [&](unsigned run) { if (clear_first || run > 0) f.clear(); },
-        [&] { added = f.insert(w.present.begin(), w.present.end()); },
-        [&] { check = expect_new(structure + " insert on " + where, added, n, f.current_fpr()); });
+        runs, servers, calls.before_insert, [&] { added = calls.insert(present); },
+        [&] { check = expect_new(who_inserting, added, n, calls.current_fpr()); });
     insert.check = check;
     rows.push_back(insert);
 
     std::vector<unsigned char> answers(n);
-    row present{structure, where, "query present", n, {}, {}};
-    present.t = best_of(
-        runs, servers, [](unsigned) {}, [&] { f.contains(w.present.begin(), w.present.end(), answers.begin()); },
-        [&] { expect_all_found(structure + " on " + where, answers.data(), n); });
-    present.check = "all " + count_text(n) + " found";
-    rows.push_back(present);
+    row found{structure, where, "query present", n, {}, "all " + count_text(n) + " found"};
+    found.t = best_of(
+        runs, servers, [](unsigned) {}, [&] { calls.contains(present, answers.data()); },
+        [&] { expect_all_found(who, answers.data(), n); });
+    rows.push_back(found);
 
-    const double predicted = f.current_fpr();
-    row absent{structure, where, "query absent", w.absent.size(), {}, {}};
-    answers.assign(w.absent.size(), 0);
-    absent.t = best_of(
-        runs, servers, [](unsigned) {}, [&] { f.contains(w.absent.begin(), w.absent.end(), answers.begin()); },
-        [&] { check = expect_false_positives(structure + " on " + where, count_true(answers), w.absent.size(), predicted); });
-    absent.check = check;
-    rows.push_back(absent);
+    const double predicted = calls.current_fpr();
+    answers.assign(absent.size(), 0);
+    row missing{structure, where, "query absent", absent.size(), {}, {}};
+    missing.t = best_of(
+        runs, servers, [](unsigned) {}, [&] { calls.contains(absent, answers.data()); },
+        [&] { check = expect_false_positives(who, count_true(answers), absent.size(), predicted); });
+    missing.check = check;
+    rows.push_back(missing);
     return rows;
+}
+
+/// The bulk rows of a bloomkit filter: insert (into the filter emptied first if `clear_first`,
+/// and before every run but the first), query present, query absent; the best of `runs` runs each.
+std::vector<row> bench_bulk(bkr::bloom_filter& f, const std::string& structure, const std::string& where, unsigned runs, bool clear_first,
+                            const workload& w, server_probes& servers) {
+    const client_calls calls{
+        [&](unsigned run) { if (clear_first || run > 0) f.clear(); },
+        [&](const std::vector<std::string>& keys) { return static_cast<std::uint64_t>(f.insert(keys.begin(), keys.end())); },
+        [&](const std::vector<std::string>& keys, unsigned char* out) { f.contains(keys.begin(), keys.end(), out); },
+        [&] { return f.current_fpr(); }};
+    return bench_client(structure, where, structure + " on " + where, structure + " insert on " + where, runs, w.present, w.absent,
+                        calls, servers);
 }
 
 /// Merges the rows of another run into `best`, keeping the faster of each.
@@ -545,73 +568,31 @@ std::string claim_naive_key(redis_connection& redis, const settings& s, cleanup&
 /// Naive: k round trips per key, on the few keys such a client can afford.
 std::vector<row> bench_naive(naive_filter& naive, const settings& s, const workload& w, const std::string& where,
                              server_probes& servers) {
-    std::vector<row> rows;
-    const std::uint64_t few = w.few_present.size();
-    std::uint64_t added = 0;
-    std::string check;
-    row insert{"naive (SETBIT per bit)", where, "insert", few, {}, {}};
-    insert.t = best_of(
-        s.runs, servers, [&](unsigned) { naive.clear(); },
-        [&] {
-            added = 0;
-            for (const std::string& key : w.few_present) added += naive.insert(key) ? 1 : 0;
+    const client_calls calls{
+        [&](unsigned) { naive.clear(); },
+        [&](const std::vector<std::string>& keys) {
+            std::uint64_t added = 0;
+            for (const std::string& key : keys) added += naive.insert(key) ? 1 : 0;
+            return added;
         },
-        [&] { check = expect_new("naive insert", added, few, naive.current_fpr()); });
-    insert.check = check;
-    rows.push_back(insert);
-
-    std::vector<unsigned char> answers(few);
-    row present{"naive (SETBIT per bit)", where, "query present", few, {}, "all " + count_text(few) + " found"};
-    present.t = best_of(
-        s.runs, servers, [](unsigned) {},
-        [&] {
-            for (std::size_t i = 0; i < few; ++i) answers[i] = naive.contains(w.few_present[i]) ? 1 : 0;
+        [&](const std::vector<std::string>& keys, unsigned char* out) {
+            for (std::size_t i = 0; i < keys.size(); ++i) out[i] = naive.contains(keys[i]) ? 1 : 0;
         },
-        [&] { expect_all_found("naive", answers.data(), few); });
-    rows.push_back(present);
-
-    const double predicted = naive.current_fpr();
-    row absent{"naive (SETBIT per bit)", where, "query absent", few, {}, {}};
-    absent.t = best_of(
-        s.runs, servers, [](unsigned) {},
-        [&] {
-            for (std::size_t i = 0; i < few; ++i) answers[i] = naive.contains(w.few_absent[i]) ? 1 : 0;
-        },
-        [&] { check = expect_false_positives("naive", count_true(answers), few, predicted); });
-    absent.check = check;
-    rows.push_back(absent);
-    return rows;
+        [&] { return naive.current_fpr(); }};
+    return bench_client("naive (SETBIT per bit)", where, "naive", "naive insert", s.runs, w.few_present, w.few_absent, calls,
+                        servers);
 }
 
 /// Naive pipelined: the same commands, --depth keys per round trip; leaves the string empty.
 std::vector<row> bench_naive_pipelined(naive_filter& naive, const settings& s, const workload& w, const std::string& where,
                                        server_probes& servers) {
-    std::vector<row> rows;
-    const std::uint64_t n = w.present.size();
-    std::uint64_t added = 0;
-    std::string check;
-    row insert{"naive pipelined", where, "insert", n, {}, {}};
-    insert.t = best_of(
-        s.runs, servers, [&](unsigned) { naive.clear(); }, [&] { added = naive.insert_pipelined(w.present, s.depth); },
-        [&] { check = expect_new("naive pipelined insert", added, n, naive.current_fpr()); });
-    insert.check = check;
-    rows.push_back(insert);
-
-    std::vector<unsigned char> answers(n);
-    row present{"naive pipelined", where, "query present", n, {}, "all " + count_text(n) + " found"};
-    present.t = best_of(
-        s.runs, servers, [](unsigned) {}, [&] { naive.contains_pipelined(w.present, s.depth, answers.data()); },
-        [&] { expect_all_found("naive pipelined", answers.data(), n); });
-    rows.push_back(present);
-
-    const double predicted = naive.current_fpr();
-    answers.assign(w.absent.size(), 0);
-    row absent{"naive pipelined", where, "query absent", w.absent.size(), {}, {}};
-    absent.t = best_of(
-        s.runs, servers, [](unsigned) {}, [&] { naive.contains_pipelined(w.absent, s.depth, answers.data()); },
-        [&] { check = expect_false_positives("naive pipelined", count_true(answers), w.absent.size(), predicted); });
-    absent.check = check;
-    rows.push_back(absent);
+    const client_calls calls{
+        [&](unsigned) { naive.clear(); },
+        [&](const std::vector<std::string>& keys) { return naive.insert_pipelined(keys, s.depth); },
+        [&](const std::vector<std::string>& keys, unsigned char* out) { naive.contains_pipelined(keys, s.depth, out); },
+        [&] { return naive.current_fpr(); }};
+    std::vector<row> rows = bench_client("naive pipelined", where, "naive pipelined", "naive pipelined insert", s.runs, w.present,
+                                         w.absent, calls, servers);
     naive.clear();
     return rows;
 }
