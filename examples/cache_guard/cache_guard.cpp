@@ -215,6 +215,9 @@ public:
                  std::string key_prefix)
         : redis_(redis), filter_(filter), db_(db), mode_(mode), prefix_(std::move(key_prefix)) {}
 
+    /// The read path: filter (when guarded), then cache, then database. The filter goes first
+    /// because its "definitely not" is the one answer that needs neither cache nor database;
+    /// a row found in the database is cached, and "not found" too when that is the mode.
     std::optional<std::string> lookup(std::int64_t id) {
         if (mode_ == guard::bloom_filter) {
             try {
@@ -307,6 +310,9 @@ struct run_report {
     std::vector<double> all_us, existing_us, missing_us;  // per-request latencies
 };
 
+/// Serves the stream through one read path, timing each request and tallying where its answer
+/// came from. The truth each request carries is what checks the answers: the service never
+/// sees it.
 run_report serve(item_service& service, const std::vector<request>& requests, bool guarded) {
     run_report report;
     report.guarded = guarded;
