@@ -63,7 +63,10 @@ check_eq "plan_at_a_rate_near_1: --json: bloom is possible" true "$(plan_value b
 check_cond "plan_at_a_rate_near_1: no nan in the JSON" "$(grep -i nan "$OUT" | head -c 200)" bash -c "! grep -qi nan '$OUT'"
 
 expect_success "plan -n 1 -p 1e-3 (smallest sensible) exits 0" "$B" plan -n 1 -p 1e-3
-expect_success "plan --keys 1000000 --fpp 0.001 (long options)" "$B" plan --keys 1000000 --fpp 0.001
+expect_success "plan --keys 1000000 --fpr 0.001 (long options)" "$B" plan --keys 1000000 --fpr 0.001
+run "$B" plan --keys 1000000 --fpp 0.001
+check_rc "plan --fpp (the old name) still works, for one release" 0
+check_in "plan --fpp: ... and warns that it goes" "$ERR" "old name of --fpr"
 
 expect_error "plan -n 0 -> 2" "-n" "$B" plan -n 0 -p 0.01
 expect_error "plan -n -5 -> 2" "-n" "$B" plan -n -5 -p 0.01

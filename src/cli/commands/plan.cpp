@@ -114,7 +114,7 @@ int run_plan(const plan_options& options) {
 action plan_command(CLI::App& command) {
     auto options = std::make_shared<plan_options>();
     command.add_option("-n,--keys", options->keys, "Number of keys the filter will hold (1e6, 10M, 50e9)")->type_name("N");
-    command.add_option("-p,--fpr,--fpp", options->fpr, "Target false-positive rate (0.01, 1%)")->type_name("RATE");
+    add_rate_option(command, options->fpr, "Target false-positive rate (0.01, 1%)");
     command.add_option("--memory", options->memory,
                        "Memory for the filter (512M, 1G): with -n, each kind's rate; with -p, each kind's keys")
         ->type_name("SIZE");

@@ -7,11 +7,19 @@
 
 namespace bloomkit::cli {
 
+void add_rate_option(CLI::App& command, std::string& fpr, const std::string& help) {
+    command.add_option("-p,--fpr", fpr, help)->type_name("RATE");
+    command.add_option("--fpp", fpr)
+        ->group("")  // hidden: the old name, for one release
+        ->each([](const std::string&) {
+            fmt::print(stderr, "bloomkit: warning: --fpp is the old name of --fpr (-p), and goes in the next release\n");
+        });
+}
+
 void add_sizing_options(CLI::App& command, sizing_options& options, const std::string& keys_help) {
     command.add_option("-n,--keys", options.keys, keys_help)->type_name("N");
-    command.add_option("-p,--fpr,--fpp", options.fpr,
-                       fmt::format("Target false-positive rate at that many keys (default {}%)", 100 * options.default_fpr))
-        ->type_name("RATE");
+    add_rate_option(command, options.fpr,
+                    fmt::format("Target false-positive rate at that many keys (default {}%)", 100 * options.default_fpr));
     command.add_option("--memory", options.memory,
                        "Memory for the filter (512M, 1G, 1GiB, 100MB): with -n it chooses the rate, with -p the keys, "
                        "alone the rate for the input's lines")

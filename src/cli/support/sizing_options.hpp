@@ -22,6 +22,9 @@ struct sizing_options {
     double default_fpr = 0.01;
 };
 
+/// -p, --fpr RATE (and --fpp, its old name, hidden, with a warning).
+void add_rate_option(CLI::App& command, std::string& fpr, const std::string& help);
+
 /// -n/--keys, -p/--fpr and --memory.
 void add_sizing_options(CLI::App& command, sizing_options& options, const std::string& keys_help);
 
