@@ -110,6 +110,10 @@ int main(int argc, char** argv) {
         return run(argc, argv);
     } catch (const bloomkit::invalid_request& e) {  // the library names the part; the command, its option
         fmt::print(stderr, "bloomkit: {}: {}\n", option_of(e.which()), e.what());
+    } catch (const bloomkit::file_format_error& e) {
+        // The library says what an interrupted update needs; the command, how to give it that.
+        fmt::print(stderr, "bloomkit: {}{}\n", e.what(),
+                   e.reason() == bloomkit::format_errc::interrupted_update ? " (bloomkit add FILE < /dev/null)" : "");
     } catch (const bloomkit::error& e) {
         fmt::print(stderr, "bloomkit: {}\n", e.what());
     } catch (const std::bad_alloc&) {

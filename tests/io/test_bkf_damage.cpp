@@ -329,7 +329,7 @@ TYPED_TEST(Bkf, InterruptedUpdateIsReportedButTheMapOpens) {
             const auto mapped = bloomkit::map<TypeParam>(path);
             EXPECT_EQ(mapped.header().flags, flag::interrupted_update);
             expect_same_filter(mapped.filter(), s);
-            expect_format_error("verify()", path.string(), format_errc::interrupted_update, {"bloomkit add"},
+            expect_format_error("verify()", path.string(), format_errc::interrupted_update, {"the next update in place"},
                                 [&] { mapped.verify(); });
         }
 

@@ -74,7 +74,7 @@ inline constexpr std::uint64_t chunk_being_written = 0xc3a5'6e1d'0b9f'4d27;
     reject(format_errc::interrupted_update, where,
            "an update in place was interrupted (its writer stopped before it finished): every key the file held before "
            "is still in it, but the chunks the update was writing cannot be vouched for until it is sealed again; "
-           "`bloomkit add FILE < /dev/null` checks every other chunk and seals it");
+           "the next update in place checks every other chunk and seals it");
 }
 
 /// Whether a chunk table (entries, then the table's checksum) records chunks being written.
