@@ -39,7 +39,7 @@ public:
     [[nodiscard]] probe locate(const digest& d) const noexcept { return d; }
 
     void prefetch(const word_type* words, const probe& p) const noexcept {
-        for_each_bit(p, [&](std::uint64_t bit) {
+        all_probed_bits(p, [&](std::uint64_t bit) {
             detail::prefetch(words + bit / 64);
             return true;
         });
@@ -48,7 +48,7 @@ public:
     /// Calls visit(first_word, 1) for each word a probe of the key lands in.
     template <class Visit>
     void for_each_word_range(const probe& p, Visit visit) const {
-        for_each_bit(p, [&](std::uint64_t bit) {
+        all_probed_bits(p, [&](std::uint64_t bit) {
             visit(bit / 64, std::uint64_t{1});
             return true;
         });
@@ -56,7 +56,7 @@ public:
 
     template <class Access>
     [[nodiscard]] bool test(const word_type* words, const probe& p) const noexcept {
-        return for_each_bit(p, [&](std::uint64_t bit) {
+        return all_probed_bits(p, [&](std::uint64_t bit) {
             return (Access::load(words[bit / 64]) >> (bit % 64) & 1) != 0;
         });
     }
@@ -76,7 +76,7 @@ public:
     template <class Access>
     bool set(word_type* words, const probe& p) const noexcept {
         word_type newly_set = 0;
-        for_each_bit(p, [&](std::uint64_t bit) {
+        all_probed_bits(p, [&](std::uint64_t bit) {
             newly_set |= Access::set(words[bit / 64], word_type{1} << (bit % 64));
             return true;
         });
@@ -85,9 +85,10 @@ public:
 
 private:
     /// Calls visit(bit) for each of the k probed bit positions until it returns false; returns
-    /// whether every call returned true.
+    /// whether every call returned true. (Not the blocked layouts' for_each_bit, which visits
+    /// every probe as a word and a mask.)
     template <class Visit>
-    bool for_each_bit(const probe& p, Visit visit) const noexcept {
+    bool all_probed_bits(const probe& p, Visit visit) const noexcept {
         std::uint64_t x = p.low;
         std::uint64_t y = p.high;
         for (std::uint32_t i = 0; i < geometry_.hashes; ++i) {
