@@ -248,7 +248,7 @@ template <class F>
     };
     double loose = 0.5, tight = 1e-15;
     if (!fits(loose))
-        throw invalid_argument("a " + kind_traits<F>::flags() + " filter for " + detail::show_number(n) + " keys does not fit in " +
+        throw invalid_argument("a " + kind_traits<F>::flags() + " filter for " + show_number(n) + " keys does not fit in " +
                                std::to_string(bytes) + " bytes at any useful false-positive rate");
     if (fits(tight)) return tight;
     while (std::log(loose / tight) > 1e-3) {  // loose fits, tight does not
@@ -272,7 +272,7 @@ template <class F>
     };
     if (!fits(1))
         throw invalid_argument("not even one key fits a " + kind_traits<F>::flags() + " filter of " + std::to_string(bytes) +
-                               " bytes at p = " + detail::show_number(p));
+                               " bytes at p = " + show_number(p));
     double low = 1, high = 2;
     while (fits(high) && high < 0x1p62) low = high, high *= 2;
     while (high - low > 1) {
@@ -284,11 +284,11 @@ template <class F>
 
 // --- Opening a filter of any kind --------------------------------------------------------
 
-namespace detail {
-
-/// Calls make(std::type_identity<F>) for the alternative of any_filter the header describes.
+/// Calls make(std::type_identity<F>) with F the alternative of any_filter that the header
+/// describes, and returns what make returns: code chosen by the kind of a file of which only
+/// the header has been read (to update a Bloom filter file in place, say, and rewrite others).
 template <class Make>
-auto by_kind(const file_header& h, Make make) {
+auto visit_kind(const file_header& h, Make make) {
     using result = decltype(make(std::type_identity<block_bloom_filter>{}));
     std::optional<result> made;
     for_each_filter_type([&](auto type) {
@@ -298,8 +298,6 @@ auto by_kind(const file_header& h, Make make) {
     return std::move(*made);
 }
 
-}  // namespace detail
-
 /// The codec of "whatever kind the header says": load<any_filter>, from_bytes<any_filter> and
 /// map<any_filter> open a filter of any kind.
 template <>
@@ -307,7 +305,7 @@ struct file_codec<any_filter> {
     static bool holds(const file_header&) noexcept { return true; }
     static std::string name() { return "bloomkit filter"; }
     static any_filter assemble(const file_header& h, detail::payload_source& payload) {
-        return detail::by_kind(h, [&](auto type) { return any_filter(file_codec<typename decltype(type)::type>::assemble(h, payload)); });
+        return visit_kind(h, [&](auto type) { return any_filter(file_codec<typename decltype(type)::type>::assemble(h, payload)); });
     }
 };
 

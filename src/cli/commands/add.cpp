@@ -160,7 +160,7 @@ int run_add_or_leave_unchanged(const add_options& options) {
         return success;
     };
     if (h.version >= 2)
-        if (const std::optional<int> done = detail::by_kind(h, [&](auto type) -> std::optional<int> {
+        if (const std::optional<int> done = visit_kind(h, [&](auto type) -> std::optional<int> {
                 using F = typename decltype(type)::type;
                 if constexpr (updates_in_place<F>) return report(add_to_bloom_file<F>(options, lines, keys, h));
                 else return std::nullopt;
