@@ -14,7 +14,8 @@
 
 #include "bloomkit/error.hpp"
 #include "commands/commands.hpp"
-#include "support/signals.hpp"
+#include "jobs/signals.hpp"
+#include "support/messages.hpp"
 
 namespace {
 
@@ -93,15 +94,13 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    install_signal_handlers();
+    jobs::install_signal_handlers("bloomkit");
     try {
         return run(argc, argv);
-    } catch (const bloomkit::error& e) {
-        fmt::print(stderr, "bloomkit: {}\n", e.what());
     } catch (const std::bad_alloc&) {
         fmt::print(stderr, "bloomkit: out of memory (the filter or a line is larger than the memory available)\n");
     } catch (const std::exception& e) {
-        fmt::print(stderr, "bloomkit: {}\n", e.what());
+        fmt::print(stderr, "bloomkit: {}\n", command_message(e));
     }
     return failure;
 }

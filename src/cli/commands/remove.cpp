@@ -19,11 +19,12 @@
 #include <vector>
 
 #include "commands/commands.hpp"
+#include "jobs/line_keys.hpp"
 #include "support/common_options.hpp"
+#include "support/file_locking.hpp"
 #include "support/filter_files.hpp"
 #include "support/filter_work.hpp"
 #include "support/keys.hpp"
-#include "support/writer_lock.hpp"
 
 namespace bloomkit::cli {
 namespace {
@@ -44,7 +45,7 @@ struct removal {
     std::uint64_t removed = 0, refused = 0;
     std::vector<std::string> first_refused;
 
-    void refuse(std::string_view line, const line_origin& origin, std::size_t index) {
+    void refuse(std::string_view line, const jobs::line_origin& origin, std::size_t index) {
         ++refused;
         if (first_refused.size() < named_lines)
             first_refused.push_back(fmt::format("line {} of '{}': '{}'", origin.first_line + index,
@@ -57,7 +58,7 @@ struct removal {
 /// what was refused. Once a line was refused without --partial, nothing will be saved: the
 /// remaining lines are only checked, to name the refused ones.
 template <class F, class Key>
-void remove_batch(F& f, std::span<const Key> keys, std::span<const std::string_view> lines, const line_origin& origin,
+void remove_batch(F& f, std::span<const Key> keys, std::span<const std::string_view> lines, const jobs::line_origin& origin,
                   bool partial, removal& done) {
     for (std::size_t i = 0; i < keys.size();) {
         if (partial) {
@@ -97,8 +98,8 @@ void report(const removal& done, bool partial, const std::string& filter) {
 }
 
 int run_remove(const remove_options& options) {
-    line_reader lines(options.inputs);
-    const writer_lock lock(options.filter, options.no_wait);
+    jobs::line_reader lines(options.inputs);
+    const jobs::writer_lock lock = lock_for_writing(options.filter, options.no_wait);
     any_filter filter = load<any_filter>(options.filter);
     const key_format keys = key_format_for(recorded_key_format(filter), options.key, options.filter);
     removal done;
@@ -110,8 +111,8 @@ int run_remove(const remove_options& options) {
                                         "filters can (bloomkit build --kind counting|cuckoo)",
                                         options.filter, kind_name<F>()));
             } else {
-                lines.read([&](std::span<const std::string_view> batch, const line_origin& origin) {
-                    with_keys(batch, keys, origin, [&](auto keyed) { remove_batch(f, keyed, batch, origin, options.partial, done); });
+                lines.read([&](std::span<const std::string_view> batch, const jobs::line_origin& origin) {
+                    jobs::with_keys(batch, keys, origin, [&](auto keyed) { remove_batch(f, keyed, batch, origin, options.partial, done); });
                 });
             }
         },

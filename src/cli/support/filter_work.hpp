@@ -24,13 +24,15 @@
 #include <vector>
 
 #include "bloomkit/any_filter.hpp"
-#include "digest_set.hpp"
-#include "keys.hpp"
-#include "line_reader.hpp"
-#include "ordered_blocks.hpp"
-#include "progress.hpp"
-#include "signals.hpp"
-#include "work_queue.hpp"
+#include "jobs/digest_set.hpp"
+#include "jobs/line_keys.hpp"
+#include "jobs/line_reader.hpp"
+#include "jobs/ordered_pipeline.hpp"
+#include "jobs/progress.hpp"
+#include "jobs/signals.hpp"
+#include "jobs/threads_unavailable.hpp"
+#include "jobs/work_queue.hpp"
+#include "support/keys.hpp"
 
 namespace bloomkit::cli {
 
@@ -104,7 +106,7 @@ inline error cuckoo_full(const cuckoo_filter& filter, repeats repeated) {
 /// the batch is not all in, and the caller must not save a filter that misses keys silently).
 /// `seen` holds the lines inserted so far, for repeats::distinct.
 template <insertable F, class Key>
-void insert_batch(F& filter, std::span<const Key> batch, repeats repeated = repeats::stored, digest_set* seen = nullptr) {
+void insert_batch(F& filter, std::span<const Key> batch, repeats repeated = repeats::stored, jobs::digest_set* seen = nullptr) {
     if constexpr (std::is_same_v<F, cuckoo_filter>) {
         if (repeated == repeats::once) {  // one key at a time: a batch may repeat a line too
             for (const Key& key : batch)
@@ -140,11 +142,11 @@ void insert_batch(F& filter, std::span<const Key> batch, repeats repeated = repe
 /// and no two cores fight over a cache line. (One filter shared through atomic OR measured
 /// twice as slow as a single thread: every locked OR pulls the line across cores.)
 template <mergeable_by_twins F>
-void insert_lines_in_parallel(F& filter, line_reader& lines, key_format keys, unsigned threads, progress& shown) {
+void insert_lines_in_parallel(F& filter, jobs::line_reader& lines, key_format keys, unsigned threads, jobs::progress& shown) {
     std::vector<F> twins;
     for (unsigned i = 0; i < threads; ++i) twins.push_back(empty_twin(filter));
-    work_queue<line_block> blocks(2 * threads);
-    work_queue<std::vector<char>> spare(4 * threads);
+    jobs::work_queue<jobs::line_block> blocks(2 * threads);
+    jobs::work_queue<std::vector<char>> spare(4 * threads);
     std::exception_ptr failure;
     std::mutex failure_mutex;
     std::atomic<bool> failed{false}, reading_stopped{false};
@@ -160,18 +162,18 @@ void insert_lines_in_parallel(F& filter, line_reader& lines, key_format keys, un
         }
         failed.store(true);
         while (!reading_stopped.load()) {
-            interrupt_reads(reader);
+            jobs::interrupt_reads(reader);
             std::this_thread::sleep_for(std::chrono::milliseconds(10));
         }
     };
     auto work = [&](unsigned worker) {
         std::vector<std::string_view> batch;
-        while (std::optional<line_block> block = blocks.pop()) {
+        while (std::optional<jobs::line_block> block = blocks.pop()) {
             try {
                 if (!failed.load()) {
                     batch.clear();
-                    split_lines(block->text(), batch);
-                    with_keys(batch, keys, block->origin, [&](auto keyed) { insert_batch(twins[worker], keyed); });
+                    jobs::split_lines(block->text(), batch);
+                    jobs::with_keys(batch, keys, block->origin, [&](auto keyed) { insert_batch(twins[worker], keyed); });
                 }
             } catch (...) {
                 fail();
@@ -180,22 +182,23 @@ void insert_lines_in_parallel(F& filter, line_reader& lines, key_format keys, un
         }
     };
     {
+        const jobs::reads_resumed_at_exit resumed(reader);  // outlives the workers, which may interrupt it
         std::vector<std::jthread> workers;
         try {
             for (unsigned i = 0; i < threads; ++i) workers.emplace_back(work, i);
         } catch (const std::system_error& e) {
             blocks.close();  // the threads already started drain the queue and end; the jthreads join
-            throw error(fmt::format("cannot start {} threads ({}): use fewer (-t)", threads, e.what()));
+            throw jobs::threads_unavailable(threads, e);
         }
         try {
             lines.read_blocks(
-                [&](line_block&& block) {
-                    if (failed.load()) throw reads_interrupted{};
+                [&](jobs::line_block&& block) {
+                    if (failed.load()) throw jobs::reads_interrupted{};
                     blocks.push(std::move(block));
                     shown.update(lines.bytes_read());
                 },
                 [&] { return spare.try_pop().value_or(std::vector<char>{}); });
-        } catch (const reads_interrupted&) {
+        } catch (const jobs::reads_interrupted&) {
         } catch (...) {
             reading_stopped.store(true);
             blocks.close();
@@ -210,10 +213,10 @@ void insert_lines_in_parallel(F& filter, line_reader& lines, key_format keys, un
 
 /// Inserts every line of `lines` (bulk, pipelined) with `threads` threads (parse_threads());
 /// kinds that cannot be merged exactly, and filters too big to copy, use one.
-inline void insert_lines(any_filter& filter, line_reader& lines, key_format keys, unsigned threads,
+inline void insert_lines(any_filter& filter, jobs::line_reader& lines, key_format keys, unsigned threads,
                          repeats repeated = repeats::stored) {
-    progress shown("adding", lines.total_bytes());
-    std::optional<digest_set> seen;
+    jobs::progress shown("adding", lines.total_bytes());
+    std::optional<jobs::digest_set> seen;
     if (repeated == repeats::distinct) seen.emplace();
     std::visit(
         [&](auto& f) {
@@ -228,8 +231,8 @@ inline void insert_lines(any_filter& filter, line_reader& lines, key_format keys
                         return;
                     }
                 }
-                lines.read([&](std::span<const std::string_view> batch, const line_origin& origin) {
-                    with_keys(batch, keys, origin, [&](auto keyed) { insert_batch(f, keyed, repeated, seen ? &*seen : nullptr); });
+                lines.read([&](std::span<const std::string_view> batch, const jobs::line_origin& origin) {
+                    jobs::with_keys(batch, keys, origin, [&](auto keyed) { insert_batch(f, keyed, repeated, seen ? &*seen : nullptr); });
                     shown.update(lines.bytes_read());
                 });
             }
@@ -243,14 +246,14 @@ inline void insert_lines(any_filter& filter, line_reader& lines, key_format keys
 /// calls use(lines, answers) on this thread for each batch, in input order: answers[i] != 0
 /// when line i may be in the filter. What use() sees does not depend on `threads`.
 template <class Filter, class Use>
-void query_lines(const Filter& filter, line_reader& lines, key_format keys, unsigned threads, Use use) {
-    for_each_block_in_order<std::vector<char>>(
+void query_lines(const Filter& filter, jobs::line_reader& lines, key_format keys, unsigned threads, Use use) {
+    jobs::for_each_block_in_order<std::vector<char>>(
         lines, threads,
-        [&](std::span<const std::string_view> batch, const line_origin& origin, std::vector<char>& answers) {
+        [&](std::span<const std::string_view> batch, const jobs::line_origin& origin, std::vector<char>& answers) {
             answers.resize(batch.size());
-            with_keys(batch, keys, origin, [&](auto keyed) { filter.contains(keyed.begin(), keyed.end(), answers.begin()); });
+            jobs::with_keys(batch, keys, origin, [&](auto keyed) { filter.contains(keyed.begin(), keyed.end(), answers.begin()); });
         },
-        [&](std::span<const std::string_view> batch, const line_origin&, const std::vector<char>& answers) {
+        [&](std::span<const std::string_view> batch, const jobs::line_origin&, const std::vector<char>& answers) {
             use(batch, std::span<const char>(answers));
         });
 }

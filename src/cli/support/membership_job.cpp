@@ -1,5 +1,5 @@
 // src/cli/support/membership_job.cpp — see membership_job.hpp.
-#include "membership_job.hpp"
+#include "support/membership_job.hpp"
 
 #include <fmt/core.h>
 #include <unistd.h>
@@ -8,14 +8,15 @@
 #include <string_view>
 #include <vector>
 
+#include "jobs/digest_set.hpp"
+#include "jobs/line_keys.hpp"
+#include "jobs/output.hpp"
+#include "jobs/progress.hpp"
 #include "support/arguments.hpp"
 #include "support/common_options.hpp"
-#include "support/digest_set.hpp"
 #include "support/filter_build.hpp"
 #include "support/filter_work.hpp"
 #include "support/keys.hpp"
-#include "support/output.hpp"
-#include "support/progress.hpp"
 #include "support/summary.hpp"
 
 namespace bloomkit::cli {
@@ -48,8 +49,8 @@ bool run_membership_job(const char* job, const membership_options& options, bool
     const kind_request request{options.kind, {}, {}, {}};
     if (options.held == "-" && options.streamed == "-")
         throw invalid_argument("only one of the two inputs can be standard input");
-    line_reader held({options.held});
-    line_reader streamed({options.streamed});
+    jobs::line_reader held({options.held});
+    jobs::line_reader streamed({options.streamed});
     const any_filter filter = with_requested_type(request, sizing.choice_fpr(), [&](auto type) {
         return build_filter<typename decltype(type)::type>(request, held, keys, sizing, hashing, threads, filter_use::held_by_job);
     });
@@ -61,9 +62,9 @@ bool run_membership_job(const char* job, const membership_options& options, bool
         },
         filter);
 
-    output out(options.line_buffered || ::isatty(STDOUT_FILENO) == 1 ? output::buffering::line : output::buffering::block);
-    progress shown(job, streamed.total_bytes());
-    digest_set printed;
+    jobs::output out(options.line_buffered || ::isatty(STDOUT_FILENO) == 1 ? jobs::output::buffering::line : jobs::output::buffering::block);
+    jobs::progress shown(job, streamed.total_bytes());
+    jobs::digest_set printed;
     const hasher identity(hash_algorithm::xxh3_mix, 0x5eed);
     std::uint64_t read = 0, written = 0, other = 0;
     std::vector<digest> candidates;  // of the lines the job wants, to print each once
@@ -79,7 +80,7 @@ bool run_membership_job(const char* job, const membership_options& options, bool
                 read += batch.size();
                 if (!options.all) {  // once per key: with --key u64, 007 is 7
                     candidates.resize(wanted.size());
-                    with_keys(std::span<const std::string_view>(wanted), keys, {}, [&](auto keyed) {
+                    jobs::with_keys(std::span<const std::string_view>(wanted), keys, {}, [&](auto keyed) {
                         std::ranges::transform(keyed, candidates.begin(), [&](const auto& key) { return identity(key); });
                     });
                     first_time.resize(wanted.size());
