@@ -9,6 +9,9 @@
 //
 //     bloomkit::any_filter f = bloomkit::load<bloomkit::any_filter>("seen.bkf");
 //     std::visit([](const auto& filter) { ... }, f);
+//
+// visit_kind(header, make) chooses code by the kind a file's header describes, before (or
+// instead of) opening the filter.
 #pragma once
 
 #include <cmath>
