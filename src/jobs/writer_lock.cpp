@@ -44,8 +44,8 @@ os::file_descriptor open_to_lock(const std::string& path, writer_lock::missing i
 
 /// Takes the lock on `file`: polls without blocking until a second has gone by since `start`,
 /// then calls `waiting` and blocks.
-void lock(const os::file_descriptor& file, const std::string& path, writer_lock::if_held held,
-          std::chrono::steady_clock::time_point start, const std::function<void()>& waiting) {
+void take_lock(const os::file_descriptor& file, const std::string& path, writer_lock::if_held held,
+               std::chrono::steady_clock::time_point start, const std::function<void()>& waiting) {
     while (::flock(file.get(), LOCK_EX | LOCK_NB) != 0) {
         if (errno == EINTR) continue;
         if (errno != EWOULDBLOCK) os::throw_io("cannot lock", path);
@@ -71,7 +71,7 @@ writer_lock::writer_lock(const std::string& path, if_held held, missing if_missi
     for (;;) {
         os::file_descriptor file = open_to_lock(path, if_missing);
         if (file.get() < 0) return;
-        lock(file, path, held, start, announce_once);
+        take_lock(file, path, held, start, announce_once);
         if (still_at(file, path)) {
             file_ = std::move(file);
             return;

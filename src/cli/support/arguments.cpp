@@ -1,5 +1,5 @@
 // src/cli/support/arguments.cpp — see arguments.hpp.
-#include "support/arguments.hpp"
+#include "arguments.hpp"
 
 #include <fmt/core.h>
 

@@ -1,5 +1,5 @@
 // src/cli/support/file_locking.cpp — see file_locking.hpp.
-#include "support/file_locking.hpp"
+#include "file_locking.hpp"
 
 #include <fmt/core.h>
 

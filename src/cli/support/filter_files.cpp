@@ -1,5 +1,5 @@
 // src/cli/support/filter_files.cpp — see filter_files.hpp.
-#include "support/filter_files.hpp"
+#include "filter_files.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>

@@ -1,5 +1,5 @@
 // src/cli/support/keys.cpp — see keys.hpp.
-#include "support/keys.hpp"
+#include "keys.hpp"
 
 #include <fmt/core.h>
 

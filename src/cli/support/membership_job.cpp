@@ -1,5 +1,5 @@
 // src/cli/support/membership_job.cpp — see membership_job.hpp.
-#include "support/membership_job.hpp"
+#include "membership_job.hpp"
 
 #include <fmt/core.h>
 #include <unistd.h>

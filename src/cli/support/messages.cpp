@@ -1,5 +1,5 @@
 // src/cli/support/messages.cpp — see messages.hpp.
-#include "support/messages.hpp"
+#include "messages.hpp"
 
 #include "jobs/line_keys.hpp"
 #include "jobs/line_reader.hpp"

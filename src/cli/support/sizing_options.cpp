@@ -1,5 +1,5 @@
 // src/cli/support/sizing_options.cpp — see sizing_options.hpp.
-#include "support/sizing_options.hpp"
+#include "sizing_options.hpp"
 
 #include <fmt/core.h>
 

@@ -1,5 +1,5 @@
 // src/cli/support/summary.cpp — see summary.hpp.
-#include "support/summary.hpp"
+#include "summary.hpp"
 
 #include <fmt/core.h>
 
