@@ -94,7 +94,7 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    jobs::install_signal_handlers("bloomkit");
+    bloomkit::jobs::install_signal_handlers("bloomkit");
     try {
         return run(argc, argv);
     } catch (const std::bad_alloc&) {

@@ -94,7 +94,9 @@ TEST(OrderedPipeline, AnExceptionInAWorkOrAConsumeStopsItAndComesOut) {
             const std::uint64_t consumed = consumed_before_failure(dir / "lines.txt", threads, in_work, 1);
             EXPECT_LT(consumed, line_count) << threads;
             // A consume fails at the second block, after the first; a work may fail before it.
-            if (!in_work) EXPECT_GT(consumed, 0U) << threads;
+            if (!in_work) {
+                EXPECT_GT(consumed, 0U) << threads;
+            }
         }
     }
 }

@@ -57,6 +57,7 @@ TEST(WriterLock, TwoProcessesExcludeEachOther) {
     const pid_t child = ::fork();
     ASSERT_GE(child, 0);
     if (child == 0) {
+        release.close_write();  // the parent's closing it is the signal to go
         const writer_lock mine((dir / "f.bkf").string(), held::wait);
         locked_now.put("!");
         char byte = 0;
