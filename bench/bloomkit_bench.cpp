@@ -1,7 +1,7 @@
 // bloomkit_bench — bloomkit's filters side by side with libbloom, std::unordered_set and the
 // machine's memory floor, on the same keys, in one run. Prints Markdown tables (or --json).
 //
-//   bloomkit_bench [--n 1e6,1e8] [--fpp 0.01,0.001] [--keys int,url] [--sample 1e7] [--json | --tsv]
+//   bloomkit_bench [--n 1e6,1e8] [--fpr 0.01,0.001] [--keys int,url] [--sample 1e7] [--json | --tsv]
 //                  [--only hash,block,split-block,classic,counting,cuckoo,scalable,fuse8,fuse8-4wise,
 //                          libbloom,unordered_set]
 //   bloomkit_bench --space [--tsv]
@@ -9,7 +9,8 @@
 // --space measures memory instead of time: for every kind and targets from 10% to 0.001%, the
 // bits per key of a filter sized for 1M keys and its FPR measured with them in, against the
 // floor of any structure answering with that FPR, log2(1/p) bits per key (Carter et al. 1978).
-// --tsv prints one tab-separated line per row, for bench/plots.sh.
+// --tsv prints one tab-separated line per row, for bench/plots.sh. --fpp, the old spelling of
+// --fpr, is still accepted with a warning, for one release.
 //
 // Keys are generated a chunk at a time (so 100M URL-like keys need no 10 GB of RAM), and only
 // the operation on a chunk is timed. Every lookup's answers are checked — every inserted key
@@ -125,7 +126,7 @@ double timed_over_chunks(std::uint64_t count, Make make, Op op) {
 struct workload {
     std::uint64_t n;
     std::uint64_t sample;  // lookups measured per operation
-    double fpp;
+    double target_fpr;  // what every filter is sized for
     std::vector<std::string> only;  // the structures to measure (all when empty)
 
     [[nodiscard]] bool measures(const std::string& structure) const {
@@ -150,9 +151,9 @@ structure<Key, Contains, BulkCount> structure_of(std::string name, double bits_p
 }
 
 /// The loop a user writes over single lookups, in a function of its own: inlined into the
-/// benchmark's bookkeeping, its count lived in memory and its filter's fields in stack slots
-/// reloaded after every kernel call, which cost up to 3 ns per lookup that a user's loop
-/// does not pay (bench/single_call_anatomy.cpp).
+/// benchmark's bookkeeping, its count lives in memory and its filter's fields in stack slots
+/// reloaded after every kernel call, a cost a user's loop does not pay
+/// (docs/design/performance.md, "Artefacts of measurement").
 template <class Key, class Contains>
 [[gnu::noinline]] std::uint64_t count_found(const Contains& contains, const std::vector<Key>& keys) {
     std::uint64_t found = 0;
@@ -245,11 +246,11 @@ void insert_or_fail(Filter& filter, const Key& key, const char* name) {
 
 template <class Filter, class Key>
 void bench_bloomkit(const char* name, const workload& w, std::vector<row>& rows) {
-    auto filter = std::make_unique<Filter>(w.n, w.fpp);
+    auto filter = std::make_unique<Filter>(w.n, w.target_fpr);
     const double insert_ns = insert_all<Key>(w, [&] { filter->clear(); }, [&](const std::vector<Key>& chunk) {
         for (const Key& key : chunk) insert_or_fail(*filter, key, name);
     });
-    auto bulk_filter = std::make_unique<Filter>(w.n, w.fpp);
+    auto bulk_filter = std::make_unique<Filter>(w.n, w.target_fpr);
     const double bulk_insert_ns = insert_all<Key>(w, [&] { bulk_filter->clear(); }, [&](const std::vector<Key>& chunk) {
         const std::uint64_t added = bulk_filter->insert(chunk.begin(), chunk.end());
         if (std::is_same_v<Filter, bloomkit::cuckoo_filter> && added != chunk.size()) wrong(std::string(name) + ": full before n keys");
@@ -307,7 +308,7 @@ struct cuckoo_occupancy {
 /// Inserts distinct keys into a cuckoo filter sized for (n, p) until one is refused.
 template <class Key>
 cuckoo_occupancy measure_cuckoo_occupancy(const workload& w) {
-    bloomkit::cuckoo_filter filter(w.n, w.fpp);
+    bloomkit::cuckoo_filter filter(w.n, w.target_fpr);
     cuckoo_occupancy occupancy{filter.fingerprint_bits(), filter.capacity(), 0};
     for (std::uint64_t first = 0;; first += chunk_keys) {
         for (const Key& key : make_chunk<Key>(key_set::present, first, chunk_keys)) {
@@ -324,7 +325,7 @@ template <class Key>
 void bench_libbloom(const workload& w, std::vector<row>& rows) {
     if (w.n > static_cast<std::uint64_t>(INT32_MAX)) return;  // its API takes an int
     struct bloom filter {};
-    if (bloom_init(&filter, static_cast<int>(w.n), w.fpp) != 0) wrong("libbloom: bloom_init failed");
+    if (bloom_init(&filter, static_cast<int>(w.n), w.target_fpr) != 0) wrong("libbloom: bloom_init failed");
     const auto empty = [&] {
         if (bloom_reset(&filter) != 0) wrong("libbloom: bloom_reset failed");
     };
@@ -405,20 +406,20 @@ result run(const workload& w, key_kind kind) {
     if (w.measures("split-block")) bench_bloomkit<bloomkit::split_block_bloom_filter, Key>("bloomkit split-block", w, r.rows);
     if (w.measures("classic")) bench_bloomkit<bloomkit::classic_bloom_filter, Key>("bloomkit classic", w, r.rows);
     if (w.measures("counting")) bench_bloomkit<bloomkit::counting_bloom_filter, Key>("bloomkit counting", w, r.rows);
-    if (w.measures("cuckoo") && w.fpp >= 0.000123) {
+    if (w.measures("cuckoo") && w.target_fpr >= 0.000123) {
         bench_bloomkit<bloomkit::cuckoo_filter, Key>("bloomkit cuckoo", w, r.rows);
         r.cuckoo = measure_cuckoo_occupancy<Key>(w);
     }
     if (w.measures("scalable")) bench_bloomkit<bloomkit::scalable_bloom_filter, Key>("bloomkit scalable", w, r.rows);
     // 100M URL-like strings held in memory (a fuse build's input, a hash set) need ~13 GB:
-    // past this machine's budget.
+    // more memory than the benchmark VMs have.
     const bool all_keys_fit = kind == key_kind::integer || w.n <= 20'000'000;
     if (w.measures("fuse8") && all_keys_fit) bench_fuse<bloomkit::binary_fuse8_filter, Key>("bloomkit fuse8", w, r.rows);
     if (w.measures("fuse8-4wise") && all_keys_fit)
         bench_fuse<bloomkit::binary_fuse8_4wise_filter, Key>("bloomkit fuse8 4-wise", w, r.rows);
     if (w.measures("libbloom")) bench_libbloom<Key>(w, r.rows);
     if (w.measures("unordered_set") && all_keys_fit) bench_hash_set<Key>(w, r.rows);
-    r.floor_ns = memory_floor_ns(bloomkit::block_bloom_filter(w.n, w.fpp).size_in_bytes(), w.sample, r.floor_huge_page_bytes);
+    r.floor_ns = memory_floor_ns(bloomkit::block_bloom_filter(w.n, w.target_fpr).size_in_bytes(), w.sample, r.floor_huge_page_bytes);
     return r;
 }
 
@@ -452,10 +453,10 @@ void print_markdown(const std::vector<result>& results) {
                 std::string(to_string(bloomkit::supported_simd_level())).c_str(), __VERSION__);
     for (const result& r : results) {
         std::printf("\n### n = %llu %s keys, target FPR %g\n\n", static_cast<unsigned long long>(r.w.n),
-                    r.kind == key_kind::url ? "URL-like (~60-byte)" : "8-byte integer", r.w.fpp);
+                    r.kind == key_kind::url ? "URL-like (~60-byte)" : "8-byte integer", r.w.target_fpr);
         std::printf("Memory floor (random 64-byte reads over %.1f MB, %.0f MB of it on 2 MiB pages): %.2f ns/read. "
                     "Lookups timed over %llu keys.\n\n",
-                    static_cast<double>(bloomkit::block_bloom_filter(r.w.n, r.w.fpp).size_in_bytes()) / 1e6,
+                    static_cast<double>(bloomkit::block_bloom_filter(r.w.n, r.w.target_fpr).size_in_bytes()) / 1e6,
                     r.floor_huge_page_bytes / 1e6, r.floor_ns, static_cast<unsigned long long>(r.w.sample));
         if (r.cuckoo)
             std::printf("Cuckoo filter sized for n (%u-bit fingerprints, %llu slots): first insert refused at %.2f%% "
@@ -480,8 +481,8 @@ void print_json(const std::vector<result>& results) {
                 std::string(to_string(bloomkit::active_simd_level())).c_str());
     for (std::size_t i = 0; i < results.size(); ++i) {
         const result& r = results[i];
-        std::printf("%s\n {\"n\": %llu, \"keys\": \"%s\", \"fpp\": %g, \"memory_floor_ns\": %.3f, ", i ? "," : "",
-                    static_cast<unsigned long long>(r.w.n), r.kind == key_kind::url ? "url" : "int", r.w.fpp, r.floor_ns);
+        std::printf("%s\n {\"n\": %llu, \"keys\": \"%s\", \"target_fpr\": %g, \"memory_floor_ns\": %.3f, ", i ? "," : "",
+                    static_cast<unsigned long long>(r.w.n), r.kind == key_kind::url ? "url" : "int", r.w.target_fpr, r.floor_ns);
         if (r.cuckoo) std::printf("\"cuckoo_load_at_first_refusal\": %.5f, ", r.cuckoo->load());
         std::printf("\"rows\": [");
         for (std::size_t j = 0; j < r.rows.size(); ++j) {
@@ -558,7 +559,7 @@ void print_tsv(const std::vector<result>& results) {
     for (const result& r : results)
         for (const row& x : r.rows)
             std::printf("%llu\t%s\t%g\t%.3f\t%s\t%s\t%.3f\t%.3f\t%.3f\t%.6g\n", static_cast<unsigned long long>(r.w.n),
-                        r.kind == key_kind::url ? "url" : "int", r.w.fpp, r.floor_ns, x.structure.c_str(), x.operation.c_str(),
+                        r.kind == key_kind::url ? "url" : "int", r.w.target_fpr, r.floor_ns, x.structure.c_str(), x.operation.c_str(),
                         x.ns_per_op, x.ns_per_op / r.floor_ns, x.bits_per_key, x.fpr);
 }
 
@@ -579,7 +580,11 @@ int main(int argc, char** argv) {
         const std::string arg = argv[i];
         const bool has_value = i + 1 < argc;
         if (arg == "--n" && has_value) sizes = argv[++i];
-        else if (arg == "--fpp" && has_value) rates = argv[++i];
+        else if (arg == "--fpr" && has_value) rates = argv[++i];
+        else if (arg == "--fpp" && has_value) {
+            std::fprintf(stderr, "bloomkit_bench: --fpp is deprecated, use --fpr\n");
+            rates = argv[++i];
+        }
         else if (arg == "--keys" && has_value) kinds = argv[++i];
         else if (arg == "--sample" && has_value) sample = std::stod(argv[++i]);
         else if (arg == "--json") json = true;
@@ -588,7 +593,7 @@ int main(int argc, char** argv) {
         else if (arg == "--only" && has_value) only = names(argv[++i]);
         else {
             std::fprintf(stderr,
-                         "usage: bloomkit_bench [--n 1e6,1e8] [--fpp 0.01,0.001] [--keys int,url] [--sample 1e7] [--json | --tsv]\n"
+                         "usage: bloomkit_bench [--n 1e6,1e8] [--fpr 0.01,0.001] [--keys int,url] [--sample 1e7] [--json | --tsv]\n"
                          "                      [--only hash,block,split-block,classic,counting,cuckoo,scalable,fuse8,fuse8-4wise,"
                          "libbloom,unordered_set]\n"
                          "       bloomkit_bench --space [--tsv]\n");

@@ -1,5 +1,5 @@
 // bench/comma_list.hpp — "a,b,c" as {"a", "b", "c"}: how the benchmark programs take lists on
-// their command lines (--only, --n, --fpp).
+// their command lines (--only, --n, --fpr).
 #pragma once
 
 #include <algorithm>

@@ -10,8 +10,8 @@
 // CALLS, so the build and the key generation cancel out; OPERATION "loop" is the same loop with
 // no call in it, to say what the loop itself costs. A count does not vary with the machine's
 // load or clock, so it shows what a change of code did where a timing would drown it in noise
-// (docs/design/performance.md, "Single-key calls"). Valgrind's virtual CPU has AVX2 and no
-// AVX-512, so the counts are of the AVX2 kernels.
+// (docs/design/performance.md, "Why a single call costs its instructions"). Valgrind's virtual
+// CPU has AVX2 and no AVX-512, so the counts are of the AVX2 kernels.
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>

@@ -22,11 +22,11 @@ trap 'rm -rf "$data"' EXIT INT TERM
 if [ "${PLOTS_REDRAW:-0}" = 1 ] && [ -f "$out/speed.tsv" ] && [ -f "$out/space.tsv" ]; then
     cp "$out/speed.tsv" "$out/space.tsv" "$data/"
 else
-    "$bench" --tsv --n 1e6,1e7,1e8 --fpp 0.01 --keys int --sample 1e7 >"$data/speed.tsv"
+    "$bench" --tsv --n 1e6,1e7,1e8 --fpr 0.01 --keys int --sample 1e7 >"$data/speed.tsv"
     # 1G keys: 1.2 GB per filter, 8 GB of keys for the unordered_set and fuse builds (left out).
     available_kb=$(sed -n 's/^MemAvailable: *\([0-9]*\) kB/\1/p' /proc/meminfo)
     if [ "$max_n" = 1e9 ] && [ "${available_kb:-0}" -gt 8000000 ]; then
-        "$bench" --tsv --n 1e9 --fpp 0.01 --keys int --sample 1e7 --only block,split-block >>"$data/speed.tsv"
+        "$bench" --tsv --n 1e9 --fpr 0.01 --keys int --sample 1e7 --only block,split-block >>"$data/speed.tsv"
     fi
     "$bench" --space --tsv >"$data/space.tsv"
     cp "$data/speed.tsv" "$data/space.tsv" "$out/"

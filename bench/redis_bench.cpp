@@ -476,39 +476,62 @@ bkr::bloom_filter create_filter(bkr::client& c, const std::string& name, std::ui
     return bkr::bloom_filter::create(c, name, capacity, fpr, o);
 }
 
-/// The bulk rows of a bloomkit filter: insert (into the filter emptied first if `clear_first`,
-/// and before every run but the first), query present, query absent; the best of `runs` runs each.
-std::vector<row> bench_bulk(bkr::bloom_filter& f, const std::string& structure, const std::string& where, unsigned runs, bool clear_first,
-                            const workload& w, server_probes& servers) {
+/// How bench_client drives a client: `insert` returns how many keys were new, `contains` writes
+/// 1 or 0 per key.
+struct client_calls {
+    std::function<void(unsigned run)> before_insert;  // empties the filter where a run must start from scratch
+    std::function<std::uint64_t(const std::vector<std::string>&)> insert;
+    std::function<void(const std::vector<std::string>&, unsigned char*)> contains;
+    std::function<double()> current_fpr;
+};
+
+/// The three rows every client is measured by — insert `present`, query them, query `absent` —
+/// each the best of `runs` runs, and checked: inserts counted as new, every present key found,
+/// false positives near the rate the filter's fill predicts. `who` (and `who_inserting`) name
+/// the client in a wrong answer.
+std::vector<row> bench_client(const std::string& structure, const std::string& where, const std::string& who,
+                              const std::string& who_inserting, unsigned runs, const std::vector<std::string>& present,
+                              const std::vector<std::string>& absent, const client_calls& calls, server_probes& servers) {
     std::vector<row> rows;
-    const std::uint64_t n = w.present.size();
+    const std::uint64_t n = present.size();
     std::uint64_t added = 0;
     std::string check;
     row insert{structure, where, "insert", n, {}, {}};
     insert.t = best_of(
-        runs, servers, [&](unsigned run) { if (clear_first || run > 0) f.clear(); },
-        [&] { added = f.insert(w.present.begin(), w.present.end()); },
-        [&] { check = expect_new(structure + " insert on " + where, added, n, f.current_fpr()); });
+        runs, servers, calls.before_insert, [&] { added = calls.insert(present); },
+        [&] { check = expect_new(who_inserting, added, n, calls.current_fpr()); });
     insert.check = check;
     rows.push_back(insert);
 
     std::vector<unsigned char> answers(n);
-    row present{structure, where, "query present", n, {}, {}};
-    present.t = best_of(
-        runs, servers, [](unsigned) {}, [&] { f.contains(w.present.begin(), w.present.end(), answers.begin()); },
-        [&] { expect_all_found(structure + " on " + where, answers.data(), n); });
-    present.check = "all " + count_text(n) + " found";
-    rows.push_back(present);
+    row found{structure, where, "query present", n, {}, "all " + count_text(n) + " found"};
+    found.t = best_of(
+        runs, servers, [](unsigned) {}, [&] { calls.contains(present, answers.data()); },
+        [&] { expect_all_found(who, answers.data(), n); });
+    rows.push_back(found);
 
-    const double predicted = f.current_fpr();
-    row absent{structure, where, "query absent", w.absent.size(), {}, {}};
-    answers.assign(w.absent.size(), 0);
-    absent.t = best_of(
-        runs, servers, [](unsigned) {}, [&] { f.contains(w.absent.begin(), w.absent.end(), answers.begin()); },
-        [&] { check = expect_false_positives(structure + " on " + where, count_true(answers), w.absent.size(), predicted); });
-    absent.check = check;
-    rows.push_back(absent);
+    const double predicted = calls.current_fpr();
+    answers.assign(absent.size(), 0);
+    row missing{structure, where, "query absent", absent.size(), {}, {}};
+    missing.t = best_of(
+        runs, servers, [](unsigned) {}, [&] { calls.contains(absent, answers.data()); },
+        [&] { check = expect_false_positives(who, count_true(answers), absent.size(), predicted); });
+    missing.check = check;
+    rows.push_back(missing);
     return rows;
+}
+
+/// The bulk rows of a bloomkit filter: insert (into the filter emptied first if `clear_first`,
+/// and before every run but the first), query present, query absent; the best of `runs` runs each.
+std::vector<row> bench_bulk(bkr::bloom_filter& f, const std::string& structure, const std::string& where, unsigned runs, bool clear_first,
+                            const workload& w, server_probes& servers) {
+    const client_calls calls{
+        [&](unsigned run) { if (clear_first || run > 0) f.clear(); },
+        [&](const std::vector<std::string>& keys) { return static_cast<std::uint64_t>(f.insert(keys.begin(), keys.end())); },
+        [&](const std::vector<std::string>& keys, unsigned char* out) { f.contains(keys.begin(), keys.end(), out); },
+        [&] { return f.current_fpr(); }};
+    return bench_client(structure, where, structure + " on " + where, structure + " insert on " + where, runs, w.present, w.absent,
+                        calls, servers);
 }
 
 /// Merges the rows of another run into `best`, keeping the faster of each.
@@ -520,150 +543,130 @@ void keep_best(std::vector<row>& best, const std::vector<row>& run) {
     }
 }
 
+/// The round trip itself, for scale: PING, one at a time.
+row bench_ping(redis_connection& redis, const settings& s, const std::string& where, std::uint64_t few, server_probes& servers) {
+    row ping{"PING, one at a time", where, "round trip", few, {}, "every reply PONG"};
+    ping.t = best_of(
+        s.runs, servers, [](unsigned) {},
+        [&] {
+            for (std::uint64_t i = 0; i < few; ++i)
+                if (const reply r = redis.command("PING"); std::string_view(r->str, r->len) != "PONG") throw wrong_answer("PING: not PONG");
+        },
+        [] {});
+    return ping;
+}
+
+/// The naive client's key, refused if it exists (another run's, or leftovers), its deletion registered.
+std::string claim_naive_key(redis_connection& redis, const settings& s, cleanup& undo) {
+    const std::string naive_key = s.prefix + ":naive";
+    if (redis_connection::integer(redis.command("EXISTS %s", naive_key.c_str())) != 0)
+        throw std::runtime_error("key " + naive_key + " already exists in Redis: another redis_bench is running there, or one was killed");
+    undo.add([&redis, naive_key] { redis.command("DEL %s", naive_key.c_str()); });
+    return naive_key;
+}
+
+/// Naive: k round trips per key, on the few keys such a client can afford.
+std::vector<row> bench_naive(naive_filter& naive, const settings& s, const workload& w, const std::string& where,
+                             server_probes& servers) {
+    const client_calls calls{
+        [&](unsigned) { naive.clear(); },
+        [&](const std::vector<std::string>& keys) {
+            std::uint64_t added = 0;
+            for (const std::string& key : keys) added += naive.insert(key) ? 1 : 0;
+            return added;
+        },
+        [&](const std::vector<std::string>& keys, unsigned char* out) {
+            for (std::size_t i = 0; i < keys.size(); ++i) out[i] = naive.contains(keys[i]) ? 1 : 0;
+        },
+        [&] { return naive.current_fpr(); }};
+    return bench_client("naive (SETBIT per bit)", where, "naive", "naive insert", s.runs, w.few_present, w.few_absent, calls,
+                        servers);
+}
+
+/// Naive pipelined: the same commands, --depth keys per round trip; leaves the string empty.
+std::vector<row> bench_naive_pipelined(naive_filter& naive, const settings& s, const workload& w, const std::string& where,
+                                       server_probes& servers) {
+    const client_calls calls{
+        [&](unsigned) { naive.clear(); },
+        [&](const std::vector<std::string>& keys) { return naive.insert_pipelined(keys, s.depth); },
+        [&](const std::vector<std::string>& keys, unsigned char* out) { naive.contains_pipelined(keys, s.depth, out); },
+        [&] { return naive.current_fpr(); }};
+    std::vector<row> rows = bench_client("naive pipelined", where, "naive pipelined", "naive pipelined insert", s.runs, w.present,
+                                         w.absent, calls, servers);
+    naive.clear();
+    return rows;
+}
+
+/// bloomkit's single-key calls: inserts into a fresh filter; queries on the bulk filter `f`,
+/// which must answer as its bulk calls do.
+std::vector<row> bench_single_keys(bkr::client& c, bkr::bloom_filter& f, const settings& s, const workload& w,
+                                   const std::string& where, server_probes& servers, cleanup& undo) {
+    std::vector<row> rows;
+    const std::uint64_t n = w.present.size(), few = w.few_present.size();
+    bkr::bloom_filter g = create_filter(c, s.prefix + ":single", n, s.fpr, filter_options_of(s), undo);
+    std::uint64_t added = 0;
+    std::string check;
+    row insert{"bloomkit single-key", where, "insert", few, {}, {}};
+    insert.t = best_of(
+        s.runs, servers, [&](unsigned run) { if (run > 0) g.clear(); },
+        [&] {
+            added = 0;
+            for (const std::string& key : w.few_present) added += g.insert(key) ? 1 : 0;
+        },
+        [&] {
+            check = expect_new("bloomkit single-key insert", added, few, g.current_fpr());
+            std::vector<unsigned char> found(few);
+            g.contains(w.few_present.begin(), w.few_present.end(), found.begin());
+            expect_all_found("bloomkit single-key insert, then bulk query", found.data(), few);
+        });
+    insert.check = check;
+    rows.push_back(insert);
+
+    for (const bool want_present : {true, false}) {
+        const std::vector<std::string>& keys = want_present ? w.few_present : w.few_absent;
+        std::vector<unsigned char> single(few), bulk(few);
+        f.contains(keys.begin(), keys.end(), bulk.begin());
+        row query{"bloomkit single-key", where, want_present ? "query present" : "query absent", few, {}, {}};
+        query.t = best_of(
+            s.runs, servers, [](unsigned) {},
+            [&] {
+                for (std::size_t i = 0; i < few; ++i) single[i] = f.contains(keys[i]) ? 1 : 0;
+            },
+            [&] {
+                if (single != bulk) throw wrong_answer("bloomkit: single-key and bulk queries answer differently");
+            });
+        query.check = want_present ? "all " + count_text(few) + " found" : std::to_string(count_true(single)) + " FP, as bulk";
+        if (want_present) expect_all_found("bloomkit single-key", single.data(), few);
+        rows.push_back(query);
+    }
+    return rows;
+}
+
 /// Naive, naive pipelined and bloomkit (bulk and single keys) on one connection to one server.
 std::vector<row> bench_one_connection(bkr::client& c, redis_connection& redis, const settings& s, const workload& w,
                                       server_probes& servers, cleanup& undo, std::string& about) {
     std::vector<row> rows;
     const std::string where = "1 server";
-    const std::uint64_t n = w.present.size(), few = w.few_present.size();
+    const std::uint64_t n = w.present.size();
+    rows.push_back(bench_ping(redis, s, where, w.few_present.size(), servers));
 
-    // --- the round trip itself, for scale: PING, one at a time ---
-    {
-        row ping{"PING, one at a time", where, "round trip", few, {}, "every reply PONG"};
-        ping.t = best_of(
-            s.runs, servers, [](unsigned) {},
-            [&] {
-                for (std::uint64_t i = 0; i < few; ++i)
-                    if (const reply r = redis.command("PING"); std::string_view(r->str, r->len) != "PONG") throw wrong_answer("PING: not PONG");
-            },
-            [] {});
-        rows.push_back(ping);
-    }
-
-    // --- naive: k round trips per key ---
-    const std::string naive_key = s.prefix + ":naive";
-    if (redis_connection::integer(redis.command("EXISTS %s", naive_key.c_str())) != 0)
-        throw std::runtime_error("key " + naive_key + " already exists in Redis: another redis_bench is running there, or one was killed");
-    undo.add([&redis, naive_key] { redis.command("DEL %s", naive_key.c_str()); });
-    naive_filter naive(redis, naive_key, n, s.fpr);
+    naive_filter naive(redis, claim_naive_key(redis, s, undo), n, s.fpr);
     if (s.measures("naive") || s.measures("pipelined"))
         about += format("naive: one string of m = %llu bits (%.0f KB), k = %u, sized for %llu keys; ",
                         static_cast<unsigned long long>(naive.bits()), static_cast<double>(naive.bits()) / 8e3, naive.hashes(),
                         static_cast<unsigned long long>(n));
-    if (s.measures("naive")) {
-        std::uint64_t added = 0;
-        std::string check;
-        row insert{"naive (SETBIT per bit)", where, "insert", few, {}, {}};
-        insert.t = best_of(
-            s.runs, servers, [&](unsigned) { naive.clear(); },
-            [&] {
-                added = 0;
-                for (const std::string& key : w.few_present) added += naive.insert(key) ? 1 : 0;
-            },
-            [&] { check = expect_new("naive insert", added, few, naive.current_fpr()); });
-        insert.check = check;
-        rows.push_back(insert);
-
-        std::vector<unsigned char> answers(few);
-        row present{"naive (SETBIT per bit)", where, "query present", few, {}, "all " + count_text(few) + " found"};
-        present.t = best_of(
-            s.runs, servers, [](unsigned) {},
-            [&] {
-                for (std::size_t i = 0; i < few; ++i) answers[i] = naive.contains(w.few_present[i]) ? 1 : 0;
-            },
-            [&] { expect_all_found("naive", answers.data(), few); });
-        rows.push_back(present);
-
-        const double predicted = naive.current_fpr();
-        row absent{"naive (SETBIT per bit)", where, "query absent", few, {}, {}};
-        absent.t = best_of(
-            s.runs, servers, [](unsigned) {},
-            [&] {
-                for (std::size_t i = 0; i < few; ++i) answers[i] = naive.contains(w.few_absent[i]) ? 1 : 0;
-            },
-            [&] { check = expect_false_positives("naive", count_true(answers), few, predicted); });
-        absent.check = check;
-        rows.push_back(absent);
-    }
-
-    // --- naive pipelined: the same commands, depth keys per round trip ---
-    if (s.measures("pipelined")) {
-        std::uint64_t added = 0;
-        std::string check;
-        row insert{"naive pipelined", where, "insert", n, {}, {}};
-        insert.t = best_of(
-            s.runs, servers, [&](unsigned) { naive.clear(); }, [&] { added = naive.insert_pipelined(w.present, s.depth); },
-            [&] { check = expect_new("naive pipelined insert", added, n, naive.current_fpr()); });
-        insert.check = check;
-        rows.push_back(insert);
-
-        std::vector<unsigned char> answers(n);
-        row present{"naive pipelined", where, "query present", n, {}, "all " + count_text(n) + " found"};
-        present.t = best_of(
-            s.runs, servers, [](unsigned) {}, [&] { naive.contains_pipelined(w.present, s.depth, answers.data()); },
-            [&] { expect_all_found("naive pipelined", answers.data(), n); });
-        rows.push_back(present);
-
-        const double predicted = naive.current_fpr();
-        answers.assign(w.absent.size(), 0);
-        row absent{"naive pipelined", where, "query absent", w.absent.size(), {}, {}};
-        absent.t = best_of(
-            s.runs, servers, [](unsigned) {}, [&] { naive.contains_pipelined(w.absent, s.depth, answers.data()); },
-            [&] { check = expect_false_positives("naive pipelined", count_true(answers), w.absent.size(), predicted); });
-        absent.check = check;
-        rows.push_back(absent);
-        naive.clear();
-    }
-
+    if (s.measures("naive"))
+        for (row& x : bench_naive(naive, s, w, where, servers)) rows.push_back(x);
+    if (s.measures("pipelined"))
+        for (row& x : bench_naive_pipelined(naive, s, w, where, servers)) rows.push_back(x);
     if (!s.measures("bloomkit")) return rows;
 
-    // --- bloomkit, bulk ---
     bkr::bloom_filter f = create_filter(c, s.prefix + ":bulk", n, s.fpr, filter_options_of(s), undo);
     about += format("bloomkit: block filter of %llu bits (%.0f KB), k = %u, %llu shard(s), pipeline depth %zu",
                     static_cast<unsigned long long>(f.geometry().bits), static_cast<double>(f.geometry().bits) / 8e3, f.geometry().hashes,
                     static_cast<unsigned long long>(f.description().shards), s.depth);
     for (row& x : bench_bulk(f, "bloomkit bulk", where, s.runs, false, w, servers)) rows.push_back(x);
-
-    // --- bloomkit, single keys: inserts into a fresh filter; queries on the bulk one, which must
-    // answer as its bulk calls do ---
-    {
-        bkr::bloom_filter g = create_filter(c, s.prefix + ":single", n, s.fpr, filter_options_of(s), undo);
-        std::uint64_t added = 0;
-        std::string check;
-        row insert{"bloomkit single-key", where, "insert", few, {}, {}};
-        insert.t = best_of(
-            s.runs, servers, [&](unsigned run) { if (run > 0) g.clear(); },
-            [&] {
-                added = 0;
-                for (const std::string& key : w.few_present) added += g.insert(key) ? 1 : 0;
-            },
-            [&] {
-                check = expect_new("bloomkit single-key insert", added, few, g.current_fpr());
-                std::vector<unsigned char> found(few);
-                g.contains(w.few_present.begin(), w.few_present.end(), found.begin());
-                expect_all_found("bloomkit single-key insert, then bulk query", found.data(), few);
-            });
-        insert.check = check;
-        rows.push_back(insert);
-
-        for (const bool want_present : {true, false}) {
-            const std::vector<std::string>& keys = want_present ? w.few_present : w.few_absent;
-            std::vector<unsigned char> single(few), bulk(few);
-            f.contains(keys.begin(), keys.end(), bulk.begin());
-            row query{"bloomkit single-key", where, want_present ? "query present" : "query absent", few, {}, {}};
-            query.t = best_of(
-                s.runs, servers, [](unsigned) {},
-                [&] {
-                    for (std::size_t i = 0; i < few; ++i) single[i] = f.contains(keys[i]) ? 1 : 0;
-                },
-                [&] {
-                    if (single != bulk) throw wrong_answer("bloomkit: single-key and bulk queries answer differently");
-                });
-            query.check = want_present ? "all " + count_text(few) + " found" : std::to_string(count_true(single)) + " FP, as bulk";
-            if (want_present) expect_all_found("bloomkit single-key", single.data(), few);
-            rows.push_back(query);
-        }
-    }
+    for (row& x : bench_single_keys(c, f, s, w, where, servers, undo)) rows.push_back(x);
     return rows;
 }
 
@@ -742,86 +745,78 @@ std::string load_average() {
     return one + " " + five;
 }
 
-int run(const settings& s) {
+/// The keys: --keys present and as many absent, and the first --naive-keys of each for the
+/// clients that pay a round trip per key.
+workload make_workload(const settings& s) {
     workload w{make_keys(s.keys, true), make_keys(s.keys, false), {}, {}};
     w.few_present = first_keys(w.present, s.naive_keys);
     w.few_absent = first_keys(w.absent, s.naive_keys);
-    std::vector<row> single_rows, cluster_rows;
-    std::string about, versions;
+    return w;
+}
 
-    // The clients outlive `keys`, whose actions use them.
-    std::optional<bkr::client> one;
-    std::optional<redis_connection> one_raw;
-    server_probes one_probe;
-    std::optional<bkr::client> many;
-    server_probes many_probe;
-    std::vector<std::string> cluster_nodes, owners;
-    {
-        cleanup keys;
-        if (!s.url.empty()) {
-            const bkr::endpoint server = bkr::parse_url(s.url).front();
-            one.emplace(bkr::connection_options{.url = s.url});
-            one_raw.emplace(server);
-            one_probe.add(server);
-            versions = "Redis " + server_probes::info_field(*one_raw, "server", "redis_version");
-            if (s.measures("naive") || s.measures("pipelined") || s.measures("bloomkit")) {
-                std::fprintf(stderr, "redis_bench: one connection to %s ...\n", bkr::redacted_url(s.url).c_str());
-                single_rows = bench_one_connection(*one, *one_raw, s, w, one_probe, keys, about);
-            }
-        }
-        if (!s.cluster.empty() && s.measures("cluster")) {
-            many.emplace(bkr::connection_options{.url = s.cluster, .cluster = true});
-            cluster_nodes = many->nodes();
-            std::sort(cluster_nodes.begin(), cluster_nodes.end());
-            const bkr::endpoint seed = bkr::parse_url(s.cluster).front();
-            for (const std::string& node : cluster_nodes) {
-                bkr::endpoint e = bkr::parse_url(node).front();
-                e.user = seed.user;
-                e.password = seed.password;
-                many_probe.add(e);
-            }
-            owners = slot_owners(many_probe.nodes().front());
-            if (versions.empty()) versions = "Redis " + server_probes::info_field(many_probe.nodes().front(), "server", "redis_version");
-            const std::string where = std::to_string(cluster_nodes.size()) + "-node cluster";
-            std::fprintf(stderr, "redis_bench: cluster of %zu masters ...\n", cluster_nodes.size());
-
-            // The filter for --keys keys, as above: one shard, hence one node.
-            {
-                bkr::bloom_filter f = create_filter(*many, s.prefix + ":bulk", s.keys, s.fpr, filter_options_of(s), keys);
-                std::vector<row> rows = bench_bulk(f, "bloomkit bulk, " + shards_text(f), where, s.runs, false, w, many_probe);
-                for (row& x : rows) x.check += "; " + spread_text(f, owners, cluster_nodes, w.present);
-                cluster_rows.insert(cluster_rows.end(), rows.begin(), rows.end());
-                bkr::bloom_filter::drop(*many, f.name());
-            }
-            // The spread filter on the cluster and on one server, their runs alternating so that
-            // both see the same machine (another load comes and goes).
-            const std::string spread = s.prefix + ":spread";
-            bkr::bloom_filter f = create_filter(*many, spread, s.spread_capacity, s.fpr, filter_options_of(s, s.spread_shard_bytes), keys);
-            std::optional<bkr::bloom_filter> f_one;
-            if (one) f_one = create_filter(*one, spread, s.spread_capacity, s.fpr, filter_options_of(s, s.spread_shard_bytes), keys);
-            const std::string structure = "bloomkit bulk, " + shards_text(f);
-            std::vector<row> on_one, on_many;
-            for (unsigned run = 0; run < s.runs; ++run) {
-                if (f_one) keep_best(on_one, bench_bulk(*f_one, structure, "1 server", 1, run > 0, w, one_probe));
-                keep_best(on_many, bench_bulk(f, structure, where, 1, run > 0, w, many_probe));
-            }
-            for (row& x : on_many) x.check += "; " + spread_text(f, owners, cluster_nodes, w.present);
-            cluster_rows.insert(cluster_rows.end(), on_one.begin(), on_one.end());
-            cluster_rows.insert(cluster_rows.end(), on_many.begin(), on_many.end());
-            about += (about.empty() ? "" : "; ") +
-                     format("spread filter: sized for %s keys, %llu shards of <= %llu bytes", count_text(s.spread_capacity).c_str(),
-                            static_cast<unsigned long long>(f.description().shards), static_cast<unsigned long long>(s.spread_shard_bytes));
-        }
-        keys.run();
+/// The cluster's masters, sorted (the order of the per-node figures), each probed with the
+/// seed's credentials; returns them, and which of them serves each slot in `owners`.
+std::vector<std::string> probe_cluster(const settings& s, bkr::client& many, server_probes& many_probe, std::vector<std::string>& owners) {
+    std::vector<std::string> nodes = many.nodes();
+    std::sort(nodes.begin(), nodes.end());
+    const bkr::endpoint seed = bkr::parse_url(s.cluster).front();
+    for (const std::string& node : nodes) {
+        bkr::endpoint e = bkr::parse_url(node).front();
+        e.user = seed.user;
+        e.password = seed.password;
+        many_probe.add(e);
     }
-    // Nothing may be left behind.
+    owners = slot_owners(many_probe.nodes().front());
+    return nodes;
+}
+
+/// The filter for --keys keys on the cluster, as on one server: one shard, hence one node.
+std::vector<row> bench_cluster_one_shard(const settings& s, const workload& w, bkr::client& many, server_probes& many_probe,
+                                         const std::vector<std::string>& nodes, const std::vector<std::string>& owners,
+                                         const std::string& where, cleanup& undo) {
+    bkr::bloom_filter f = create_filter(many, s.prefix + ":bulk", s.keys, s.fpr, filter_options_of(s), undo);
+    std::vector<row> rows = bench_bulk(f, "bloomkit bulk, " + shards_text(f), where, s.runs, false, w, many_probe);
+    for (row& x : rows) x.check += "; " + spread_text(f, owners, nodes, w.present);
+    bkr::bloom_filter::drop(many, f.name());
+    return rows;
+}
+
+/// The spread filter on the cluster and on one server (when there is one), their runs
+/// alternating so that both see the same machine (another load comes and goes).
+std::vector<row> bench_spread(const settings& s, const workload& w, bkr::client& many, server_probes& many_probe,
+                              const std::vector<std::string>& nodes, const std::vector<std::string>& owners, const std::string& where,
+                              bkr::client* one, server_probes& one_probe, cleanup& undo, std::string& about) {
+    const std::string spread = s.prefix + ":spread";
+    bkr::bloom_filter f = create_filter(many, spread, s.spread_capacity, s.fpr, filter_options_of(s, s.spread_shard_bytes), undo);
+    std::optional<bkr::bloom_filter> f_one;
+    if (one) f_one = create_filter(*one, spread, s.spread_capacity, s.fpr, filter_options_of(s, s.spread_shard_bytes), undo);
+    const std::string structure = "bloomkit bulk, " + shards_text(f);
+    std::vector<row> on_one, on_many;
+    for (unsigned run = 0; run < s.runs; ++run) {
+        if (f_one) keep_best(on_one, bench_bulk(*f_one, structure, "1 server", 1, run > 0, w, one_probe));
+        keep_best(on_many, bench_bulk(f, structure, where, 1, run > 0, w, many_probe));
+    }
+    for (row& x : on_many) x.check += "; " + spread_text(f, owners, nodes, w.present);
+    about += (about.empty() ? "" : "; ") +
+             format("spread filter: sized for %s keys, %llu shards of <= %llu bytes", count_text(s.spread_capacity).c_str(),
+                    static_cast<unsigned long long>(f.description().shards), static_cast<unsigned long long>(s.spread_shard_bytes));
+    on_one.insert(on_one.end(), on_many.begin(), on_many.end());
+    return on_one;
+}
+
+/// Nothing may be left behind: every key under PREFIX: on every node is a leak.
+void expect_nothing_left(const settings& s, server_probes& one_probe, server_probes& many_probe) {
     const std::string pattern = s.prefix + ":*";
     std::uint64_t left = 0;
     for (redis_connection& node : one_probe.nodes()) left += count_matching(node, pattern);
     for (redis_connection& node : many_probe.nodes()) left += count_matching(node, pattern);
     if (left > 0) throw wrong_answer(std::to_string(left) + " keys matching " + pattern + " left in Redis after the bench");
+}
 
-    // --- Report ---
+/// The tables: one connection against the naive client, the cluster against one server. A
+/// ratio between rows run under very different loads is marked †, and the mark explained.
+void print_tables(const settings& s, const workload& w, const std::string& versions, const std::string& about,
+                  const std::vector<row>& single_rows, const std::vector<row>& cluster_rows, const std::vector<std::string>& cluster_nodes) {
     std::printf("CPU: %s, %ld cores; %s; hiredis %d.%d.%d; load average (1 min, 5 min) at the end: %s\n", cpu_model().c_str(),
                 sysconf(_SC_NPROCESSORS_ONLN), versions.c_str(), HIREDIS_MAJOR, HIREDIS_MINOR, HIREDIS_PATCH, load_average().c_str());
     std::printf("%s keys like \"%s\" (absent ones disjoint), FPR %g; best of %u runs per row. %s.\n", count_text(s.keys).c_str(),
@@ -852,8 +847,11 @@ int run(const settings& s) {
     if (marked)
         std::printf("\n†: the two rows compared ran while other processes took very different CPU (other CPU more than 50%% of a core apart): "
                 "the ratio reflects that load too. On a VM, even an idle core changes round-trip latency. Rerun on a quiet machine.\n");
+}
 
-    // --- Goals ---
+/// The goals the bench was written for: bulk calls ≥ 20x the naive client and ≥ 200,000 keys/s
+/// on one connection; the spread filter ≥ 2x on the cluster what it does on one server.
+void print_goals(const std::vector<row>& single_rows, const std::vector<row>& cluster_rows) {
     std::printf("\n### Goals\n\n");
     auto ratio_goal = [](const std::string& what, const row& x, const row* base, double target) {
         if (!base) return;
@@ -872,9 +870,51 @@ int run(const settings& s) {
     for (const row& x : cluster_rows)
         if (x.where != "1 server")
             ratio_goal(x.structure + " " + x.operation + ", " + x.where + " vs 1 server", x, find_row(cluster_rows, x.structure, "1 server", x.operation), 2);
-    return 0;
 }
 
+int run(const settings& s) {
+    const workload w = make_workload(s);
+    std::vector<row> single_rows, cluster_rows;
+    std::string about, versions;
+
+    // The clients outlive `keys`, whose actions use them.
+    std::optional<bkr::client> one;
+    std::optional<redis_connection> one_raw;
+    server_probes one_probe;
+    std::optional<bkr::client> many;
+    server_probes many_probe;
+    std::vector<std::string> cluster_nodes, owners;
+    {
+        cleanup keys;
+        if (!s.url.empty()) {
+            const bkr::endpoint server = bkr::parse_url(s.url).front();
+            one.emplace(bkr::connection_options{.url = s.url});
+            one_raw.emplace(server);
+            one_probe.add(server);
+            versions = "Redis " + server_probes::info_field(*one_raw, "server", "redis_version");
+            if (s.measures("naive") || s.measures("pipelined") || s.measures("bloomkit")) {
+                std::fprintf(stderr, "redis_bench: one connection to %s ...\n", bkr::redacted_url(s.url).c_str());
+                single_rows = bench_one_connection(*one, *one_raw, s, w, one_probe, keys, about);
+            }
+        }
+        if (!s.cluster.empty() && s.measures("cluster")) {
+            many.emplace(bkr::connection_options{.url = s.cluster, .cluster = true});
+            cluster_nodes = probe_cluster(s, *many, many_probe, owners);
+            if (versions.empty()) versions = "Redis " + server_probes::info_field(many_probe.nodes().front(), "server", "redis_version");
+            const std::string where = std::to_string(cluster_nodes.size()) + "-node cluster";
+            std::fprintf(stderr, "redis_bench: cluster of %zu masters ...\n", cluster_nodes.size());
+            cluster_rows = bench_cluster_one_shard(s, w, *many, many_probe, cluster_nodes, owners, where, keys);
+            const std::vector<row> spread_rows = bench_spread(s, w, *many, many_probe, cluster_nodes, owners, where,
+                                                              one ? &*one : nullptr, one_probe, keys, about);
+            cluster_rows.insert(cluster_rows.end(), spread_rows.begin(), spread_rows.end());
+        }
+        keys.run();
+    }
+    expect_nothing_left(s, one_probe, many_probe);
+    print_tables(s, w, versions, about, single_rows, cluster_rows, cluster_nodes);
+    print_goals(single_rows, cluster_rows);
+    return 0;
+}
 
 [[noreturn]] void usage() {
     std::fprintf(stderr,

@@ -14,20 +14,22 @@
 //      could compile it if it knew the filter's hash and k (the layout's one-step test,
 //      block_layout::test_step_avx512 where the CPU has AVX-512, else test_step_avx2);
 //   4. + a call: the same, the kernel behind a function call, as code built for baseline x86-64
-//      reached a kernel for a newer CPU until the AVX2 step became inline assembly;
+//      must reach a kernel compiled for a newer CPU's intrinsics;
 //   5. contains(): the library's, which also reads the filter's hash algorithm, k and the SIMD
 //      level in use, and chooses — in this baseline build, the AVX2 step as inline assembly
 //      for k ≤ 8 (layouts/block.hpp), so it is layer 3's kernel without the target attribute.
 //
 // An out-of-order core overlaps consecutive lookups' misses only as far as its window of
 // instructions reaches, so each layer's instructions cost time even though the loop is
-// waiting for memory (docs/design/performance.md, "Single-key calls"). Rounds interleave the
-// rows, so a drift of the machine's speed lands on all of them; each row is its median.
+// waiting for memory (docs/design/performance.md, "Why a single call costs its instructions").
+// Rounds interleave the rows, so a drift of the machine's speed lands on all of them; each row
+// is its median.
 #include <algorithm>
 #include <array>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -39,10 +41,11 @@ namespace {
 using bench::clock_type;
 using bench::splitmix64;
 
-/// What the hand-written layers need of the filter: its memory, its hash function and its layout
-/// (the block count, and the kernel's multipliers).
+/// What the hand-written layers need of the filter: its memory and block count, its hash
+/// function and its layout (which holds the kernel's multipliers).
 struct lookup_parts {
     const std::uint64_t* words;
+    std::uint64_t blocks;
     bloomkit::hasher hash;
     bloomkit::block_layout layout;
 };
@@ -107,8 +110,8 @@ __attribute__((target("avx2"), noinline)) bool step_called_avx2(const lookup_par
 /// Layer 4 in a baseline loop: the compiler cannot inline a kernel built for a newer CPU. The
 /// parts are read through `p` on every key, as contains() reads its filter's fields: left to
 /// itself the compiler keeps them in stack slots across the call, and reloading those after
-/// every call made this loop 4 ns slower per lookup at 10M keys (8.1 -> 12.0 ns, on the VM of
-/// docs/BENCHMARKS.md) — an artefact no user's loop over contains() has.
+/// every call slows this loop by an artefact no user's loop over contains() has
+/// (docs/design/performance.md, "Artefacts of measurement").
 template <bool Avx512>
 [[gnu::noinline]] std::uint64_t kernel_called(const lookup_parts& p, const std::vector<std::uint64_t>& keys) {
     std::uint64_t found = 0;
@@ -138,22 +141,30 @@ double median(std::vector<double> values) {
     return values[values.size() / 2];
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-    double n = 1e8, sample = 1e7;
+struct settings {
+    double n = 1e8, sample = 1e7;  // keys in the filter, lookups timed per layer and round
     int rounds = 3;
+};
+
+/// The command line; nothing when it is not understood (the usage has been printed).
+std::optional<settings> parse_settings(int argc, char** argv) {
+    settings s;
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
-        if (i + 1 < argc && arg == "--n") n = std::stod(argv[++i]);
-        else if (i + 1 < argc && arg == "--sample") sample = std::stod(argv[++i]);
-        else if (i + 1 < argc && arg == "--rounds") rounds = std::max(1, std::atoi(argv[++i]));
+        if (i + 1 < argc && arg == "--n") s.n = std::stod(argv[++i]);
+        else if (i + 1 < argc && arg == "--sample") s.sample = std::stod(argv[++i]);
+        else if (i + 1 < argc && arg == "--rounds") s.rounds = std::max(1, std::atoi(argv[++i]));
         else {
             std::fprintf(stderr, "usage: single_call_anatomy [--n 1e8] [--sample 1e7] [--rounds 3]\n");
-            return 2;
+            return std::nullopt;
         }
     }
-    const auto keys_held = static_cast<std::uint64_t>(n);
+    return s;
+}
+
+/// A block filter of `keys_held` keys at 1%: the even-numbered keys of the stream, inserted a
+/// chunk at a time (the odd ones are the absent keys looked up).
+bloomkit::block_bloom_filter filled_filter(std::uint64_t keys_held) {
     bloomkit::block_bloom_filter filter(keys_held, 0.01);
     std::vector<std::uint64_t> chunk(1 << 20);
     for (std::uint64_t done = 0; done < keys_held; done += chunk.size()) {
@@ -161,16 +172,11 @@ int main(int argc, char** argv) {
         for (std::uint64_t i = 0; i < chunk.size(); ++i) chunk[i] = splitmix64(2 * (done + i));
         filter.insert(chunk.begin(), chunk.end());
     }
-    const std::uint64_t blocks = filter.size_in_bytes() / 64;
-    const auto lookups = static_cast<std::uint64_t>(sample);
-    const bloomkit::block_layout layout(filter.geometry());
-    const lookup_parts parts{filter.words().data(), filter.hash_function(), layout};
-    if (filter.hash_function().algorithm() != bloomkit::hash_algorithm::xxh3_mum || filter.hash_count() > 8) {
-        std::fprintf(stderr, "single_call_anatomy: expects the default hash and k <= 8\n");
-        return 1;
-    }
+    return filter;
+}
 
-    const bloomkit::simd_level level = bloomkit::active_simd_level();
+/// The layers this CPU can run: without SIMD there is no kernel to inline or call.
+std::vector<layer> layers_for(bloomkit::simd_level level) {
     const bool avx512 = level == bloomkit::simd_level::avx512;
     std::vector<layer> layers = {{"1. memory floor: the reads alone", {}, 0},
                                  {"2. + hash and block index, one 8-byte read", {}, 0},
@@ -178,9 +184,30 @@ int main(int argc, char** argv) {
                                  {"4. + a call to the kernel", {}, 0},
                                  {"5. contains(), as the library is built", {}, 0}};
     if (level == bloomkit::simd_level::scalar) layers.erase(layers.begin() + 2, layers.begin() + 4);
-    // Keys (never inserted) and the floor's lines come a chunk at a time, made just before the
-    // chunk is timed, as in bloomkit_bench: a 10M-entry array streamed from memory alongside
-    // the lookups slowed every row at 10M keys by ~2 ns.
+    return layers;
+}
+
+/// Runs one layer's loop over a chunk; returns how many keys it found. The layer is named by
+/// the digit its name starts with.
+std::uint64_t run_layer(const layer& l, const lookup_parts& parts, const bloomkit::block_bloom_filter& filter,
+                        const std::vector<std::uint64_t>& keys, const std::vector<std::uint64_t>& lines, bool avx512) {
+    if (l.name[0] == '1') return floor_loop(parts, lines);
+    if (l.name[0] == '2') return hash_and_read(parts, keys);
+#ifdef BLOOMKIT_X86_SIMD
+    if (l.name[0] == '3') return avx512 ? kernel_inlined_avx512(parts, keys) : kernel_inlined_avx2(parts, keys);
+    if (l.name[0] == '4') return avx512 ? kernel_called<true>(parts, keys) : kernel_called<false>(parts, keys);
+#endif
+    (void)avx512;
+    return library_contains(filter, keys);
+}
+
+/// Times every layer `rounds` times, the layers interleaved within a round so that a drift of
+/// the machine's speed lands on all of them. Keys (never inserted) and the floor's lines come a
+/// chunk at a time, made just before the chunk is timed, as in bloomkit_bench: a 10M-entry
+/// array streamed from memory alongside the lookups would slow every row
+/// (docs/design/performance.md, "Artefacts of measurement").
+void time_layers(std::vector<layer>& layers, const lookup_parts& parts, const bloomkit::block_bloom_filter& filter,
+                 std::uint64_t lookups, int rounds, bool avx512) {
     std::vector<std::uint64_t> keys(1 << 20), lines(keys.size());
     for (int round = 0; round < rounds; ++round) {
         for (layer& l : layers) {
@@ -191,33 +218,36 @@ int main(int argc, char** argv) {
                 lines.resize(keys.size());
                 for (std::size_t i = 0; i < keys.size(); ++i) {
                     keys[i] = splitmix64(2 * (done + i) + 1);
-                    lines[i] = splitmix64((done + i) ^ 0x5eed) % blocks;
+                    lines[i] = splitmix64((done + i) ^ 0x5eed) % parts.blocks;
                 }
                 const auto start = clock_type::now();
-                if (l.name[0] == '1') l.answer += floor_loop(parts, lines);
-                else if (l.name[0] == '2') l.answer += hash_and_read(parts, keys);
-#ifdef BLOOMKIT_X86_SIMD
-                else if (l.name[0] == '3') l.answer += avx512 ? kernel_inlined_avx512(parts, keys) : kernel_inlined_avx2(parts, keys);
-                else if (l.name[0] == '4') l.answer += avx512 ? kernel_called<true>(parts, keys) : kernel_called<false>(parts, keys);
-#endif
-                else l.answer += library_contains(filter, keys);
+                l.answer += run_layer(l, parts, filter, keys, lines, avx512);
                 ns += bench::nanoseconds_since(start);
             }
             l.ns.push_back(ns / static_cast<double>(lookups));
         }
     }
-    // Layers 3 to 5 answer the same question and must agree.
+}
+
+/// Layers 3 to 5 answer the same question and must agree: a fast layer that answers wrongly
+/// would measure nothing.
+bool layers_agree(const std::vector<layer>& layers) {
     for (const layer& l : layers)
         if (l.name[0] >= '3' && l.answer != layers.back().answer) {
             std::fprintf(stderr, "single_call_anatomy: WRONG ANSWER: '%s' disagrees with contains()\n", l.name.c_str());
-            return 1;
+            return false;
         }
+    return true;
+}
 
+void print_layers(const std::vector<layer>& layers, const settings& s, const bloomkit::block_bloom_filter& filter,
+                  std::uint64_t lookups, bloomkit::simd_level level) {
     const double floor_ns = median(layers[0].ns);
     std::printf("Single lookups of absent 8-byte keys, block filter of %.0fM keys at 1%% (k = %u, %.0f MB, %.0f MB of the process on 2 MiB pages), "
                 "%zu lookups, median of %d rounds, SIMD level %s:\n\n",
-                n / 1e6, filter.hash_count(), static_cast<double>(filter.size_in_bytes()) / 1e6,
-                static_cast<double>(bench::huge_page_bytes()) / 1e6, static_cast<std::size_t>(lookups), rounds, std::string(to_string(level)).c_str());
+                s.n / 1e6, filter.hash_count(), static_cast<double>(filter.size_in_bytes()) / 1e6,
+                static_cast<double>(bench::huge_page_bytes()) / 1e6, static_cast<std::size_t>(lookups), s.rounds,
+                std::string(to_string(level)).c_str());
     std::printf("| layer | ns/lookup | vs floor | added by the layer |\n|---|---:|---:|---:|\n");
     double previous = 0;
     for (const layer& l : layers) {
@@ -225,5 +255,26 @@ int main(int argc, char** argv) {
         std::printf("| %s | %.2f | %.2fx | %+.2f |\n", l.name.c_str(), ns, ns / floor_ns, previous == 0 ? 0.0 : ns - previous);
         previous = ns;
     }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    const std::optional<settings> s = parse_settings(argc, argv);
+    if (!s) return 2;
+    const bloomkit::block_bloom_filter filter = filled_filter(static_cast<std::uint64_t>(s->n));
+    const auto lookups = static_cast<std::uint64_t>(s->sample);
+    const bloomkit::block_layout layout(filter.geometry());
+    const lookup_parts parts{filter.words().data(), filter.size_in_bytes() / 64, filter.hash_function(), layout};
+    if (filter.hash_function().algorithm() != bloomkit::hash_algorithm::xxh3_mum || filter.hash_count() > 8) {
+        std::fprintf(stderr, "single_call_anatomy: expects the default hash and k <= 8\n");
+        return 1;
+    }
+
+    const bloomkit::simd_level level = bloomkit::active_simd_level();
+    std::vector<layer> layers = layers_for(level);
+    time_layers(layers, parts, filter, lookups, s->rounds, level == bloomkit::simd_level::avx512);
+    if (!layers_agree(layers)) return 1;
+    print_layers(layers, *s, filter, lookups, level);
     return 0;
 }

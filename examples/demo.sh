@@ -11,7 +11,7 @@ trap 'rm -rf "$work"' EXIT
 
 echo "== 1. The library: bloomkit::bloom_filter against std::unordered_set (examples/password_screen.cpp)"
 echo
-"$build/examples/password_screen" --fpp 0.001 "${lists[@]}" -- "${candidates[@]}"
+"$build/examples/password_screen" --fpr 0.001 "${lists[@]}" -- "${candidates[@]}"
 
 echo
 echo "== 2. The command: plan, build, info, check"

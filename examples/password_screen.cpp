@@ -2,7 +2,9 @@
 // would: a Bloom filter answers "definitely not on the list" (accept) or "probably on it"
 // (reject, or confirm against the full list), in a fraction of the memory of a hash set.
 //
-//   password_screen [--fpp P] WORDLIST... [-- CANDIDATE...]
+//   password_screen [--fpr P] WORDLIST... [-- CANDIDATE...]
+//
+// (--fpp, the old spelling of --fpr, is still accepted with a warning, for one release.)
 //
 // Prints the memory of the filter against a std::unordered_set of the same words (measured
 // with a counting allocator, not estimated), the verdict for each candidate, and the measured
@@ -11,6 +13,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <random>
 #include <string>
 #include <unordered_set>
@@ -57,62 +60,107 @@ std::string random_password(std::mt19937_64& rng) {
     return password;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-    double fpp = 0.001;
+struct options {
+    double fpr = 0.001;  // the filter's target false-positive rate
     std::vector<std::string> lists, candidates;
+};
+
+/// The command line: word lists, then after `--` the candidates to screen. Nothing when it
+/// names no list (the usage has been printed).
+std::optional<options> parse_options(int argc, char** argv) {
+    options o;
     bool reading_candidates = false;
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
-        if (reading_candidates) candidates.push_back(arg);
+        if (reading_candidates) o.candidates.push_back(arg);
         else if (arg == "--") reading_candidates = true;
-        else if (arg == "--fpp" && i + 1 < argc) fpp = std::stod(argv[++i]);
-        else lists.push_back(arg);
+        else if (arg == "--fpr" && i + 1 < argc) o.fpr = std::stod(argv[++i]);
+        else if (arg == "--fpp" && i + 1 < argc) {
+            std::cerr << "password_screen: --fpp is deprecated, use --fpr\n";
+            o.fpr = std::stod(argv[++i]);
+        } else o.lists.push_back(arg);
     }
-    if (lists.empty()) {
-        std::cerr << "usage: password_screen [--fpp P] WORDLIST... [-- CANDIDATE...]\n";
-        return 2;
+    if (o.lists.empty()) {
+        std::cerr << "usage: password_screen [--fpr P] WORDLIST... [-- CANDIDATE...]\n";
+        return std::nullopt;
     }
+    return o;
+}
 
-    // The weak passwords: every line of every list (the lists overlap; the set dedups).
+/// The weak passwords: every line of every list, repeats included (the lists overlap; the set
+/// dedups, and the filter does not mind). Nothing when a list cannot be opened.
+std::optional<std::vector<std::string>> read_words(const std::vector<std::string>& lists) {
     std::vector<std::string> words;
     for (const std::string& path : lists) {
         std::ifstream in(path);
         if (!in) {
             std::cerr << "password_screen: cannot open " << path << "\n";
-            return 2;
+            return std::nullopt;
         }
         for (std::string line; std::getline(in, line);) words.push_back(line);
     }
+    return words;
+}
 
-    auto start = std::chrono::steady_clock::now();
+/// What the exact answer costs: the hash set of the words, and the bytes it allocated.
+struct exact_set {
+    counted_set words;
+    std::size_t bytes;
+    double seconds;
+};
+
+exact_set build_exact_set(const std::vector<std::string>& words) {
+    const auto start = std::chrono::steady_clock::now();
     counted_set exact;
     for (const std::string& word : words) exact.emplace(word.begin(), word.end());
-    const double set_seconds = seconds_since(start);
-    const std::size_t set_bytes = allocated_bytes;
+    const double seconds = seconds_since(start);
+    const std::size_t bytes = allocated_bytes;
+    return {std::move(exact), bytes, seconds};
+}
 
-    start = std::chrono::steady_clock::now();
-    bloomkit::bloom_filter filter(exact.size(), fpp);
+struct timed_filter {
+    bloomkit::bloom_filter filter;
+    double seconds;
+};
+
+/// The filter is sized for the distinct words (the set's size), not for the lines: sizing for
+/// the lines would spend memory on repeats, which set no new bits.
+timed_filter build_filter(const std::vector<std::string>& words, std::size_t distinct, double fpr) {
+    const auto start = std::chrono::steady_clock::now();
+    bloomkit::bloom_filter filter(distinct, fpr);
     filter.insert(words.begin(), words.end());
-    const double filter_seconds = seconds_since(start);
+    const double seconds = seconds_since(start);
+    return {std::move(filter), seconds};
+}
 
-    std::printf("weak-password list: %zu lines, %zu distinct words from", words.size(), exact.size());
-    for (const std::string& path : lists) std::printf(" %s", path.c_str());
+void print_memory(const options& o, const std::vector<std::string>& words, const exact_set& exact,
+                  const bloomkit::bloom_filter& filter, double filter_seconds) {
+    const std::size_t distinct = exact.words.size();
+    std::printf("weak-password list: %zu lines, %zu distinct words from", words.size(), distinct);
+    for (const std::string& path : o.lists) std::printf(" %s", path.c_str());
     std::printf("\n\n%-34s %14s %12s %10s\n", "", "memory", "bytes/word", "build");
-    std::printf("%-34s %14zu %12.2f %8.0f ms\n", "std::unordered_set<std::string>", set_bytes,
-                static_cast<double>(set_bytes) / exact.size(), 1e3 * set_seconds);
+    std::printf("%-34s %14zu %12.2f %8.0f ms\n", "std::unordered_set<std::string>", exact.bytes,
+                static_cast<double>(exact.bytes) / distinct, 1e3 * exact.seconds);
     std::printf("%-34s %14llu %12.2f %8.0f ms\n",
-                ("bloomkit::bloom_filter (p = " + std::to_string(fpp).substr(0, 6) + ")").c_str(),
+                ("bloomkit::bloom_filter (p = " + std::to_string(o.fpr).substr(0, 6) + ")").c_str(),
                 static_cast<unsigned long long>(filter.size_in_bytes()),
-                static_cast<double>(filter.size_in_bytes()) / exact.size(), 1e3 * filter_seconds);
-    std::printf("%-34s %13.1fx\n\n", "memory saved", static_cast<double>(set_bytes) / filter.size_in_bytes());
+                static_cast<double>(filter.size_in_bytes()) / distinct, 1e3 * filter_seconds);
+    std::printf("%-34s %13.1fx\n\n", "memory saved", static_cast<double>(exact.bytes) / filter.size_in_bytes());
+}
 
-    // Every word on the list must be rejected: a Bloom filter has no false negatives.
+/// Every word on the list must be rejected: a Bloom filter has no false negatives, so any word
+/// it misses is a bug. Returns how many it missed.
+std::size_t count_missed(const bloomkit::bloom_filter& filter, const std::vector<std::string>& words) {
     std::size_t missed = 0;
     for (const std::string& word : words) missed += filter.contains(word) ? 0 : 1;
     std::printf("words on the list reported absent (must be 0): %zu\n\n", missed);
+    return missed;
+}
 
+/// What a sign-up form would do with each candidate: "definitely not" is final; "maybe" is
+/// confirmed against the full list, which tells a listed word from a false positive.
+void print_verdicts(const bloomkit::bloom_filter& filter, const counted_set& exact,
+                    const std::vector<std::string>& candidates) {
     for (const std::string& candidate : candidates) {
         const bool maybe = filter.contains(candidate);
         const bool really = exact.contains(counted_string(candidate.begin(), candidate.end()));
@@ -121,11 +169,14 @@ int main(int argc, char** argv) {
                     : really ? "reject: on the weak-password list"
                              : "false positive: the filter says maybe, the list says no");
     }
+}
 
-    // Measured false-positive rate: random passwords that are not on the list.
+/// The false-positive rate, measured rather than trusted: a million random passwords that are
+/// not on the list (a fixed seed, so every run asks the same ones), against the target and the
+/// layout's model.
+void print_measured_fpr(const bloomkit::bloom_filter& filter, const counted_set& exact, double fpr) {
     std::mt19937_64 rng(2026);
     std::size_t queries = 0, false_positives = 0;
-    start = std::chrono::steady_clock::now();
     while (queries < 1'000'000) {
         const std::string password = random_password(rng);
         if (exact.contains(counted_string(password.begin(), password.end()))) continue;
@@ -134,9 +185,27 @@ int main(int argc, char** argv) {
     }
     const double measured = static_cast<double>(false_positives) / static_cast<double>(queries);
     std::printf("\nfalse-positive rate on %zu random passwords: measured %.4f%%, target %.4f%% (model %.4f%%)\n",
-                queries, 100 * measured, 100 * fpp, 100 * bloomkit::expected_fpr(filter.layout(), exact.size(), filter.geometry()));
+                queries, 100 * measured, 100 * fpr, 100 * bloomkit::expected_fpr(filter.layout(), exact.size(), filter.geometry()));
     std::printf("filter: %llu bits, %u probes per word, %.2f bits/word, estimated words %.0f\n",
                 static_cast<unsigned long long>(filter.bit_count()), filter.hash_count(),
                 static_cast<double>(filter.bit_count()) / exact.size(), filter.approximate_count());
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    const std::optional<options> o = parse_options(argc, argv);
+    if (!o) return 2;
+    const std::optional<std::vector<std::string>> words = read_words(o->lists);
+    if (!words) return 2;
+
+    const exact_set exact = build_exact_set(*words);
+    const timed_filter built = build_filter(*words, exact.words.size(), o->fpr);
+    const bloomkit::bloom_filter& filter = built.filter;
+    print_memory(*o, *words, exact, filter, built.seconds);
+
+    const std::size_t missed = count_missed(filter, *words);
+    print_verdicts(filter, exact.words, o->candidates);
+    print_measured_fpr(filter, exact.words, o->fpr);
     return missed == 0 ? 0 : 1;
 }

@@ -81,10 +81,9 @@ struct known_answer {
 };
 
 TEST(KnownAnswer, PerFingerprintSizeAndBucketCount) {
-    // 64 buckets (a power of two) and 67 (a prime). The pairing is i2 = (h(f) - i1) mod B; the
-    // XOR pairing of the first version, which needed a power of two, gave other bits. The walk
-    // looks one move ahead before each random eviction (issue 13); the blind walk before it
-    // gave other bits and stash too.
+    // 64 buckets (a power of two) and 67 (a prime). The pairing is i2 = (h(f) - i1) mod B, and
+    // the walk looks one move ahead before each random eviction (docs/design/cuckoo.md): the
+    // bits and stash below are those of this pairing and this walk, and move if either does.
     const known_answer expected[] = {
         {64, 8, 260, 256, {0xbf, 10}, 15212849539270794341ULL},
         {64, 12, 260, 255, {0xbda, 32}, 4777180244716605186ULL},

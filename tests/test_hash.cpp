@@ -123,8 +123,8 @@ TEST(Hash, IntegerMixerKnownAnswers) {
     EXPECT_EQ(hasher()(-1), hasher()(std::uint64_t{0xffffffffffffffffULL}));
     EXPECT_NE(hasher(hash_algorithm::xxh3_mum, 1)(7), hasher(hash_algorithm::xxh3_mum, 2)(7));
 
-    // Hash algorithm 3 (xxh3_mix, the default before it): frozen as well, so its files answer
-    // as they were built.
+    // Hash algorithm 3 (xxh3_mix, which files of format version 2 may record): frozen as well,
+    // so its files answer as they were built.
     const digest mix_zero = hasher(hash_algorithm::xxh3_mix)(0);
     EXPECT_EQ(mix_zero.low, 0x467128bf59623c76ULL);
     EXPECT_EQ(mix_zero.high, 0x8b90a288c8790137ULL);

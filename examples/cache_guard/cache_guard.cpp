@@ -215,6 +215,9 @@ public:
                  std::string key_prefix)
         : redis_(redis), filter_(filter), db_(db), mode_(mode), prefix_(std::move(key_prefix)) {}
 
+    /// The read path: filter (when guarded), then cache, then database. The filter goes first
+    /// because its "definitely not" is the one answer that needs neither cache nor database;
+    /// a row found in the database is cached, and "not found" too when that is the mode.
     std::optional<std::string> lookup(std::int64_t id) {
         if (mode_ == guard::bloom_filter) {
             try {
@@ -307,6 +310,9 @@ struct run_report {
     std::vector<double> all_us, existing_us, missing_us;  // per-request latencies
 };
 
+/// Serves the stream through one read path, timing each request and tallying where its answer
+/// came from. The truth each request carries is what checks the answers: the service never
+/// sees it.
 run_report serve(item_service& service, const std::vector<request>& requests, bool guarded) {
     run_report report;
     report.guarded = guarded;
@@ -424,39 +430,55 @@ arguments parse(int argc, char** argv) {
     return a;
 }
 
-int run(const arguments& args) {
-    database db(args.pg);
-    bloomkit::redis::client redis({.url = args.redis});
-    std::string redis_version = "?";
+/// The server's version, from INFO server, for the report ("?" if it does not say).
+std::string redis_version_of(bloomkit::redis::client& redis) {
+    std::string version = "?";
     const std::string server_info = redis.command({"INFO", "server"});
     for (std::string_view info = server_info; !info.empty();) {
         const std::string_view line = info.substr(0, info.find('\n'));
         info.remove_prefix(std::min(info.size(), line.size() + 1));
-        if (line.starts_with("redis_version:")) redis_version = line.substr(14, line.find_last_not_of("\r") - 13);
+        if (line.starts_with("redis_version:")) version = line.substr(14, line.find_last_not_of("\r") - 13);
     }
-    std::printf("cache_guard: PostgreSQL %s, Redis %s at %s\n\n", db.describe().c_str(), redis_version.c_str(),
-                bloomkit::redis::redacted_url(args.redis).c_str());
+    return version;
+}
 
-    // 1. The table.
-    const double table_seconds = ensure_table(db, args.rows);
-    std::printf("1. Table items: %s rows, ids scattered over [1, 2^61) (%s)\n", grouped(args.rows).c_str(),
+/// Step 1: the table, made unless it is there, and warmed so that the runs compare fairly.
+void prepare_table(database& db, std::uint64_t rows) {
+    const double table_seconds = ensure_table(db, rows);
+    std::printf("1. Table items: %s rows, ids scattered over [1, 2^61) (%s)\n", grouped(rows).c_str(),
                 table_seconds > 0 ? ("created in " + fixed(table_seconds, 1) + " s").c_str() : "already there");
     if (prewarm(db)) std::printf("   table and index loaded into PostgreSQL's shared buffers (pg_prewarm)\n");
+}
 
-    // 2. The filter. A service instance would only call create (it opens the filter when it
-    // exists alike) and add each new row's id as it inserts it; the demo drops it first so
-    // that what it times is a load from scratch.
-    const std::string filter_name = "cache_guard:items";
-    bloomkit::redis::bloom_filter::drop(redis, filter_name);
-    auto filter = bloomkit::redis::bloom_filter::create(redis, filter_name, args.rows, args.fpr);
-    std::vector<std::int64_t> ids, batch;
-    ids.reserve(args.rows);
+/// An empty filter for `rows` ids. A service instance would only call create (it opens the
+/// filter when it exists alike) and add each new row's id as it inserts it; the demo drops it
+/// first so that what it times is a load from scratch.
+bloomkit::redis::bloom_filter fresh_filter(bloomkit::redis::client& redis, const std::string& name, std::uint64_t rows,
+                                           double fpr) {
+    bloomkit::redis::bloom_filter::drop(redis, name);
+    return bloomkit::redis::bloom_filter::create(redis, name, rows, fpr);
+}
+
+/// What loading the filter from the table gave: every id (the request stream draws from them)
+/// and where the time went.
+struct id_load {
+    std::vector<std::int64_t> ids;
+    double seconds = 0;         // the whole load: COPY, parsing and adding
+    double adding_seconds = 0;  // of which adding to the filter
+};
+
+/// Step 2: streams the table's ids out with COPY and adds them to the filter 10,000 at a time.
+/// A batch is hashed and then pipelined, so a load costs few round trips; streaming keeps the
+/// client's memory flat however large the table.
+id_load load_ids(database& db, bloomkit::redis::bloom_filter& filter, std::uint64_t rows) {
+    id_load load;
+    load.ids.reserve(rows);
+    std::vector<std::int64_t> batch;
     batch.reserve(10'000);
-    double adding_seconds = 0;
     const auto add_batch = [&] {
         const auto start = clock_type::now();
-        filter.insert(batch.begin(), batch.end());  // hashed, then pipelined: few round trips
-        adding_seconds += seconds_since(start);
+        filter.insert(batch.begin(), batch.end());
+        load.adding_seconds += seconds_since(start);
         batch.clear();
     };
     const auto load_start = clock_type::now();
@@ -464,52 +486,70 @@ int run(const arguments& args) {
         std::int64_t id = 0;
         if (std::from_chars(line.data(), line.data() + line.size(), id).ec != std::errc{})
             throw std::runtime_error("COPY: not an id: " + std::string(line));
-        ids.push_back(id);
+        load.ids.push_back(id);
         batch.push_back(id);
         if (batch.size() == 10'000) add_batch();
     });
     if (!batch.empty()) add_batch();
-    const double load_seconds = seconds_since(load_start);
+    load.seconds = seconds_since(load_start);
+    return load;
+}
+
+/// The load's rates, and what the filter costs in Redis and how full it is: its FPR estimated
+/// from its bits, against the target it was sized for.
+void print_load(const bloomkit::redis::bloom_filter& filter, const id_load& load, double fpr) {
     const auto& d = filter.description();
     std::uint64_t filter_bytes = 0;
     for (std::uint64_t s = 0; s < d.shards; ++s) filter_bytes += d.shard_bytes(s);
+    const auto ids = static_cast<double>(load.ids.size());
     std::printf("2. Filter %s in Redis: %s ids streamed (COPY … TO STDOUT) and added in batches of 10,000\n",
-                filter_name.c_str(), grouped(ids.size()).c_str());
-    std::printf("   in %s s: %s keys/s (%s s of it adding to the filter: %s keys/s)\n", fixed(load_seconds, 2).c_str(),
-                grouped(static_cast<std::uint64_t>(static_cast<double>(ids.size()) / load_seconds)).c_str(),
-                fixed(adding_seconds, 2).c_str(),
-                grouped(static_cast<std::uint64_t>(static_cast<double>(ids.size()) / adding_seconds)).c_str());
+                filter.name().c_str(), grouped(load.ids.size()).c_str());
+    std::printf("   in %s s: %s keys/s (%s s of it adding to the filter: %s keys/s)\n", fixed(load.seconds, 2).c_str(),
+                grouped(static_cast<std::uint64_t>(ids / load.seconds)).c_str(), fixed(load.adding_seconds, 2).c_str(),
+                grouped(static_cast<std::uint64_t>(ids / load.adding_seconds)).c_str());
     std::printf("   %s MiB in %s shard%s, k = %u; FPR target %s%%, estimated from its bits now %s%%\n",
                 fixed(static_cast<double>(filter_bytes) / (1 << 20), 2).c_str(), grouped(d.shards).c_str(),
-                d.shards == 1 ? "" : "s", d.geometry.hashes, fixed(100 * args.fpr, 3).c_str(),
+                d.shards == 1 ? "" : "s", d.geometry.hashes, fixed(100 * fpr, 3).c_str(),
                 fixed(100 * filter.current_fpr(), 3).c_str());
-    if (ids.size() != args.rows) throw std::runtime_error("COPY returned " + std::to_string(ids.size()) + " ids");
+}
 
-    // 3. The request stream, the same for every run.
-    std::vector<std::int64_t> sorted_ids = ids;
+/// Step 3: the request stream, the same for every run, so that the runs differ only in their
+/// read path. Returns it; `missing` is how many of its requests are for made-up ids.
+std::vector<request> request_stream(const std::vector<std::int64_t>& ids, const arguments& args, std::uint64_t& missing) {
+    std::vector<std::int64_t> sorted_ids = ids;  // for telling a made-up id from a real one
     std::sort(sorted_ids.begin(), sorted_ids.end());
-    const std::vector<request> requests = make_requests(ids, sorted_ids, args.requests, args.attack, args.seed);
-    const auto missing = static_cast<std::uint64_t>(
+    std::vector<request> requests = make_requests(ids, sorted_ids, args.requests, args.attack, args.seed);
+    missing = static_cast<std::uint64_t>(
         std::count_if(requests.begin(), requests.end(), [](const request& r) { return !r.exists; }));
     std::printf(
         "3. %s requests: %s for existing ids (Zipf popularity), %s for made-up ids (%s%%), seed %s;\n"
         "   each run with a cold cache of its own (cache entries: TTL 300 s, \"not found\" 60 s)\n\n",
         grouped(requests.size()).c_str(), grouped(requests.size() - missing).c_str(), grouped(missing).c_str(),
         fixed(100 * args.attack, 0).c_str(), grouped(args.seed).c_str());
+    return requests;
+}
 
+/// Serves the stream once per mode, each through a service of its own with a cache of its own.
+std::vector<run_report> serve_every_mode(bloomkit::redis::client& redis, const bloomkit::redis::bloom_filter& filter,
+                                         database& db, const std::vector<mode_run>& modes,
+                                         const std::vector<request>& requests) {
     db.prepare_find();
     // A prefix unique to this invocation: an earlier run's entries (alive for their TTL) must
     // not warm this one's cache.
     const std::string nonce = std::to_string(std::chrono::system_clock::now().time_since_epoch().count());
     std::vector<run_report> reports;
-    for (std::size_t i = 0; i < args.modes.size(); ++i) {
-        const mode_run& m = args.modes[i];
-        item_service service(redis, filter, db, m.mode,
-                             "cache_guard:" + nonce + ":" + std::to_string(i) + m.name + ":item:");
+    for (std::size_t i = 0; i < modes.size(); ++i) {
+        const mode_run& m = modes[i];
+        item_service service(redis, filter, db, m.mode, "cache_guard:" + nonce + ":" + std::to_string(i) + m.name + ":item:");
         reports.push_back(serve(service, requests, m.mode == guard::bloom_filter));
     }
+    return reports;
+}
 
-    // 4. The results.
+/// Step 4: the results, one column per run. The false positives are a share of the made-up ids
+/// (`missing`), the only requests that can be one. Reorders the reports' latencies.
+void print_results(std::vector<run_report>& reports, const std::vector<mode_run>& modes, std::size_t requests,
+                   std::uint64_t missing) {
     const auto cells = [&](auto value) {
         std::vector<std::string> out;
         for (run_report& r : reports) out.push_back(value(r));
@@ -519,7 +559,7 @@ int run(const arguments& args) {
         return [field](run_report& r) { return grouped(r.*field); };
     };
     std::vector<std::string> titles;
-    for (const mode_run& m : args.modes) titles.push_back(m.title);
+    for (const mode_run& m : modes) titles.push_back(m.title);
     table_row("", titles);
     table_row("database queries", cells(count(&run_report::database_queries)));
     table_row("  time in the database (s)", cells([](run_report& r) { return fixed(r.database_seconds, 2); }));
@@ -544,9 +584,13 @@ int run(const arguments& args) {
               }));
     table_row("total time (s)", cells([](run_report& r) { return fixed(r.total_seconds, 2); }));
     table_row("requests/s", cells([&](run_report& r) {
-                  return grouped(static_cast<std::uint64_t>(static_cast<double>(requests.size()) / r.total_seconds));
+                  return grouped(static_cast<std::uint64_t>(static_cast<double>(requests) / r.total_seconds));
               }));
+}
 
+/// The promise the guard must keep: no existing row answered "not found" in any run (and no
+/// made-up id answered with a row). Prints the verdict; returns the exit status, 1 if broken.
+int check_promise(const std::vector<run_report>& reports) {
     std::uint64_t missed = 0, phantoms = 0;
     for (const run_report& r : reports) {
         missed += r.existing_missed;
@@ -559,6 +603,29 @@ int run(const arguments& args) {
                 missed == 0 ? " (the filter never hid an existing row)" : "  <-- WRONG");
     if (phantoms > 0) std::printf("made-up ids answered with a row: %s  <-- WRONG\n", grouped(phantoms).c_str());
     return missed == 0 && phantoms == 0 ? 0 : 1;
+}
+
+/// The demo, step by step: the table, the filter loaded from it, one request stream served by
+/// every read path, the results and the check.
+int run(const arguments& args) {
+    database db(args.pg);
+    bloomkit::redis::client redis({.url = args.redis});
+    std::printf("cache_guard: PostgreSQL %s, Redis %s at %s\n\n", db.describe().c_str(), redis_version_of(redis).c_str(),
+                bloomkit::redis::redacted_url(args.redis).c_str());
+
+    prepare_table(db, args.rows);
+
+    bloomkit::redis::bloom_filter filter = fresh_filter(redis, "cache_guard:items", args.rows, args.fpr);
+    const id_load load = load_ids(db, filter, args.rows);
+    print_load(filter, load, args.fpr);
+    if (load.ids.size() != args.rows) throw std::runtime_error("COPY returned " + std::to_string(load.ids.size()) + " ids");
+
+    std::uint64_t missing = 0;
+    const std::vector<request> requests = request_stream(load.ids, args, missing);
+    std::vector<run_report> reports = serve_every_mode(redis, filter, db, args.modes, requests);
+
+    print_results(reports, args.modes, requests.size(), missing);
+    return check_promise(reports);
 }
 
 }  // namespace

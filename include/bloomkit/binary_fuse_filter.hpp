@@ -251,7 +251,8 @@ public:
     template <class Fingerprint>
     void assign(Fingerprint* fingerprints) const noexcept {
         // The peeled slots are read in an order no hardware prefetcher follows; asking for the
-        // one 16 places on early hides the wait (measured: 15 -> 9 ns/key at 1M keys).
+        // one 16 places on early hides the wait (docs/design/performance.md, "Binary fuse
+        // filters").
         constexpr std::ptrdiff_t ahead = 16;
         for (auto slot = order_.rbegin(); slot != order_.rend(); ++slot) {
             if (order_.rend() - slot > ahead) prefetch(&slots_[slot[ahead]]);
@@ -285,7 +286,7 @@ private:
         // The keys' slots lie in a window of arity segments that slides through the table;
         // once that window outgrows L1 (and L2, past a few million keys) each update waits on
         // memory. Prefetching the slots of the key 32 places ahead overlaps those waits
-        // (measured: 31 -> 19 ns/key at 10M keys, 16 -> 11 at 1M).
+        // (docs/design/performance.md, "Binary fuse filters").
         constexpr std::size_t ahead = 32;
         std::uint8_t seen = 0;
         for (std::size_t k = 0; k < bucketed_.size(); ++k) {
@@ -308,8 +309,8 @@ private:
     bool peel_all(std::uint64_t keys) {
         // A key found alone at the sweep has slots up to two segments on, in lines the sweep
         // has not reached: the slot 64 places ahead, when alone, gets its key's slots
-        // prefetched (measured at 100M keys: 64 -> 48 ns/key for this phase; 16 and 256 places
-        // did no better).
+        // prefetched (16 and 256 places did no better: docs/design/performance.md, "Binary
+        // fuse filters").
         constexpr std::uint64_t ahead = 64;
         order_.clear();
         order_.reserve(keys);
@@ -534,8 +535,8 @@ private:
     }
 
     // The pipeline's probe is the 16-byte remixed hash, not the slots: a 40-byte probe of
-    // slots, built on the stack and then copied into the batch, stalled every 4-wise lookup
-    // on store forwarding (bulk was 20 ns/key against 9 for single lookups). Working the
+    // slots, built on the stack and then copied into the batch, stalls every 4-wise lookup
+    // on store forwarding (docs/design/performance.md, "Binary fuse filters"). Working the
     // slots out twice, to prefetch and to test, costs a multiplication.
     // The prefetches are issued while locating, not from the pipeline's prefetch step: GCC 12
     // judged a lambda that only prefetches free of side effects and deleted the call.

@@ -18,9 +18,9 @@
 //        keyed by three secrets drawn from the seed — ~9 instructions where XXH3 takes ~31, and
 //        instructions are what a single-key lookup of an integer key costs most
 //        (docs/design/hashing.md, docs/design/performance.md);
-//      - xxh3_mix: as xxh3_mum for byte keys; integer keys by the three-multiplication mixer
-//        that was the default of format version 2 before xxh3_mum (kept so its filters answer
-//        as they were built);
+//      - xxh3_mix: as xxh3_mum for byte keys; integer keys by a three-multiplication mixer
+//        (hash algorithm 3, which files of format version 2 may record: kept so that they
+//        answer as they were built);
 //      - xxh64: XXH64 over the bytes, as the Apache Parquet split-block Bloom filter spec
 //        prescribes (seed 0); integers hash as Parquet encodes them, in their own width (INT32
 //        as 4 bytes). It yields 64 bits; the high half of the digest is a fixed bijective
@@ -361,8 +361,8 @@ template <integer_key Key>
 /// The digest of a 64-bit integer key under xxh3_mix: the key plus the seed's key, spread by one
 /// 64×64→128-bit multiplication, whose two halves are then multiplied with each other twice
 /// (different constants, side by side on the CPU) and folded. The data × data second round is
-/// what makes every output bit depend on every input bit; one round alone was measurably
-/// non-random on strided keys (docs/design/hashing.md, "A first version failed").
+/// what makes every output bit depend on every input bit; one round alone is not random
+/// enough on strided keys (docs/design/hashing.md, "Tried: two independent multiplications").
 [[nodiscard]] constexpr digest mix_integer(std::uint64_t value, std::uint64_t seed_key) noexcept {
     const std::uint64_t keyed = value + seed_key;
     __extension__ const unsigned __int128 spread =
@@ -422,7 +422,7 @@ public:
 
     /// The digest of a key. Always inlined, so that an integer key's hash — nine instructions
     /// by default, about twenty by XXH64 for split block — is never behind a call of its own;
-    /// the older algorithms' integer paths are out of line.
+    /// the other algorithms' integer paths are out of line.
     template <hashable_key Key>
     [[nodiscard, gnu::always_inline]] digest operator()(const Key& key) const {
         if constexpr (integer_key<Key>) {
@@ -456,7 +456,7 @@ private:
     }
 
     // Inlined with the length known at compile time when it is (integer keys: a fixed-extent
-    // span), so XXH3's dispatch on length folds away (docs/design/performance.md).
+    // span), so XXH3's dispatch on length folds away (docs/design/performance.md, "Hashing a key").
     template <std::size_t Extent>
     [[nodiscard, gnu::always_inline]] digest hash_span(std::span<const std::byte, Extent> bytes) const noexcept {
         if (algorithm_ == hash_algorithm::xxh64) return detail::xxh64_digest(XXH64(bytes.data(), bytes.size(), seed_));

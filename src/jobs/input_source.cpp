@@ -148,14 +148,19 @@ std::size_t input_source::read(char* buffer, std::size_t size) {
 }
 
 void input_source::rewind() {
-    if (::lseek(fd_, 0, SEEK_SET) < 0)
+    if (fd_ >= 0 && ::lseek(fd_, 0, SEEK_SET) < 0)
         throw io_error("cannot read '" + name_ + "' again", std::error_code(errno, std::generic_category()));
+    open_on(fd_);
+    raw_bytes_.store(0, std::memory_order_relaxed);
+}
+
+void input_source::open_on(int fd) {
+    fd_ = fd;
     detected_ = false;
     kind_ = compression::none;
     pending_.clear();
     pending_at_ = 0;
     decoder_.reset();
-    raw_bytes_.store(0, std::memory_order_relaxed);
 }
 
 }  // namespace bloomkit::jobs

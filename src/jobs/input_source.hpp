@@ -21,7 +21,7 @@ enum class compression { none, gzip, zstd };
 
 class input_source {
 public:
-    /// Reads `fd` (not owned), called `name` in messages.
+    /// Reads `fd` (not owned; -1: not open yet, see open_on), called `name` in messages.
     input_source(int fd, std::string name);
     ~input_source();
     input_source(const input_source&) = delete;
@@ -31,8 +31,12 @@ public:
     /// read error, bloomkit::error naming the input for damaged compressed data.
     std::size_t read(char* buffer, std::size_t size);
 
-    /// Back to the start of the input (its descriptor must be seekable).
+    /// Back to the start of the input (its descriptor, if open, must be seekable).
     void rewind();
+
+    /// Reads `fd` from now on (the input opened late, or again after it was read and closed):
+    /// from its start, its compression told anew. raw_bytes() goes on counting.
+    void open_on(int fd);
 
     /// Bytes read from the descriptor so far (compressed bytes, for progress against its size).
     /// Another thread may ask while this one reads (progress).

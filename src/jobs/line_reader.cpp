@@ -67,6 +67,7 @@ line_reader::line_reader(const std::vector<std::string>& inputs) {
         }
         in.device = info.st_dev;
         in.inode = info.st_ino;
+        if (!in.source) in.source = std::make_unique<input_source>(-1, in.name);
         inputs_.push_back(std::move(in));
     }
     measure_total();
@@ -79,15 +80,14 @@ void line_reader::open(input& in) {
 #ifdef POSIX_FADV_SEQUENTIAL
     if (in.regular) ::posix_fadvise(in.fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 #endif
-    in.source = std::make_unique<input_source>(in.fd, in.name);
+    in.source->open_on(in.fd);
 }
 
 void line_reader::close(input& in) {
     if (!in.owned || !in.regular || in.fd < 0) return;  // stdin, and spooled copies, stay open
-    in.raw_bytes = in.source->raw_bytes();
-    in.source.reset();
     ::close(in.fd);
     in.fd = -1;
+    in.source->open_on(-1);
 }
 
 std::string line_reader::input_at(const std::string& path) const {
@@ -113,7 +113,7 @@ void line_reader::measure_total() {
 
 std::uint64_t line_reader::bytes_read() const noexcept {
     std::uint64_t read = 0;
-    for (const input& in : inputs_) read += in.source ? in.source->raw_bytes() : in.raw_bytes;
+    for (const input& in : inputs_) read += in.source->raw_bytes();
     return read;
 }
 
@@ -139,17 +139,14 @@ void line_reader::read_and_keep(const block_handler& see) {
         if (in.owned) ::close(in.fd);
         in.fd = spool.release();
         in.owned = true;
-        in.source = std::make_unique<input_source>(in.fd, in.name);
+        in.source->open_on(in.fd);
     }
     measure_total();
     rewind();
 }
 
 void line_reader::rewind() {
-    for (input& in : inputs_) {
-        in.raw_bytes = 0;
-        if (in.source) in.source->rewind();
-    }
+    for (input& in : inputs_) in.source->rewind();
 }
 
 std::uint64_t count_newlines(std::string_view text) noexcept {

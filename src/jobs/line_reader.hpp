@@ -117,8 +117,9 @@ private:
         bool regular = false;         // a regular file: opened again to be read again
         dev_t device = 0;             // what it is, for input_at()
         ino_t inode = 0;
+        // Made once, and never replaced while the reader lives: another thread asks it for its
+        // count of bytes read (progress) while the reading thread opens and closes inputs.
         std::unique_ptr<input_source> source;
-        std::uint64_t raw_bytes = 0;  // read from it before it was closed
     };
     void open(input& in);
     void close(input& in);

@@ -145,7 +145,15 @@ for ((trial = 1; trial <= SIGTERM_TRIALS; trial++)); do
             kill -0 $pid 2>/dev/null || break
         done
     else
-        # in the first tenth of the run (reading, mostly), or anywhere in it
+        # in the first tenth of the run (reading, mostly), or anywhere in it — counted from the
+        # moment the add holds its writer lock: a signal before the command has even started
+        # (a sanitizer's start-up takes a while) finds no handler to say anything
+        for ((i = 0; i < 5000; i++)); do
+            flock -n -E 75 "$R" true 2>/dev/null
+            [[ $? -eq 75 ]] && break
+            kill -0 $pid 2>/dev/null || break
+        done
+        started=${EPOCHREALTIME/./}
         span=$((trial % 3 == 1 ? length / 10 : length * 11 / 10))
         delay=$(((RANDOM << 15 | RANDOM) % (span + 1)))
         rest=$((started + delay - ${EPOCHREALTIME/./}))

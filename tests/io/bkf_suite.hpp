@@ -199,7 +199,7 @@ struct bloom_kind {
                              Filter(explicit_geometry(), {.seed = explicit_seed, .hash = other_hash()}),
                              key_range(0, 2000)));
         out.push_back(filled("tiny", Filter(tiny_geometry(), {.seed = 0x5eed'0000'0000'0010}), key_range(900'000, 8)));
-        // Hash algorithm 3, the default before xxh3_mum: its files keep loading and answering.
+        // Hash algorithm 3 (xxh3_mix), which version 2 files may record: they load and answer.
         out.push_back(filled("xxh3_mix", Filter(1000, 0.01, {.seed = 0x5eed'0000'0000'0012, .hash = hash_algorithm::xxh3_mix}),
                              key_range(700'000, 1000)));
         return out;

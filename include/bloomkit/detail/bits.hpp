@@ -34,7 +34,7 @@ inline void prefetch(const void* address) noexcept {
 /// so that the operations producing it cannot be moved past here. For a result accumulated over
 /// unrolled steps: GCC otherwise sinks each step's last operations to the end, keeping every
 /// step's inputs alive at once — registers run out, and the function pays pushes, pops and
-/// spills (block_layout's unrolled insert: 86 instructions for 6 probes, 70 with this).
+/// spills (block_layout's unrolled insert; docs/design/performance.md, "Inserts").
 template <class T>
     requires std::is_integral_v<T>
 inline void compute_here(T& value) noexcept {

@@ -148,9 +148,9 @@ private:
 
     // A single key the layout has no faster way for (concurrent access; a k past block_layout's
     // unrolled inserts; split block on a CPU without AVX2) writes each probe's bit straight
-    // into its word: ~40 instructions fewer than gathering masks for all the block's words
-    // first (a block insert 187 → 147), and a single call's time is its instructions
-    // (docs/design/performance.md, "An AVX2 machine"). Where probes share a word, the second
+    // into its word: fewer instructions than gathering masks for all the block's words first,
+    // and a single call's time is its instructions (docs/design/performance.md, "Single
+    // inserts with AVX2 and without SIMD"). Where probes share a word, the second
     // write waits for the first through store forwarding — a few cycles, which a batch would
     // pay on every key, so batches gather (set_scalar).
     template <class Access>

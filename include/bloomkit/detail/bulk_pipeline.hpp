@@ -1,8 +1,8 @@
 // bloomkit/detail/bulk_pipeline.hpp — the bulk operations' pipeline: hash a batch of keys and
 // prefetch the memory each will touch, while visiting the batch before it.
 //
-// A lookup in a filter larger than the cache is one DRAM miss (~80–100 ns); hashing a key is a
-// few ns. Done one key at a time the misses serialise. Done a batch at a time they overlap
+// A lookup in a filter larger than the cache is one DRAM miss, tens of times what hashing the
+// key takes. Done one key at a time the misses serialise. Done a batch at a time they overlap
 // (memory-level parallelism), and two questions decide the speed:
 //
 // - How long each prefetch has before its line is needed. Visiting a batch right after
@@ -13,7 +13,7 @@
 //   to issue the next batch's prefetches, and the memory system idles. So the visit and the
 //   hashing of the next batch are interleaved, 8 keys at a time.
 //
-// docs/design/performance.md has the measurements behind these choices.
+// docs/design/performance.md, "Bulk lookups", has the measurements behind these choices.
 #pragma once
 
 #include <algorithm>

@@ -4,10 +4,9 @@
 //
 // Two costs of a large array fall with 2 MiB pages. Random lookups miss the TLB far less (a
 // 1 GB filter is 512 huge pages, and 262,144 small ones). And memory written for the first
-// time is faulted in a page at a time: on the 2-core VM of docs/BENCHMARKS.md, filling 1.6 GB
-// of fresh 4 KiB pages took 20 ns per 16 bytes written (a fault per 256 of them), against 4.5
-// ns on huge pages — most of a 100M-key fuse build's time went to such faults
-// (docs/design/performance.md, "Binary fuse builds").
+// time is faulted in a page at a time: on 4 KiB pages such faults cost several times the
+// writes themselves, most of a 100M-key fuse build's time (docs/design/performance.md,
+// "Binary fuse filters").
 //
 // MADV_HUGEPAGE is a hint: where transparent huge pages are off the memory is the same, in
 // small pages. Pages come zeroed, and only the ones written take memory.

@@ -70,7 +70,8 @@ public:
     }
 
     // One step of AVX-512 (k ≤ 16) or AVX2 (k ≤ 8) answers a key; past that, the batch kernels
-    // loop over steps. Instructions are what a single call costs (docs/design/performance.md),
+    // loop over steps. Instructions are what a single call costs (docs/design/performance.md,
+    // "Why a single call costs its instructions"),
     // so a single key takes the step that needs no call: in code built for baseline x86-64 the
     // AVX2 step as inline assembly (on any CPU with AVX2, AVX-512 ones included), in code built
     // for AVX2 (-mavx2, -march=native) its intrinsics inlined, and in code built for AVX-512
@@ -122,7 +123,8 @@ public:
     // else, for k ≤ 8, AVX2's step inline — inline assembly in code built for baseline x86-64,
     // as for test_one. Without a SIMD step, the probes unrolled for this k (k ≤ 16), a function
     // chosen once per filter: with the multipliers as immediates and no loop, a probe is ~11
-    // instructions instead of ~19 (docs/design/performance.md, "Unrolled single inserts").
+    // instructions instead of ~19 (docs/design/performance.md, "Single inserts with AVX2 and
+    // without SIMD").
     bool set_one(word_type* block, std::uint32_t pattern, bool& added) const noexcept {
 #ifdef BLOOMKIT_X86_SIMD
         const int level = detail::simd_level_in_use.load(std::memory_order_relaxed);

@@ -54,8 +54,8 @@ public:
     void prefetch(const word_type* words, const probe& p) const noexcept { placement_.prefetch(words, p); }
 
     /// Whether every counter of the key is nonzero. With AVX-512 and k ≤ 16, or AVX2 and k ≤ 8,
-    /// one vector step (detail/simd/counting_block_avx*.hpp): the scalar pass over the block's
-    /// words took ~290 instructions per key.
+    /// one vector step (detail/simd/counting_block_avx*.hpp), a fraction of the instructions of
+    /// the scalar pass over the block's words (docs/design/performance.md, "Counting filters").
     [[nodiscard]] bool test(const word_type* words, const probe& p) const noexcept {
 #ifdef BLOOMKIT_X86_SIMD
         const simd_level level = active_simd_level();
@@ -81,9 +81,9 @@ public:
             return detail::simd::counting_increment_avx2(block_of(words, p), p.pattern, placement_.lane_powers());
 #endif
         // Probe by probe: a key has k counters, and working on all 128 of the block (eight
-        // words of SWAR masks) took ~380 instructions a key. `done` has a bit per counter of the
-        // block, 16 per word, set once the key has incremented it, so a counter two probes
-        // share goes up once.
+        // words of SWAR masks) costs more instructions than k probes. `done` has a bit per
+        // counter of the block, 16 per word, set once the key has incremented it, so a counter
+        // two probes share goes up once.
         word_type* block = block_of(words, p);
         std::array<std::uint16_t, words_per_block> done{};
         bool was_zero = false;

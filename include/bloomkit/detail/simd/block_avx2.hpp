@@ -11,7 +11,7 @@
 // The common case, k ≤ 8, is one step with no lane to mask: the layout's lane_powers repeat
 // probe 0's multiplier in the lanes past k, and a repeated probe tests a bit already tested.
 // That step is ~12 instructions (block_test_one_avx2), which is what a single-key lookup costs
-// on top of its hash (docs/design/performance.md, "Single-key calls").
+// on top of its hash (docs/design/performance.md, "Where the instructions go").
 //
 // Inserts (k ≤ 8) build the key's 512-bit mask in two ymm halves, eight 32-bit words each:
 // each probe's position is broadcast to every lane, and lane j of half h shifts 1 left by
@@ -19,10 +19,8 @@
 // own word gets its bit. Seven instructions a probe, all eight lanes of lane_powers unrolled
 // (the idle ones repeat probe 0: setting a bit twice sets it once). Batches of inserts use it,
 // and single ones inline: the intrinsics in code built for AVX2, inline assembly in code built
-// for baseline x86-64 — called out of line, it measured slower than the scalar path, inline
-// faster than even the scalar probes unrolled (docs/design/performance.md, "An AVX2 machine"
-// and "Unrolled single inserts"). On the Xeon of the first sessions the same construction
-// measured no faster than scalar code in bulk.
+// for baseline x86-64: behind a call it is slower than the scalar path, inline faster than
+// even the scalar probes unrolled (docs/design/performance.md, "Inserts").
 //
 // Loads and stores are the unaligned forms: as fast as the aligned ones on a 64-byte-aligned
 // filter, and safe on any block a caller passes.

@@ -1,6 +1,7 @@
 // bloomkit/detail/simd/counting_block_avx2.hpp — the AVX2 backend of the counting Bloom
 // filter's blocks (layouts/counting_block.hpp): a key's 4-bit counters tested with one vector
-// step instead of a scalar pass over the block's eight words (~290 instructions a key).
+// step instead of a scalar pass over the block's eight words (docs/design/performance.md,
+// "Counting filters").
 //
 // A key's counters are the nibbles holding the bits a block Bloom filter would set
 // (layouts/block.hpp), so block_avx2.hpp's one step finds them: probe i's 9-bit position p

@@ -3,8 +3,8 @@
 //
 // Code built for baseline x86-64 cannot inline an intrinsic compiled for AVX2, and calling one
 // out of line costs a single-key call more than the step itself (docs/design/performance.md,
-// "Layer by layer" and "An AVX2 machine"); the assembler does not care what the surrounding code
-// was compiled for. Three things keep such a step correct in any caller:
+// "Layer by layer" and "The AVX2 step inline"); the assembler does not care what the
+// surrounding code was compiled for. Three things keep such a step correct in any caller:
 //  - Its memory operands are 32-byte blocks of `asm_ymm_operand`, a may_alias type: the compiler
 //    must order the asm's reads after any store to the same bytes, whatever their type (a block
 //    of uint64_t words read as a struct of uint32_t would otherwise count as not aliasing).
