@@ -54,7 +54,7 @@ inline std::uint64_t huge_page_bytes() {
 inline double memory_floor_ns(std::uint64_t bytes, std::uint64_t reads, double& huge) {
     constexpr std::uint64_t chunk = 1 << 20;
     const std::uint64_t lines = std::max<std::uint64_t>(bytes / 64, 1);
-    bloomkit::detail::word_storage<std::uint64_t> memory(lines * 8);
+    bloomkit::block_bloom_filter::storage_type memory(lines * 8);  // a filter's own storage
     std::fill_n(memory.mutable_data(), lines * 8, 1);  // touch every page
     huge = static_cast<double>(huge_page_bytes());
     std::vector<std::uint64_t> index(std::min<std::uint64_t>(reads, chunk));
@@ -62,7 +62,7 @@ inline double memory_floor_ns(std::uint64_t bytes, std::uint64_t reads, double& 
     std::uint64_t sum = 0;
     for (std::uint64_t done = 0; done < reads; done += index.size()) {
         index.resize(std::min<std::uint64_t>(index.size(), reads - done));  // the last chunk may be short
-        for (std::uint64_t i = 0; i < index.size(); ++i) index[i] = bloomkit::detail::reduce(splitmix64(done + i), lines);
+        for (std::uint64_t i = 0; i < index.size(); ++i) index[i] = splitmix64(done + i) % lines;
         const auto start = clock_type::now();
         for (const std::uint64_t line : index) sum += memory.data()[line * 8];
         nanoseconds += nanoseconds_since(start);

@@ -7,11 +7,12 @@
 // contains() does, over the same filter memory and keys:
 //
 //   1. the memory floor: reads whose addresses are computed before the clock starts;
-//   2. + hashing: the default hash (xxh3_mum) and the block's index, then one 8-byte read of
-//      the block — the least any filter with this hash can do;
+//   2. + hashing: the filter's hash as a program calls it (hasher: the default, xxh3_mum) and
+//      the block's index (block_layout::locate), then one 8-byte read of the block — the least
+//      any filter with this hash can do;
 //   3. + the SIMD kernel, inlined: the whole lookup with nothing else, as a build for this CPU
-//      could compile it if it knew the filter's hash and k (AVX-512 where the CPU has it,
-//      else AVX2);
+//      could compile it if it knew the filter's hash and k (the layout's one-step test,
+//      block_layout::test_step_avx512 where the CPU has AVX-512, else test_step_avx2);
 //   4. + a call: the same, the kernel behind a function call, as code built for baseline x86-64
 //      must reach a kernel compiled for a newer CPU's intrinsics;
 //   5. contains(): the library's, which also reads the filter's hash algorithm, k and the SIMD
@@ -40,24 +41,25 @@ namespace {
 using bench::clock_type;
 using bench::splitmix64;
 
-/// What the hand-written layers need of the filter: its memory, the hash's secrets, the block
-/// count and the kernel's multipliers.
+/// What the hand-written layers need of the filter: its memory and block count, its hash
+/// function and its layout (which holds the kernel's multipliers).
 struct lookup_parts {
     const std::uint64_t* words;
     std::uint64_t blocks;
-    bloomkit::detail::mum_secrets secrets;
-    const std::uint32_t* lane_powers;
+    bloomkit::hasher hash;
+    bloomkit::block_layout layout;
 };
 
-/// Where a key lands, as the filter finds it: the default hash, then the block (multiply-high of
-/// the digest's high half) and the 32 bits that pick the key's bits in it.
+/// Where a key lands, as the filter finds it: the filter's hash (the default, xxh3_mum), then
+/// the block (multiply-high of the digest's high half) and the 32 bits that pick the key's bits
+/// in it.
 struct located {
     const std::uint64_t* block;
     std::uint32_t pattern;
 };
 [[gnu::always_inline]] inline located locate(const lookup_parts& p, std::uint64_t key) {
-    const bloomkit::digest d = bloomkit::detail::mum_integer(key, p.secrets);
-    return {p.words + bloomkit::detail::reduce(d.high, p.blocks) * 8, static_cast<std::uint32_t>(d.low)};
+    const auto at = p.layout.locate(p.hash(key));
+    return {p.words + at.block * 8, at.pattern};
 }
 
 [[gnu::noinline]] std::uint64_t floor_loop(const lookup_parts& p, const std::vector<std::uint64_t>& lines) {
@@ -81,7 +83,7 @@ __attribute__((target("avx512f"), noinline)) std::uint64_t kernel_inlined_avx512
     std::uint64_t found = 0;
     for (const std::uint64_t key : keys) {
         const located at = locate(p, key);
-        found += bloomkit::detail::simd::block_test_one_avx512(at.block, at.pattern, p.lane_powers) ? 1 : 0;
+        found += p.layout.test_step_avx512(at.block, at.pattern) ? 1 : 0;
     }
     return found;
 }
@@ -91,9 +93,18 @@ __attribute__((target("avx2"), noinline)) std::uint64_t kernel_inlined_avx2(cons
     std::uint64_t found = 0;
     for (const std::uint64_t key : keys) {
         const located at = locate(p, key);
-        found += bloomkit::detail::simd::block_test_one_avx2(at.block, at.pattern, p.lane_powers) ? 1 : 0;
+        found += p.layout.test_step_avx2(at.block, at.pattern) ? 1 : 0;
     }
     return found;
+}
+
+/// The layout's step behind a call, as a loop built for baseline x86-64 reaches a kernel built
+/// for a newer CPU: the compiler cannot inline it.
+__attribute__((target("avx512f"), noinline)) bool step_called_avx512(const lookup_parts& p, located at) {
+    return p.layout.test_step_avx512(at.block, at.pattern);
+}
+__attribute__((target("avx2"), noinline)) bool step_called_avx2(const lookup_parts& p, located at) {
+    return p.layout.test_step_avx2(at.block, at.pattern);
 }
 
 /// Layer 4 in a baseline loop: the compiler cannot inline a kernel built for a newer CPU. The
@@ -107,10 +118,7 @@ template <bool Avx512>
     for (const std::uint64_t key : keys) {
         asm volatile("" : : "r"(&p) : "memory");
         const located at = locate(p, key);
-        found += (Avx512 ? bloomkit::detail::simd::block_test_single_avx512(at.block, at.pattern, p.lane_powers)
-                         : bloomkit::detail::simd::block_test_single_avx2(at.block, at.pattern, p.lane_powers))
-                     ? 1
-                     : 0;
+        found += (Avx512 ? step_called_avx512(p, at) : step_called_avx2(p, at)) ? 1 : 0;
     }
     return found;
 }
@@ -210,7 +218,7 @@ void time_layers(std::vector<layer>& layers, const lookup_parts& parts, const bl
                 lines.resize(keys.size());
                 for (std::size_t i = 0; i < keys.size(); ++i) {
                     keys[i] = splitmix64(2 * (done + i) + 1);
-                    lines[i] = bloomkit::detail::reduce(splitmix64((done + i) ^ 0x5eed), parts.blocks);
+                    lines[i] = splitmix64((done + i) ^ 0x5eed) % parts.blocks;
                 }
                 const auto start = clock_type::now();
                 l.answer += run_layer(l, parts, filter, keys, lines, avx512);
@@ -257,8 +265,7 @@ int main(int argc, char** argv) {
     const bloomkit::block_bloom_filter filter = filled_filter(static_cast<std::uint64_t>(s->n));
     const auto lookups = static_cast<std::uint64_t>(s->sample);
     const bloomkit::block_layout layout(filter.geometry());
-    const lookup_parts parts{filter.words().data(), filter.size_in_bytes() / 64,
-                             bloomkit::detail::mum_secrets_of(filter.hash_function().seed()), layout.lane_powers()};
+    const lookup_parts parts{filter.words().data(), filter.size_in_bytes() / 64, filter.hash_function(), layout};
     if (filter.hash_function().algorithm() != bloomkit::hash_algorithm::xxh3_mum || filter.hash_count() > 8) {
         std::fprintf(stderr, "single_call_anatomy: expects the default hash and k <= 8\n");
         return 1;

@@ -1,6 +1,7 @@
-// tests/file_test_support.hpp — what the bkf format tests share: a temporary directory per test,
-// raw bytes with little-endian field access, the format's offsets spelled out (docs/FORMAT.md),
-// forging helpers, stream buffers that behave like pipes, and readable rejection reasons.
+// tests/file_test_support.hpp — what the bkf format tests share: a temporary directory per test
+// (temp_dir.hpp), raw bytes with little-endian field access, the format's offsets spelled out
+// (docs/FORMAT.md), forging helpers, stream buffers that behave like pipes, and readable
+// rejection reasons.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -25,6 +26,7 @@
 #include <vector>
 
 #include "bloomkit/error.hpp"
+#include "temp_dir.hpp"
 
 namespace bloomkit {
 // Lets GoogleTest print a rejection reason by name.
@@ -105,44 +107,6 @@ namespace stage_entry {
 constexpr std::size_t size = 64, bits = 0, hashes = 8, expected_keys = 16, target_fpr = 24, inserted_count = 32,
                       set_bits = 40, offset = 48;
 }
-
-// --- Temporary files ------------------------------------------------------------------------
-
-/// A fresh directory per test, removed with everything in it when the test ends.
-class temp_dir {
-public:
-    temp_dir() {
-        const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
-        std::string name = std::string("bloomkit-") +
-                           ::testing::internal::GetArgvs().front().substr(
-                               ::testing::internal::GetArgvs().front().find_last_of('/') + 1) +
-                           "-" + test->test_suite_name() + "-" + test->name() + "-" + std::to_string(::getpid());
-        std::ranges::replace(name, '/', '_');
-        path_ = fs::path(::testing::TempDir()) / name;
-        fs::remove_all(path_);
-        fs::create_directories(path_);
-    }
-    temp_dir(const temp_dir&) = delete;
-    temp_dir& operator=(const temp_dir&) = delete;
-    ~temp_dir() {
-        std::error_code ignored;
-        fs::remove_all(path_, ignored);
-    }
-
-    [[nodiscard]] const fs::path& path() const { return path_; }
-    fs::path operator/(std::string_view name) const { return path_ / name; }
-
-    /// Every name in the directory, sorted.
-    [[nodiscard]] std::vector<std::string> entries() const {
-        std::vector<std::string> names;
-        for (const auto& entry : fs::directory_iterator(path_)) names.push_back(entry.path().filename().string());
-        std::ranges::sort(names);
-        return names;
-    }
-
-private:
-    fs::path path_;
-};
 
 inline bytes read_bytes(const fs::path& path) {
     std::ifstream in(path, std::ios::binary);

@@ -5,7 +5,9 @@
 //     bloomkit::any_filter f = bloomkit::load<bloomkit::any_filter>("seen.bkf");
 //     std::visit([](const auto& filter) { ... }, f);
 //
-// Batches of keys over any kind, visiting the variant once per batch: bulk.hpp.
+// Batches of keys over any kind, visiting the variant once per batch: bulk.hpp. Code chosen by
+// the kind a file's header describes, before (or instead of) opening the filter: visit_kind
+// (io/bkf.hpp).
 #pragma once
 
 #include <cstdint>

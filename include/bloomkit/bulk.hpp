@@ -55,9 +55,9 @@ void require_answers(std::span<const Key> keys, std::size_t answers) {
 }  // namespace detail
 
 /// Inserts every key of the batch, in order, writing to `added` (when not empty; one per key)
-/// whether each was new (a cuckoo filter: stored, as it stores a key again); returns how many
+/// whether each was new (a filter that stores a key again, cuckoo: stored); returns how many
 /// were. Throws invalid_argument for a kind built once from its keys (binary fuse), filter_full
-/// when a cuckoo filter cannot take some key (the others are in; `added` says which).
+/// when a filter of fixed capacity (cuckoo) cannot take some key (the others are in; `added` says which).
 template <batch_key Key>
 std::uint64_t insert(any_filter& filter, std::span<const Key> keys, std::span<bool> added = {}) {
     if (!added.empty()) detail::require_answers(keys, added.size());
@@ -66,21 +66,22 @@ std::uint64_t insert(any_filter& filter, std::span<const Key> keys, std::span<bo
             using F = std::decay_t<decltype(f)>;
             if constexpr (!inserting_filter<F>) {
                 detail::cannot(kind_traits<F>::name(), "take keys after it is built: build it from all of them");
-            } else if constexpr (std::is_same_v<F, cuckoo_filter>) {
-                thread_local std::vector<cuckoo_insert_status> statuses;
+            } else if constexpr (refusing_filter<F>) {
+                using status = decltype(f.try_insert(std::string_view{}));
+                thread_local std::vector<status> statuses;
                 statuses.clear();
                 f.try_insert(keys.begin(), keys.end(), std::back_inserter(statuses));
                 std::uint64_t stored = 0, full = 0;
                 for (std::size_t i = 0; i < keys.size(); ++i) {
-                    const bool in = statuses[i] == cuckoo_insert_status::stored;
+                    const bool in = statuses[i] == status::stored;
                     stored += in ? 1 : 0;
-                    full += statuses[i] == cuckoo_insert_status::full ? 1 : 0;
+                    full += statuses[i] == status::full ? 1 : 0;
                     if (!added.empty()) added[i] = in;
                 }
                 if (full > 0)
-                    throw filter_full("the cuckoo filter is full (" + std::to_string(f.inserted_count()) + " fingerprints in " +
-                                      std::to_string(f.bucket_count()) + " buckets): " + std::to_string(full) + " of the " +
-                                      std::to_string(keys.size()) + " keys of the batch did not fit");
+                    throw filter_full("the " + kind_traits<F>::name() + " is full (" + std::to_string(f.inserted_count()) +
+                                      " keys in " + std::to_string(f.size_in_bytes()) + " bytes): " + std::to_string(full) +
+                                      " of the " + std::to_string(keys.size()) + " keys of the batch did not fit");
                 return stored;
             } else if (added.empty()) {
                 return f.insert(keys.begin(), keys.end());

@@ -1,4 +1,4 @@
-// bloomkit/error.hpp — the exceptions bloomkit throws.
+// bloomkit/error.hpp — the exceptions bloomkit throws, and how its messages show numbers.
 //
 // Every error the library reports derives from bloomkit::error, so a caller can catch the one
 // type and print what(): each message is written to tell a user what is wrong and, where it
@@ -82,11 +82,9 @@ private:
     format_errc reason_;
 };
 
-namespace detail {
-
-/// A number as an error message shows it: short when that is exact ("0.01", "1e-300"), else
+/// A number as bloomkit's messages show it: short when that is exact ("0.01", "1e-300"), else
 /// every digit, so two values that differ never print alike (std::to_string would print
-/// 1e-300 as "0.000000").
+/// 1e-300 as "0.000000"). Public so that programs on the library word numbers as it does.
 inline std::string show_number(double value) {
     char text[32];
     for (const int digits : {6, 17}) {
@@ -96,5 +94,4 @@ inline std::string show_number(double value) {
     return text;
 }
 
-}  // namespace detail
 }  // namespace bloomkit

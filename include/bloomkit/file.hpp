@@ -32,10 +32,10 @@
 #include <vector>
 
 #include "bloomkit/any_filter.hpp"
-#include "bloomkit/detail/atomic_replace.hpp"
+#include "bloomkit/os/atomic_replace.hpp"
 #include "bloomkit/detail/file_lock.hpp"
 #include "bloomkit/detail/mapped_region.hpp"
-#include "bloomkit/detail/posix_file.hpp"
+#include "bloomkit/os/file.hpp"
 #include "bloomkit/error.hpp"
 #include "bloomkit/io/bkf.hpp"
 
@@ -44,10 +44,10 @@ namespace bloomkit {
 namespace detail {
 
 /// The validated header of an open file. The caller holds the file's shared lock.
-inline file_header read_header(const file_descriptor& file, const std::filesystem::path& path) {
+inline file_header read_header(const os::file_descriptor& file, const std::filesystem::path& path) {
     std::array<std::byte, file_header_size> bytes{};
-    const std::size_t got = read_at(file, path, bytes.data(), bytes.size(), 0);
-    return decode_header(std::span(bytes.data(), got), file_size(file, path), path.string());
+    const std::size_t got = os::read_at(file, path, bytes.data(), bytes.size(), 0);
+    return decode_header(std::span(bytes.data(), got), os::file_size(file, path), path.string());
 }
 
 /// A file mapped read-only, with its validated header.
@@ -60,7 +60,7 @@ struct opened_map {
 };
 
 inline opened_map open_map(const std::filesystem::path& path) {
-    file_descriptor file = open_for_reading(path);
+    os::file_descriptor file = os::open_for_reading(path);
     // The map, its size and modification time and the header are taken together, between
     // updates in place.
     const file_lock reading(file, path, file_lock::mode::shared);
@@ -80,9 +80,9 @@ inline opened_map open_map(const std::filesystem::path& path) {
 /// pass over the payload.
 template <storable_filter Filter>
 void save(const Filter& filter, const std::filesystem::path& path) {
-    detail::replace_file(path, [&](const detail::file_descriptor& file) {
+    os::replace_file(path, [&](const os::file_descriptor& file) {
         detail::write_bkf(filter,
-                          [&](std::span<const std::byte> piece) { detail::write_all(file, path, piece.data(), piece.size()); });
+                          [&](std::span<const std::byte> piece) { os::write_all(file, path, piece.data(), piece.size()); });
     });
 }
 
@@ -92,9 +92,9 @@ void save(const Filter& filter, const std::filesystem::path& path) {
 /// beaten to by another writer).
 template <storable_filter Filter>
 void save(const Filter& filter, const std::filesystem::path& path, const std::function<void(int descriptor)>& before_replacing) {
-    detail::replace_file(path, [&](const detail::file_descriptor& file) {
+    os::replace_file(path, [&](const os::file_descriptor& file) {
         detail::write_bkf(filter,
-                          [&](std::span<const std::byte> piece) { detail::write_all(file, path, piece.data(), piece.size()); });
+                          [&](std::span<const std::byte> piece) { os::write_all(file, path, piece.data(), piece.size()); });
         before_replacing(file.get());
     });
 }
@@ -102,7 +102,7 @@ void save(const Filter& filter, const std::filesystem::path& path, const std::fu
 /// Throws io_error unless save() could replace `path` (a regular file, or a new path, that the
 /// process may write, in a directory where it may create files): a job that saves at its end, or
 /// now and then, finds out before it starts.
-inline void require_saveable(const std::filesystem::path& path) { detail::require_replaceable(path); }
+inline void require_saveable(const std::filesystem::path& path) { os::require_replaceable(path); }
 
 /// Saves whichever filter `filter` holds.
 inline void save(const any_filter& filter, const std::filesystem::path& path) {
@@ -115,7 +115,7 @@ inline void save(const any_filter& filter, const std::filesystem::path& path,
 
 /// The header of a filter file, validated (without reading or verifying the payload).
 inline file_header read_header(const std::filesystem::path& path) {
-    const detail::file_descriptor file = detail::open_for_reading(path);
+    const os::file_descriptor file = os::open_for_reading(path);
     const detail::file_lock reading(file, path, detail::file_lock::mode::shared);
     return detail::read_header(file, path);
 }
@@ -125,14 +125,14 @@ inline file_header read_header(const std::filesystem::path& path) {
 /// for Target = any_filter).
 template <loadable_filter Target>
 Target load(const std::filesystem::path& path) {
-    const detail::file_descriptor file = detail::open_for_reading(path);
+    const os::file_descriptor file = os::open_for_reading(path);
     std::optional<detail::file_lock> reading(std::in_place, file, path, detail::file_lock::mode::shared);
     const file_header h = detail::read_header(file, path);
     detail::require_holds<Target>(h, path.string());
     detail::zeroed_block payload = detail::payload_memory(h.payload_size);
     std::vector<std::byte> trailer(detail::trailer_size(h));
-    if (detail::read_at(file, path, payload.data(), static_cast<std::size_t>(h.payload_size), h.payload_offset) != h.payload_size ||
-        detail::read_at(file, path, trailer.data(), trailer.size(), h.payload_offset + h.payload_size) != trailer.size())
+    if (os::read_at(file, path, payload.data(), static_cast<std::size_t>(h.payload_size), h.payload_offset) != h.payload_size ||
+        os::read_at(file, path, trailer.data(), trailer.size(), h.payload_offset + h.payload_size) != trailer.size())
         detail::reject(format_errc::truncated, path.string(), "truncated while reading");
     reading.reset();  // every byte is in memory: an update may go on
     return detail::finish_read<Target>(h, std::move(payload), trailer, path.string());
@@ -191,7 +191,7 @@ private:
     // The header as the file holds it now (the map shows the file's current bytes). The caller
     // holds the shared lock.
     [[nodiscard]] file_header current_header() const {
-        const std::uint64_t size = detail::file_size(region_->file(), where_);
+        const std::uint64_t size = os::file_size(region_->file(), where_);
         if (size != region_->size()) detail::reject(format_errc::truncated, where_, "its size changed while it was mapped");
         return detail::decode_header(std::span(region_->data(), static_cast<std::size_t>(file_header_size)), size, where_);
     }

@@ -52,11 +52,11 @@
 #include <vector>
 
 #include "bloomkit/bloom_filter.hpp"
-#include "bloomkit/detail/atomic_replace.hpp"
+#include "bloomkit/os/atomic_replace.hpp"
 #include "bloomkit/detail/bits.hpp"
 #include "bloomkit/detail/file_lock.hpp"
 #include "bloomkit/detail/mapped_region.hpp"
-#include "bloomkit/detail/posix_file.hpp"
+#include "bloomkit/os/file.hpp"
 #include "bloomkit/error.hpp"
 #include "bloomkit/file.hpp"
 #include "bloomkit/io/bkf.hpp"
@@ -90,7 +90,7 @@ public:
 
     /// The same, on a file already open for reading and writing (a private copy, as
     /// update_copy() makes); `path` names it in messages.
-    in_place_update(detail::file_descriptor file, const std::filesystem::path& path) : path_(path), where_(path.string()) {
+    in_place_update(os::file_descriptor file, const std::filesystem::path& path) : path_(path), where_(path.string()) {
         region_ = std::make_shared<detail::mapped_region>(std::move(file), path, true);
         std::byte* bytes = region_->writable_data();
         const auto head = static_cast<std::size_t>(std::min<std::uint64_t>(region_->size(), file_header_size));
@@ -170,9 +170,9 @@ public:
     }
 
 private:
-    static detail::file_descriptor open_for_update(const std::filesystem::path& path) {
-        detail::file_descriptor file(::open(path.c_str(), O_RDWR | O_CLOEXEC));
-        if (file.get() < 0) detail::throw_io("cannot open for writing", path);
+    static os::file_descriptor open_for_update(const std::filesystem::path& path) {
+        os::file_descriptor file(::open(path.c_str(), O_RDWR | O_CLOEXEC));
+        if (file.get() < 0) os::throw_io("cannot open for writing", path);
         return file;
     }
 
@@ -218,17 +218,17 @@ private:
     // even allocated blocks changes a file's modification time, which readers watch).
     void reserve_disk_blocks(const std::vector<std::uint64_t>& chunks) const {
         const std::uint64_t payload_start = header_.payload_offset;
-        if (!detail::has_holes(region_->file(), region_->size())) return;
+        if (!os::has_holes(region_->file(), region_->size())) return;
         for (std::size_t i = 0; i < chunks.size();) {
             std::size_t j = i + 1;
             while (j < chunks.size() && chunks[j] == chunks[j - 1] + 1) ++j;
             const std::uint64_t start = chunks[i] << header_.chunk_shift;
             const std::uint64_t end = (chunks[j - 1] << header_.chunk_shift) + chunk_bytes(chunks[j - 1]);
-            detail::allocate_range(region_->file(), path_, payload_start + start, end - start);
+            os::allocate_range(region_->file(), path_, payload_start + start, end - start);
             i = j;
         }
-        detail::allocate_range(region_->file(), path_, 0, file_header_size);
-        detail::allocate_range(region_->file(), path_, payload_start + header_.payload_size, 8 * chunks_ + 8);
+        os::allocate_range(region_->file(), path_, 0, file_header_size);
+        os::allocate_range(region_->file(), path_, payload_start + header_.payload_size, 8 * chunks_ + 8);
     }
 
     // Steps 2 to 4 of a commit: the chunks `touched` are verified and held `bits_before` set
@@ -237,10 +237,10 @@ private:
         header_.flags |= update_in_progress;  // 2. the flag and the marks
         write_header();
         for (const std::uint64_t chunk : touched) detail::store_le<std::uint64_t>(table_ + 8 * chunk, detail::chunk_being_written);
-        detail::sync_data(region_->file(), path_);
+        os::sync_data(region_->file(), path_);
         size_type added = 0;  // 3. the bits
         for (const digest& d : staged_) added += filter_->insert_digest(d) ? 1 : 0;
-        detail::sync_data(region_->file(), path_);
+        os::sync_data(region_->file(), path_);
         std::uint64_t bits_after = 0;  // 4. the checksums and the header
         for (const std::uint64_t chunk : touched) {
             store_chunk_checksum(chunk);
@@ -252,7 +252,7 @@ private:
         if (keys_) header_.keys = *keys_, filter_->record_key_format(*keys_);
         header_.flags &= ~std::uint32_t{update_in_progress};
         write_header();
-        detail::sync_data(region_->file(), path_);
+        os::sync_data(region_->file(), path_);
         return added;
     }
 
@@ -265,7 +265,7 @@ private:
 
     void write_header() {
         const detail::header_bytes bytes = detail::encode_header<filter_type>(header_);
-        detail::write_all_at(region_->file(), path_, bytes.bytes.data(), bytes.bytes.size(), 0);
+        os::write_all_at(region_->file(), path_, bytes.bytes.data(), bytes.bytes.size(), 0);
     }
 
     // A previous update was interrupted. The chunks it marked were verified before it changed
@@ -286,11 +286,11 @@ private:
         }
         for (const std::uint64_t chunk : marked) store_chunk_checksum(chunk);
         seal_table();
-        detail::sync_data(region_->file(), path_);
+        os::sync_data(region_->file(), path_);
         header_.set_bits = set_bits;
         header_.flags &= ~std::uint32_t{update_in_progress};
         write_header();
-        detail::sync_data(region_->file(), path_);
+        os::sync_data(region_->file(), path_);
         recovered_ = true;
     }
 
@@ -316,14 +316,14 @@ private:
 /// lock it, as save() allows).
 template <class Filter, class Fill>
 void update_copy(const std::filesystem::path& path, Fill&& fill, const std::function<void(int descriptor)>& before_replacing = {}) {
-    const detail::file_descriptor original = detail::open_for_reading(path);
-    detail::replace_file(path, [&](const detail::file_descriptor& copy) {
+    const os::file_descriptor original = os::open_for_reading(path);
+    os::replace_file(path, [&](const os::file_descriptor& copy) {
         {
             const detail::file_lock reading(original, path, detail::file_lock::mode::shared);
-            detail::copy_contents(original, copy, path);
+            os::copy_contents(original, copy, path);
         }
-        detail::file_descriptor own(::dup(copy.get()));
-        if (own.get() < 0) detail::throw_io("cannot write", path);
+        os::file_descriptor own(::dup(copy.get()));
+        if (own.get() < 0) os::throw_io("cannot write", path);
         in_place_update<Filter> update(std::move(own), path);
         fill(update);
         update.commit();

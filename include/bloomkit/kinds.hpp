@@ -9,6 +9,7 @@
 // kind_traits), its codec under io/, and its line here (docs/ARCHITECTURE.md).
 #pragma once
 
+#include <algorithm>
 #include <concepts>
 #include <cstdint>
 #include <optional>
@@ -17,6 +18,7 @@
 #include <type_traits>
 #include <utility>
 #include <variant>
+#include <vector>
 
 #include "bloomkit/binary_fuse_filter.hpp"
 #include "bloomkit/bloom_filter.hpp"
@@ -56,6 +58,14 @@ concept counting_filter = requires(const F& f, std::string_view key) {
     { f.count(key) } -> std::convertible_to<std::uint64_t>;
 };
 /// Takes the union of another of the same parameters (Bloom, counting Bloom, scalable).
+/// Has a fixed capacity and can refuse a key (cuckoo): try_insert(key) returns a status whose
+/// `stored` means the key went in as a new copy and `full` that the table could not take it.
+template <class F>
+concept refusing_filter = requires(F& f, std::string_view key) {
+    { f.try_insert(key) == decltype(f.try_insert(key))::stored } -> std::convertible_to<bool>;
+    { f.try_insert(key) == decltype(f.try_insert(key))::full } -> std::convertible_to<bool>;
+};
+
 template <class F>
 concept merging_filter = requires(F& a, const F& b) { a |= b; };
 /// Takes the intersection of another of the same parameters (Bloom).
@@ -91,6 +101,18 @@ template <class F>
 /// What the filter `filter` holds can do.
 [[nodiscard]] inline kind_capabilities capabilities(const any_filter& filter) noexcept {
     return std::visit([](const auto& f) { return capabilities_of<std::decay_t<decltype(f)>>(); }, filter);
+}
+
+/// The words of the kinds (`bloom`, `counting`, ...) some type of which can do `ability`, once
+/// each, in the registry's order: kinds_that(&kind_capabilities::removes) is {counting, cuckoo}.
+[[nodiscard]] inline std::vector<std::string_view> kinds_that(bool kind_capabilities::*ability) {
+    std::vector<std::string_view> words;
+    for_each_filter_type([&](auto type) {
+        using F = typename decltype(type)::type;
+        if (capabilities_of<F>().*ability && std::find(words.begin(), words.end(), kind_traits<F>::word) == words.end())
+            words.push_back(kind_traits<F>::word);
+    });
+    return words;
 }
 
 /// How messages name the filter `filter` holds ("block Bloom filter").
@@ -131,7 +153,7 @@ template <class F>
 [[nodiscard]] double fpr_for_memory(double n, std::uint64_t bytes, const kind_request& request = {}) {
     return fpr_for_memory(
         bytes, [&](double p) { return kind_traits<F>::plan(n, p, request).bytes; },
-        "a " + kind_traits<F>::name() + " for " + detail::show_number(n) + " keys");
+        "a " + kind_traits<F>::name() + " for " + show_number(n) + " keys");
 }
 
 /// The most keys a filter of type F at target FPR p can be sized for within `bytes`. Throws
@@ -140,7 +162,7 @@ template <class F>
 [[nodiscard]] std::uint64_t keys_for_memory(double p, std::uint64_t bytes, const kind_request& request = {}) {
     return keys_for_memory(
         bytes, [&](double n) { return kind_traits<F>::plan(n, p, request).bytes; },
-        "a " + kind_traits<F>::name() + " at p = " + detail::show_number(p));
+        "a " + kind_traits<F>::name() + " at p = " + show_number(p));
 }
 
 }  // namespace bloomkit

@@ -175,9 +175,12 @@ struct endpoint {
 /// The CRC16 (XMODEM) hash slot of a key, hash tags included, as Redis Cluster computes it.
 [[nodiscard]] std::uint16_t key_slot(std::string_view key) noexcept;
 
+class client;
 namespace detail {
 class node_router;
-}
+/// The machinery behind a client, for the filters of src/redis only (defined there).
+node_router& router_of(client& c) noexcept;
+}  // namespace detail
 
 /// Connections to one server or to every node of a cluster. Not thread-safe: one per thread.
 /// Connects on construction (and reconnects when a connection breaks).
@@ -198,10 +201,8 @@ public:
     [[nodiscard]] std::vector<std::string> nodes() const;
     [[nodiscard]] const connection_options& options() const noexcept;
 
-    /// The machinery the filters use.
-    [[nodiscard]] detail::node_router& router() noexcept { return *router_; }
-
 private:
+    friend detail::node_router& detail::router_of(client& c) noexcept;
     std::unique_ptr<detail::node_router> router_;
 };
 

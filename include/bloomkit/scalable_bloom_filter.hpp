@@ -83,8 +83,8 @@ public:
             if (stage.hash_function() != hasher_ || plan_of(stage) != plan)
                 throw invalid_argument("stage " + std::to_string(i) + " of a scalable Bloom filter (" +
                                        std::to_string(stage.expected_keys()) + " keys at p = " +
-                                       detail::show_number(stage.target_fpr()) + ") does not follow from its parameters (" +
-                                       std::to_string(plan.capacity) + " keys at p = " + detail::show_number(plan.fpr) +
+                                       show_number(stage.target_fpr()) + ") does not follow from its parameters (" +
+                                       std::to_string(plan.capacity) + " keys at p = " + show_number(plan.fpr) +
                                        ", same hashing)");
         }
     }
@@ -289,7 +289,7 @@ private:
             return stage_type(plan.capacity, plan.fpr, {.seed = hasher_.seed(), .hash = hasher_.algorithm()});
         } catch (const invalid_argument& e) {
             throw invalid_argument("cannot size a scalable Bloom filter stage for " + std::to_string(plan.capacity) +
-                                   " keys at p = " + detail::show_number(plan.fpr) + ": " + e.what() +
+                                   " keys at p = " + show_number(plan.fpr) + ": " + e.what() +
                                    " (a larger initial capacity or growth factor needs fewer stages)");
         }
     }

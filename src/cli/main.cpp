@@ -13,9 +13,9 @@
 #include <vector>
 
 #include "bloomkit/error.hpp"
-#include "bloomkit/kind_request.hpp"
 #include "commands/commands.hpp"
-#include "support/signals.hpp"
+#include "jobs/signals.hpp"
+#include "support/messages.hpp"
 
 namespace {
 
@@ -91,35 +91,16 @@ int run(int argc, char** argv) {
     return failure;
 }
 
-/// The option a part of a kind request is given by.
-std::string_view option_of(bloomkit::invalid_request::part part) {
-    switch (part) {
-        case bloomkit::invalid_request::part::kind: return "--kind";
-        case bloomkit::invalid_request::part::layout: return "--layout";
-        case bloomkit::invalid_request::part::fingerprint_bits: return "--bits";
-        case bloomkit::invalid_request::part::arity: return "--arity";
-    }
-    return "--kind";
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
-    install_signal_handlers();
+    bloomkit::jobs::install_signal_handlers("bloomkit");
     try {
         return run(argc, argv);
-    } catch (const bloomkit::invalid_request& e) {  // the library names the part; the command, its option
-        fmt::print(stderr, "bloomkit: {}: {}\n", option_of(e.which()), e.what());
-    } catch (const bloomkit::file_format_error& e) {
-        // The library says what an interrupted update needs; the command, how to give it that.
-        fmt::print(stderr, "bloomkit: {}{}\n", e.what(),
-                   e.reason() == bloomkit::format_errc::interrupted_update ? " (bloomkit add FILE < /dev/null)" : "");
-    } catch (const bloomkit::error& e) {
-        fmt::print(stderr, "bloomkit: {}\n", e.what());
     } catch (const std::bad_alloc&) {
         fmt::print(stderr, "bloomkit: out of memory (the filter or a line is larger than the memory available)\n");
     } catch (const std::exception& e) {
-        fmt::print(stderr, "bloomkit: {}\n", e.what());
+        fmt::print(stderr, "bloomkit: {}\n", command_message(e));
     }
     return failure;
 }

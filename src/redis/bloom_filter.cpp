@@ -71,7 +71,7 @@ block_bloom_filter bloom_filter::pull() const {
             batch.argument(filter_description::header_bytes + std::min(offset + transfer_chunk, bytes) - 1);
         }
         std::uint64_t* shard_words = words + s * d.blocks_per_shard * 8;
-        client_->router().run(batch, detail::run_options_of(*client_, options_, false), [&](std::size_t i, const redisReply& r) {
+        detail::router_of(*client_).run(batch, detail::run_options_of(*client_, options_, false), [&](std::size_t i, const redisReply& r) {
             if (r.type != REDIS_REPLY_STRING) throw server_error("GETRANGE " + shard_keys_[s] + ": not a string reply");
             if (i == 0) {
                 if (const std::uint64_t found = detail::generation_from({r.str, r.len}); found != d.generation)
@@ -149,7 +149,7 @@ void bloom_filter::run_key_commands(std::span<const digest> digests, bool write,
     // was gone made the key (BITFIELD SET does), and what it made is removed first.
     std::vector<std::uint64_t> gone;
     std::optional<std::pair<std::uint64_t, std::uint64_t>> replaced;  // shard, generation found
-    client_->router().run(batch, detail::run_options_of(*client_, options_, write), [&](std::size_t i, const redisReply& r) {
+    detail::router_of(*client_).run(batch, detail::run_options_of(*client_, options_, write), [&](std::size_t i, const redisReply& r) {
         if (r.type != REDIS_REPLY_ARRAY || r.elements != std::size_t{k} + 1)
             throw server_error(std::string(batch.name(i)) + " " + std::string(batch.key(i)) + ": a reply of the wrong shape (" +
                                detail::reply_text(r) + ")");
@@ -219,7 +219,7 @@ void bloom_filter::require_shards() const {
     command_batch batch;
     for (const std::string& key : shard_keys_) read_generation(batch, key);
     std::optional<std::pair<std::uint64_t, std::uint64_t>> refused;  // shard, generation found
-    client_->router().run(batch, detail::run_options_of(*client_, options_, false), [&](std::size_t i, const redisReply& r) {
+    detail::router_of(*client_).run(batch, detail::run_options_of(*client_, options_, false), [&](std::size_t i, const redisReply& r) {
         if (const std::uint64_t found = generation_read(batch, i, r); found != description_.generation && !refused)
             refused.emplace(i, found);
     });
@@ -236,7 +236,7 @@ std::uint64_t bloom_filter::set_bit_count() const {
     }
     std::uint64_t set = 0;
     std::optional<std::pair<std::uint64_t, std::uint64_t>> refused;  // shard, generation found
-    client_->router().run(batch, detail::run_options_of(*client_, options_, false), [&](std::size_t i, const redisReply& r) {
+    detail::router_of(*client_).run(batch, detail::run_options_of(*client_, options_, false), [&](std::size_t i, const redisReply& r) {
         if (i % 2 == 0) {
             if (r.type != REDIS_REPLY_INTEGER) throw server_error("BITCOUNT " + std::string(batch.key(i)) + ": not an integer reply");
             set += static_cast<std::uint64_t>(r.integer);

@@ -25,4 +25,6 @@ std::string client::command(const std::vector<std::string>& arguments) {
 std::vector<std::string> client::nodes() const { return router_->nodes(); }
 const connection_options& client::options() const noexcept { return router_->options(); }
 
+detail::node_router& detail::router_of(client& c) noexcept { return *c.router_; }
+
 }  // namespace bloomkit::redis

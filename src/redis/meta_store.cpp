@@ -20,7 +20,7 @@ std::optional<std::string> meta_store::get() const {
     command_batch get;
     get.start(2, "GET", key_, false);
     std::optional<std::string> text;
-    client_->router().run(get, {}, [&](std::size_t, const redisReply& r) {
+    detail::router_of(*client_).run(get, {}, [&](std::size_t, const redisReply& r) {
         if (r.type == REDIS_REPLY_STRING) text = std::string(text_of(r));
         else if (r.type != REDIS_REPLY_NIL) throw server_error("GET " + key_ + ": not a string reply");
     });
@@ -52,7 +52,7 @@ meta_store::outcome meta_store::run(std::string_view expected, std::string_view 
     batch.argument(text);
     outcome result;
     const bool writes = expected != "*";
-    client_->router().run(batch, run_options_of(*client_, options_, writes), [&](std::size_t, const redisReply& r) {
+    detail::router_of(*client_).run(batch, run_options_of(*client_, options_, writes), [&](std::size_t, const redisReply& r) {
         if (r.type != REDIS_REPLY_ARRAY || r.elements != 3 || r.element[0]->type != REDIS_REPLY_INTEGER ||
             r.element[1]->type != REDIS_REPLY_STRING || r.element[2]->type != REDIS_REPLY_STRING)
             throw server_error("the script reading " + key_ + " gave a reply of the wrong shape (" + reply_text(r) + ")");

@@ -138,7 +138,7 @@ std::string encode_meta(const filter_description& d, filter_state state, std::st
         "hash {}\nseed {}\nkeys {}\ninserted {}\nexpected_keys {}\nfpr {}\n",
         meta_format_version, to_string(state), owner.empty() ? std::string() : fmt::format("owner {}\n", owner),
         d.generation, d.geometry.bits, d.geometry.hashes, d.shards, d.blocks_per_shard, to_string(d.hash), d.seed,
-        to_string(d.keys), d.inserted, d.target.expected_keys, bloomkit::detail::show_number(d.target.fpr));
+        to_string(d.keys), d.inserted, d.target.expected_keys, show_number(d.target.fpr));
 }
 
 stored_meta decode_meta(std::string_view name, std::string_view text) {
@@ -189,7 +189,7 @@ std::string impossible(const filter_description& d) {
     if (d.shards != (d.blocks() + d.blocks_per_shard - 1) / d.blocks_per_shard)
         return fmt::format("{} shards of {} blocks do not hold its {} blocks", d.shards, d.blocks_per_shard, d.blocks());
     if (d.generation % 2 == 0) return fmt::format("generation {:016x} is even (its last bit is the sentinel, 1)", d.generation);
-    if (!(d.target.fpr >= 0 && d.target.fpr < 1)) return "fpr " + bloomkit::detail::show_number(d.target.fpr) + " is not in [0, 1)";
+    if (!(d.target.fpr >= 0 && d.target.fpr < 1)) return "fpr " + show_number(d.target.fpr) + " is not in [0, 1)";
     return {};
 }
 
@@ -200,7 +200,7 @@ std::string first_difference(const filter_description& stored, const filter_desc
     if (stored.target.expected_keys != wanted.target.expected_keys)
         return differs("expected keys", stored.target.expected_keys, wanted.target.expected_keys);
     if (stored.target.fpr != wanted.target.fpr)
-        return differs("fpr", bloomkit::detail::show_number(stored.target.fpr), bloomkit::detail::show_number(wanted.target.fpr));
+        return differs("fpr", show_number(stored.target.fpr), show_number(wanted.target.fpr));
     if (stored.geometry.hashes != wanted.geometry.hashes) return differs("hashes", stored.geometry.hashes, wanted.geometry.hashes);
     if (stored.hash != wanted.hash) return differs("hash", to_string(stored.hash), to_string(wanted.hash));
     if (stored.seed != wanted.seed) return differs("seed", stored.seed, wanted.seed);

@@ -20,7 +20,7 @@ namespace bloomkit::redis::detail {
 
 /// Runs `batch`, checking only that no reply is an error.
 inline void run_all(client& c, const command_batch& batch, const filter_options& o, bool writes) {
-    c.router().run(batch, run_options_of(c, o, writes), [](std::size_t, const redisReply&) {});
+    detail::router_of(c).run(batch, run_options_of(c, o, writes), [](std::size_t, const redisReply&) {});
 }
 
 }  // namespace bloomkit::redis::detail

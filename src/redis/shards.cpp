@@ -81,7 +81,7 @@ void make_shards(client& c, const filter_description& d, std::uint64_t first, st
         batch.argument(header);
         batch.argument(previous);
     }
-    c.router().run(batch, run_options_of(c, o, true), [&](std::size_t i, const redisReply& r) {
+    detail::router_of(c).run(batch, run_options_of(c, o, true), [&](std::size_t i, const redisReply& r) {
         if (r.type != REDIS_REPLY_ARRAY || r.elements == 0 || r.element[0]->type != REDIS_REPLY_STRING)
             throw server_error("making shard " + d.shard_key(first + i) + ": a reply of the wrong shape (" + reply_text(r) + ")");
         const std::string_view outcome = text_of(*r.element[0]);
@@ -105,7 +105,7 @@ void shard_writes::clear(std::uint64_t shard) {
 
 std::optional<shard_writes::refusal> shard_writes::run() {
     std::optional<refusal> refused;
-    client_->router().run(batch_, run_options_of(*client_, *options_, true), [&](std::size_t i, const redisReply& r) {
+    detail::router_of(*client_).run(batch_, run_options_of(*client_, *options_, true), [&](std::size_t i, const redisReply& r) {
         if (r.type == REDIS_REPLY_INTEGER && r.integer == 1) return;
         if (r.type != REDIS_REPLY_STRING)
             throw server_error("writing to " + d_->shard_key(shards_[i]) + ": a reply of the wrong shape (" + reply_text(r) + ")");
@@ -128,7 +128,7 @@ std::uint64_t delete_shards(client& c, const filter_description& d, std::span<co
             if (orphans) batch.argument(d.shard_bytes(s));
             else batch.argument(std::string_view());
         }
-        c.router().run(batch, run_options_of(c, o, true), [&](std::size_t, const redisReply& r) {
+        detail::router_of(c).run(batch, run_options_of(c, o, true), [&](std::size_t, const redisReply& r) {
             if (r.type == REDIS_REPLY_INTEGER) deleted += r.integer == 1 ? 1 : 0;
         });
     }
@@ -153,7 +153,7 @@ std::vector<shard_state> inspect_shards(client& c, const std::string& name, std:
         for (std::uint64_t s = begin; s < end; ++s) batch.start_script(scripts::inspect_shard, name + ":" + std::to_string(s), 0, false);
         const std::size_t base = states.size();
         states.resize(base + (end - begin));
-        c.router().run(batch, run_options_of(c, o, false), [&](std::size_t i, const redisReply& r) {
+        detail::router_of(c).run(batch, run_options_of(c, o, false), [&](std::size_t i, const redisReply& r) {
             if (r.type != REDIS_REPLY_ARRAY || r.elements != 3 || r.element[0]->type != REDIS_REPLY_STRING ||
                 r.element[1]->type != REDIS_REPLY_INTEGER || r.element[2]->type != REDIS_REPLY_STRING)
                 throw server_error("inspecting " + std::string(batch.key(i)) + ": a reply of the wrong shape (" + reply_text(r) + ")");

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "bloomkit/error.hpp"
+#include "jobs/line_keys.hpp"
 #include "support/arguments.hpp"
 #include "support/keys.hpp"
 
@@ -55,17 +56,17 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     // --key u64 / i64: a line that is a number of the format, or an error naming the line. A
     // line both formats take is a number from 0 to 2^63 - 1: the same value either way.
     const std::string input = "fuzz.txt";
-    const line_origin origin{&input, 1};
+    const bloomkit::jobs::line_origin origin{&input, 1};
     bool unsigned_ok = false;
     bool signed_ok = false;
     std::uint64_t unsigned_value = 0;
     std::uint64_t signed_value = 0;
     parse([&] {
-        unsigned_value = parse_key_number(text, key_format::u64, origin, 0);
+        unsigned_value = bloomkit::jobs::parse_key_number(text, key_format::u64, origin, 0);
         unsigned_ok = true;
     });
     parse([&] {
-        signed_value = parse_key_number(text, key_format::i64, origin, 0);
+        signed_value = bloomkit::jobs::parse_key_number(text, key_format::i64, origin, 0);
         signed_ok = true;
     });
     if (unsigned_ok && signed_ok && unsigned_value != signed_value) std::abort();

@@ -1,5 +1,5 @@
-// tests/fuzz/fuzz_lines.cpp — libFuzzer target: any bytes as the command's input lines. The line
-// reader must hand out exactly the lines of the input (checked against a plain reference
+// tests/fuzz/fuzz_lines.cpp — libFuzzer target: any bytes as input lines (jobs/line_reader.hpp). The
+// line reader must hand out exactly the lines of the input (checked against a plain reference
 // split), whatever the bytes: empty and huge lines, CR LF, NUL, no final newline, and inputs
 // that start with the filter signature (refused with an error, never read as lines). Inputs
 // that start with the gzip or zstd magic are decompressed, not split: hostile ones must end in
@@ -17,7 +17,7 @@
 
 #include "bloomkit/error.hpp"
 #include "bloomkit/io/header.hpp"
-#include "support/line_reader.hpp"
+#include "jobs/line_reader.hpp"
 
 namespace {
 
@@ -44,19 +44,19 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (::ftruncate(fd, 0) != 0 || ::pwrite(fd, data, size, 0) != static_cast<::ssize_t>(size)) std::abort();
     std::vector<std::string> got;
     try {
-        bloomkit::cli::line_reader reader({"/proc/self/fd/" + std::to_string(fd)});
-        reader.read([&](std::span<const std::string_view> batch, const bloomkit::cli::line_origin&) {
+        bloomkit::jobs::line_reader reader({"/proc/self/fd/" + std::to_string(fd)});
+        reader.read([&](std::span<const std::string_view> batch, const bloomkit::jobs::line_origin&) {
             got.insert(got.end(), batch.begin(), batch.end());
         });
     } catch (const bloomkit::error&) {
         // Only an input that starts with a filter's signature, or damaged compressed data, is refused.
-        if (!compressed && !bloomkit::detail::starts_with_magic(std::as_bytes(std::span(data, size)))) std::abort();
+        if (!compressed && !bloomkit::starts_with_magic(std::as_bytes(std::span(data, size)))) std::abort();
         return 0;
     }
     if (compressed) return 0;
     if (got != reference_lines(text)) std::abort();
     std::vector<std::string_view> split;
-    bloomkit::cli::split_lines(text, split);
+    bloomkit::jobs::split_lines(text, split);
     if (std::vector<std::string>(split.begin(), split.end()) != got) std::abort();
     return 0;
 }

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# tests/layers/check_layers.sh — the include rules of docs/ARCHITECTURE.md, checked on the
-# headers as they are: each layer includes only the layers below it.
+# tests/layers/check_layers.sh — the include rules of docs/ARCHITECTURE.md, checked on the sources
+# as they are: each layer includes only the layers below it, and nothing outside include/ reaches
+# the library's machinery (bloomkit::detail).
 #
-#   bash tests/layers/check_layers.sh [include-dir]
+#   bash tests/layers/check_layers.sh [project-dir]
 #
-#   0 basics       error.hpp options.hpp simd.hpp hash.hpp kind_request.hpp sizing.hpp sizing/
+#   0 basics       error.hpp options.hpp simd.hpp hash.hpp kind_request.hpp sizing.hpp sizing/ os/
 #   1 machinery    detail/
 #   2 layouts      layouts/
 #   3 kinds        *_filter.hpp
@@ -12,45 +13,104 @@
 #   5 formats      io/
 #   6 dispatch     any_filter.hpp bulk.hpp file.hpp file_update.hpp
 #   7 the rest     bloomkit.hpp (the umbrella), redis.hpp
+#   8 libraries    src/jobs (bloomkit::jobs), src/redis (bloomkit::redis)
+#   9 programs     src/cli/support, bench/, examples/, python/
+#  10 commands     src/cli/commands
+#  11 main         src/cli/main.cpp
 #
-# Within a layer a header may include its neighbours, except the kinds: a kind includes no
-# sibling kind, but for the scalable filter, whose stages are Bloom filters. Prints each
-# offending include and exits 1 if there is one.
+# Within a layer of the header-only library a header may include its neighbours, except the
+# kinds: a kind includes no sibling kind, but for the scalable filter, whose stages are Bloom
+# filters. From layer 8 up, a folder includes nothing of another folder of its layer (the jobs
+# library and the Redis library know nothing of each other; the benchmarks nothing of the
+# command's support).
+#
+# Outside include/, no file includes bloomkit/detail/ or names bloomkit::detail; nor does it name
+# detail:: at all, except in src/redis, whose own internals live in bloomkit::redis::detail
+# (declared in redis.hpp, which every file of src/redis sees, so an unqualified detail:: there
+# is that namespace). tests/ are exempt from these two rules: they test the machinery itself.
+#
+# An include is found as the compiler finds it: beside the including file, then in include/, src/
+# and src/cli/ (the include directories of the targets); one found nowhere (a system or
+# third-party header) is not checked. Prints each offence and exits 1 if there is one.
 set -u
-cd "${1:-$(dirname "$0")/../../include}" || exit 2
+cd "${1:-$(dirname "$0")/../..}" || exit 2
 
-layer_of() {
+# Sets `layer` and `folder` for the file `path` (relative to the project); layer -1: unchecked.
+locate() {
+    folder=${1%/*}
     case $1 in
-        bloomkit/error.hpp | bloomkit/options.hpp | bloomkit/simd.hpp | bloomkit/hash.hpp | bloomkit/kind_request.hpp | \
-            bloomkit/sizing.hpp | bloomkit/sizing/*) echo 0 ;;
-        bloomkit/detail/*) echo 1 ;;
-        bloomkit/layouts/*) echo 2 ;;
-        bloomkit/any_filter.hpp | bloomkit/bulk.hpp | bloomkit/file.hpp | bloomkit/file_update.hpp) echo 6 ;;
-        bloomkit/*_filter.hpp) echo 3 ;;
-        bloomkit/kinds.hpp) echo 4 ;;
-        bloomkit/io/*) echo 5 ;;
-        *) echo 7 ;;
+        include/bloomkit/error.hpp | include/bloomkit/options.hpp | include/bloomkit/simd.hpp | \
+            include/bloomkit/hash.hpp | include/bloomkit/kind_request.hpp | include/bloomkit/sizing.hpp | \
+            include/bloomkit/sizing/* | include/bloomkit/os/*) layer=0 ;;
+        include/bloomkit/detail/*) layer=1 ;;
+        include/bloomkit/layouts/*) layer=2 ;;
+        include/bloomkit/any_filter.hpp | include/bloomkit/bulk.hpp | include/bloomkit/file.hpp | \
+            include/bloomkit/file_update.hpp) layer=6 ;;
+        include/bloomkit/*_filter.hpp) layer=3 ;;
+        include/bloomkit/kinds.hpp) layer=4 ;;
+        include/bloomkit/io/*) layer=5 ;;
+        include/bloomkit/*) layer=7 ;;
+        src/jobs/* | src/redis/*) layer=8 ;;
+        src/cli/support/*) layer=9 ;;
+        bench/* | examples/* | python/*)
+            layer=9
+            folder=${1%%/*}
+            ;;
+        src/cli/commands/*) layer=10 ;;
+        src/cli/main.cpp) layer=11 ;;
+        *) layer=-1 ;;
     esac
 }
 
+# Sets `found` to the file `included` names from a file in `directory`, or "" if none.
+find_included() {
+    local candidate
+    found=""
+    for candidate in "$2/$1" "include/$1" "src/$1" "src/cli/$1"; do
+        if [[ -f $candidate ]]; then
+            found=$candidate
+            [[ $found == */../* || $found == */./* ]] && found=$(realpath -m --relative-to=. "$found")
+            return
+        fi
+    done
+}
+
 bad=0 checked=0
-while IFS= read -r header; do
-    from=$(layer_of "$header")
+offend() {
+    echo "$1"
+    bad=$((bad + 1))
+}
+
+while IFS= read -r file; do
+    locate "$file"
+    from=$layer from_folder=$folder
+    ((from < 0)) && continue
     while IFS= read -r included; do
-        to=$(layer_of "$included")
+        find_included "$included" "${file%/*}"
+        [[ -z $found ]] && continue
+        locate "$found"
+        to=$layer
         checked=$((checked + 1))
-        why=""
-        if ((to > from)); then
-            why="layer $from includes layer $to"
-        elif ((to == from && from == 3)) && [[ $header != bloomkit/scalable_bloom_filter.hpp || $included != bloomkit/bloom_filter.hpp ]]; then
-            why="a filter kind includes a sibling kind"
+        if ((to < 0)); then
+            offend "$file includes $included, which is in no layer"
+        elif ((to > from)); then
+            offend "$file includes $included: layer $from includes layer $to"
+        elif ((to == from && from == 3)) &&
+            [[ $file != include/bloomkit/scalable_bloom_filter.hpp || $found != include/bloomkit/bloom_filter.hpp ]]; then
+            offend "$file includes $included: a filter kind includes a sibling kind"
+        elif ((to == from && from >= 8)) && [[ $folder != "$from_folder" ]]; then
+            offend "$file includes $included: $from_folder includes $folder, a neighbour of its layer"
         fi
-        if [[ -n $why ]]; then
-            echo "$header includes $included: $why"
-            bad=$((bad + 1))
-        fi
-    done < <(sed -n 's/^#include "\(bloomkit\/[^"]*\)".*/\1/p' "$header")
-done < <(find bloomkit -name '*.hpp' | sort)
+    done < <(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*["<]\([^">]*\)[">].*/\1/p' "$file")
+done < <(find include src bench examples python -type f \( -name '*.hpp' -o -name '*.cpp' -o -name '*.h' \) 2>/dev/null | sort)
+
+# detail:: outside include/, comments aside.
+while IFS= read -r file; do
+    code=$(sed 's://.*$::' "$file")
+    if grep -q 'bloomkit/detail/' <<<"$code"; then offend "$file includes the library's machinery (bloomkit/detail/)"; fi
+    if grep -q 'bloomkit::detail\b' <<<"$code"; then offend "$file names bloomkit::detail"; fi
+    if [[ $file != src/redis/* ]] && grep -qE '(^|[^[:alnum:]_])detail::' <<<"$code"; then offend "$file names detail::"; fi
+done < <(find src bench examples python -type f \( -name '*.hpp' -o -name '*.cpp' -o -name '*.h' -o -name '*.cc' \) 2>/dev/null | sort)
 
 echo "$checked includes checked, $bad against the layers"
 ((bad == 0))

@@ -24,7 +24,7 @@
 #include <cerrno>
 #include <filesystem>
 
-#include "bloomkit/detail/posix_file.hpp"
+#include "bloomkit/os/file.hpp"
 
 namespace bloomkit::detail {
 
@@ -37,13 +37,13 @@ public:
     /// Throws io_error naming `path` when the file system refuses locks for another reason
     /// than contention. A file system that has no locks at all (ENOLCK, EOPNOTSUPP) is read
     /// and written without them.
-    file_lock(const file_descriptor& file, const std::filesystem::path& path, mode how) : fd_(file.get()) {
+    file_lock(const os::file_descriptor& file, const std::filesystem::path& path, mode how) : fd_(file.get()) {
         if (!apply(how == mode::shared ? F_RDLCK : F_WRLCK, true)) {
             if (errno == ENOLCK || errno == EOPNOTSUPP || errno == EINVAL) {
                 fd_ = -1;
                 return;
             }
-            throw_io("cannot lock", path);
+            os::throw_io("cannot lock", path);
         }
     }
     file_lock(const file_lock&) = delete;
@@ -54,7 +54,7 @@ public:
 
     /// Whether nobody holds an exclusive lock on `file` at this instant (a shared lock could be
     /// taken without waiting).
-    [[nodiscard]] static bool free_of_writers(const file_descriptor& file) noexcept {
+    [[nodiscard]] static bool free_of_writers(const os::file_descriptor& file) noexcept {
         struct flock probe = whole_file(F_RDLCK);
         if (::fcntl(file.get(), get_command(), &probe) != 0) return true;
         return probe.l_type == F_UNLCK;

@@ -12,7 +12,7 @@
 #include <filesystem>
 #include <utility>
 
-#include "bloomkit/detail/posix_file.hpp"
+#include "bloomkit/os/file.hpp"
 
 namespace bloomkit::detail {
 
@@ -22,12 +22,12 @@ class mapped_region {
 public:
     /// Maps `file` read-only, or for writing too (`file` then open for writing) — shared: what
     /// is written through the map goes to the file.
-    mapped_region(file_descriptor file, const std::filesystem::path& path, bool writable = false)
-        : file_(std::move(file)), size_(file_size(file_, path)) {
-        if (::fstat(file_.get(), &mapped_) != 0) throw_io("cannot stat", path);
+    mapped_region(os::file_descriptor file, const std::filesystem::path& path, bool writable = false)
+        : file_(std::move(file)), size_(os::file_size(file_, path)) {
+        if (::fstat(file_.get(), &mapped_) != 0) os::throw_io("cannot stat", path);
         if (size_ == 0) return;
         void* p = ::mmap(nullptr, size_, writable ? PROT_READ | PROT_WRITE : PROT_READ, MAP_SHARED, file_.get(), 0);
-        if (p == MAP_FAILED) throw_io("cannot map", path);
+        if (p == MAP_FAILED) os::throw_io("cannot map", path);
         data_ = static_cast<std::byte*>(p);
     }
     mapped_region(const mapped_region&) = delete;
@@ -38,7 +38,7 @@ public:
     [[nodiscard]] const std::byte* data() const noexcept { return data_; }
     /// The bytes, for writing: only for a region mapped writable.
     [[nodiscard]] std::byte* writable_data() const noexcept { return data_; }
-    [[nodiscard]] const file_descriptor& file() const noexcept { return file_; }
+    [[nodiscard]] const os::file_descriptor& file() const noexcept { return file_; }
     [[nodiscard]] std::uint64_t size() const noexcept { return size_; }
 
     /// Whether the file was written or truncated in place since it was mapped, or since the
@@ -63,7 +63,7 @@ public:
     }
 
 private:
-    file_descriptor file_;
+    os::file_descriptor file_;
     mutable struct stat mapped_{};
     std::byte* data_ = nullptr;
     std::uint64_t size_;

@@ -17,7 +17,7 @@ template <>
 struct file_codec<any_filter> {
     static bool holds(const file_header&) noexcept { return true; }
     static any_filter assemble(const file_header& h, detail::payload_source& payload) {
-        return detail::by_kind(h, [&](auto type) { return any_filter(file_codec<typename decltype(type)::type>::assemble(h, payload)); });
+        return visit_kind(h, [&](auto type) { return any_filter(file_codec<typename decltype(type)::type>::assemble(h, payload)); });
     }
 };
 
@@ -27,19 +27,19 @@ struct file_codec<any_filter> {
 /// What a header describes, as messages name it: "block Bloom filter", "4-wise 8-bit binary
 /// fuse filter".
 [[nodiscard]] inline std::string filter_name(const file_header& h) {
-    return detail::by_kind(h, [](auto type) { return kind_traits<typename decltype(type)::type>::name(); });
+    return visit_kind(h, [](auto type) { return kind_traits<typename decltype(type)::type>::name(); });
 }
 
 /// Keys held, from the header alone: estimated from the fill for Bloom and counting filters
 /// (+infinity when full), exact for cuckoo and binary fuse, inserted_count for scalable.
 [[nodiscard]] inline double approximate_count(const file_header& h) {
-    return detail::by_kind(h, [&](auto type) { return file_codec<typename decltype(type)::type>::approximate_count(h); });
+    return visit_kind(h, [&](auto type) { return file_codec<typename decltype(type)::type>::approximate_count(h); });
 }
 
 /// The FPR the filter has now, from the header alone; NaN for a scalable filter (it depends on
 /// each stage's fill: ask the filter).
 [[nodiscard]] inline double current_fpr(const file_header& h) {
-    return detail::by_kind(h, [&](auto type) { return file_codec<typename decltype(type)::type>::current_fpr(h); });
+    return visit_kind(h, [&](auto type) { return file_codec<typename decltype(type)::type>::current_fpr(h); });
 }
 
 }  // namespace bloomkit

@@ -55,6 +55,20 @@ concept loadable_filter = requires(const file_header& h, detail::payload_source&
     { file_codec<Target>::assemble(h, payload) } -> std::same_as<Target>;
 };
 
+/// Calls make(std::type_identity<F>{}) for the filter type F of the registry that a file's header
+/// describes, and returns what make returns: code chosen by the kind of a file of which only the
+/// header has been read (to update a Bloom filter file in place, say, and rewrite the others).
+template <class Make>
+auto visit_kind(const file_header& h, Make make) {
+    using result = decltype(make(std::type_identity<block_bloom_filter>{}));
+    std::optional<result> made;
+    for_each_filter_type([&](auto type) {
+        if (!made && file_codec<typename decltype(type)::type>::holds(h)) made.emplace(make(type));
+    });
+    if (!made) throw error("no filter type for this header");  // decode_header admits only known kinds
+    return std::move(*made);
+}
+
 namespace detail {
 
 /// Calls visit(std::type_identity<F>{}) for the first type F of the registry whose kind code
@@ -74,18 +88,6 @@ auto for_kind_code(filter_kind kind, Visit visit) {
 /// The word of a kind code ("bloom"), for messages.
 inline std::string_view kind_word(filter_kind kind) {
     return for_kind_code(kind, [](auto type) { return kind_traits<typename decltype(type)::type>::word; });
-}
-
-/// Calls make(std::type_identity<F>) for the type of the registry the header describes.
-template <class Make>
-auto by_kind(const file_header& h, Make make) {
-    using result = decltype(make(std::type_identity<block_bloom_filter>{}));
-    std::optional<result> made;
-    for_each_filter_type([&](auto type) {
-        if (!made && file_codec<typename decltype(type)::type>::holds(h)) made.emplace(make(type));
-    });
-    if (!made) throw error("no filter type for this header");  // decode_header admits only known kinds
-    return std::move(*made);
 }
 
 /// How messages name what a Target is: its type's name, or any filter at all.
@@ -165,7 +167,7 @@ template <loadable_filter Target>
 void require_holds(const file_header& h, const std::string& where) {
     if (!file_codec<Target>::holds(h))
         reject(format_errc::wrong_kind, where,
-               "holds a " + by_kind(h, [](auto type) { return kind_traits<typename decltype(type)::type>::name(); }) + ", not a " +
+               "holds a " + visit_kind(h, [](auto type) { return kind_traits<typename decltype(type)::type>::name(); }) + ", not a " +
                    type_name<Target>());
 }
 

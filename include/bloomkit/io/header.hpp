@@ -28,6 +28,14 @@ namespace bloomkit {
 /// The first eight bytes of every bloomkit file. The high-bit first byte and the CR LF / ^Z / LF
 /// that follow catch a file mangled by a text-mode transfer, as PNG's signature does.
 inline constexpr std::array<unsigned char, 8> file_magic = {0x89, 'B', 'L', 'M', '\r', '\n', 0x1a, '\n'};
+
+/// Whether `first_bytes` (at least the first eight bytes of a file or stream, or all of a
+/// shorter one) start with the bloomkit signature: how a reader of other data (lines of keys)
+/// tells that it was given a filter file instead.
+[[nodiscard]] inline bool starts_with_magic(std::span<const std::byte> first_bytes) noexcept {
+    return first_bytes.size() >= file_magic.size() && std::memcmp(first_bytes.data(), file_magic.data(), file_magic.size()) == 0;
+}
+
 /// The format version bloomkit writes. Version 3 (docs/FORMAT.md) records what the keys are
 /// (text or integers); version 2 added the chunk table that lets a filter be updated in place.
 /// Versions 1 and 2 are still read.
@@ -147,12 +155,6 @@ struct header_bytes {
 }
 [[noreturn]] inline void reject_field(const std::string& where, const std::string& why) {
     reject(format_errc::invalid_field, where, why);
-}
-
-/// Whether `first_bytes` (at least the first eight bytes of a file or stream, or all of a
-/// shorter one) start with the bloomkit signature.
-[[nodiscard]] inline bool starts_with_magic(std::span<const std::byte> first_bytes) noexcept {
-    return first_bytes.size() >= file_magic.size() && std::memcmp(first_bytes.data(), file_magic.data(), file_magic.size()) == 0;
 }
 
 /// "N bytes", or "nothing at all" for an empty input: how a short input is described.

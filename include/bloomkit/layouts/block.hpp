@@ -103,6 +103,22 @@ public:
         return false;
     }
 
+#ifdef BLOOMKIT_X86_SIMD
+    /// One SIMD step of a single key's test, whole: whether every probe of `pattern` is set in
+    /// `block`, for k ≤ 8 (AVX2) or k ≤ 16 (AVX-512), on a CPU that has the instructions. For a
+    /// lookup loop built around the layout by hand (the benchmarks time a lookup layer by layer):
+    /// a caller built for that CPU (a target attribute, or -march) gets the step inlined.
+    /// test_one() chooses among the steps for the library's own lookups.
+    __attribute__((target("avx2"), always_inline)) bool test_step_avx2(const word_type* block,
+                                                                      std::uint32_t pattern) const noexcept {
+        return detail::simd::block_test_one_avx2(block, pattern, lane_powers_.data());
+    }
+    __attribute__((target("avx512f"), always_inline)) bool test_step_avx512(const word_type* block,
+                                                                          std::uint32_t pattern) const noexcept {
+        return detail::simd::block_test_one_avx512(block, pattern, lane_powers_.data());
+    }
+#endif
+
     // A single insert: AVX-512's step where the CPU has it (the path measured on such a CPU);
     // else, for k ≤ 8, AVX2's step inline — inline assembly in code built for baseline x86-64,
     // as for test_one. Without a SIMD step, the probes unrolled for this k (k ≤ 16), a function

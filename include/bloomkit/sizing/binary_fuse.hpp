@@ -167,7 +167,7 @@ struct binary_fuse_plan {
     for (const std::uint32_t bits : {8U, 16U})
         if (std::ldexp(1.0, -static_cast<int>(bits)) <= p) return bits;
     throw invalid_argument("a binary fuse filter reaches at best p = 1/65536 (16-bit fingerprints), not " +
-                           detail::show_number(p) + "; use a Bloom filter");
+                           show_number(p) + "; use a Bloom filter");
 }
 
 /// A binary fuse filter for n distinct keys at FPR at most p: the fewest fingerprint bits that
@@ -179,7 +179,7 @@ struct binary_fuse_plan {
     if (bits != 8 && bits != 16)
         throw invalid_argument("a binary fuse filter's fingerprints have 8 or 16 bits, not " + std::to_string(bits));
     if (!(n <= static_cast<double>(binary_fuse_max_keys)))
-        throw invalid_argument("a binary fuse filter holds at most 2^56 keys, not " + detail::show_number(n));
+        throw invalid_argument("a binary fuse filter holds at most 2^56 keys, not " + show_number(n));
     const binary_fuse_geometry g = binary_fuse_geometry_for(arity, static_cast<std::uint64_t>(n));
     return {arity, bits, g, std::ldexp(1.0, -static_cast<int>(bits))};
 }

@@ -107,7 +107,7 @@ inline std::pair<std::uint32_t, double> blocked_optimum(bloom_layout layout, dou
     const double ideal = -n * std::log(p) / (std::log(2.0) * std::log(2.0));
     const double ceiling = 0x1p64 - 0x1p12;  // largest bit count still representable, whole blocks
     if (ideal * 1.5 > ceiling)
-        throw invalid_argument("a filter for " + detail::show_number(n) + " keys at p = " + detail::show_number(p) +
+        throw invalid_argument("a filter for " + show_number(n) + " keys at p = " + show_number(p) +
                                " would need more than 2^64 bits");
 
     bloom_plan best{{0, 0}, 1.0};
@@ -140,7 +140,7 @@ inline std::pair<std::uint32_t, double> blocked_optimum(bloom_layout layout, dou
     }
     if (best.geometry.bits == 0)
         throw invalid_argument("no " + std::string(to_string(layout)) + " Bloom filter of at most 2^64 bits reaches p = " +
-                               detail::show_number(p) + " for " + detail::show_number(n) + " keys");
+                               show_number(p) + " for " + show_number(n) + " keys");
     return best;
 }
 

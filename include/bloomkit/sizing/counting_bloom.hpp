@@ -64,7 +64,7 @@ struct counting_plan {
     const auto [k, lambda] = optimum(p, [&] { return detail::best_blocked_probes(p, counting_block_counters); });
     const double blocks = std::ceil(n / lambda);
     if (!(blocks * counting_block_counters <= 0x1p62))
-        throw invalid_argument("a counting Bloom filter for " + detail::show_number(n) + " keys at p = " + detail::show_number(p) +
+        throw invalid_argument("a counting Bloom filter for " + show_number(n) + " keys at p = " + show_number(p) +
                                " would need more than 2^64 bits");
     const counting_geometry g{static_cast<std::uint64_t>(blocks) * counting_block_counters, k};
     return {g, counting_fpr(n, g)};

@@ -68,8 +68,8 @@ struct cuckoo_plan {
     detail::require_probability(p);
     for (const std::uint32_t bits : {8U, 12U, 16U})
         if (cuckoo_fpr(bits, 1.0) <= p) return bits;
-    throw invalid_argument("a cuckoo filter's false-positive rate is at best " + detail::show_number(cuckoo_fpr(16, 1.0)) +
-                           " (16-bit fingerprints); for p = " + detail::show_number(p) + " use a Bloom filter");
+    throw invalid_argument("a cuckoo filter's false-positive rate is at best " + show_number(cuckoo_fpr(16, 1.0)) +
+                           " (16-bit fingerprints); for p = " + show_number(p) + " use a Bloom filter");
 }
 
 /// Buckets that hold n keys: ceil(n / 3.8) — a load of at most cuckoo_max_load — plus
@@ -84,7 +84,7 @@ struct cuckoo_plan {
     const double at_max_load = std::max(1.0, std::ceil(n / (cuckoo_max_load * cuckoo_bucket_size)));
     const double buckets = at_max_load + std::ceil(std::sqrt(at_max_load));
     if (buckets > static_cast<double>(cuckoo_max_buckets))
-        throw invalid_argument("a cuckoo filter for " + detail::show_number(n) + " keys would need more than 2^58 buckets");
+        throw invalid_argument("a cuckoo filter for " + show_number(n) + " keys would need more than 2^58 buckets");
     return static_cast<std::uint64_t>(buckets);
 }
 

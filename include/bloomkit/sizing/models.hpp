@@ -34,12 +34,12 @@ namespace detail {
 
 inline void require_keys(double n) {
     if (!(n >= 1) || !std::isfinite(n))
-        throw invalid_argument("expected number of keys must be at least 1, got " + detail::show_number(n));
+        throw invalid_argument("expected number of keys must be at least 1, got " + show_number(n));
 }
 
 inline void require_probability(double p) {
     if (!(p > 0 && p < 1))  // also rejects NaN
-        throw invalid_argument("false-positive rate must be strictly between 0 and 1, got " + detail::show_number(p));
+        throw invalid_argument("false-positive rate must be strictly between 0 and 1, got " + show_number(p));
 }
 
 /// P(Poisson(λ) = i), in logs so that large λ (and i) neither overflow nor underflow.

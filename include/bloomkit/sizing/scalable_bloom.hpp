@@ -52,10 +52,10 @@ inline void check_scalable_parameters(const scalable_parameters& params) {
     detail::require_probability(params.fpr);
     if (!(params.growth >= 1 && params.growth <= scalable_max_growth))  // also rejects NaN
         throw invalid_argument("a scalable Bloom filter's growth factor (how many times more keys each new stage "
-                               "holds) must be between 1 and 16, got " + detail::show_number(params.growth));
+                               "holds) must be between 1 and 16, got " + show_number(params.growth));
     if (!(params.tightening > 0 && params.tightening < 1))
         throw invalid_argument("a scalable Bloom filter's tightening ratio (each new stage's FPR over the one "
-                               "before's) must be strictly between 0 and 1, got " + detail::show_number(params.tightening));
+                               "before's) must be strictly between 0 and 1, got " + show_number(params.tightening));
 }
 
 /// The first stage of the chain.
@@ -98,7 +98,7 @@ struct scalable_plan {
         if (plan.stages.size() == scalable_max_stages)
             throw invalid_argument("a scalable Bloom filter starting at " + std::to_string(params.initial_capacity) +
                                    " keys would need more than " + std::to_string(scalable_max_stages) +
-                                   " stages to hold " + detail::show_number(n));
+                                   " stages to hold " + show_number(n));
         const bloom_plan sized = plan_bloom(bloom_layout::block, static_cast<double>(stage.capacity), stage.fpr);
         const double held = std::min(left, static_cast<double>(stage.capacity));
         plan.stages.push_back(stage);

@@ -1,5 +1,5 @@
 // bloomkit add FILE [INPUT...|-] — adds lines to an existing filter, under the writer lock
-// (support/writer_lock.hpp): two adds at once both land.
+// (jobs/writer_lock.hpp): two adds at once both land.
 //
 // All or nothing, as a reader sees it: every line is read, parsed and hashed before the file
 // changes at all, so a bad line, a damaged input or a signal while reading leaves the file as it
@@ -22,15 +22,17 @@
 
 #include "bloomkit/file_update.hpp"
 #include "commands/commands.hpp"
+#include "jobs/digest_spool.hpp"
+#include "jobs/line_keys.hpp"
+#include "jobs/progress.hpp"
+#include "jobs/signals.hpp"
 #include "support/common_options.hpp"
-#include "support/digest_spool.hpp"
+#include "support/file_locking.hpp"
 #include "support/filter_files.hpp"
 #include "support/filter_work.hpp"
 #include "support/keys.hpp"
-#include "support/progress.hpp"
-#include "support/signals.hpp"
+#include "support/messages.hpp"
 #include "support/summary.hpp"
-#include "support/writer_lock.hpp"
 
 namespace bloomkit::cli {
 namespace {
@@ -50,18 +52,18 @@ struct add_options {
 /// Reads every line into `update`, or once there are too many to keep in memory, into a spool
 /// of digests; returns the spool when one was needed.
 template <class F>
-std::unique_ptr<digest_spool> stage_lines(in_place_update<F>& update, line_reader& lines, key_format keys,
+std::unique_ptr<jobs::digest_spool> stage_lines(in_place_update<F>& update, jobs::line_reader& lines, key_format keys,
                                           unrecorded_format_warning& numeric_lines) {
-    progress shown("reading", lines.total_bytes());
-    std::unique_ptr<digest_spool> spool;
+    jobs::progress shown("reading", lines.total_bytes());
+    std::unique_ptr<jobs::digest_spool> spool;
     std::vector<digest> digests;
-    lines.read([&](std::span<const std::string_view> batch, const line_origin& origin) {
+    lines.read([&](std::span<const std::string_view> batch, const jobs::line_origin& origin) {
         numeric_lines.look(batch);
-        with_keys(batch, keys, origin, [&](auto keyed) {
+        jobs::with_keys(batch, keys, origin, [&](auto keyed) {
             if (!spool) {
                 update.insert(keyed.begin(), keyed.end());
                 if (update.pending() < staged_keys) return;
-                spool = std::make_unique<digest_spool>();
+                spool = std::make_unique<jobs::digest_spool>();
                 spool->write(update.take_pending());
                 return;
             }
@@ -77,8 +79,8 @@ std::unique_ptr<digest_spool> stage_lines(in_place_update<F>& update, line_reade
 /// Adds the lines to a Bloom filter file in place, or through a copy when they are too many to
 /// wait in memory. Returns the file's header as it now is, for the summary.
 template <class F>
-file_header add_to_bloom_file(const add_options& options, line_reader& lines, key_format keys, const file_header& h) {
-    set_mapped_file(options.filter);  // a SIGBUS while the map is written names the file
+file_header add_to_bloom_file(const add_options& options, jobs::line_reader& lines, key_format keys, const file_header& h) {
+    jobs::set_mapped_file(options.filter);  // a SIGBUS while the map is written names the file
     in_place_update<F> update(options.filter);
     if (update.recovered())
         fmt::print(stderr,
@@ -87,20 +89,20 @@ file_header add_to_bloom_file(const add_options& options, line_reader& lines, ke
                    options.filter);
     if (!options.key.empty() && h.keys == key_format::unrecorded) update.record_key_format(keys);
     unrecorded_format_warning numeric_lines(h.keys, options.key, options.filter);
-    const std::unique_ptr<digest_spool> spool = stage_lines(update, lines, keys, numeric_lines);
+    const std::unique_ptr<jobs::digest_spool> spool = stage_lines(update, lines, keys, numeric_lines);
     if (!spool) {
-        const termination_signals_blocked whole;  // a signal waits for the commit's few milliseconds
+        const jobs::termination_signals_blocked whole;  // a signal waits for the commit's few milliseconds
         update.commit();
-        set_termination_note({});
+        jobs::set_termination_note({});
         return update.header();
     }
     file_header result;
-    std::optional<termination_signals_blocked> replacing;
+    std::optional<jobs::termination_signals_blocked> replacing;
     update_copy<F>(
         options.filter,
         [&](in_place_update<F>& copy) {
         if (!options.key.empty() && h.keys == key_format::unrecorded) copy.record_key_format(keys);
-        progress shown("adding", spool->size());
+        jobs::progress shown("adding", spool->size());
         std::uint64_t done = 0;
         spool->read(std::size_t{1} << 16, [&](std::span<const digest> digests) {
             copy.insert_digests(digests);
@@ -110,18 +112,18 @@ file_header add_to_bloom_file(const add_options& options, line_reader& lines, ke
         copy.commit();
         result = copy.header();
         },
-        [&](int) { replacing.emplace(), set_termination_note({}); });  // the copy is complete: let it replace the file
+        [&](int) { replacing.emplace(), jobs::set_termination_note({}); });  // the copy is complete: let it replace the file
     return result;
 }
 
 /// Loads the filter, adds the lines and replaces the file (kinds that are not updated in place).
-file_header add_by_rewriting(const add_options& options, line_reader& lines, key_format keys, unsigned threads) {
+file_header add_by_rewriting(const add_options& options, jobs::line_reader& lines, key_format keys, unsigned threads) {
     any_filter filter = load<any_filter>(options.filter);
     if (!options.key.empty() && recorded_key_format(filter) == key_format::unrecorded)
         record_key_format(filter, keys);
     insert_lines(filter, lines, keys, threads);
-    std::optional<termination_signals_blocked> replacing;
-    save(filter, options.filter, [&](int) { replacing.emplace(), set_termination_note({}); });
+    std::optional<jobs::termination_signals_blocked> replacing;
+    save(filter, options.filter, [&](int) { replacing.emplace(), jobs::set_termination_note({}); });
     return header_of(filter);
 }
 
@@ -136,16 +138,16 @@ int run_add(const add_options& options) {
     } catch (const unfinished_update&) {
         throw;  // its message says what became of the file
     } catch (const error& e) {
-        throw error(fmt::format("{}; '{}' was not changed", e.what(), options.filter));
+        throw error(fmt::format("{}; '{}' was not changed", command_message(e), options.filter));
     }
 }
 
 int run_add_or_leave_unchanged(const add_options& options) {
     const unsigned threads = parse_threads(options.threads);
-    line_reader lines(options.inputs);
+    jobs::line_reader lines(options.inputs);
     refuse_input_as_output(lines, options.filter);
-    const writer_lock lock(options.filter, options.no_wait);
-    set_termination_note(fmt::format("bloomkit: stopped by a signal before anything was written: '{}' was not changed\n",
+    const jobs::writer_lock lock = lock_for_writing(options.filter, options.no_wait);
+    jobs::set_termination_note(fmt::format("bloomkit: stopped by a signal before anything was written: '{}' was not changed\n",
                                      options.filter));
     const file_header h = read_header(options.filter);
     const key_format keys = key_format_for(h.keys, options.key, options.filter);
@@ -155,7 +157,7 @@ int run_add_or_leave_unchanged(const add_options& options) {
         return success;
     };
     if (h.version >= 2)
-        if (const std::optional<int> done = detail::by_kind(h, [&](auto type) -> std::optional<int> {
+        if (const std::optional<int> done = visit_kind(h, [&](auto type) -> std::optional<int> {
                 using F = typename decltype(type)::type;
                 if constexpr (capabilities_of<F>().updates_in_place) return report(add_to_bloom_file<F>(options, lines, keys, h));
                 else return std::nullopt;

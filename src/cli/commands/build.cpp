@@ -20,13 +20,13 @@
 #include "commands/commands.hpp"
 #include "support/arguments.hpp"
 #include "support/common_options.hpp"
+#include "support/file_locking.hpp"
+#include "support/filter_build.hpp"
 #include "support/filter_files.hpp"
 #include "support/filter_work.hpp"
 #include "support/keys.hpp"
-#include "support/filter_build.hpp"
 #include "support/sizing_options.hpp"
 #include "support/summary.hpp"
-#include "support/writer_lock.hpp"
 
 namespace bloomkit::cli {
 namespace {
@@ -60,8 +60,8 @@ int run_build(const build_options& options) {
     const sizing_request sizing = parse_sizing(options.sizing);
     const key_format keys = key_format_to_build(options.key);
     const filter_options hashing{.seed = parse_seed(options.seed), .keys = keys};
-    const std::optional<writer_lock> lock = lock_output(options.output, options.no_wait);
-    line_reader lines(options.inputs);  // a missing file is reported before anything else happens
+    const std::optional<jobs::writer_lock> lock = lock_output(options.output, options.no_wait);
+    jobs::line_reader lines(options.inputs);  // a missing file is reported before anything else happens
     refuse_input_as_output(lines, options.output);
     if (!is_standard_stream(options.output)) require_saveable(options.output);
     const any_filter filter = with_requested_type(request, sizing.choice_fpr(), [&](auto type) {

@@ -11,13 +11,13 @@
 
 #include "bloomkit/error.hpp"
 #include "commands/commands.hpp"
+#include "jobs/output.hpp"
+#include "support/arguments.hpp"
+#include "support/check_report.hpp"
+#include "support/common_options.hpp"
 #include "support/filter_files.hpp"
 #include "support/filter_work.hpp"
-#include "support/arguments.hpp"
-#include "support/common_options.hpp"
 #include "support/keys.hpp"
-#include "support/check_report.hpp"
-#include "support/output.hpp"
 
 namespace bloomkit::cli {
 namespace {
@@ -34,7 +34,7 @@ struct check_options {
 int run_check(const check_options& options) {
     if (is_standard_stream(options.filter) && (options.inputs.empty() || std::ranges::count(options.inputs, "-") > 0))
         throw invalid_argument("the filter and the lines cannot both come from standard input: name a file for one of them");
-    line_reader lines(options.inputs);
+    jobs::line_reader lines(options.inputs);
     const filter_input opened(options.filter);
     if (!options.no_verify) opened.verify();
     const key_format keys = key_format_for(opened.header().keys, options.key, opened.name());

@@ -32,13 +32,14 @@
 #include "support/filter_files.hpp"
 #include "support/filter_work.hpp"
 #include "support/keys.hpp"
-#include "support/ordered_blocks.hpp"
-#include "support/output.hpp"
-#include "support/progress.hpp"
-#include "support/signals.hpp"
+#include "jobs/line_keys.hpp"
+#include "jobs/ordered_pipeline.hpp"
+#include "jobs/output.hpp"
+#include "jobs/progress.hpp"
+#include "jobs/signals.hpp"
 #include "support/sizing_options.hpp"
 #include "support/summary.hpp"
-#include "support/writer_lock.hpp"
+#include "support/file_locking.hpp"
 
 namespace bloomkit::cli {
 namespace {
@@ -162,30 +163,30 @@ struct hashed_lines {
 /// A dedup run: the filter, the output, the state file and what has been done so far.
 class dedup_run {
 public:
-    dedup_run(const dedup_options& options, double checkpoint_seconds, any_filter&& filter, std::optional<writer_lock>& lock)
+    dedup_run(const dedup_options& options, double checkpoint_seconds, any_filter&& filter, std::optional<jobs::writer_lock>& lock)
         : options_(options),
           filter_(std::move(filter)),
           lock_(lock),
-          out_(options.line_buffered || ::isatty(STDOUT_FILENO) == 1 ? output::buffering::line : output::buffering::block),
+          out_(options.line_buffered || ::isatty(STDOUT_FILENO) == 1 ? jobs::output::buffering::line : jobs::output::buffering::block),
           checkpoint_(checkpoint_seconds) {}
 
     /// Reads every line (until a deferred signal, whose number it returns), printing the new
     /// ones, with `threads` threads hashing: the lines go in and out in input order.
-    int read(line_reader& lines, key_format keys, unsigned threads) {
-        progress shown("deduplicating", lines.total_bytes());
+    int read(jobs::line_reader& lines, key_format keys, unsigned threads) {
+        jobs::progress shown("deduplicating", lines.total_bytes());
         int signal = 0;
         wrong_drop_estimate wrong(filter_);
         const hasher& hash = hash_function(filter_);
         try {
-            for_each_block_in_order<hashed_lines>(
+            jobs::for_each_block_in_order<hashed_lines>(
                 lines, threads,
-                [&](std::span<const std::string_view> batch, const line_origin& origin, hashed_lines& block) {
+                [&](std::span<const std::string_view> batch, const jobs::line_origin& origin, hashed_lines& block) {
                     block.digests.resize(batch.size());
-                    with_keys(batch, keys, origin, [&](auto keyed) {
+                    jobs::with_keys(batch, keys, origin, [&](auto keyed) {
                         for (std::size_t i = 0; i < batch.size(); ++i) block.digests[i] = hash(keyed[i]);
                     });
                 },
-                [&](std::span<const std::string_view> batch, const line_origin&, hashed_lines& block) {
+                [&](std::span<const std::string_view> batch, const jobs::line_origin&, hashed_lines& block) {
                     const std::span<bool> fresh = block.fresh.resize(batch.size());
                     for (std::size_t at = 0; at < batch.size(); at += wrong.stretch()) {  // a stretch at a time
                         const std::size_t size = std::min<std::size_t>(wrong.stretch(), batch.size() - at);
@@ -195,10 +196,10 @@ public:
                     }
                     print(batch, fresh);
                     shown.update(lines.bytes_read());
-                    if (termination_signal() != 0) throw termination_requested{termination_signal()};
+                    if (jobs::termination_signal() != 0) throw jobs::termination_requested{jobs::termination_signal()};
                     if (lock_ && std::chrono::steady_clock::now() - last_checkpoint_ >= checkpoint_) save_state();
                 });
-        } catch (const termination_requested& stop) {
+        } catch (const jobs::termination_requested& stop) {
             signal = stop.signal;
         }
         expected_wrong_ = wrong.expected();
@@ -210,11 +211,11 @@ public:
     /// filter is a line already printed.
     void save_state() {
         out_.flush();
-        lock_->save_keeping_lock(filter_, options_.state);
+        save_keeping_lock(*lock_, filter_, options_.state);
         last_checkpoint_ = std::chrono::steady_clock::now();
     }
 
-    void summarize(const line_reader& lines, int signal) const {
+    void summarize(const jobs::line_reader& lines, int signal) const {
         warn_if_overfull(filter_);
         job_summary summary("dedup");
         summary.count("lines read", read_)
@@ -245,8 +246,8 @@ private:
 
     const dedup_options& options_;
     any_filter filter_;
-    std::optional<writer_lock>& lock_;
-    output out_;
+    std::optional<jobs::writer_lock>& lock_;
+    jobs::output out_;
     const std::chrono::duration<double> checkpoint_;
     std::chrono::steady_clock::time_point last_checkpoint_ = std::chrono::steady_clock::now();
     std::uint64_t read_ = 0, written_ = 0, fresh_ = 0;
@@ -257,15 +258,15 @@ int run_dedup(const dedup_options& options) {
     const sizing_request sizing = parse_sizing(options.sizing);
     const unsigned threads = parse_threads(options.threads);
     const double checkpoint_seconds = parse_seconds("--checkpoint", options.checkpoint);
-    line_reader lines(options.inputs);
+    jobs::line_reader lines(options.inputs);
     if (!options.state.empty()) {
         refuse_input_as_output(lines, options.state);
         require_saveable(options.state);  // not at the first checkpoint, a minute into the run
     }
-    std::optional<writer_lock> lock;
+    std::optional<jobs::writer_lock> lock;
     if (!options.state.empty()) {
-        defer_termination();  // a signal stops the reading; the state is then saved
-        lock.emplace(options.state, options.no_wait, writer_lock::missing::create);
+        jobs::defer_termination();  // a signal stops the reading; the state is then saved
+        lock.emplace(lock_for_writing(options.state, options.no_wait, jobs::writer_lock::missing::create));
     }
     any_filter filter = starting_filter(options, sizing);
     const key_format keys = key_format_for(recorded_key_format(filter), options.key, options.state);

@@ -42,8 +42,14 @@ private:
     std::vector<field> fields_;
 };
 
-// The kind-specific description, one overload per kind of the registry (any_filter.hpp): what
-// it is, its parameters. Everything but a scalable filter's stages comes from the header.
+// The kind-specific description: what it is, its parameters. Any kind of the registry (kinds.hpp)
+// is described by its name; the overloads below add what info knows to say of each kind's
+// parameters. Everything but a scalable filter's stages comes from the header.
+
+template <class Filter>
+void describe(const Filter&, const file_header&, fields_builder& out) {
+    out.add("kind", kind_traits<Filter>::name(), "", "");
+}
 
 template <class Layout>
 void describe(const basic_bloom_filter<Layout>&, const file_header& h, fields_builder& out) {

@@ -18,9 +18,9 @@
 #include "bloomkit/bulk.hpp"
 #include "commands/commands.hpp"
 #include "support/common_options.hpp"
+#include "support/file_locking.hpp"
 #include "support/filter_files.hpp"
 #include "support/summary.hpp"
-#include "support/writer_lock.hpp"
 
 namespace bloomkit::cli {
 namespace {
@@ -54,7 +54,7 @@ int run_merge(const merge_options& options) {
     if (options.filters.size() < 2) throw invalid_argument("merge takes at least two filters");
     if (std::ranges::count(options.filters, "-") > 1)
         throw invalid_argument("only one of the filters can come from standard input");
-    const std::optional<writer_lock> lock = lock_output(options.output, options.no_wait);
+    const std::optional<jobs::writer_lock> lock = lock_output(options.output, options.no_wait);
     any_filter result = read_filter(options.filters.front());
     for (std::size_t i = 1; i < options.filters.size(); ++i) {
         try {

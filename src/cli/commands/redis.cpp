@@ -21,13 +21,14 @@
 
 #include "bloomkit/redis.hpp"
 #include "commands/commands.hpp"
+#include "jobs/line_keys.hpp"
+#include "jobs/line_reader.hpp"
+#include "jobs/progress.hpp"
 #include "support/arguments.hpp"
 #include "support/check_report.hpp"
 #include "support/common_options.hpp"
 #include "support/filter_files.hpp"
 #include "support/keys.hpp"
-#include "support/line_reader.hpp"
-#include "support/progress.hpp"
 #include "support/summary.hpp"
 
 namespace bloomkit::cli {
@@ -170,7 +171,7 @@ struct lines_options {
 };
 
 int run_add(const lines_options& o) {
-    line_reader lines(o.inputs);
+    jobs::line_reader lines(o.inputs);
     redis::client c = connect(o.where);
     redis::bloom_filter filter = redis::bloom_filter::open(c, o.where.name, filter_options_of(o.where));
     const key_format recorded = filter.recorded_key_format();
@@ -180,10 +181,10 @@ int run_add(const lines_options& o) {
     if (recorded == key_format::unrecorded && !o.key.empty()) filter.record_key_format(keys);
     unrecorded_format_warning warning(filter.recorded_key_format(), o.key, filter.name());
     std::uint64_t read = 0, added = 0;
-    progress shown("adding", lines.total_bytes());
-    lines.read([&](std::span<const std::string_view> batch, const line_origin& origin) {
+    jobs::progress shown("adding", lines.total_bytes());
+    lines.read([&](std::span<const std::string_view> batch, const jobs::line_origin& origin) {
         warning.look(batch);
-        with_keys(batch, keys, origin, [&](auto keyed) { added += filter.insert(keyed.begin(), keyed.end()); });
+        jobs::with_keys(batch, keys, origin, [&](auto keyed) { added += filter.insert(keyed.begin(), keyed.end()); });
         read += batch.size();
         shown.update(lines.bytes_read());
     });
@@ -198,7 +199,7 @@ int run_add(const lines_options& o) {
 }
 
 int run_check(const lines_options& o) {
-    line_reader lines(o.inputs);
+    jobs::line_reader lines(o.inputs);
     redis::client c = connect(o.where);
     const redis::bloom_filter filter = redis::bloom_filter::open(c, o.where.name, filter_options_of(o.where));
     const key_format keys = key_format_for(filter.recorded_key_format(), o.key, filter.name());

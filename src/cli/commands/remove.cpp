@@ -12,6 +12,7 @@
 // only the others. Exit codes: 0 every line removed, 1 some line refused (or no line at all),
 // 2 error.
 #include <fmt/core.h>
+#include <fmt/format.h>
 
 #include <memory>
 #include <string>
@@ -19,11 +20,12 @@
 #include <vector>
 
 #include "commands/commands.hpp"
+#include "jobs/line_keys.hpp"
 #include "support/common_options.hpp"
 #include "support/filter_files.hpp"
 #include "support/filter_work.hpp"
 #include "support/keys.hpp"
-#include "support/writer_lock.hpp"
+#include "support/file_locking.hpp"
 
 namespace bloomkit::cli {
 namespace {
@@ -44,7 +46,7 @@ struct removal {
     std::uint64_t removed = 0, refused = 0;
     std::vector<std::string> first_refused;
 
-    void refuse(std::string_view line, const line_origin& origin, std::size_t index) {
+    void refuse(std::string_view line, const jobs::line_origin& origin, std::size_t index) {
         ++refused;
         if (first_refused.size() < named_lines)
             first_refused.push_back(fmt::format("line {} of '{}': '{}'", origin.first_line + index,
@@ -58,7 +60,7 @@ struct removal {
 /// remaining lines are only checked, to name the refused ones.
 template <class Key>
 void remove_batch(any_filter& filter, std::span<const Key> keys, std::span<const std::string_view> lines,
-                  const line_origin& origin, bool partial, removal& done) {
+                  const jobs::line_origin& origin, bool partial, removal& done) {
     thread_local answer_buffer answers;
     const bool checking = !partial && done.refused > 0;  // nothing will be saved: only name what is refused
     if (partial || checking) {  // key by key
@@ -100,17 +102,16 @@ void report(const removal& done, bool partial, const std::string& filter) {
 }
 
 int run_remove(const remove_options& options) {
-    line_reader lines(options.inputs);
-    const writer_lock lock(options.filter, options.no_wait);
+    jobs::line_reader lines(options.inputs);
+    const jobs::writer_lock lock = lock_for_writing(options.filter, options.no_wait);
     any_filter filter = load<any_filter>(options.filter);
     const key_format keys = key_format_for(recorded_key_format(filter), options.key, options.filter);
     removal done;
     if (!capabilities(filter).removes)
-        throw error(fmt::format("'{}' holds a {}, which cannot remove keys: only counting Bloom and cuckoo filters can "
-                                "(bloomkit build --kind counting|cuckoo)",
-                                options.filter, kind_name(filter)));
-    lines.read([&](std::span<const std::string_view> batch, const line_origin& origin) {
-        with_keys(batch, keys, origin, [&](auto keyed) { remove_batch(filter, keyed, batch, origin, options.partial, done); });
+        throw error(fmt::format("'{}' holds a {}, which cannot remove keys: build one that can (bloomkit build --kind {})",
+                                options.filter, kind_name(filter), fmt::join(kinds_that(&kind_capabilities::removes), "|")));
+    lines.read([&](std::span<const std::string_view> batch, const jobs::line_origin& origin) {
+        jobs::with_keys(batch, keys, origin, [&](auto keyed) { remove_batch(filter, keyed, batch, origin, options.partial, done); });
     });
     if (done.removed > 0 && (done.refused == 0 || options.partial)) write_filter(filter, options.filter);
     report(done, options.partial, options.filter);

@@ -15,9 +15,9 @@
 #include "support/arguments.hpp"
 #include "support/filter_work.hpp"
 #include "support/keys.hpp"
-#include "support/line_reader.hpp"
-#include "support/output.hpp"
-#include "support/progress.hpp"
+#include "jobs/line_reader.hpp"
+#include "jobs/output.hpp"
+#include "jobs/progress.hpp"
 
 namespace bloomkit::cli {
 
@@ -32,14 +32,14 @@ struct check_report {
 /// that its file did not change); `numeric_lines`, when given, looks at the lines read as text
 /// against a filter that does not record its key format.
 template <class Filter>
-bool report_check(const Filter& filter, line_reader& lines, key_format keys, unsigned threads, const check_report& how,
+bool report_check(const Filter& filter, jobs::line_reader& lines, key_format keys, unsigned threads, const check_report& how,
                   std::string_view filter_name, const std::function<void()>& before_totals = {},
                   unrecorded_format_warning* numeric_lines = nullptr) {
     if (how.json && !how.count)
         throw invalid_argument("--json prints the totals of --count: without --count, check prints lines");
     std::uint64_t present = 0, absent = 0;
-    output out;
-    progress shown("checking", lines.total_bytes());
+    jobs::output out;
+    jobs::progress shown("checking", lines.total_bytes());
     query_lines(filter, lines, keys, threads, [&](auto batch, std::span<const bool> answers) {
         if (numeric_lines != nullptr) numeric_lines->look(batch);
         for (std::size_t i = 0; i < batch.size(); ++i) {

@@ -13,10 +13,11 @@
 #include <vector>
 
 #include "bloomkit/any_filter.hpp"
+#include "jobs/line_keys.hpp"
+#include "jobs/line_reader.hpp"
+#include "jobs/progress.hpp"
 #include "support/filter_work.hpp"
 #include "support/keys.hpp"
-#include "support/line_reader.hpp"
-#include "support/progress.hpp"
 #include "support/sizing_options.hpp"
 
 namespace bloomkit::cli {
@@ -28,18 +29,18 @@ inline constexpr std::uint64_t default_scalable_capacity = 100'000;
 /// Lines in the inputs (a last line without '\n' counts), each checked as a key of `format` as
 /// it is counted, so that a bad line stops the job at once; the inputs are then read again from
 /// their start (copied first where they cannot be: line_reader::read_and_keep).
-inline std::uint64_t count_lines(line_reader& reader, key_format format) {
-    progress shown("counting lines", reader.total_bytes());
+inline std::uint64_t count_lines(jobs::line_reader& reader, key_format format) {
+    jobs::progress shown("counting lines", reader.total_bytes());
     std::uint64_t lines = 0;
     std::vector<std::string_view> split;
-    reader.read_and_keep([&](line_block&& block) {
+    reader.read_and_keep([&](jobs::line_block&& block) {
         const std::string_view text = block.text();
-        lines += count_newlines(text);
+        lines += jobs::count_newlines(text);
         if (!text.empty() && text.back() != '\n') ++lines;
         if (format == key_format::u64 || format == key_format::i64) {
             split.clear();
-            split_lines(text, split);
-            with_keys(std::span<const std::string_view>(split), format, block.origin, [](auto) {});
+            jobs::split_lines(text, split);
+            jobs::with_keys(std::span<const std::string_view>(split), format, block.origin, [](auto) {});
         }
         shown.update(reader.bytes_read());
     });
@@ -48,18 +49,18 @@ inline std::uint64_t count_lines(line_reader& reader, key_format format) {
 
 /// The keys of every line of `lines` (a static filter is built from them all at once).
 struct all_keys {
-    std::vector<line_block> blocks;  // own the bytes the views point into
+    std::vector<jobs::line_block> blocks;  // own the bytes the views point into
     std::vector<std::string_view> texts;
     std::vector<std::uint64_t> numbers;
 };
 
-inline all_keys read_all_keys(line_reader& lines, key_format format) {
+inline all_keys read_all_keys(jobs::line_reader& lines, key_format format) {
     all_keys keys;
-    lines.read_blocks([&](line_block&& block) {
+    lines.read_blocks([&](jobs::line_block&& block) {
         const std::size_t first = keys.texts.size();
-        split_lines(block.text(), keys.texts);
+        jobs::split_lines(block.text(), keys.texts);
         if (format != key_format::text) {
-            with_keys(std::span<const std::string_view>(keys.texts).subspan(first), format, block.origin, [&](auto keyed) {
+            jobs::with_keys(std::span<const std::string_view>(keys.texts).subspan(first), format, block.origin, [&](auto keyed) {
                 if constexpr (std::is_same_v<typename decltype(keyed)::value_type, std::uint64_t>)
                     keys.numbers.insert(keys.numbers.end(), keyed.begin(), keyed.end());
             });
@@ -78,7 +79,7 @@ enum class filter_use { saved, held_by_job };
 
 /// The filter of type F the request asks for, holding every line of `lines`.
 template <class F>
-any_filter build_filter(const kind_request& request, line_reader& lines, key_format format, const sizing_request& sizing,
+any_filter build_filter(const kind_request& request, jobs::line_reader& lines, key_format format, const sizing_request& sizing,
                         filter_options hashing, unsigned threads, filter_use use = filter_use::saved) {
     if constexpr (!inserting_filter<F>) {
         if (sizing.memory) throw invalid_argument("--memory does not apply to a binary fuse filter: it is sized by its keys");
@@ -90,7 +91,7 @@ any_filter build_filter(const kind_request& request, line_reader& lines, key_for
         // pipes, FIFOs) are spooled first so they can be read twice. A scalable filter grows,
         // so it starts at a modest capacity instead.
         sizing_request r = sizing;
-        if (std::is_same_v<F, scalable_bloom_filter> && r.needs_count() && !r.memory) r.keys = default_scalable_capacity;
+        if (capabilities_of<F>().grows && r.needs_count() && !r.memory) r.keys = default_scalable_capacity;
         const auto [n, p] = resolve_sizing<F>(r, request, [&] {
             const std::uint64_t counted = count_lines(lines, format);
             return use == filter_use::held_by_job ? std::max<std::uint64_t>(counted, 1) : counted;

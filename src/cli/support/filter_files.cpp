@@ -1,3 +1,4 @@
+// src/cli/support/filter_files.cpp — see filter_files.hpp.
 #include "filter_files.hpp"
 
 #include <fcntl.h>
@@ -8,8 +9,9 @@
 #include <ostream>
 #include <system_error>
 
-#include "fd_stream.hpp"
-#include "signals.hpp"
+#include "bloomkit/os/file.hpp"
+#include "jobs/fd_stream.hpp"
+#include "jobs/signals.hpp"
 
 namespace bloomkit::cli {
 namespace {
@@ -33,12 +35,12 @@ namespace {
 /// The filter `path` names, read as a stream.
 any_filter stream_filter(const std::string& path, const std::string& name) {
     int fd = STDIN_FILENO;
-    detail::file_descriptor opened;
+    os::file_descriptor opened;
     if (!is_standard_stream(path)) {
-        opened = detail::open_for_reading(path);
+        opened = os::open_for_reading(path);
         fd = opened.get();
     }
-    fd_streambuf buffer(fd);
+    jobs::fd_streambuf buffer(fd);
     std::istream in(&buffer);
     try {
         return load<any_filter>(in, name);
@@ -59,8 +61,8 @@ namespace {
 /// Whether `path` is a sparse file. Reading a hole of one through a memory map can fail (tmpfs
 /// allocates a page even to read one, and raises SIGBUS when it is full), where read() cannot.
 bool sparse(const std::string& path) {
-    const detail::file_descriptor file(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-    return file.get() >= 0 && detail::has_holes(file, detail::file_size(file, path));
+    const os::file_descriptor file(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+    return file.get() >= 0 && os::has_holes(file, os::file_size(file, path));
 }
 
 }  // namespace
@@ -72,7 +74,7 @@ filter_input::filter_input(const std::string& path) : name_(is_standard_stream(p
         return;
     }
     if (!read_as_stream(path)) {
-        set_mapped_file(path);
+        jobs::set_mapped_file(path);
         mapped_.emplace(map<any_filter>(path));
         header_ = mapped_->header();
         return;
@@ -87,7 +89,7 @@ void filter_input::require_unchanged() const {
                     "answers cannot be trusted; run again");
 }
 
-void refuse_input_as_output(const line_reader& lines, const std::string& output) {
+void refuse_input_as_output(const jobs::line_reader& lines, const std::string& output) {
     if (is_standard_stream(output)) return;
     if (const std::string input = lines.input_at(output); !input.empty())
         throw invalid_argument("'" + output + "' is both an input and the filter to write" +
@@ -100,7 +102,7 @@ void write_filter(const any_filter& filter, const std::string& path) {
         save(filter, path);
         return;
     }
-    fd_streambuf buffer(STDOUT_FILENO);
+    jobs::fd_streambuf buffer(STDOUT_FILENO);
     std::ostream out(&buffer);
     try {
         save(filter, out);

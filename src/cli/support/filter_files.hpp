@@ -5,7 +5,7 @@
 //
 // A mapped file changed in place under a reader (by another tool: bloomkit's own writers
 // replace files by rename) is caught: truncation raises SIGBUS, whose handler names the file
-// (signals.hpp), and any other change is found by require_unchanged() once the work is done.
+// (jobs/signals.hpp), and any other change is found by require_unchanged() once the work is done.
 #pragma once
 
 #include <optional>
@@ -13,7 +13,7 @@
 
 #include "bloomkit/any_filter.hpp"
 #include "bloomkit/file.hpp"
-#include "support/line_reader.hpp"
+#include "jobs/line_reader.hpp"
 
 namespace bloomkit::cli {
 
@@ -58,6 +58,6 @@ void write_filter(const any_filter& filter, const std::string& path);
 
 /// Throws invalid_argument when `output`, a file the command is about to write, is one of the
 /// files `lines` reads: no command destroys one of its own inputs.
-void refuse_input_as_output(const line_reader& lines, const std::string& output);
+void refuse_input_as_output(const jobs::line_reader& lines, const std::string& output);
 
 }  // namespace bloomkit::cli

@@ -27,13 +27,15 @@
 
 #include "bloomkit/any_filter.hpp"
 #include "bloomkit/bulk.hpp"
-#include "digest_set.hpp"
-#include "keys.hpp"
-#include "line_reader.hpp"
-#include "ordered_blocks.hpp"
-#include "progress.hpp"
-#include "signals.hpp"
-#include "work_queue.hpp"
+#include "jobs/digest_set.hpp"
+#include "jobs/line_keys.hpp"
+#include "jobs/line_reader.hpp"
+#include "jobs/ordered_pipeline.hpp"
+#include "jobs/progress.hpp"
+#include "jobs/signals.hpp"
+#include "jobs/threads_unavailable.hpp"
+#include "jobs/work_queue.hpp"
+#include "support/keys.hpp"
 
 namespace bloomkit::cli {
 
@@ -96,7 +98,7 @@ private:
 /// lost, but the batch is not all in, and the caller must not save a filter that misses keys
 /// silently). `seen` holds the lines inserted so far, for repeats::distinct.
 template <class Key>
-void insert_batch(any_filter& filter, std::span<const Key> batch, repeats repeated = repeats::stored, digest_set* seen = nullptr) {
+void insert_batch(any_filter& filter, std::span<const Key> batch, repeats repeated = repeats::stored, jobs::digest_set* seen = nullptr) {
     cuckoo_filter* cuckoo = std::get_if<cuckoo_filter>(&filter);
     if (cuckoo == nullptr) {  // a set: every repeat is the same key
         bloomkit::insert(filter, batch);
@@ -131,12 +133,12 @@ void insert_batch(any_filter& filter, std::span<const Key> batch, repeats repeat
 /// are merged at the end. The result is exactly what one thread builds (the union is exact),
 /// and no two cores fight over a cache line. (One filter shared through atomic OR measured
 /// twice as slow as a single thread: every locked OR pulls the line across cores.)
-inline void insert_lines_in_parallel(any_filter& filter, line_reader& lines, key_format keys, unsigned threads,
-                                     progress& shown) {
+inline void insert_lines_in_parallel(any_filter& filter, jobs::line_reader& lines, key_format keys, unsigned threads,
+                                     jobs::progress& shown) {
     std::vector<any_filter> twins;
     for (unsigned i = 0; i < threads; ++i) twins.push_back(*empty_like(filter));
-    work_queue<line_block> blocks(2 * threads);
-    work_queue<std::vector<char>> spare(4 * threads);
+    jobs::work_queue<jobs::line_block> blocks(2 * threads);
+    jobs::work_queue<std::vector<char>> spare(4 * threads);
     std::exception_ptr failure;
     std::mutex failure_mutex;
     std::atomic<bool> failed{false}, reading_stopped{false};
@@ -152,18 +154,18 @@ inline void insert_lines_in_parallel(any_filter& filter, line_reader& lines, key
         }
         failed.store(true);
         while (!reading_stopped.load()) {
-            interrupt_reads(reader);
+            jobs::interrupt_reads(reader);
             std::this_thread::sleep_for(std::chrono::milliseconds(10));
         }
     };
     auto work = [&](unsigned worker) {
         std::vector<std::string_view> batch;
-        while (std::optional<line_block> block = blocks.pop()) {
+        while (std::optional<jobs::line_block> block = blocks.pop()) {
             try {
                 if (!failed.load()) {
                     batch.clear();
-                    split_lines(block->text(), batch);
-                    with_keys(batch, keys, block->origin, [&](auto keyed) { insert_batch(twins[worker], keyed); });
+                    jobs::split_lines(block->text(), batch);
+                    jobs::with_keys(batch, keys, block->origin, [&](auto keyed) { insert_batch(twins[worker], keyed); });
                 }
             } catch (...) {
                 fail();
@@ -172,22 +174,23 @@ inline void insert_lines_in_parallel(any_filter& filter, line_reader& lines, key
         }
     };
     {
+        const jobs::reads_resumed_at_exit resumed(reader);  // outlives the workers, which may interrupt it
         std::vector<std::jthread> workers;
         try {
             for (unsigned i = 0; i < threads; ++i) workers.emplace_back(work, i);
         } catch (const std::system_error& e) {
             blocks.close();  // the threads already started drain the queue and end; the jthreads join
-            throw error(fmt::format("cannot start {} threads ({}): use fewer (-t)", threads, e.what()));
+            throw jobs::threads_unavailable(threads, e);
         }
         try {
             lines.read_blocks(
-                [&](line_block&& block) {
-                    if (failed.load()) throw reads_interrupted{};
+                [&](jobs::line_block&& block) {
+                    if (failed.load()) throw jobs::reads_interrupted{};
                     blocks.push(std::move(block));
                     shown.update(lines.bytes_read());
                 },
                 [&] { return spare.try_pop().value_or(std::vector<char>{}); });
-        } catch (const reads_interrupted&) {
+        } catch (const jobs::reads_interrupted&) {
         } catch (...) {
             reading_stopped.store(true);
             blocks.close();
@@ -202,20 +205,20 @@ inline void insert_lines_in_parallel(any_filter& filter, line_reader& lines, key
 
 /// Inserts every line of `lines` (bulk, pipelined) with `threads` threads (parse_threads());
 /// kinds whose private copies cannot be united exactly, and filters too big to copy, use one.
-inline void insert_lines(any_filter& filter, line_reader& lines, key_format keys, unsigned threads,
+inline void insert_lines(any_filter& filter, jobs::line_reader& lines, key_format keys, unsigned threads,
                          repeats repeated = repeats::stored) {
     if (!capabilities(filter).inserts)
         throw error("a " + kind_name(filter) + " is static: it cannot take more keys. Rebuild it from all of them "
                     "(bloomkit build --kind fuse)");
-    progress shown("adding", lines.total_bytes());
+    jobs::progress shown("adding", lines.total_bytes());
     if (threads > 1 && twins_fit(size_in_bytes(filter), threads) && empty_like(filter)) {
         insert_lines_in_parallel(filter, lines, keys, threads, shown);
         return;
     }
-    std::optional<digest_set> seen;
+    std::optional<jobs::digest_set> seen;
     if (repeated == repeats::distinct) seen.emplace();
-    lines.read([&](std::span<const std::string_view> batch, const line_origin& origin) {
-        with_keys(batch, keys, origin, [&](auto keyed) { insert_batch(filter, keyed, repeated, seen ? &*seen : nullptr); });
+    lines.read([&](std::span<const std::string_view> batch, const jobs::line_origin& origin) {
+        jobs::with_keys(batch, keys, origin, [&](auto keyed) { insert_batch(filter, keyed, repeated, seen ? &*seen : nullptr); });
         shown.update(lines.bytes_read());
     });
 }
@@ -234,14 +237,14 @@ void ask(const Filter& filter, std::span<const Key> keys, std::span<bool> answer
 /// calls use(lines, answers) on this thread for each batch, in input order: answers[i] is
 /// whether line i may be in the filter. What use() sees does not depend on `threads`.
 template <class Filter, class Use>
-void query_lines(const Filter& filter, line_reader& lines, key_format keys, unsigned threads, Use use) {
-    for_each_block_in_order<answer_buffer>(
+void query_lines(const Filter& filter, jobs::line_reader& lines, key_format keys, unsigned threads, Use use) {
+    jobs::for_each_block_in_order<answer_buffer>(
         lines, threads,
-        [&](std::span<const std::string_view> batch, const line_origin& origin, answer_buffer& answers) {
+        [&](std::span<const std::string_view> batch, const jobs::line_origin& origin, answer_buffer& answers) {
             const std::span<bool> out = answers.resize(batch.size());
-            with_keys(batch, keys, origin, [&](auto keyed) { ask(filter, keyed, out); });
+            jobs::with_keys(batch, keys, origin, [&](auto keyed) { ask(filter, keyed, out); });
         },
-        [&](std::span<const std::string_view> batch, const line_origin&, const answer_buffer& answers) {
+        [&](std::span<const std::string_view> batch, const jobs::line_origin&, const answer_buffer& answers) {
             use(batch, answers.answers());
         });
 }

@@ -4,7 +4,6 @@
 #include <fmt/core.h>
 
 #include <algorithm>
-#include <charconv>
 #include <cstdio>
 
 #include "bloomkit/error.hpp"
@@ -63,30 +62,6 @@ void unrecorded_format_warning::look(std::span<const std::string_view> lines) {
                "bloomkit: warning: '{}' does not record what its keys are (an older bloomkit wrote it), so its lines are "
                "read as text; they look like numbers: if it was built with --key u64 or i64, give that --key too\n",
                filter_);
-}
-
-std::uint64_t parse_key_number(std::string_view line, key_format format, const line_origin& origin, std::size_t index) {
-    const char* begin = line.data();
-    const char* end = line.data() + line.size();
-    std::uint64_t value = 0;
-    bool ok = false;
-    if (format == key_format::u64) {
-        const auto [stop, failure] = std::from_chars(begin, end, value);
-        ok = !line.empty() && failure == std::errc{} && stop == end;
-    } else {
-        std::int64_t signed_value = 0;
-        const auto [stop, failure] = std::from_chars(begin, end, signed_value);
-        ok = !line.empty() && failure == std::errc{} && stop == end;
-        value = static_cast<std::uint64_t>(signed_value);
-    }
-    if (!ok) {
-        const std::string shown = line.size() > 40 ? std::string(line.substr(0, 40)) + "..." : std::string(line);
-        const std::string_view name = to_string(format);
-        throw error(fmt::format("line {} of '{}' is not a {} number: '{}' (--key {} takes one decimal number per line{})",
-                                origin.first_line + index, origin.input != nullptr ? *origin.input : std::string("input"),
-                                name, shown, name, format == key_format::u64 ? ", 0 to 18446744073709551615" : ""));
-    }
-    return value;
 }
 
 }  // namespace bloomkit::cli

@@ -10,13 +10,14 @@
 
 #include "support/arguments.hpp"
 #include "support/common_options.hpp"
-#include "support/digest_set.hpp"
+#include "jobs/digest_set.hpp"
+#include "jobs/line_keys.hpp"
 #include "support/filter_build.hpp"
 #include "support/filter_work.hpp"
-#include "support/ordered_blocks.hpp"
+#include "jobs/ordered_pipeline.hpp"
 #include "support/keys.hpp"
-#include "support/output.hpp"
-#include "support/progress.hpp"
+#include "jobs/output.hpp"
+#include "jobs/progress.hpp"
 #include "support/summary.hpp"
 
 namespace bloomkit::cli {
@@ -59,31 +60,31 @@ bool run_membership_job(const char* job, const membership_options& options, bool
     const kind_request request{options.kind, {}, {}, {}};
     if (options.held == "-" && options.streamed == "-")
         throw invalid_argument("only one of the two inputs can be standard input");
-    line_reader held({options.held});
-    line_reader streamed({options.streamed});
+    jobs::line_reader held({options.held});
+    jobs::line_reader streamed({options.streamed});
     const any_filter filter = with_requested_type(request, sizing.choice_fpr(), [&](auto type) {
         return build_filter<typename decltype(type)::type>(request, held, keys, sizing, hashing, threads, filter_use::held_by_job);
     });
     warn_if_overfull(filter);
     const double fpr = current_fpr(filter);
 
-    output out(options.line_buffered || ::isatty(STDOUT_FILENO) == 1 ? output::buffering::line : output::buffering::block);
-    progress shown(job, streamed.total_bytes());
-    digest_set printed;  // of the lines printed, by the digests the filter was asked with
+    jobs::output out(options.line_buffered || ::isatty(STDOUT_FILENO) == 1 ? jobs::output::buffering::line : jobs::output::buffering::block);
+    jobs::progress shown(job, streamed.total_bytes());
+    jobs::digest_set printed;  // of the lines printed, by the digests the filter was asked with
     std::uint64_t read = 0, written = 0, other = 0;
     std::vector<digest> wanted_digests;
     std::vector<char> first_time;
     const hasher& hash = hash_function(filter);
-    for_each_block_in_order<hashed_answers>(
+    jobs::for_each_block_in_order<hashed_answers>(
         streamed, threads,
-        [&](std::span<const std::string_view> batch, const line_origin& origin, hashed_answers& block) {
+        [&](std::span<const std::string_view> batch, const jobs::line_origin& origin, hashed_answers& block) {
             block.digests.resize(batch.size());
-            with_keys(batch, keys, origin, [&](auto keyed) {  // hashed once: the filter and the printed set both use it
+            jobs::with_keys(batch, keys, origin, [&](auto keyed) {  // hashed once: the filter and the printed set both use it
                 std::ranges::transform(keyed, block.digests.begin(), [&](const auto& key) { return hash(key); });
             });
             bloomkit::contains(filter, std::span<const digest>(block.digests), block.answers.resize(batch.size()));
         },
-        [&](std::span<const std::string_view> batch, const line_origin&, const hashed_answers& block) {
+        [&](std::span<const std::string_view> batch, const jobs::line_origin&, const hashed_answers& block) {
             const std::span<const bool> answers = block.answers.answers();
             wanted_digests.clear();
             for (std::size_t i = 0; i < batch.size(); ++i)

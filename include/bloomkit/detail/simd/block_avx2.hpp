@@ -105,13 +105,6 @@ __attribute__((target("avx2"))) inline void block_test_few_avx2(const std::uint6
         out[key] = block_test_one_avx2(words + probes[key].block * 8, probes[key].pattern, lane_powers);
 }
 
-/// A single key, k ≤ 8, behind a call: for bench/single_call_anatomy, which measures the call
-/// against the inline-assembly step below.
-__attribute__((target("avx2"))) inline bool block_test_single_avx2(const std::uint64_t* block, std::uint32_t pattern,
-                                                                   const std::uint32_t* lane_powers) noexcept {
-    return block_test_one_avx2(block, pattern, lane_powers);
-}
-
 /// The 512-bit mask of a key with k ≤ 8 (lane_powers as above), as a block's two halves.
 struct block_mask_avx2 {
     __m256i low, high;

@@ -1,5 +1,5 @@
-// src/cli/support/line_reader.cpp — see line_reader.hpp.
-#include "line_reader.hpp"
+// src/jobs/line_reader.cpp — see line_reader.hpp.
+#include "jobs/line_reader.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -16,13 +16,14 @@
 
 #include "bloomkit/error.hpp"
 #include "bloomkit/io/header.hpp"
-#include "support/temporary_file.hpp"
+#include "bloomkit/os/file.hpp"
+#include "jobs/temporary_file.hpp"
 
-namespace bloomkit::cli {
+namespace bloomkit::jobs {
 namespace {
 
 // Blocks grow from 64 KiB to 4 MiB: a small input costs no large buffer to allocate and zero
-// (a command on a few lines starts in a millisecond), and a large one is read in 4 MiB reads —
+// (a job on a few lines starts in a millisecond), and a large one is read in 4 MiB reads —
 // few system calls, and a block big enough to keep a worker thread busy for a millisecond or
 // more, so that handing blocks between threads costs nothing measurable.
 constexpr std::size_t first_block_bytes = std::size_t{64} << 10;
@@ -129,10 +130,10 @@ void line_reader::read_and_keep(const block_handler& see) {
             close(in);
             continue;
         }
-        detail::file_descriptor spool = unnamed_temporary_file();
+        os::file_descriptor spool = unnamed_temporary_file();
         read_one(in, [&](line_block&& block) {
             const std::string_view text = block.text();
-            detail::write_all(spool, "a temporary copy of '" + in.name + "'", text.data(), text.size());
+            os::write_all(spool, "a temporary copy of '" + in.name + "'", text.data(), text.size());
             see(std::move(block));
         }, {});
         if (in.owned) ::close(in.fd);
@@ -206,9 +207,8 @@ void line_reader::read_one(input& in, const block_handler& handle, const std::fu
             std::memcmp(block.buffer.data(), file_magic.data(), std::min(block.size, file_magic.size())) == 0;
         if (first && (got == 0 || block.size >= file_magic.size() || !could_be_a_filter)) {
             first = false;
-            if (detail::starts_with_magic(std::as_bytes(std::span(block.buffer.data(), block.size))))
-                throw error("'" + in.name + "' is a bloomkit filter file, not lines of keys: to combine filters, use "
-                            "bloomkit merge");
+            if (starts_with_magic(std::as_bytes(std::span(block.buffer.data(), block.size))))
+                throw filter_file_as_lines(in.name);
         }
         if (got == 0) {  // end of input: what is left is a last line without '\n'
             if (block.size > 0) handle(std::move(block));
@@ -234,4 +234,4 @@ void line_reader::read_one(input& in, const block_handler& handle, const std::fu
     }
 }
 
-}  // namespace bloomkit::cli
+}  // namespace bloomkit::jobs

@@ -1,4 +1,4 @@
-// src/cli/support/line_reader.hpp — reads keys, one per line, from files or stdin, in large
+// src/jobs/line_reader.hpp — reads keys, one per line, from files or stdin, in large
 // blocks and without copying lines: a batch is a list of views into the read buffer.
 //
 // A line is everything up to '\n', less one trailing '\r' (files from Windows). Lines may be
@@ -15,9 +15,10 @@
 // twice, a FIFO would wait for a second writer that never comes). An input that must be read
 // twice (counted, then inserted) is read through read_and_keep() first: one that is not a
 // regular file — stdin, a pipe, a FIFO, a device — is copied to an unnamed temporary file as it
-// is read; a regular file is simply opened again. An input that starts with the filter file signature is refused: a
-// filter given where lines are expected would otherwise be read as lines. Inputs compressed with
-// gzip or zstd are decompressed as they are read (input_source.hpp).
+// is read; a regular file is simply opened again. An input that starts with the filter file
+// signature is refused (filter_file_as_lines): a filter given where lines are expected would
+// otherwise be read as lines. Inputs compressed with gzip or zstd are decompressed as they are
+// read (input_source.hpp).
 #pragma once
 
 #include <cstdint>
@@ -30,9 +31,22 @@
 
 #include <sys/types.h>
 
-#include "support/input_source.hpp"
+#include "bloomkit/error.hpp"
+#include "jobs/input_source.hpp"
 
-namespace bloomkit::cli {
+namespace bloomkit::jobs {
+
+/// Thrown for an input that is a bloomkit filter file, given where lines of keys were expected.
+class filter_file_as_lines : public error {
+public:
+    explicit filter_file_as_lines(const std::string& input)
+        : error("'" + input + "' is a bloomkit filter file, not lines of keys"), input_(input) {}
+    /// The input's name, as messages give it.
+    [[nodiscard]] const std::string& input() const noexcept { return input_; }
+
+private:
+    std::string input_;
+};
 
 /// Where a run of lines comes from, for messages about one of them: its input, and the number
 /// of its first line there (from 1).
@@ -65,7 +79,7 @@ public:
     explicit line_reader(const std::vector<std::string>& inputs);
 
     /// The name of the input that is the file `path` names (the same file, whatever the path),
-    /// or "" if none is: a command must not replace a file it reads lines from.
+    /// or "" if none is: a job must not replace a file it reads lines from.
     [[nodiscard]] std::string input_at(const std::string& path) const;
 
     /// Reads every input once, handing each block of whole lines to `see` (to count them, and
@@ -116,4 +130,4 @@ private:
     std::uint64_t total_ = 0;
 };
 
-}  // namespace bloomkit::cli
+}  // namespace bloomkit::jobs

@@ -1,5 +1,5 @@
-// src/cli/support/digest_set.hpp — an exact set of 128-bit key digests: which lines a job has
-// already printed, so it prints each once. Exact where a Bloom filter would not be: a filter
+// src/jobs/digest_set.hpp — an exact set of 128-bit key digests: which lines a job has already
+// printed, so it prints each once. Exact where a Bloom filter would not be: a filter
 // would now and then take a line never printed for one printed, and silently drop it. Two
 // distinct lines share a 128-bit digest with probability ~2^-128 per pair.
 //
@@ -16,7 +16,7 @@
 
 #include "bloomkit/hash.hpp"
 
-namespace bloomkit::cli {
+namespace bloomkit::jobs {
 
 class digest_set {
 public:
@@ -78,4 +78,4 @@ private:
     bool has_zero_ = false;
 };
 
-}  // namespace bloomkit::cli
+}  // namespace bloomkit::jobs

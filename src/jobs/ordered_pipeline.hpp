@@ -1,18 +1,18 @@
-// src/cli/support/ordered_blocks.hpp — the pipeline of the jobs whose output follows their
-// input's order (check, intersect, subtract, dedup): blocks of lines are read on one thread,
-// worked on by any of `threads` workers, and consumed on the calling thread in input order.
+// src/jobs/ordered_pipeline.hpp — the pipeline of the jobs whose output follows their input's
+// order (check, intersect, subtract, dedup): blocks of lines are read on one thread, worked on
+// by any of `threads` workers, and consumed on the calling thread in input order.
 //
 // The split puts a job's parallel part (parsing and hashing keys, querying a filter that does
 // not change) on every core, and keeps its sequential part (inserting in input order, writing
 // the output) on one thread. The consumer sees the same lines in the same order with the same
-// work done whatever the number of threads, so a job's output does not depend on -t. At most
+// work done whatever the number of threads, so a job's output does not depend on it. At most
 // two blocks per worker (4 MiB each at most, long lines aside) are in flight at once.
 //
 // Signals: SIGINT, SIGTERM and SIGHUP go to the reading thread only (signals.hpp), so that a
-// deferred one interrupts a read waiting on a slow producer, as it does without threads.
+// deferred one interrupts a read waiting on a slow producer, as it does without threads. A
+// pipeline that fails while its reader waits on an idle input interrupts that read
+// (interrupt_reads), so the error is reported at once, not when the producer next writes.
 #pragma once
-
-#include <fmt/core.h>
 
 #include <chrono>
 #include <condition_variable>
@@ -27,11 +27,11 @@
 #include <thread>
 #include <vector>
 
-#include "bloomkit/error.hpp"
-#include "support/line_reader.hpp"
-#include "support/signals.hpp"
+#include "jobs/line_reader.hpp"
+#include "jobs/signals.hpp"
+#include "jobs/threads_unavailable.hpp"
 
-namespace bloomkit::cli {
+namespace bloomkit::jobs {
 
 /// A block of lines, split, with what the work made of it. Recycled, buffers and all.
 template <class Result>
@@ -55,8 +55,7 @@ public:
                 threads.emplace_back([&] { read_all(reader); });
                 for (unsigned i = 0; i < workers_; ++i) threads.emplace_back([&] { work_on(work); });
             } catch (const std::system_error& e) {
-                stop(std::make_exception_ptr(
-                    error(fmt::format("cannot start {} threads ({}): use fewer (-t)", workers_, e.what()))));
+                stop(std::make_exception_ptr(threads_unavailable(workers_, e)));
             }
             consume_all(consume);  // returns at once if stopped
             if (!threads.empty()) stop_reader(threads.front().native_handle());
@@ -79,12 +78,15 @@ private:
     // input (an idle pipe may give none for hours): the reader's read is interrupted.
     void stop_reader(pthread_t reader) {
         std::unique_lock lock(mutex_);
+        bool interrupted = false;
         while (stopped_ && !reading_done_) {
             lock.unlock();
             interrupt_reads(reader);
+            interrupted = true;
             lock.lock();
             changed_.wait_for(lock, std::chrono::milliseconds(10), [&] { return reading_done_; });
         }
+        if (interrupted) resume_reads(reader);
     }
 
     void read_all(line_reader& reader) {
@@ -203,4 +205,4 @@ void for_each_block_in_order(line_reader& reader, unsigned threads, Work work, C
     ordered_pipeline<Result>(threads).run(reader, work, consume);
 }
 
-}  // namespace bloomkit::cli
+}  // namespace bloomkit::jobs

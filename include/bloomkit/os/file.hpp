@@ -1,6 +1,8 @@
-// bloomkit/detail/posix_file.hpp — the few POSIX file operations the file format needs, each
-// turning a failure into an io_error that names the file: opening, reading exactly, writing
-// fully. (Replacing a file atomically: atomic_replace.hpp; mapping one: mapped_region.hpp.)
+// bloomkit/os/file.hpp — the POSIX file operations bloomkit's files are made of, public so that
+// programs built on the library (the command, the jobs library, the bindings) use the same ones:
+// an owned descriptor (file_descriptor), opening, reading exactly, writing fully, sizes, holes
+// and allocation of sparse files, copying. Each turns a failure into a bloomkit::io_error that
+// names the file, as the path was given. (Replacing a file atomically: atomic_replace.hpp.)
 #pragma once
 
 #include <fcntl.h>
@@ -18,8 +20,9 @@
 
 #include "bloomkit/error.hpp"
 
-namespace bloomkit::detail {
+namespace bloomkit::os {
 
+/// Throws io_error "WHAT 'PATH': the error's text" for the error `err` (errno by default).
 [[noreturn]] inline void throw_io(const std::string& what, const std::filesystem::path& path, int err = errno) {
     throw io_error(what + " '" + path.string() + "'", std::error_code(err, std::generic_category()));
 }
@@ -51,6 +54,7 @@ private:
     int fd_ = -1;
 };
 
+/// Opens `path` for reading. Throws io_error for a file that cannot be opened, or a directory.
 inline file_descriptor open_for_reading(const std::filesystem::path& path) {
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) throw_io("cannot open", path);
@@ -61,6 +65,7 @@ inline file_descriptor open_for_reading(const std::filesystem::path& path) {
     return file;
 }
 
+/// The size of the open file in bytes.
 inline std::uint64_t file_size(const file_descriptor& file, const std::filesystem::path& path) {
     struct stat info{};
     if (::fstat(file.get(), &info) != 0) throw_io("cannot stat", path);
@@ -84,6 +89,7 @@ inline std::size_t read_at(const file_descriptor& file, const std::filesystem::p
     return done;
 }
 
+/// Writes all of `data` at the file position (retrying short writes and EINTR).
 inline void write_all(const file_descriptor& file, const std::filesystem::path& path, const void* data, std::size_t size) {
     const auto* in = static_cast<const char*>(data);
     while (size > 0) {
@@ -160,4 +166,4 @@ inline void copy_contents(const file_descriptor& from, const file_descriptor& to
     }
 }
 
-}  // namespace bloomkit::detail
+}  // namespace bloomkit::os

@@ -1,8 +1,8 @@
-// src/cli/support/output.hpp — the command's standard output: lines collected and written in
-// large blocks (never a write per line), or, line-buffered, each line as soon as it is
-// complete, for a consumer at the other end of a pipe that must see it at once.
+// src/jobs/output.hpp — a job's standard output: lines collected and written in large blocks
+// (never a write per line), or, line-buffered, each line as soon as it is complete, for a
+// consumer at the other end of a pipe that must see it at once.
 //
-// Whatever a failed run leaves unflushed is dropped: the command exits 2 and says why.
+// Whatever a failed run leaves unflushed is dropped: the job fails, and its caller says why.
 #pragma once
 
 #include <cerrno>
@@ -13,7 +13,7 @@
 
 #include "bloomkit/error.hpp"
 
-namespace bloomkit::cli {
+namespace bloomkit::jobs {
 
 class output {
 public:
@@ -48,4 +48,4 @@ private:
     std::string buffer_;
 };
 
-}  // namespace bloomkit::cli
+}  // namespace bloomkit::jobs

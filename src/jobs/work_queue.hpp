@@ -1,4 +1,4 @@
-// src/cli/work_queue.hpp — a bounded, blocking queue between one producer (the reader) and
+// src/jobs/work_queue.hpp — a bounded, blocking queue between one producer (the reader) and
 // worker threads. Bounded so that a fast reader cannot pile a whole file up in memory.
 #pragma once
 
@@ -8,7 +8,7 @@
 #include <mutex>
 #include <optional>
 
-namespace bloomkit::cli {
+namespace bloomkit::jobs {
 
 template <class T>
 class work_queue {
@@ -68,4 +68,4 @@ private:
     bool closed_ = false;
 };
 
-}  // namespace bloomkit::cli
+}  // namespace bloomkit::jobs

@@ -1,11 +1,11 @@
-// src/cli/support/fd_stream.hpp — a std::streambuf over a file descriptor (standard input or
-// output, a pipe, a FIFO), so the library's stream functions (load / save of a filter) read and
-// write the command's standard streams directly, in large blocks.
+// src/jobs/fd_stream.hpp — a std::streambuf over a file descriptor (standard input or output, a
+// pipe, a FIFO), so the library's stream functions (load / save of a filter) read and write a
+// program's standard streams directly, in large blocks.
 //
 // It seeks where the descriptor can (standard output redirected to a file: save() then writes
 // the payload in one pass and the header last) and reports that it cannot anywhere else (a
 // pipe: save() holds the payload until its checksum is known). A failed read or write
-// remembers its errno, so the command can say why (error()).
+// remembers its errno, so the caller can say why (error()).
 #pragma once
 
 #include <unistd.h>
@@ -15,7 +15,7 @@
 #include <streambuf>
 #include <vector>
 
-namespace bloomkit::cli {
+namespace bloomkit::jobs {
 
 class fd_streambuf : public std::streambuf {
 public:
@@ -128,4 +128,4 @@ private:
     int error_ = 0;
 };
 
-}  // namespace bloomkit::cli
+}  // namespace bloomkit::jobs

@@ -1,8 +1,11 @@
-// src/cli/support/input_source.hpp — the bytes of one input, decompressed when they are gzip or
-// zstd. Compression is told by the input's first bytes (1f 8b, 28 b5 2f fd), not its name, so
+// src/jobs/input_source.hpp — the bytes of one input, decompressed when they are gzip or zstd.
+// Compression is told by the input's first bytes (1f 8b, 28 b5 2f fd), not its name, so
 // `zcat`-free pipelines work (`curl ... | bloomkit check f.bkf`) and a misnamed file is read as
 // what it is. Concatenated members and frames are read one after another, as gzip -d and zstd -d
-// do.
+// do; zero bytes after the last gzip member are padding, as gzip -d takes them.
+//
+// A read honours the signals machinery (signals.hpp): it throws reads_interrupted once
+// interrupt_reads() was called, and termination_requested for a deferred termination signal.
 #pragma once
 
 #include <atomic>
@@ -12,7 +15,7 @@
 #include <string>
 #include <vector>
 
-namespace bloomkit::cli {
+namespace bloomkit::jobs {
 
 enum class compression { none, gzip, zstd };
 
@@ -24,8 +27,8 @@ public:
     input_source(const input_source&) = delete;
     input_source& operator=(const input_source&) = delete;
 
-    /// Reads up to `size` bytes of the input, decompressed; 0 at its end. Throws
-    /// bloomkit::error for a read error or damaged compressed data.
+    /// Reads up to `size` bytes of the input, decompressed; 0 at its end. Throws io_error for a
+    /// read error, bloomkit::error naming the input for damaged compressed data.
     std::size_t read(char* buffer, std::size_t size);
 
     /// Back to the start of the input (its descriptor, if open, must be seekable).
@@ -56,4 +59,4 @@ private:
     std::atomic<std::uint64_t> raw_bytes_{0};
 };
 
-}  // namespace bloomkit::cli
+}  // namespace bloomkit::jobs

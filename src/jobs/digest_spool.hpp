@@ -1,5 +1,5 @@
-// src/cli/support/digest_spool.hpp — the digests of more keys than fit in memory, kept in an
-// unnamed temporary file: for a job that must read all of its input before it changes anything
+// src/jobs/digest_spool.hpp — the digests of more keys than fit in memory, kept in an unnamed
+// temporary file: for a job that must read all of its input before it changes anything
 // (an `add` too large to stage in memory is applied only once every line has been read and
 // parsed), 16 bytes a key, written and read back in large sequential pieces.
 #pragma once
@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "bloomkit/hash.hpp"
-#include "bloomkit/detail/posix_file.hpp"
+#include "bloomkit/os/file.hpp"
 
-namespace bloomkit::cli {
+namespace bloomkit::jobs {
 
 class digest_spool {
 public:
@@ -39,9 +39,9 @@ private:
     void flush();
     void read_at(std::uint64_t first, std::span<digest> into);
 
-    detail::file_descriptor file_;
+    os::file_descriptor file_;
     std::vector<digest> pending_;  // written in pieces of a few MB
     std::uint64_t count_ = 0;
 };
 
-}  // namespace bloomkit::cli
+}  // namespace bloomkit::jobs

@@ -1,4 +1,4 @@
-// src/cli/support/progress.hpp — a progress line on stderr, only when stderr is a terminal (never
+// src/jobs/progress.hpp — a progress line on stderr, only when stderr is a terminal (never
 // in a pipe or a log), at most a few times a second: the phase ("counting", "adding"...), the
 // bytes done, and with the total known (regular files) the percentage and the time left, else
 // the rate. Not when stdout is that same terminal: the line would be drawn into the data.
@@ -14,7 +14,7 @@
 #include <string>
 #include <utility>
 
-namespace bloomkit::cli {
+namespace bloomkit::jobs {
 
 class progress {
 public:
@@ -61,4 +61,4 @@ private:
     std::chrono::steady_clock::time_point last_{};
 };
 
-}  // namespace bloomkit::cli
+}  // namespace bloomkit::jobs

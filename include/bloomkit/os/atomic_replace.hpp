@@ -1,4 +1,4 @@
-// bloomkit/detail/atomic_replace.hpp — replacing a file so that at every moment its path holds
+// bloomkit/os/atomic_replace.hpp — replacing a file so that at every moment its path holds
 // either its old contents or the complete new ones, whatever happens meanwhile (a full disk, a
 // signal, a power cut), as `sort -o` and `git` users expect.
 //
@@ -13,6 +13,9 @@
 // replaced and the link kept. Only a regular file (or a new path) is replaced: a directory, a
 // device, a FIFO or a socket is refused, as is a file the user may not write. The replaced
 // file's permissions are kept, and its owner where the process may set it.
+//
+// save() writes filters this way (file.hpp); a program writing files of its own (the jobs'
+// outputs) calls os::replace_file() to get the same guarantees.
 #pragma once
 
 #include <fcntl.h>
@@ -33,8 +36,8 @@
 #include <string>
 #include <system_error>
 
-#include "bloomkit/detail/posix_file.hpp"
 #include "bloomkit/error.hpp"
+#include "bloomkit/os/file.hpp"
 
 namespace bloomkit {
 
@@ -115,42 +118,32 @@ inline const char* file_type_name(::mode_t mode) noexcept {
 inline replace_target resolve_replace_target(const std::filesystem::path& typed) {
     const std::string text = typed.string();
     if (text.empty()) throw invalid_argument("an empty path is not a file name");
-    if (text.back() == '/') throw_io("cannot write", typed, EISDIR);
+    if (text.back() == '/') os::throw_io("cannot write", typed, EISDIR);
     replace_target target{typed};
     for (int hops = 0;; ++hops) {
         struct stat link{};
         if (::lstat(target.real.c_str(), &link) != 0) {
-            if (errno != ENOENT) throw_io("cannot write", typed);
+            if (errno != ENOENT) os::throw_io("cannot write", typed);
             break;  // a new file (possibly at the end of a dangling link)
         }
         if (!S_ISLNK(link.st_mode)) break;
-        if (hops == 40) throw_io("cannot write", typed, ELOOP);
+        if (hops == 40) os::throw_io("cannot write", typed, ELOOP);
         std::error_code failed;
         const std::filesystem::path next = std::filesystem::read_symlink(target.real, failed);
-        if (failed) throw_io("cannot write", typed, failed.value());
+        if (failed) os::throw_io("cannot write", typed, failed.value());
         target.real = next.is_absolute() ? next : target.real.parent_path() / next;
     }
     if (::stat(target.real.c_str(), &target.info) == 0) {
         target.exists = true;
-        if (S_ISDIR(target.info.st_mode)) throw_io("cannot write", typed, EISDIR);
+        if (S_ISDIR(target.info.st_mode)) os::throw_io("cannot write", typed, EISDIR);
         if (!S_ISREG(target.info.st_mode))
             throw error("'" + text + "' is " + file_type_name(target.info.st_mode) + ", not a regular file: only regular "
                         "files are replaced");
-        if (::access(target.real.c_str(), W_OK) != 0) throw_io("cannot write", typed);
+        if (::access(target.real.c_str(), W_OK) != 0) os::throw_io("cannot write", typed);
     } else if (errno != ENOENT) {
-        throw_io("cannot write", typed);
+        os::throw_io("cannot write", typed);
     }
     return target;
-}
-
-/// Throws unless replace_file() could replace `typed`: a regular file (or a new path) the
-/// process may write, in a directory where it may create the temporary file.
-inline void require_replaceable(const std::filesystem::path& typed) {
-    const replace_target target = resolve_replace_target(typed);
-    const std::filesystem::path directory = target.real.has_parent_path() ? target.real.parent_path() : ".";
-    if (::access(directory.c_str(), W_OK | X_OK) != 0)
-        throw io_error("cannot create a file in '" + directory.string() + "' to replace '" + typed.string() + "' atomically",
-                       std::error_code(errno, std::generic_category()));
 }
 
 /// `count` random letters and digits, for a temporary name.
@@ -176,13 +169,27 @@ inline std::string temporary_prefix(const std::string& filename) {
     return prefix;
 }
 
-/// Replaces the file `typed` names with what `write` puts into a file (see the top of this
-/// file), opened for reading and writing. Errors name `typed`, the path as the caller gave it. On any failure the destination
-/// is untouched and no temporary file is left.
-inline void replace_file(const std::filesystem::path& typed, const std::function<void(const file_descriptor&)>& write) {
-    const replace_target target = resolve_replace_target(typed);
+}  // namespace detail
+
+namespace os {
+
+/// Throws unless replace_file() could replace `typed`: a regular file (or a new path) the
+/// process may write, in a directory where it may create the temporary file.
+inline void require_replaceable(const std::filesystem::path& typed) {
+    const detail::replace_target target = detail::resolve_replace_target(typed);
     const std::filesystem::path directory = target.real.has_parent_path() ? target.real.parent_path() : ".";
-    const std::string name_prefix = (directory / temporary_prefix(target.real.filename().string())).string();
+    if (::access(directory.c_str(), W_OK | X_OK) != 0)
+        throw io_error("cannot create a file in '" + directory.string() + "' to replace '" + typed.string() + "' atomically",
+                       std::error_code(errno, std::generic_category()));
+}
+
+/// Replaces the file `typed` names with what `write` puts into a file (see the top of this
+/// file), opened for reading and writing. Errors name `typed`, the path as the caller gave it.
+/// On any failure the destination is untouched and no temporary file is left.
+inline void replace_file(const std::filesystem::path& typed, const std::function<void(const file_descriptor&)>& write) {
+    const detail::replace_target target = detail::resolve_replace_target(typed);
+    const std::filesystem::path directory = target.real.has_parent_path() ? target.real.parent_path() : ".";
+    const std::string name_prefix = (directory / detail::temporary_prefix(target.real.filename().string())).string();
 
     // An unnamed file where the file system allows it; a named one (removed on any failure, and
     // by remove_pending_temporaries() on a signal) where it does not.
@@ -194,7 +201,7 @@ inline void replace_file(const std::filesystem::path& typed, const std::function
         file = file_descriptor(::mkstemp(named.data()));
         if (file.get() < 0) throw_io("cannot write", typed);
     }
-    std::optional<pending_temporary> registered;
+    std::optional<detail::pending_temporary> registered;
     if (!named.empty()) registered.emplace(named);
     try {
         if (target.exists) {
@@ -216,7 +223,7 @@ inline void replace_file(const std::filesystem::path& typed, const std::function
                 return;
             }
             for (int attempt = 0; named.empty(); ++attempt) {
-                const std::string candidate = name_prefix + random_suffix(6);
+                const std::string candidate = name_prefix + detail::random_suffix(6);
                 if (::linkat(AT_FDCWD, self.c_str(), AT_FDCWD, candidate.c_str(), AT_SYMLINK_FOLLOW) == 0) named = candidate;
                 else if (errno != EEXIST || attempt == 100) throw_io("cannot write", typed);
             }
@@ -232,7 +239,7 @@ inline void replace_file(const std::filesystem::path& typed, const std::function
     if (dir.get() >= 0) ::fsync(dir.get());  // makes the rename durable; best effort
 }
 
-}  // namespace detail
+}  // namespace os
 
 /// Removes the named temporary files a save() is writing at this moment. Async-signal-safe:
 /// a program that saves filters calls it from its SIGINT/SIGTERM/SIGHUP handler, so that an

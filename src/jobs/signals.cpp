@@ -1,6 +1,6 @@
-// src/cli/support/signals.cpp — see signals.hpp. Handlers do only async-signal-safe things:
-// unlink, write, signal, raise, _exit.
-#include "signals.hpp"
+// src/jobs/signals.cpp — see signals.hpp. Handlers do only async-signal-safe things: unlink,
+// write, signal, raise, _exit.
+#include "jobs/signals.hpp"
 
 #include <pthread.h>
 #include <unistd.h>
@@ -11,17 +11,23 @@
 #include <algorithm>
 #include <cstring>
 
-#include "bloomkit/detail/atomic_replace.hpp"
+#include "bloomkit/os/atomic_replace.hpp"
 
-namespace bloomkit::cli {
+namespace bloomkit::jobs {
 namespace {
 
+std::array<char, 64> program_name{};
 std::array<char, 4096> mapped_name{};
 std::atomic<bool> mapped_name_set{false};
 std::array<char, 4608> termination_note{};
 std::atomic<bool> termination_note_set{false};
 std::atomic<int> requested{0};
-std::atomic<bool> interrupted{false};
+
+// The threads whose reads are interrupted: a fixed table, so that marking one needs neither a
+// lock nor memory (0 is no thread: glibc's pthread_t is the address of the thread's control
+// block). `interrupted_count` spares the reads of a process where none is the scan.
+std::array<std::atomic<pthread_t>, 256> interrupted_threads{};
+std::atomic<int> interrupted_count{0};
 
 void write_stderr(const char* text) noexcept {
     const std::size_t size = std::strlen(text);
@@ -36,7 +42,8 @@ extern "C" void on_termination(int signal) {
 }
 
 extern "C" void on_bus_error(int) {
-    write_stderr("bloomkit: ");
+    write_stderr(program_name.data());
+    write_stderr(": ");
     if (mapped_name_set.load(std::memory_order_acquire)) {
         write_stderr("'");
         write_stderr(mapped_name.data());
@@ -85,24 +92,61 @@ void handle(int signal, void (*handler)(int)) {
     ::sigaction(signal, &action, nullptr);
 }
 
-}  // namespace
+/// Puts `reader` in the table of interrupted threads, once. (With 256 readers interrupted at
+/// once the table is full, and the read of a 257th returns only when its input speaks.)
+void mark_interrupted(pthread_t reader) noexcept {
+    const auto is_reader = [&](const std::atomic<pthread_t>& slot) { return slot.load(std::memory_order_acquire) == reader; };
+    if (std::ranges::any_of(interrupted_threads, is_reader)) return;
+    for (std::atomic<pthread_t>& slot : interrupted_threads) {
+        pthread_t none{};
+        if (slot.compare_exchange_strong(none, reader, std::memory_order_acq_rel)) {
+            interrupted_count.fetch_add(1, std::memory_order_acq_rel);
+            return;
+        }
+    }
+}
 
-void install_signal_handlers() {
-    for (const int signal : {SIGINT, SIGTERM, SIGHUP}) handle(signal, on_termination);
-    handle(SIGBUS, on_bus_error);
-    handle(SIGXFSZ, SIG_IGN);
+void install_wake_handler() {
     struct sigaction wake{};
     wake.sa_handler = on_interrupt_read;  // no SA_RESTART: the read returns EINTR
     sigemptyset(&wake.sa_mask);
     ::sigaction(SIGRTMIN, &wake, nullptr);
 }
 
+}  // namespace
+
+void install_signal_handlers(std::string_view program) {
+    const std::size_t size = std::min(program.size(), program_name.size() - 1);
+    std::memcpy(program_name.data(), program.data(), size);
+    program_name[size] = '\0';
+    for (const int signal : {SIGINT, SIGTERM, SIGHUP}) handle(signal, on_termination);
+    handle(SIGBUS, on_bus_error);
+    handle(SIGXFSZ, SIG_IGN);
+    install_wake_handler();
+}
+
 void interrupt_reads(pthread_t reader) noexcept {
-    interrupted.store(true, std::memory_order_release);
+    static const bool installed = (install_wake_handler(), true);  // a program that installed none
+    (void)installed;
+    mark_interrupted(reader);
     ::pthread_kill(reader, SIGRTMIN);
 }
 
-bool reads_are_interrupted() noexcept { return interrupted.load(std::memory_order_acquire); }
+void resume_reads(pthread_t reader) noexcept {
+    if (interrupted_count.load(std::memory_order_acquire) == 0) return;
+    for (std::atomic<pthread_t>& slot : interrupted_threads) {
+        pthread_t marked = reader;
+        if (slot.compare_exchange_strong(marked, pthread_t{}, std::memory_order_acq_rel))
+            interrupted_count.fetch_sub(1, std::memory_order_acq_rel);
+    }
+}
+
+bool reads_are_interrupted() noexcept {
+    if (interrupted_count.load(std::memory_order_acquire) == 0) return false;
+    const pthread_t self = ::pthread_self();
+    return std::ranges::any_of(interrupted_threads,
+                               [&](const std::atomic<pthread_t>& slot) { return slot.load(std::memory_order_acquire) == self; });
+}
 
 void defer_termination() {
     for (const int signal : {SIGINT, SIGTERM, SIGHUP}) handle(signal, on_deferred_termination);
@@ -136,4 +180,4 @@ void set_termination_note(const std::string& note) { set_for_handler(termination
 
 void set_mapped_file(const std::string& name) { set_for_handler(mapped_name, mapped_name_set, name); }
 
-}  // namespace bloomkit::cli
+}  // namespace bloomkit::jobs

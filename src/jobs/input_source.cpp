@@ -1,6 +1,6 @@
-// src/cli/support/input_source.cpp — see input_source.hpp. zlib (gzip) and libzstd do the
+// src/jobs/input_source.cpp — see input_source.hpp. zlib (gzip) and libzstd do the
 // decompressing; both are fed from a raw buffer refilled from the descriptor.
-#include "input_source.hpp"
+#include "jobs/input_source.hpp"
 
 #include <unistd.h>
 #include <zlib.h>
@@ -13,9 +13,9 @@
 #include <system_error>
 
 #include "bloomkit/error.hpp"
-#include "support/signals.hpp"
+#include "jobs/signals.hpp"
 
-namespace bloomkit::cli {
+namespace bloomkit::jobs {
 
 namespace {
 constexpr std::size_t raw_buffer_bytes = std::size_t{1} << 18;
@@ -163,4 +163,4 @@ void input_source::open_on(int fd) {
     decoder_.reset();
 }
 
-}  // namespace bloomkit::cli
+}  // namespace bloomkit::jobs

@@ -1,12 +1,12 @@
-// src/cli/support/digest_spool.cpp — see digest_spool.hpp. The digests are stored as the
+// src/jobs/digest_spool.cpp — see digest_spool.hpp. The digests are stored as the
 // machine holds them: the file lives only as long as the process.
-#include "digest_spool.hpp"
+#include "jobs/digest_spool.hpp"
 
 #include <algorithm>
 
-#include "support/temporary_file.hpp"
+#include "jobs/temporary_file.hpp"
 
-namespace bloomkit::cli {
+namespace bloomkit::jobs {
 namespace {
 
 constexpr std::size_t pending_digests = std::size_t{1} << 18;  // 4 MiB
@@ -27,14 +27,14 @@ void digest_spool::write(std::span<const digest> digests) {
 }
 
 void digest_spool::flush() {
-    detail::write_all(file_, spool_name, pending_.data(), pending_.size() * sizeof(digest));
+    os::write_all(file_, spool_name, pending_.data(), pending_.size() * sizeof(digest));
     pending_.clear();
 }
 
 void digest_spool::read_at(std::uint64_t first, std::span<digest> into) {
     const std::size_t bytes = into.size() * sizeof(digest);
-    if (detail::read_at(file_, spool_name, into.data(), bytes, first * sizeof(digest)) != bytes)
-        detail::throw_io("cannot read back", spool_name, EIO);
+    if (os::read_at(file_, spool_name, into.data(), bytes, first * sizeof(digest)) != bytes)
+        os::throw_io("cannot read back", spool_name, EIO);
 }
 
-}  // namespace bloomkit::cli
+}  // namespace bloomkit::jobs

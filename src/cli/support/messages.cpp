@@ -1,0 +1,40 @@
+// src/cli/support/messages.cpp — see messages.hpp.
+#include "messages.hpp"
+
+#include "bloomkit/error.hpp"
+#include "bloomkit/kind_request.hpp"
+#include "jobs/line_keys.hpp"
+#include "jobs/line_reader.hpp"
+#include "jobs/threads_unavailable.hpp"
+
+namespace bloomkit::cli {
+namespace {
+
+/// The option a part of a kind request is given by.
+std::string_view option_of(invalid_request::part part) {
+    switch (part) {
+        case invalid_request::part::kind: return "--kind";
+        case invalid_request::part::layout: return "--layout";
+        case invalid_request::part::fingerprint_bits: return "--bits";
+        case invalid_request::part::arity: return "--arity";
+    }
+    return "--kind";
+}
+
+}  // namespace
+
+std::string command_message(const std::exception& e) {
+    if (const auto* request = dynamic_cast<const invalid_request*>(&e))  // the library names the part
+        return std::string(option_of(request->which())) + ": " + e.what();
+    // The library says what an interrupted update needs; the command, how to give it that.
+    if (const auto* format = dynamic_cast<const file_format_error*>(&e); format && format->reason() == format_errc::interrupted_update)
+        return std::string(e.what()) + " (bloomkit add FILE < /dev/null)";
+    if (const auto* number = dynamic_cast<const jobs::not_a_number*>(&e))
+        return number->explained_by("--key " + std::string(to_string(number->format())));
+    if (dynamic_cast<const jobs::filter_file_as_lines*>(&e) != nullptr)
+        return std::string(e.what()) + ": to combine filters, use bloomkit merge";
+    if (dynamic_cast<const jobs::threads_unavailable*>(&e) != nullptr) return std::string(e.what()) + ": use fewer (-t)";
+    return e.what();
+}
+
+}  // namespace bloomkit::cli

@@ -1,0 +1,14 @@
+// src/jobs/temporary_file.hpp — scratch files a job needs for a while and never leaves behind:
+// an input spooled to be read twice, digests kept until an update may begin.
+#pragma once
+
+#include "bloomkit/os/file.hpp"
+
+namespace bloomkit::jobs {
+
+/// An unnamed temporary file in $TMPDIR (or /tmp), open for reading and writing: gone when
+/// closed, whatever happens (O_TMPFILE; where the file system has none, a named one unlinked at
+/// once). Throws io_error naming the directory.
+os::file_descriptor unnamed_temporary_file();
+
+}  // namespace bloomkit::jobs
