@@ -29,8 +29,8 @@
 #include <map>
 #include <memory>
 #include <optional>
-#include <thread>
 #include <string>
+#include <thread>
 #include <unordered_set>
 #include <vector>
 
@@ -105,7 +105,7 @@ struct row {
     std::string structure, operation;
     double ns_per_op = 0;
     double bits_per_key = 0;
-    double fpr = -1;  // measured; -1 where not applicable
+    double fpr = -1;              // measured; -1 where not applicable
     double huge_page_bytes = -1;  // of the structure while measured; -1 where not measured
 };
 
@@ -125,8 +125,8 @@ double timed_over_chunks(std::uint64_t count, Make make, Op op) {
 
 struct workload {
     std::uint64_t n;
-    std::uint64_t sample;  // lookups measured per operation
-    double target_fpr;  // what every filter is sized for
+    std::uint64_t sample;           // lookups measured per operation
+    double target_fpr;              // what every filter is sized for
     std::vector<std::string> only;  // the structures to measure (all when empty)
 
     [[nodiscard]] bool measures(const std::string& structure) const {
@@ -170,11 +170,14 @@ void measure_lookups(const structure<Key, Contains, BulkCount>& s, const workloa
         keys.reserve(count);
         while (keys.size() < count) {
             const std::uint64_t at = (first + keys.size()) % w.n;
-            std::ranges::move(make_chunk<Key>(key_set::present, at, std::min(count - keys.size(), w.n - at)), std::back_inserter(keys));
+            std::ranges::move(make_chunk<Key>(key_set::present, at, std::min(count - keys.size(), w.n - at)),
+                              std::back_inserter(keys));
         }
         return keys;
     };
-    auto absent = [&](std::uint64_t first, std::uint64_t count) { return make_chunk<Key>(key_set::absent, first, count); };
+    auto absent = [&](std::uint64_t first, std::uint64_t count) {
+        return make_chunk<Key>(key_set::absent, first, count);
+    };
     auto mixed = [&](std::uint64_t first, std::uint64_t count) { return make_mixed_chunk<Key>(w.n, first, count); };
     const std::uint64_t sample = w.sample;
     const double huge = static_cast<double>(huge_page_bytes());
@@ -227,7 +230,8 @@ double insert_all(const workload& w, Empty empty, InsertChunk insert_chunk) {
     for (std::uint64_t run = 0; run < runs; ++run) {
         empty();
         const double ns = timed_over_chunks<Key>(
-            w.n, [&](std::uint64_t first, std::uint64_t count) { return make_chunk<Key>(key_set::present, first, count); },
+            w.n,
+            [&](std::uint64_t first, std::uint64_t count) { return make_chunk<Key>(key_set::present, first, count); },
             insert_chunk);
         best = run == 0 ? ns : std::min(best, ns);
     }
@@ -247,20 +251,26 @@ void insert_or_fail(Filter& filter, const Key& key, const char* name) {
 template <class Filter, class Key>
 void bench_bloomkit(const char* name, const workload& w, std::vector<row>& rows) {
     auto filter = std::make_unique<Filter>(w.n, w.target_fpr);
-    const double insert_ns = insert_all<Key>(w, [&] { filter->clear(); }, [&](const std::vector<Key>& chunk) {
-        for (const Key& key : chunk) insert_or_fail(*filter, key, name);
-    });
+    const double insert_ns = insert_all<Key>(
+        w, [&] { filter->clear(); },
+        [&](const std::vector<Key>& chunk) {
+            for (const Key& key : chunk) insert_or_fail(*filter, key, name);
+        });
     auto bulk_filter = std::make_unique<Filter>(w.n, w.target_fpr);
-    const double bulk_insert_ns = insert_all<Key>(w, [&] { bulk_filter->clear(); }, [&](const std::vector<Key>& chunk) {
-        const std::uint64_t added = bulk_filter->insert(chunk.begin(), chunk.end());
-        if (std::is_same_v<Filter, bloomkit::cuckoo_filter> && added != chunk.size()) wrong(std::string(name) + ": full before n keys");
-    });
+    const double bulk_insert_ns = insert_all<Key>(
+        w, [&] { bulk_filter->clear(); },
+        [&](const std::vector<Key>& chunk) {
+            const std::uint64_t added = bulk_filter->insert(chunk.begin(), chunk.end());
+            if (std::is_same_v<Filter, bloomkit::cuckoo_filter> && added != chunk.size())
+                wrong(std::string(name) + ": full before n keys");
+        });
     if (!(*filter == *bulk_filter)) wrong(std::string(name) + ": bulk and single inserts built different filters");
     filter.reset();
     const double bits_per_key = 8.0 * static_cast<double>(bulk_filter->size_in_bytes()) / static_cast<double>(w.n);
     const Filter& built = *bulk_filter;
-    const auto s = structure_of<Key>(name, bits_per_key, [&built](const Key& key) { return built.contains(key); },
-                                     [&built](const std::vector<Key>& chunk) { return built.count_contained(chunk.begin(), chunk.end()); });
+    const auto s = structure_of<Key>(
+        name, bits_per_key, [&built](const Key& key) { return built.contains(key); },
+        [&built](const std::vector<Key>& chunk) { return built.count_contained(chunk.begin(), chunk.end()); });
     const double huge = static_cast<double>(huge_page_bytes());
     rows.push_back({name, "insert", insert_ns, bits_per_key, -1, huge});
     rows.push_back({name, "insert (bulk)", bulk_insert_ns, bits_per_key, -1, huge});
@@ -273,10 +283,12 @@ void bench_fuse(const char* name, const workload& w, std::vector<row>& rows) {
     const std::vector<Key> keys = make_chunk<Key>(key_set::present, 0, w.n);
     const auto start = clock_type::now();
     const Filter filter(keys);
-    const double build_ns = std::chrono::duration<double, std::nano>(clock_type::now() - start).count() / static_cast<double>(w.n);
+    const double build_ns =
+        std::chrono::duration<double, std::nano>(clock_type::now() - start).count() / static_cast<double>(w.n);
     const double bits_per_key = 8.0 * static_cast<double>(filter.size_in_bytes()) / static_cast<double>(w.n);
-    const auto s = structure_of<Key>(name, bits_per_key, [&filter](const Key& key) { return filter.contains(key); },
-                                     [&filter](const std::vector<Key>& chunk) { return filter.count_contained(chunk.begin(), chunk.end()); });
+    const auto s = structure_of<Key>(
+        name, bits_per_key, [&filter](const Key& key) { return filter.contains(key); },
+        [&filter](const std::vector<Key>& chunk) { return filter.count_contained(chunk.begin(), chunk.end()); });
     rows.push_back({name, "build (all keys)", build_ns, bits_per_key, -1, static_cast<double>(huge_page_bytes())});
     measure_lookups(s, w, rows);
 }
@@ -289,12 +301,14 @@ void bench_hash(const workload& w, std::vector<row>& rows) {
     const bloomkit::hasher hash(bloomkit::default_hash_algorithm, opaque_seed);
     std::uint64_t sum = 0;
     const double ns = timed_over_chunks<Key>(
-        w.sample, [&](std::uint64_t first, std::uint64_t count) { return make_chunk<Key>(key_set::absent, first, count); },
+        w.sample,
+        [&](std::uint64_t first, std::uint64_t count) { return make_chunk<Key>(key_set::absent, first, count); },
         [&](const std::vector<Key>& chunk) {
             for (const Key& key : chunk) sum += hash(key).low;
             keep(sum);
         });
-    rows.push_back({"bloomkit hash", std::string("hash (") + std::string(to_string(bloomkit::default_hash_algorithm)) + ")", ns, 0, -1});
+    rows.push_back({"bloomkit hash",
+                    std::string("hash (") + std::string(to_string(bloomkit::default_hash_algorithm)) + ")", ns, 0, -1});
 }
 
 /// How full a cuckoo filter sized for n gets before it first refuses a key.
@@ -379,7 +393,8 @@ void bench_hash_set(const workload& w, std::vector<row>& rows) {
         }
     });
     const double bits_per_key = 8.0 * static_cast<double>(set_bytes + string_heap) / static_cast<double>(w.n);
-    const auto s = structure_of<Key>("std::unordered_set", bits_per_key, [&set](const Key& key) { return set.contains(key); });
+    const auto s =
+        structure_of<Key>("std::unordered_set", bits_per_key, [&set](const Key& key) { return set.contains(key); });
     rows.push_back({"std::unordered_set", "insert", insert_ns, bits_per_key, -1});
     measure_lookups(s, w, rows);
 }
@@ -403,7 +418,8 @@ result run(const workload& w, key_kind kind) {
     result r{w, kind, 0, 0, {}, std::nullopt};
     if (w.measures("hash")) bench_hash<Key>(w, r.rows);
     if (w.measures("block")) bench_bloomkit<bloomkit::block_bloom_filter, Key>("bloomkit block", w, r.rows);
-    if (w.measures("split-block")) bench_bloomkit<bloomkit::split_block_bloom_filter, Key>("bloomkit split-block", w, r.rows);
+    if (w.measures("split-block"))
+        bench_bloomkit<bloomkit::split_block_bloom_filter, Key>("bloomkit split-block", w, r.rows);
     if (w.measures("classic")) bench_bloomkit<bloomkit::classic_bloom_filter, Key>("bloomkit classic", w, r.rows);
     if (w.measures("counting")) bench_bloomkit<bloomkit::counting_bloom_filter, Key>("bloomkit counting", w, r.rows);
     if (w.measures("cuckoo") && w.target_fpr >= 0.000123) {
@@ -414,12 +430,14 @@ result run(const workload& w, key_kind kind) {
     // 100M URL-like strings held in memory (a fuse build's input, a hash set) need ~13 GB:
     // more memory than the benchmark VMs have.
     const bool all_keys_fit = kind == key_kind::integer || w.n <= 20'000'000;
-    if (w.measures("fuse8") && all_keys_fit) bench_fuse<bloomkit::binary_fuse8_filter, Key>("bloomkit fuse8", w, r.rows);
+    if (w.measures("fuse8") && all_keys_fit)
+        bench_fuse<bloomkit::binary_fuse8_filter, Key>("bloomkit fuse8", w, r.rows);
     if (w.measures("fuse8-4wise") && all_keys_fit)
         bench_fuse<bloomkit::binary_fuse8_4wise_filter, Key>("bloomkit fuse8 4-wise", w, r.rows);
     if (w.measures("libbloom")) bench_libbloom<Key>(w, r.rows);
     if (w.measures("unordered_set") && all_keys_fit) bench_hash_set<Key>(w, r.rows);
-    r.floor_ns = memory_floor_ns(bloomkit::block_bloom_filter(w.n, w.target_fpr).size_in_bytes(), w.sample, r.floor_huge_page_bytes);
+    r.floor_ns = memory_floor_ns(bloomkit::block_bloom_filter(w.n, w.target_fpr).size_in_bytes(), w.sample,
+                                 r.floor_huge_page_bytes);
     return r;
 }
 
@@ -449,29 +467,34 @@ std::string ratio(const result& r, const row& x, const std::string& baseline) {
 
 void print_markdown(const std::vector<result>& results) {
     std::printf("CPU: %s, %u threads; SIMD backend: %s (supported: %s); compiler: %s\n", cpu_model().c_str(),
-                std::max(1U, std::thread::hardware_concurrency()), std::string(to_string(bloomkit::active_simd_level())).c_str(),
+                std::max(1U, std::thread::hardware_concurrency()),
+                std::string(to_string(bloomkit::active_simd_level())).c_str(),
                 std::string(to_string(bloomkit::supported_simd_level())).c_str(), __VERSION__);
     for (const result& r : results) {
         std::printf("\n### n = %llu %s keys, target FPR %g\n\n", static_cast<unsigned long long>(r.w.n),
                     r.kind == key_kind::url ? "URL-like (~60-byte)" : "8-byte integer", r.w.target_fpr);
-        std::printf("Memory floor (random 64-byte reads over %.1f MB, %.0f MB of it on 2 MiB pages): %.2f ns/read. "
-                    "Lookups timed over %llu keys.\n\n",
-                    static_cast<double>(bloomkit::block_bloom_filter(r.w.n, r.w.target_fpr).size_in_bytes()) / 1e6,
-                    r.floor_huge_page_bytes / 1e6, r.floor_ns, static_cast<unsigned long long>(r.w.sample));
+        std::printf(
+            "Memory floor (random 64-byte reads over %.1f MB, %.0f MB of it on 2 MiB pages): %.2f ns/read. "
+            "Lookups timed over %llu keys.\n\n",
+            static_cast<double>(bloomkit::block_bloom_filter(r.w.n, r.w.target_fpr).size_in_bytes()) / 1e6,
+            r.floor_huge_page_bytes / 1e6, r.floor_ns, static_cast<unsigned long long>(r.w.sample));
         if (r.cuckoo)
-            std::printf("Cuckoo filter sized for n (%u-bit fingerprints, %llu slots): first insert refused at %.2f%% "
-                        "occupancy (%llu keys stored).\n\n",
-                        r.cuckoo->fingerprint_bits, static_cast<unsigned long long>(r.cuckoo->slots), 100 * r.cuckoo->load(),
-                        static_cast<unsigned long long>(r.cuckoo->stored));
-        std::printf("| structure | operation | ns/op | vs floor | bits/key | measured FPR | on 2 MiB pages | vs libbloom | vs unordered_set |\n");
+            std::printf(
+                "Cuckoo filter sized for n (%u-bit fingerprints, %llu slots): first insert refused at %.2f%% "
+                "occupancy (%llu keys stored).\n\n",
+                r.cuckoo->fingerprint_bits, static_cast<unsigned long long>(r.cuckoo->slots), 100 * r.cuckoo->load(),
+                static_cast<unsigned long long>(r.cuckoo->stored));
+        std::printf(
+            "| structure | operation | ns/op | vs floor | bits/key | measured FPR | on 2 MiB pages | vs libbloom | vs "
+            "unordered_set |\n");
         std::printf("|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
         for (const row& x : r.rows) {
             char fpr[32] = "–", huge[32] = "–";
             if (x.fpr >= 0) std::snprintf(fpr, sizeof fpr, "%.4f%%", 100 * x.fpr);
             if (x.huge_page_bytes >= 0) std::snprintf(huge, sizeof huge, "%.0f MB", x.huge_page_bytes / 1e6);
-            std::printf("| %s | %s | %.2f | %.2fx | %.2f | %s | %s | %s | %s |\n", x.structure.c_str(), x.operation.c_str(),
-                        x.ns_per_op, x.ns_per_op / r.floor_ns, x.bits_per_key, fpr, huge, ratio(r, x, "libbloom").c_str(),
-                        ratio(r, x, "std::unordered_set").c_str());
+            std::printf("| %s | %s | %.2f | %.2fx | %.2f | %s | %s | %s | %s |\n", x.structure.c_str(),
+                        x.operation.c_str(), x.ns_per_op, x.ns_per_op / r.floor_ns, x.bits_per_key, fpr, huge,
+                        ratio(r, x, "libbloom").c_str(), ratio(r, x, "std::unordered_set").c_str());
         }
     }
 }
@@ -481,16 +504,18 @@ void print_json(const std::vector<result>& results) {
                 std::string(to_string(bloomkit::active_simd_level())).c_str());
     for (std::size_t i = 0; i < results.size(); ++i) {
         const result& r = results[i];
-        std::printf("%s\n {\"n\": %llu, \"keys\": \"%s\", \"target_fpr\": %g, \"memory_floor_ns\": %.3f, ", i ? "," : "",
-                    static_cast<unsigned long long>(r.w.n), r.kind == key_kind::url ? "url" : "int", r.w.target_fpr, r.floor_ns);
+        std::printf("%s\n {\"n\": %llu, \"keys\": \"%s\", \"target_fpr\": %g, \"memory_floor_ns\": %.3f, ",
+                    i ? "," : "", static_cast<unsigned long long>(r.w.n), r.kind == key_kind::url ? "url" : "int",
+                    r.w.target_fpr, r.floor_ns);
         if (r.cuckoo) std::printf("\"cuckoo_load_at_first_refusal\": %.5f, ", r.cuckoo->load());
         std::printf("\"rows\": [");
         for (std::size_t j = 0; j < r.rows.size(); ++j) {
             const row& x = r.rows[j];
-            std::printf("%s\n  {\"structure\": \"%s\", \"operation\": \"%s\", \"ns_per_op\": %.3f, \"vs_floor\": %.3f, "
-                        "\"bits_per_key\": %.3f, \"fpr\": %.6g, \"huge_page_bytes\": %.0f}",
-                        j ? "," : "", x.structure.c_str(), x.operation.c_str(), x.ns_per_op, x.ns_per_op / r.floor_ns,
-                        x.bits_per_key, x.fpr, x.huge_page_bytes);
+            std::printf(
+                "%s\n  {\"structure\": \"%s\", \"operation\": \"%s\", \"ns_per_op\": %.3f, \"vs_floor\": %.3f, "
+                "\"bits_per_key\": %.3f, \"fpr\": %.6g, \"huge_page_bytes\": %.0f}",
+                j ? "," : "", x.structure.c_str(), x.operation.c_str(), x.ns_per_op, x.ns_per_op / r.floor_ns,
+                x.bits_per_key, x.fpr, x.huge_page_bytes);
         }
         std::printf("]}");
     }
@@ -508,16 +533,20 @@ struct space_row {
 template <class Filter>
 space_row space_of(const char* name, std::uint64_t n, double p) {
     const std::vector<std::uint64_t> keys = make_chunk<std::uint64_t>(key_set::present, 0, n);
-    const std::vector<std::uint64_t> probes = make_chunk<std::uint64_t>(key_set::absent, 0, std::max<std::uint64_t>(n, 4'000'000));
+    const std::vector<std::uint64_t> probes =
+        make_chunk<std::uint64_t>(key_set::absent, 0, std::max<std::uint64_t>(n, 4'000'000));
     std::optional<Filter> filter;
     if constexpr (requires { Filter(keys); }) filter.emplace(keys);
     else {
         filter.emplace(n, p);
         const std::uint64_t added = filter->insert(keys.begin(), keys.end());
-        if (std::is_same_v<Filter, bloomkit::cuckoo_filter> && added != n) wrong(std::string(name) + ": full before n keys");
+        if (std::is_same_v<Filter, bloomkit::cuckoo_filter> && added != n)
+            wrong(std::string(name) + ": full before n keys");
     }
-    if (filter->count_contained(keys.begin(), keys.end()) != n) wrong(std::string(name) + ": an inserted key was not found");
-    const double fpr = static_cast<double>(filter->count_contained(probes.begin(), probes.end())) / static_cast<double>(probes.size());
+    if (filter->count_contained(keys.begin(), keys.end()) != n)
+        wrong(std::string(name) + ": an inserted key was not found");
+    const double fpr =
+        static_cast<double>(filter->count_contained(probes.begin(), probes.end())) / static_cast<double>(probes.size());
     return {name, p, 8.0 * static_cast<double>(filter->size_in_bytes()) / static_cast<double>(n), fpr};
 }
 
@@ -542,8 +571,10 @@ std::vector<space_row> measure_space() {
 
 void print_space(const std::vector<space_row>& rows, bool tsv) {
     if (!tsv) {
-        std::printf("Bits per key against the FPR, filters sized for 1M keys (measured over at least 4M absent keys):\n\n");
-        std::printf("| structure | target FPR | bits/key | measured FPR | vs the lower bound |\n|---|---:|---:|---:|---:|\n");
+        std::printf(
+            "Bits per key against the FPR, filters sized for 1M keys (measured over at least 4M absent keys):\n\n");
+        std::printf(
+            "| structure | target FPR | bits/key | measured FPR | vs the lower bound |\n|---|---:|---:|---:|---:|\n");
     }
     for (const space_row& r : rows) {
         if (tsv) std::printf("%s\t%g\t%.4f\t%.6g\n", r.structure.c_str(), r.target, r.bits_per_key, r.measured_fpr);
@@ -559,8 +590,8 @@ void print_tsv(const std::vector<result>& results) {
     for (const result& r : results)
         for (const row& x : r.rows)
             std::printf("%llu\t%s\t%g\t%.3f\t%s\t%s\t%.3f\t%.3f\t%.3f\t%.6g\n", static_cast<unsigned long long>(r.w.n),
-                        r.kind == key_kind::url ? "url" : "int", r.w.target_fpr, r.floor_ns, x.structure.c_str(), x.operation.c_str(),
-                        x.ns_per_op, x.ns_per_op / r.floor_ns, x.bits_per_key, x.fpr);
+                        r.kind == key_kind::url ? "url" : "int", r.w.target_fpr, r.floor_ns, x.structure.c_str(),
+                        x.operation.c_str(), x.ns_per_op, x.ns_per_op / r.floor_ns, x.bits_per_key, x.fpr);
 }
 
 std::vector<double> numbers(const std::string& list) {
@@ -584,8 +615,7 @@ int main(int argc, char** argv) {
         else if (arg == "--fpp" && has_value) {
             std::fprintf(stderr, "bloomkit_bench: --fpp is deprecated, use --fpr\n");
             rates = argv[++i];
-        }
-        else if (arg == "--keys" && has_value) kinds = argv[++i];
+        } else if (arg == "--keys" && has_value) kinds = argv[++i];
         else if (arg == "--sample" && has_value) sample = std::stod(argv[++i]);
         else if (arg == "--json") json = true;
         else if (arg == "--tsv") tsv = true;
@@ -593,8 +623,10 @@ int main(int argc, char** argv) {
         else if (arg == "--only" && has_value) only = names(argv[++i]);
         else {
             std::fprintf(stderr,
-                         "usage: bloomkit_bench [--n 1e6,1e8] [--fpr 0.01,0.001] [--keys int,url] [--sample 1e7] [--json | --tsv]\n"
-                         "                      [--only hash,block,split-block,classic,counting,cuckoo,scalable,fuse8,fuse8-4wise,"
+                         "usage: bloomkit_bench [--n 1e6,1e8] [--fpr 0.01,0.001] [--keys int,url] [--sample 1e7] "
+                         "[--json | --tsv]\n"
+                         "                      [--only "
+                         "hash,block,split-block,classic,counting,cuckoo,scalable,fuse8,fuse8-4wise,"
                          "libbloom,unordered_set]\n"
                          "       bloomkit_bench --space [--tsv]\n");
             return 2;
@@ -611,7 +643,8 @@ int main(int argc, char** argv) {
                 for (const double p : numbers(rates)) {
                     const workload w{static_cast<std::uint64_t>(n), static_cast<std::uint64_t>(sample), p, only};
                     std::fprintf(stderr, "bloomkit_bench: n=%g keys=%s p=%g ...\n", n, kind.c_str(), p);
-                    results.push_back(kind == std::string("url") ? run<std::string>(w, key_kind::url) : run<std::uint64_t>(w, key_kind::integer));
+                    results.push_back(kind == std::string("url") ? run<std::string>(w, key_kind::url)
+                                                                 : run<std::uint64_t>(w, key_kind::integer));
                 }
     if (json) print_json(results);
     else if (tsv) print_tsv(results);

@@ -72,7 +72,8 @@ std::uint64_t run_filter(std::string_view operation, std::uint64_t calls, Filter
     if (operation == "contains-bulk") {
         std::uint64_t found = 0;
         for (std::uint64_t done = 0; done < calls; done += prepared.size()) {
-            const auto end = prepared.begin() + static_cast<std::ptrdiff_t>(std::min<std::uint64_t>(prepared.size(), calls - done));
+            const auto end =
+                prepared.begin() + static_cast<std::ptrdiff_t>(std::min<std::uint64_t>(prepared.size(), calls - done));
             found += filter.count_contained(prepared.begin(), end);
         }
         return found;

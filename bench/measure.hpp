@@ -55,7 +55,7 @@ inline double memory_floor_ns(std::uint64_t bytes, std::uint64_t reads, double& 
     constexpr std::uint64_t chunk = 1 << 20;
     const std::uint64_t lines = std::max<std::uint64_t>(bytes / 64, 1);
     bloomkit::block_bloom_filter::storage_type memory(lines * 8);  // a filter's own storage
-    std::fill_n(memory.mutable_data(), lines * 8, 1);  // touch every page
+    std::fill_n(memory.mutable_data(), lines * 8, 1);              // touch every page
     huge = static_cast<double>(huge_page_bytes());
     std::vector<std::uint64_t> index(std::min<std::uint64_t>(reads, chunk));
     double nanoseconds = 0;

@@ -88,7 +88,9 @@ public:
         context_.reset(to.socket.empty() ? redisConnectWithTimeout(to.host.c_str(), to.port, timeout)
                                          : redisConnectUnixWithTimeout(to.socket.c_str(), timeout));
         name_ = to.socket.empty() ? to.host + ":" + std::to_string(to.port) : to.socket;
-        if (!context_ || context_->err) throw std::runtime_error("cannot connect to " + name_ + ": " + (context_ ? context_->errstr : "out of memory"));
+        if (!context_ || context_->err)
+            throw std::runtime_error("cannot connect to " + name_ + ": " +
+                                     (context_ ? context_->errstr : "out of memory"));
         if (redisSetTimeout(context_.get(), timeout) != REDIS_OK) fail();
         if (!to.password.empty()) {
             if (to.user.empty()) command("AUTH %s", to.password.c_str());
@@ -124,7 +126,8 @@ private:
     [[noreturn]] void fail() const { throw std::runtime_error("Redis at " + name_ + ": " + context_->errstr); }
     reply checked(reply r) const {
         if (!r) fail();
-        if (r->type == REDIS_REPLY_ERROR) throw std::runtime_error("Redis at " + name_ + ": " + std::string(r->str, r->len));
+        if (r->type == REDIS_REPLY_ERROR)
+            throw std::runtime_error("Redis at " + name_ + ": " + std::string(r->str, r->len));
         return r;
     }
 
@@ -145,8 +148,10 @@ public:
     naive_filter(redis_connection& redis, std::string key, std::uint64_t expected_keys, double fpr)
         : redis_(&redis), key_(std::move(key)) {
         const double ln2 = std::log(2.0);
-        bits_ = static_cast<std::uint64_t>(std::ceil(-static_cast<double>(expected_keys) * std::log(fpr) / (ln2 * ln2)));
-        hashes_ = std::max(1U, static_cast<unsigned>(std::lround(static_cast<double>(bits_) / static_cast<double>(expected_keys) * ln2)));
+        bits_ =
+            static_cast<std::uint64_t>(std::ceil(-static_cast<double>(expected_keys) * std::log(fpr) / (ln2 * ln2)));
+        hashes_ = std::max(1U, static_cast<unsigned>(
+                                   std::lround(static_cast<double>(bits_) / static_cast<double>(expected_keys) * ln2)));
     }
 
     /// k round trips; true if the key was new (one of its bits was 0).
@@ -155,7 +160,8 @@ public:
         positions(item, at);
         bool added = false;
         for (unsigned i = 0; i < hashes_; ++i)
-            added |= redis_connection::integer(redis_->command("SETBIT %b %llu 1", key_.data(), key_.size(), ull(at[i]))) == 0;
+            added |= redis_connection::integer(
+                         redis_->command("SETBIT %b %llu 1", key_.data(), key_.size(), ull(at[i]))) == 0;
         return added;
     }
     /// One round trip per bit until the first 0 bit.
@@ -163,7 +169,8 @@ public:
         std::uint64_t at[max_hashes];
         positions(item, at);
         for (unsigned i = 0; i < hashes_; ++i)
-            if (redis_connection::integer(redis_->command("GETBIT %b %llu", key_.data(), key_.size(), ull(at[i]))) == 0) return false;
+            if (redis_connection::integer(redis_->command("GETBIT %b %llu", key_.data(), key_.size(), ull(at[i]))) == 0)
+                return false;
         return true;
     }
 
@@ -175,7 +182,8 @@ public:
             std::uint64_t at[max_hashes];
             for (std::size_t j = first; j < last; ++j) {
                 positions(items[j], at);
-                for (unsigned i = 0; i < hashes_; ++i) redis_->append("SETBIT %b %llu 1", key_.data(), key_.size(), ull(at[i]));
+                for (unsigned i = 0; i < hashes_; ++i)
+                    redis_->append("SETBIT %b %llu 1", key_.data(), key_.size(), ull(at[i]));
             }
             for (std::size_t j = first; j < last; ++j) {
                 bool was_new = false;
@@ -192,7 +200,8 @@ public:
             std::uint64_t at[max_hashes];
             for (std::size_t j = first; j < last; ++j) {
                 positions(items[j], at);
-                for (unsigned i = 0; i < hashes_; ++i) redis_->append("GETBIT %b %llu", key_.data(), key_.size(), ull(at[i]));
+                for (unsigned i = 0; i < hashes_; ++i)
+                    redis_->append("GETBIT %b %llu", key_.data(), key_.size(), ull(at[i]));
             }
             for (std::size_t j = first; j < last; ++j) {
                 bool all_set = true;
@@ -204,7 +213,8 @@ public:
 
     /// The FPR its fill gives: (set bits / m)^k.
     double current_fpr() {
-        const auto set = static_cast<std::uint64_t>(redis_connection::integer(redis_->command("BITCOUNT %b", key_.data(), key_.size())));
+        const auto set = static_cast<std::uint64_t>(
+            redis_connection::integer(redis_->command("BITCOUNT %b", key_.data(), key_.size())));
         return bloomkit::current_fpr(bloomkit::bloom_layout::classic, {bits_, hashes_}, set);
     }
     void clear() { redis_->command("DEL %b", key_.data(), key_.size()); }
@@ -232,7 +242,9 @@ private:
 double process_cpu_seconds() {
     rusage usage{};
     getrusage(RUSAGE_SELF, &usage);
-    auto seconds = [](const timeval& t) { return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6; };
+    auto seconds = [](const timeval& t) {
+        return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6;
+    };
     return seconds(usage.ru_utime) + seconds(usage.ru_stime);
 }
 
@@ -258,7 +270,8 @@ public:
     void add(const bkr::endpoint& node) { nodes_.emplace_back(node); }
     [[nodiscard]] std::vector<double> cpu_seconds() {
         std::vector<double> seconds;
-        for (redis_connection& node : nodes_) seconds.push_back(info_number(node, "cpu", "used_cpu_user") + info_number(node, "cpu", "used_cpu_sys"));
+        for (redis_connection& node : nodes_)
+            seconds.push_back(info_number(node, "cpu", "used_cpu_user") + info_number(node, "cpu", "used_cpu_sys"));
         return seconds;
     }
     static std::string info(redis_connection& node, const char* section) {
@@ -268,7 +281,8 @@ public:
     static std::string info_field(redis_connection& node, const char* section, const std::string& field) {
         std::istringstream lines(info(node, section));
         for (std::string line; std::getline(lines, line);)
-            if (line.rfind(field + ":", 0) == 0) return line.substr(field.size() + 1, line.find_last_not_of('\r') - field.size());
+            if (line.rfind(field + ":", 0) == 0)
+                return line.substr(field.size() + 1, line.find_last_not_of('\r') - field.size());
         throw std::runtime_error("INFO " + std::string(section) + " of " + node.name() + " has no " + field);
     }
     static double info_number(redis_connection& node, const char* section, const std::string& field) {
@@ -284,14 +298,14 @@ private:
 
 struct timing {
     double seconds = std::numeric_limits<double>::infinity();
-    double client_cpu = 0;            // CPU seconds of this process
-    std::vector<double> server_cpu;   // per node
-    double other_cpu = 0;             // the rest of the machine
+    double client_cpu = 0;           // CPU seconds of this process
+    std::vector<double> server_cpu;  // per node
+    double other_cpu = 0;            // the rest of the machine
 };
 
 /// The best of `runs` runs of `op` (prepare(run) before each, check() after each, untimed).
-timing best_of(unsigned runs, server_probes& servers, const std::function<void(unsigned)>& prepare, const std::function<void()>& op,
-               const std::function<void()>& check) {
+timing best_of(unsigned runs, server_probes& servers, const std::function<void(unsigned)>& prepare,
+               const std::function<void()>& op, const std::function<void()>& check) {
     timing best;
     for (unsigned run = 0; run < runs; ++run) {
         prepare(run);
@@ -357,15 +371,20 @@ std::string count_text(std::uint64_t n) {
 
 void expect_all_found(const std::string& who, const unsigned char* answers, std::size_t n) {
     const auto found = static_cast<std::size_t>(std::count(answers, answers + n, 1));
-    if (found != n) throw wrong_answer(who + ": " + std::to_string(n - found) + " of " + std::to_string(n) + " inserted keys not found");
+    if (found != n)
+        throw wrong_answer(who + ": " + std::to_string(n - found) + " of " + std::to_string(n) +
+                           " inserted keys not found");
 }
 
 /// False positives on `tried` absent keys: near `predicted_fpr` (the filter's fill), allowing
 /// for chance (binomial, 6 sigma) and for the model's error (25%).
-std::string expect_false_positives(const std::string& who, std::uint64_t found, std::uint64_t tried, double predicted_fpr) {
-    const double expected = predicted_fpr * static_cast<double>(tried), slack = 6 * std::sqrt(expected) + 0.25 * expected + 3;
-    const std::string text = format("%llu FP (%.3f%%; fill predicts %.3f%%)", static_cast<unsigned long long>(found),
-                                    100.0 * static_cast<double>(found) / static_cast<double>(tried), 100 * predicted_fpr);
+std::string expect_false_positives(const std::string& who, std::uint64_t found, std::uint64_t tried,
+                                   double predicted_fpr) {
+    const double expected = predicted_fpr * static_cast<double>(tried),
+                 slack = 6 * std::sqrt(expected) + 0.25 * expected + 3;
+    const std::string text =
+        format("%llu FP (%.3f%%; fill predicts %.3f%%)", static_cast<unsigned long long>(found),
+               100.0 * static_cast<double>(found) / static_cast<double>(tried), 100 * predicted_fpr);
     if (std::abs(static_cast<double>(found) - expected) > slack) throw wrong_answer(who + ": " + text);
     return text;
 }
@@ -375,11 +394,14 @@ std::string expect_false_positives(const std::string& who, std::uint64_t found, 
 std::string expect_new(const std::string& who, std::uint64_t added, std::uint64_t n, double final_fpr) {
     const double most_old = final_fpr * static_cast<double>(n) + 6 * std::sqrt(final_fpr * static_cast<double>(n)) + 3;
     const std::string text = count_text(added) + " new";
-    if (added > n || static_cast<double>(n - added) > most_old) throw wrong_answer(who + ": " + text + " of " + std::to_string(n) + " distinct keys");
+    if (added > n || static_cast<double>(n - added) > most_old)
+        throw wrong_answer(who + ": " + text + " of " + std::to_string(n) + " distinct keys");
     return text;
 }
 
-std::uint64_t count_true(const std::vector<unsigned char>& answers) { return static_cast<std::uint64_t>(std::count(answers.begin(), answers.end(), 1)); }
+std::uint64_t count_true(const std::vector<unsigned char>& answers) {
+    return static_cast<std::uint64_t>(std::count(answers.begin(), answers.end(), 1));
+}
 
 // --- Keys -----------------------------------------------------------------------------------
 
@@ -467,11 +489,13 @@ bkr::filter_options filter_options_of(const settings& s, std::uint64_t shard_byt
 }
 
 /// Creates NAME, refusing one that exists already (another run's, or leftovers), and registers its drop.
-bkr::bloom_filter create_filter(bkr::client& c, const std::string& name, std::uint64_t capacity, double fpr, const bkr::filter_options& o,
-                                cleanup& undo) {
+bkr::bloom_filter create_filter(bkr::client& c, const std::string& name, std::uint64_t capacity, double fpr,
+                                const bkr::filter_options& o, cleanup& undo) {
     if (!c.command({"EXISTS", name + ":meta"}).starts_with("0"))
-        throw std::runtime_error("filter " + name + " already exists in Redis: another redis_bench is running there, or one was killed; "
-                                 "drop it (bloomkit redis drop " + name + ") or pass another --prefix");
+        throw std::runtime_error("filter " + name +
+                                 " already exists in Redis: another redis_bench is running there, or one was killed; "
+                                 "drop it (bloomkit redis drop " +
+                                 name + ") or pass another --prefix");
     undo.add([&c, name] { bkr::bloom_filter::drop(c, name); });
     return bkr::bloom_filter::create(c, name, capacity, fpr, o);
 }
@@ -491,7 +515,8 @@ struct client_calls {
 /// the client in a wrong answer.
 std::vector<row> bench_client(const std::string& structure, const std::string& where, const std::string& who,
                               const std::string& who_inserting, unsigned runs, const std::vector<std::string>& present,
-                              const std::vector<std::string>& absent, const client_calls& calls, server_probes& servers) {
+                              const std::vector<std::string>& absent, const client_calls& calls,
+                              server_probes& servers) {
     std::vector<row> rows;
     const std::uint64_t n = present.size();
     std::uint64_t added = 0;
@@ -523,34 +548,42 @@ std::vector<row> bench_client(const std::string& structure, const std::string& w
 
 /// The bulk rows of a bloomkit filter: insert (into the filter emptied first if `clear_first`,
 /// and before every run but the first), query present, query absent; the best of `runs` runs each.
-std::vector<row> bench_bulk(bkr::bloom_filter& f, const std::string& structure, const std::string& where, unsigned runs, bool clear_first,
-                            const workload& w, server_probes& servers) {
+std::vector<row> bench_bulk(bkr::bloom_filter& f, const std::string& structure, const std::string& where, unsigned runs,
+                            bool clear_first, const workload& w, server_probes& servers) {
     const client_calls calls{
-        [&](unsigned run) { if (clear_first || run > 0) f.clear(); },
-        [&](const std::vector<std::string>& keys) { return static_cast<std::uint64_t>(f.insert(keys.begin(), keys.end())); },
+        [&](unsigned run) {
+            if (clear_first || run > 0) f.clear();
+        },
+        [&](const std::vector<std::string>& keys) {
+            return static_cast<std::uint64_t>(f.insert(keys.begin(), keys.end()));
+        },
         [&](const std::vector<std::string>& keys, unsigned char* out) { f.contains(keys.begin(), keys.end(), out); },
         [&] { return f.current_fpr(); }};
-    return bench_client(structure, where, structure + " on " + where, structure + " insert on " + where, runs, w.present, w.absent,
-                        calls, servers);
+    return bench_client(structure, where, structure + " on " + where, structure + " insert on " + where, runs,
+                        w.present, w.absent, calls, servers);
 }
 
 /// Merges the rows of another run into `best`, keeping the faster of each.
 void keep_best(std::vector<row>& best, const std::vector<row>& run) {
     for (const row& x : run) {
-        auto same = std::find_if(best.begin(), best.end(), [&](const row& y) { return y.structure == x.structure && y.where == x.where && y.operation == x.operation; });
+        auto same = std::find_if(best.begin(), best.end(), [&](const row& y) {
+            return y.structure == x.structure && y.where == x.where && y.operation == x.operation;
+        });
         if (same == best.end()) best.push_back(x);
         else if (x.t.seconds < same->t.seconds) *same = x;
     }
 }
 
 /// The round trip itself, for scale: PING, one at a time.
-row bench_ping(redis_connection& redis, const settings& s, const std::string& where, std::uint64_t few, server_probes& servers) {
+row bench_ping(redis_connection& redis, const settings& s, const std::string& where, std::uint64_t few,
+               server_probes& servers) {
     row ping{"PING, one at a time", where, "round trip", few, {}, "every reply PONG"};
     ping.t = best_of(
         s.runs, servers, [](unsigned) {},
         [&] {
             for (std::uint64_t i = 0; i < few; ++i)
-                if (const reply r = redis.command("PING"); std::string_view(r->str, r->len) != "PONG") throw wrong_answer("PING: not PONG");
+                if (const reply r = redis.command("PING"); std::string_view(r->str, r->len) != "PONG")
+                    throw wrong_answer("PING: not PONG");
         },
         [] {});
     return ping;
@@ -560,7 +593,8 @@ row bench_ping(redis_connection& redis, const settings& s, const std::string& wh
 std::string claim_naive_key(redis_connection& redis, const settings& s, cleanup& undo) {
     const std::string naive_key = s.prefix + ":naive";
     if (redis_connection::integer(redis.command("EXISTS %s", naive_key.c_str())) != 0)
-        throw std::runtime_error("key " + naive_key + " already exists in Redis: another redis_bench is running there, or one was killed");
+        throw std::runtime_error("key " + naive_key +
+                                 " already exists in Redis: another redis_bench is running there, or one was killed");
     undo.add([&redis, naive_key] { redis.command("DEL %s", naive_key.c_str()); });
     return naive_key;
 }
@@ -568,31 +602,30 @@ std::string claim_naive_key(redis_connection& redis, const settings& s, cleanup&
 /// Naive: k round trips per key, on the few keys such a client can afford.
 std::vector<row> bench_naive(naive_filter& naive, const settings& s, const workload& w, const std::string& where,
                              server_probes& servers) {
-    const client_calls calls{
-        [&](unsigned) { naive.clear(); },
-        [&](const std::vector<std::string>& keys) {
-            std::uint64_t added = 0;
-            for (const std::string& key : keys) added += naive.insert(key) ? 1 : 0;
-            return added;
-        },
-        [&](const std::vector<std::string>& keys, unsigned char* out) {
-            for (std::size_t i = 0; i < keys.size(); ++i) out[i] = naive.contains(keys[i]) ? 1 : 0;
-        },
-        [&] { return naive.current_fpr(); }};
-    return bench_client("naive (SETBIT per bit)", where, "naive", "naive insert", s.runs, w.few_present, w.few_absent, calls,
-                        servers);
+    const client_calls calls{[&](unsigned) { naive.clear(); },
+                             [&](const std::vector<std::string>& keys) {
+                                 std::uint64_t added = 0;
+                                 for (const std::string& key : keys) added += naive.insert(key) ? 1 : 0;
+                                 return added;
+                             },
+                             [&](const std::vector<std::string>& keys, unsigned char* out) {
+                                 for (std::size_t i = 0; i < keys.size(); ++i) out[i] = naive.contains(keys[i]) ? 1 : 0;
+                             },
+                             [&] { return naive.current_fpr(); }};
+    return bench_client("naive (SETBIT per bit)", where, "naive", "naive insert", s.runs, w.few_present, w.few_absent,
+                        calls, servers);
 }
 
 /// Naive pipelined: the same commands, --depth keys per round trip; leaves the string empty.
-std::vector<row> bench_naive_pipelined(naive_filter& naive, const settings& s, const workload& w, const std::string& where,
-                                       server_probes& servers) {
+std::vector<row> bench_naive_pipelined(naive_filter& naive, const settings& s, const workload& w,
+                                       const std::string& where, server_probes& servers) {
     const client_calls calls{
         [&](unsigned) { naive.clear(); },
         [&](const std::vector<std::string>& keys) { return naive.insert_pipelined(keys, s.depth); },
         [&](const std::vector<std::string>& keys, unsigned char* out) { naive.contains_pipelined(keys, s.depth, out); },
         [&] { return naive.current_fpr(); }};
-    std::vector<row> rows = bench_client("naive pipelined", where, "naive pipelined", "naive pipelined insert", s.runs, w.present,
-                                         w.absent, calls, servers);
+    std::vector<row> rows = bench_client("naive pipelined", where, "naive pipelined", "naive pipelined insert", s.runs,
+                                         w.present, w.absent, calls, servers);
     naive.clear();
     return rows;
 }
@@ -608,7 +641,10 @@ std::vector<row> bench_single_keys(bkr::client& c, bkr::bloom_filter& f, const s
     std::string check;
     row insert{"bloomkit single-key", where, "insert", few, {}, {}};
     insert.t = best_of(
-        s.runs, servers, [&](unsigned run) { if (run > 0) g.clear(); },
+        s.runs, servers,
+        [&](unsigned run) {
+            if (run > 0) g.clear();
+        },
         [&] {
             added = 0;
             for (const std::string& key : w.few_present) added += g.insert(key) ? 1 : 0;
@@ -635,7 +671,8 @@ std::vector<row> bench_single_keys(bkr::client& c, bkr::bloom_filter& f, const s
             [&] {
                 if (single != bulk) throw wrong_answer("bloomkit: single-key and bulk queries answer differently");
             });
-        query.check = want_present ? "all " + count_text(few) + " found" : std::to_string(count_true(single)) + " FP, as bulk";
+        query.check =
+            want_present ? "all " + count_text(few) + " found" : std::to_string(count_true(single)) + " FP, as bulk";
         if (want_present) expect_all_found("bloomkit single-key", single.data(), few);
         rows.push_back(query);
     }
@@ -653,8 +690,8 @@ std::vector<row> bench_one_connection(bkr::client& c, redis_connection& redis, c
     naive_filter naive(redis, claim_naive_key(redis, s, undo), n, s.fpr);
     if (s.measures("naive") || s.measures("pipelined"))
         about += format("naive: one string of m = %llu bits (%.0f KB), k = %u, sized for %llu keys; ",
-                        static_cast<unsigned long long>(naive.bits()), static_cast<double>(naive.bits()) / 8e3, naive.hashes(),
-                        static_cast<unsigned long long>(n));
+                        static_cast<unsigned long long>(naive.bits()), static_cast<double>(naive.bits()) / 8e3,
+                        naive.hashes(), static_cast<unsigned long long>(n));
     if (s.measures("naive"))
         for (row& x : bench_naive(naive, s, w, where, servers)) rows.push_back(x);
     if (s.measures("pipelined"))
@@ -663,8 +700,8 @@ std::vector<row> bench_one_connection(bkr::client& c, redis_connection& redis, c
 
     bkr::bloom_filter f = create_filter(c, s.prefix + ":bulk", n, s.fpr, filter_options_of(s), undo);
     about += format("bloomkit: block filter of %llu bits (%.0f KB), k = %u, %llu shard(s), pipeline depth %zu",
-                    static_cast<unsigned long long>(f.geometry().bits), static_cast<double>(f.geometry().bits) / 8e3, f.geometry().hashes,
-                    static_cast<unsigned long long>(f.description().shards), s.depth);
+                    static_cast<unsigned long long>(f.geometry().bits), static_cast<double>(f.geometry().bits) / 8e3,
+                    f.geometry().hashes, static_cast<unsigned long long>(f.description().shards), s.depth);
     for (row& x : bench_bulk(f, "bloomkit bulk", where, s.runs, false, w, servers)) rows.push_back(x);
     for (row& x : bench_single_keys(c, f, s, w, where, servers, undo)) rows.push_back(x);
     return rows;
@@ -677,15 +714,17 @@ std::vector<std::string> slot_owners(redis_connection& node) {
     for (std::size_t i = 0; i < r->elements; ++i) {
         const redisReply& range = *r->element[i];
         const redisReply& master = *range.element[2];
-        const std::string address = std::string(master.element[0]->str, master.element[0]->len) + ":" + std::to_string(master.element[1]->integer);
-        for (long long slot = range.element[0]->integer; slot <= range.element[1]->integer; ++slot) owners[static_cast<std::size_t>(slot)] = address;
+        const std::string address = std::string(master.element[0]->str, master.element[0]->len) + ":" +
+                                    std::to_string(master.element[1]->integer);
+        for (long long slot = range.element[0]->integer; slot <= range.element[1]->integer; ++slot)
+            owners[static_cast<std::size_t>(slot)] = address;
     }
     return owners;
 }
 
 /// "shards 8/8/8, keys 33/34/33%": how a filter's shards and the workload's keys fall on the nodes.
-std::string spread_text(const bkr::bloom_filter& f, const std::vector<std::string>& owners, const std::vector<std::string>& nodes,
-                        const std::vector<std::string>& keys) {
+std::string spread_text(const bkr::bloom_filter& f, const std::vector<std::string>& owners,
+                        const std::vector<std::string>& nodes, const std::vector<std::string>& keys) {
     const bkr::filter_description& d = f.description();
     std::map<std::string, std::uint64_t> shards, share;
     std::vector<std::string> owner_of_shard;
@@ -694,24 +733,28 @@ std::string spread_text(const bkr::bloom_filter& f, const std::vector<std::strin
         ++shards[owner_of_shard.back()];
     }
     const bloomkit::block_layout layout(d.geometry);
-    for (const std::string& key : keys) ++share[owner_of_shard[layout.locate(f.hash_function()(key)).block / d.blocks_per_shard]];
+    for (const std::string& key : keys)
+        ++share[owner_of_shard[layout.locate(f.hash_function()(key)).block / d.blocks_per_shard]];
     std::string shard_text, key_text;
     for (const std::string& node : nodes) {
         shard_text += (shard_text.empty() ? "" : "/") + std::to_string(shards[node]);
-        key_text += (key_text.empty() ? "" : "/") + format("%.0f", 100.0 * static_cast<double>(share[node]) / static_cast<double>(keys.size()));
+        key_text += (key_text.empty() ? "" : "/") +
+                    format("%.0f", 100.0 * static_cast<double>(share[node]) / static_cast<double>(keys.size()));
     }
     return "shards " + shard_text + ", keys " + key_text + "%";
 }
 
 void print_rows(const std::vector<row>& rows, const std::function<std::string(const row&)>& ratio_column) {
     for (const row& x : rows)
-        std::printf("| %s | %s | %s | %s | %.3f | %s | %s | %s | %s | %s | %s |\n", x.structure.c_str(), x.where.c_str(), x.operation.c_str(),
-                    count_text(x.keys).c_str(), x.t.seconds, count_text(static_cast<std::uint64_t>(x.rate())).c_str(),
-                    ratio_column(x).c_str(), percent(x.t.client_cpu, x.t.seconds).c_str(), server_cpu_text(x.t).c_str(),
+        std::printf("| %s | %s | %s | %s | %.3f | %s | %s | %s | %s | %s | %s |\n", x.structure.c_str(),
+                    x.where.c_str(), x.operation.c_str(), count_text(x.keys).c_str(), x.t.seconds,
+                    count_text(static_cast<std::uint64_t>(x.rate())).c_str(), ratio_column(x).c_str(),
+                    percent(x.t.client_cpu, x.t.seconds).c_str(), server_cpu_text(x.t).c_str(),
                     percent(x.t.other_cpu, x.t.seconds).c_str(), x.check.c_str());
 }
 
-const row* find_row(const std::vector<row>& rows, const std::string& structure, const std::string& where, const std::string& operation) {
+const row* find_row(const std::vector<row>& rows, const std::string& structure, const std::string& where,
+                    const std::string& operation) {
     for (const row& x : rows)
         if (x.structure == structure && x.where == where && x.operation == operation) return &x;
     return nullptr;
@@ -721,7 +764,9 @@ double rate_ratio(const row* a, const row* b) { return a && b ? a->rate() / b->r
 
 /// Whether two rows ran while the rest of the machine took very different CPU (more than half
 /// a core apart): their ratio then says as much about that load as about them.
-bool loads_differ(const row& a, const row& b) { return std::abs(a.t.other_cpu / a.t.seconds - b.t.other_cpu / b.t.seconds) > 0.5; }
+bool loads_differ(const row& a, const row& b) {
+    return std::abs(a.t.other_cpu / a.t.seconds - b.t.other_cpu / b.t.seconds) > 0.5;
+}
 
 /// "12.3x" for x against base, marked † when their loads differed (and `marked` set); "–" without a base.
 std::string comparison(const row& x, const row* base, bool& marked) {
@@ -756,7 +801,8 @@ workload make_workload(const settings& s) {
 
 /// The cluster's masters, sorted (the order of the per-node figures), each probed with the
 /// seed's credentials; returns them, and which of them serves each slot in `owners`.
-std::vector<std::string> probe_cluster(const settings& s, bkr::client& many, server_probes& many_probe, std::vector<std::string>& owners) {
+std::vector<std::string> probe_cluster(const settings& s, bkr::client& many, server_probes& many_probe,
+                                       std::vector<std::string>& owners) {
     std::vector<std::string> nodes = many.nodes();
     std::sort(nodes.begin(), nodes.end());
     const bkr::endpoint seed = bkr::parse_url(s.cluster).front();
@@ -771,9 +817,10 @@ std::vector<std::string> probe_cluster(const settings& s, bkr::client& many, ser
 }
 
 /// The filter for --keys keys on the cluster, as on one server: one shard, hence one node.
-std::vector<row> bench_cluster_one_shard(const settings& s, const workload& w, bkr::client& many, server_probes& many_probe,
-                                         const std::vector<std::string>& nodes, const std::vector<std::string>& owners,
-                                         const std::string& where, cleanup& undo) {
+std::vector<row> bench_cluster_one_shard(const settings& s, const workload& w, bkr::client& many,
+                                         server_probes& many_probe, const std::vector<std::string>& nodes,
+                                         const std::vector<std::string>& owners, const std::string& where,
+                                         cleanup& undo) {
     bkr::bloom_filter f = create_filter(many, s.prefix + ":bulk", s.keys, s.fpr, filter_options_of(s), undo);
     std::vector<row> rows = bench_bulk(f, "bloomkit bulk, " + shards_text(f), where, s.runs, false, w, many_probe);
     for (row& x : rows) x.check += "; " + spread_text(f, owners, nodes, w.present);
@@ -784,12 +831,15 @@ std::vector<row> bench_cluster_one_shard(const settings& s, const workload& w, b
 /// The spread filter on the cluster and on one server (when there is one), their runs
 /// alternating so that both see the same machine (another load comes and goes).
 std::vector<row> bench_spread(const settings& s, const workload& w, bkr::client& many, server_probes& many_probe,
-                              const std::vector<std::string>& nodes, const std::vector<std::string>& owners, const std::string& where,
-                              bkr::client* one, server_probes& one_probe, cleanup& undo, std::string& about) {
+                              const std::vector<std::string>& nodes, const std::vector<std::string>& owners,
+                              const std::string& where, bkr::client* one, server_probes& one_probe, cleanup& undo,
+                              std::string& about) {
     const std::string spread = s.prefix + ":spread";
-    bkr::bloom_filter f = create_filter(many, spread, s.spread_capacity, s.fpr, filter_options_of(s, s.spread_shard_bytes), undo);
+    bkr::bloom_filter f =
+        create_filter(many, spread, s.spread_capacity, s.fpr, filter_options_of(s, s.spread_shard_bytes), undo);
     std::optional<bkr::bloom_filter> f_one;
-    if (one) f_one = create_filter(*one, spread, s.spread_capacity, s.fpr, filter_options_of(s, s.spread_shard_bytes), undo);
+    if (one)
+        f_one = create_filter(*one, spread, s.spread_capacity, s.fpr, filter_options_of(s, s.spread_shard_bytes), undo);
     const std::string structure = "bloomkit bulk, " + shards_text(f);
     std::vector<row> on_one, on_many;
     for (unsigned run = 0; run < s.runs; ++run) {
@@ -797,9 +847,10 @@ std::vector<row> bench_spread(const settings& s, const workload& w, bkr::client&
         keep_best(on_many, bench_bulk(f, structure, where, 1, run > 0, w, many_probe));
     }
     for (row& x : on_many) x.check += "; " + spread_text(f, owners, nodes, w.present);
-    about += (about.empty() ? "" : "; ") +
-             format("spread filter: sized for %s keys, %llu shards of <= %llu bytes", count_text(s.spread_capacity).c_str(),
-                    static_cast<unsigned long long>(f.description().shards), static_cast<unsigned long long>(s.spread_shard_bytes));
+    about += (about.empty() ? "" : "; ") + format("spread filter: sized for %s keys, %llu shards of <= %llu bytes",
+                                                  count_text(s.spread_capacity).c_str(),
+                                                  static_cast<unsigned long long>(f.description().shards),
+                                                  static_cast<unsigned long long>(s.spread_shard_bytes));
     on_one.insert(on_one.end(), on_many.begin(), on_many.end());
     return on_one;
 }
@@ -810,43 +861,60 @@ void expect_nothing_left(const settings& s, server_probes& one_probe, server_pro
     std::uint64_t left = 0;
     for (redis_connection& node : one_probe.nodes()) left += count_matching(node, pattern);
     for (redis_connection& node : many_probe.nodes()) left += count_matching(node, pattern);
-    if (left > 0) throw wrong_answer(std::to_string(left) + " keys matching " + pattern + " left in Redis after the bench");
+    if (left > 0)
+        throw wrong_answer(std::to_string(left) + " keys matching " + pattern + " left in Redis after the bench");
 }
 
 /// The tables: one connection against the naive client, the cluster against one server. A
 /// ratio between rows run under very different loads is marked †, and the mark explained.
 void print_tables(const settings& s, const workload& w, const std::string& versions, const std::string& about,
-                  const std::vector<row>& single_rows, const std::vector<row>& cluster_rows, const std::vector<std::string>& cluster_nodes) {
-    std::printf("CPU: %s, %ld cores; %s; hiredis %d.%d.%d; load average (1 min, 5 min) at the end: %s\n", cpu_model().c_str(),
-                sysconf(_SC_NPROCESSORS_ONLN), versions.c_str(), HIREDIS_MAJOR, HIREDIS_MINOR, HIREDIS_PATCH, load_average().c_str());
-    std::printf("%s keys like \"%s\" (absent ones disjoint), FPR %g; best of %u runs per row. %s.\n", count_text(s.keys).c_str(),
-                w.present.front().c_str(), s.fpr, s.runs, about.c_str());
-    std::printf("CPU columns: %% of one core during the row's run — the bench process (client), the Redis server(s), and everything "
-                "else on the machine (other).\n");
+                  const std::vector<row>& single_rows, const std::vector<row>& cluster_rows,
+                  const std::vector<std::string>& cluster_nodes) {
+    std::printf("CPU: %s, %ld cores; %s; hiredis %d.%d.%d; load average (1 min, 5 min) at the end: %s\n",
+                cpu_model().c_str(), sysconf(_SC_NPROCESSORS_ONLN), versions.c_str(), HIREDIS_MAJOR, HIREDIS_MINOR,
+                HIREDIS_PATCH, load_average().c_str());
+    std::printf("%s keys like \"%s\" (absent ones disjoint), FPR %g; best of %u runs per row. %s.\n",
+                count_text(s.keys).c_str(), w.present.front().c_str(), s.fpr, s.runs, about.c_str());
+    std::printf(
+        "CPU columns: %% of one core during the row's run — the bench process (client), the Redis server(s), and "
+        "everything "
+        "else on the machine (other).\n");
     const char* header =
-        "| structure | where | operation | keys | seconds | keys/s | %s | client CPU | server CPU | other CPU | checked |\n"
+        "| structure | where | operation | keys | seconds | keys/s | %s | client CPU | server CPU | other CPU | "
+        "checked |\n"
         "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|\n";
     bool marked = false;  // a ratio was marked †
     if (!single_rows.empty()) {
         std::printf("\n### One connection to one server (%s)\n\n", bkr::redacted_url(s.url).c_str());
-        std::printf("naive: k SETBIT round trips per insert, GETBIT round trips per query stopping at the first 0 bit; naive pipelined: "
-                    "all k commands of %zu keys per round trip (queries send all k GETBITs); bloomkit bulk: one BITFIELD per key, %zu "
-                    "per round trip; bloomkit single-key: one round trip per key.\n\n",
-                    s.depth, s.depth);
+        std::printf(
+            "naive: k SETBIT round trips per insert, GETBIT round trips per query stopping at the first 0 bit; naive "
+            "pipelined: "
+            "all k commands of %zu keys per round trip (queries send all k GETBITs); bloomkit bulk: one BITFIELD per "
+            "key, %zu "
+            "per round trip; bloomkit single-key: one round trip per key.\n\n",
+            s.depth, s.depth);
         std::printf(header, "vs naive");
-        print_rows(single_rows, [&](const row& x) { return comparison(x, find_row(single_rows, "naive (SETBIT per bit)", x.where, x.operation), marked); });
+        print_rows(single_rows, [&](const row& x) {
+            return comparison(x, find_row(single_rows, "naive (SETBIT per bit)", x.where, x.operation), marked);
+        });
     }
     if (!cluster_rows.empty()) {
-        std::printf("\n### Redis Cluster (%zu masters, one connection per node, one thread) against one server\n\n", cluster_nodes.size());
+        std::printf("\n### Redis Cluster (%zu masters, one connection per node, one thread) against one server\n\n",
+                    cluster_nodes.size());
         std::printf("Nodes (in the order of the per-node figures): ");
         for (const std::string& node : cluster_nodes) std::printf("%s ", node.c_str());
         std::printf("\n\n");
         std::printf(header, "vs 1 server");
-        print_rows(cluster_rows, [&](const row& x) { return comparison(x, find_row(cluster_rows, x.structure, "1 server", x.operation), marked); });
+        print_rows(cluster_rows, [&](const row& x) {
+            return comparison(x, find_row(cluster_rows, x.structure, "1 server", x.operation), marked);
+        });
     }
     if (marked)
-        std::printf("\n†: the two rows compared ran while other processes took very different CPU (other CPU more than 50%% of a core apart): "
-                "the ratio reflects that load too. On a VM, even an idle core changes round-trip latency. Rerun on a quiet machine.\n");
+        std::printf(
+            "\n†: the two rows compared ran while other processes took very different CPU (other CPU more than 50%% of "
+            "a core apart): "
+            "the ratio reflects that load too. On a VM, even an idle core changes round-trip latency. Rerun on a quiet "
+            "machine.\n");
 }
 
 /// The goals the bench was written for: bulk calls ≥ 20x the naive client and ≥ 200,000 keys/s
@@ -856,7 +924,8 @@ void print_goals(const std::vector<row>& single_rows, const std::vector<row>& cl
     auto ratio_goal = [](const std::string& what, const row& x, const row* base, double target) {
         if (!base) return;
         const double ratio = rate_ratio(&x, base);
-        std::printf("- %s: %.1fx (goal >= %.0fx): %s%s\n", what.c_str(), ratio, target, ratio >= target ? "met" : "NOT met",
+        std::printf("- %s: %.1fx (goal >= %.0fx): %s%s\n", what.c_str(), ratio, target,
+                    ratio >= target ? "met" : "NOT met",
                     loads_differ(x, *base) ? " (†: measured under different loads)" : "");
     };
     for (const char* operation : {"insert", "query present", "query absent"}) {
@@ -865,11 +934,13 @@ void print_goals(const std::vector<row>& single_rows, const std::vector<row>& cl
         ratio_goal(std::string("bloomkit bulk ") + operation + " vs naive, one connection", *ours,
                    find_row(single_rows, "naive (SETBIT per bit)", "1 server", operation), 20);
         std::printf("- bloomkit bulk %s on one connection: %s keys/s (goal >= 200,000): %s\n", operation,
-                    count_text(static_cast<std::uint64_t>(ours->rate())).c_str(), ours->rate() >= 200'000 ? "met" : "NOT met");
+                    count_text(static_cast<std::uint64_t>(ours->rate())).c_str(),
+                    ours->rate() >= 200'000 ? "met" : "NOT met");
     }
     for (const row& x : cluster_rows)
         if (x.where != "1 server")
-            ratio_goal(x.structure + " " + x.operation + ", " + x.where + " vs 1 server", x, find_row(cluster_rows, x.structure, "1 server", x.operation), 2);
+            ratio_goal(x.structure + " " + x.operation + ", " + x.where + " vs 1 server", x,
+                       find_row(cluster_rows, x.structure, "1 server", x.operation), 2);
 }
 
 int run(const settings& s) {
@@ -900,7 +971,8 @@ int run(const settings& s) {
         if (!s.cluster.empty() && s.measures("cluster")) {
             many.emplace(bkr::connection_options{.url = s.cluster, .cluster = true});
             cluster_nodes = probe_cluster(s, *many, many_probe, owners);
-            if (versions.empty()) versions = "Redis " + server_probes::info_field(many_probe.nodes().front(), "server", "redis_version");
+            if (versions.empty())
+                versions = "Redis " + server_probes::info_field(many_probe.nodes().front(), "server", "redis_version");
             const std::string where = std::to_string(cluster_nodes.size()) + "-node cluster";
             std::fprintf(stderr, "redis_bench: cluster of %zu masters ...\n", cluster_nodes.size());
             cluster_rows = bench_cluster_one_shard(s, w, *many, many_probe, cluster_nodes, owners, where, keys);
@@ -917,11 +989,12 @@ int run(const settings& s) {
 }
 
 [[noreturn]] void usage() {
-    std::fprintf(stderr,
-                 "usage: redis_bench [--url redis://127.0.0.1:6379] [--cluster HOST:PORT[,HOST:PORT...]] [--keys 200000]\n"
-                 "                   [--naive-keys KEYS/20] [--fpr 0.01] [--depth 256] [--runs 3]\n"
-                 "                   [--spread-capacity 24000000] [--spread-shard-bytes 1048576] [--prefix bloomkit-bench]\n"
-                 "                   [--only naive,pipelined,bloomkit,cluster]\n");
+    std::fprintf(
+        stderr,
+        "usage: redis_bench [--url redis://127.0.0.1:6379] [--cluster HOST:PORT[,HOST:PORT...]] [--keys 200000]\n"
+        "                   [--naive-keys KEYS/20] [--fpr 0.01] [--depth 256] [--runs 3]\n"
+        "                   [--spread-capacity 24000000] [--spread-shard-bytes 1048576] [--prefix bloomkit-bench]\n"
+        "                   [--only naive,pipelined,bloomkit,cluster]\n");
     std::exit(2);
 }
 

@@ -78,8 +78,8 @@ struct located {
 }
 
 #ifdef BLOOMKIT_X86_SIMD
-__attribute__((target("avx512f"), noinline)) std::uint64_t kernel_inlined_avx512(const lookup_parts& p,
-                                                                               const std::vector<std::uint64_t>& keys) {
+__attribute__((target("avx512f"), noinline)) std::uint64_t kernel_inlined_avx512(
+    const lookup_parts& p, const std::vector<std::uint64_t>& keys) {
     std::uint64_t found = 0;
     for (const std::uint64_t key : keys) {
         const located at = locate(p, key);
@@ -89,7 +89,7 @@ __attribute__((target("avx512f"), noinline)) std::uint64_t kernel_inlined_avx512
 }
 
 __attribute__((target("avx2"), noinline)) std::uint64_t kernel_inlined_avx2(const lookup_parts& p,
-                                                                          const std::vector<std::uint64_t>& keys) {
+                                                                            const std::vector<std::uint64_t>& keys) {
     std::uint64_t found = 0;
     for (const std::uint64_t key : keys) {
         const located at = locate(p, key);
@@ -124,7 +124,8 @@ template <bool Avx512>
 }
 #endif
 
-[[gnu::noinline]] std::uint64_t library_contains(const bloomkit::block_bloom_filter& filter, const std::vector<std::uint64_t>& keys) {
+[[gnu::noinline]] std::uint64_t library_contains(const bloomkit::block_bloom_filter& filter,
+                                                 const std::vector<std::uint64_t>& keys) {
     std::uint64_t found = 0;
     for (const std::uint64_t key : keys) found += filter.contains(key) ? 1 : 0;
     return found;
@@ -243,16 +244,19 @@ bool layers_agree(const std::vector<layer>& layers) {
 void print_layers(const std::vector<layer>& layers, const settings& s, const bloomkit::block_bloom_filter& filter,
                   std::uint64_t lookups, bloomkit::simd_level level) {
     const double floor_ns = median(layers[0].ns);
-    std::printf("Single lookups of absent 8-byte keys, block filter of %.0fM keys at 1%% (k = %u, %.0f MB, %.0f MB of the process on 2 MiB pages), "
-                "%zu lookups, median of %d rounds, SIMD level %s:\n\n",
-                s.n / 1e6, filter.hash_count(), static_cast<double>(filter.size_in_bytes()) / 1e6,
-                static_cast<double>(bench::huge_page_bytes()) / 1e6, static_cast<std::size_t>(lookups), s.rounds,
-                std::string(to_string(level)).c_str());
+    std::printf(
+        "Single lookups of absent 8-byte keys, block filter of %.0fM keys at 1%% (k = %u, %.0f MB, %.0f MB of the "
+        "process on 2 MiB pages), "
+        "%zu lookups, median of %d rounds, SIMD level %s:\n\n",
+        s.n / 1e6, filter.hash_count(), static_cast<double>(filter.size_in_bytes()) / 1e6,
+        static_cast<double>(bench::huge_page_bytes()) / 1e6, static_cast<std::size_t>(lookups), s.rounds,
+        std::string(to_string(level)).c_str());
     std::printf("| layer | ns/lookup | vs floor | added by the layer |\n|---|---:|---:|---:|\n");
     double previous = 0;
     for (const layer& l : layers) {
         const double ns = median(l.ns);
-        std::printf("| %s | %.2f | %.2fx | %+.2f |\n", l.name.c_str(), ns, ns / floor_ns, previous == 0 ? 0.0 : ns - previous);
+        std::printf("| %s | %.2f | %.2fx | %+.2f |\n", l.name.c_str(), ns, ns / floor_ns,
+                    previous == 0 ? 0.0 : ns - previous);
         previous = ns;
     }
 }

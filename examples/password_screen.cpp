@@ -47,7 +47,8 @@ using counted_string = std::basic_string<char, std::char_traits<char>, counting_
 struct string_hash {
     std::size_t operator()(const counted_string& s) const noexcept { return std::hash<std::string_view>{}(s); }
 };
-using counted_set = std::unordered_set<counted_string, string_hash, std::equal_to<>, counting_allocator<counted_string>>;
+using counted_set =
+    std::unordered_set<counted_string, string_hash, std::equal_to<>, counting_allocator<counted_string>>;
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -165,7 +166,7 @@ void print_verdicts(const bloomkit::bloom_filter& filter, const counted_set& exa
         const bool maybe = filter.contains(candidate);
         const bool really = exact.contains(counted_string(candidate.begin(), candidate.end()));
         std::printf("  %-32s %s\n", ("\"" + candidate + "\"").c_str(),
-                    !maybe ? "accept: definitely not a listed weak password"
+                    !maybe   ? "accept: definitely not a listed weak password"
                     : really ? "reject: on the weak-password list"
                              : "false positive: the filter says maybe, the list says no");
     }
@@ -185,7 +186,8 @@ void print_measured_fpr(const bloomkit::bloom_filter& filter, const counted_set&
     }
     const double measured = static_cast<double>(false_positives) / static_cast<double>(queries);
     std::printf("\nfalse-positive rate on %zu random passwords: measured %.4f%%, target %.4f%% (model %.4f%%)\n",
-                queries, 100 * measured, 100 * fpr, 100 * bloomkit::expected_fpr(filter.layout(), exact.size(), filter.geometry()));
+                queries, 100 * measured, 100 * fpr,
+                100 * bloomkit::expected_fpr(filter.layout(), exact.size(), filter.geometry()));
     std::printf("filter: %llu bits, %u probes per word, %.2f bits/word, estimated words %.0f\n",
                 static_cast<unsigned long long>(filter.bit_count()), filter.hash_count(),
                 static_cast<double>(filter.bit_count()) / exact.size(), filter.approximate_count());

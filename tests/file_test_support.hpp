@@ -68,11 +68,11 @@ constexpr std::uint32_t default_chunk_shift = 16, min_chunk_shift = 12, max_chun
 namespace field {
 constexpr std::size_t version = 8, header_size = 10, kind = 12, variant = 14, hash = 15, seed = 16, parameter64 = 24,
                       parameter32a = 32, parameter32b = 36, expected_keys = 40, target_fpr = 48, inserted_count = 56,
-                      parameter_aux = 64, payload_offset = 72, payload_size = 80, payload_checksum = 88, key_format = 88,
-                      extra = 96, flags = 112, chunk_shift = 116, header_checksum = 120;
+                      parameter_aux = 64, payload_offset = 72, payload_size = 80, payload_checksum = 88,
+                      key_format = 88, extra = 96, flags = 112, chunk_shift = 116, header_checksum = 120;
 /// Where the kind's extra bytes end: version 2, and version 1.
 constexpr std::size_t extra_end = flags, extra_end_v1 = header_checksum;
-}
+}  // namespace field
 /// The bits of the flags (version 2).
 namespace flag {
 constexpr std::uint32_t interrupted_update = 1;
@@ -202,8 +202,8 @@ inline void reseal_payload(bytes& data) {
     }
     const auto payload = static_cast<std::size_t>(announced_payload(data));
     data.resize(header_size + payload);
-    const bytes table =
-        chunk_table(data.data() + header_size, payload, static_cast<std::uint32_t>(get_le(data, field::chunk_shift, 4)));
+    const bytes table = chunk_table(data.data() + header_size, payload,
+                                    static_cast<std::uint32_t>(get_le(data, field::chunk_shift, 4)));
     data.insert(data.end(), table.begin(), table.end());
 }
 

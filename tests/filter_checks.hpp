@@ -74,7 +74,8 @@ void expect_batch_remove_all_or_nothing(Filter filter, const std::vector<Key>& h
     batch.erase(batch.begin() + static_cast<std::ptrdiff_t>(middle));
     EXPECT_EQ(filter.remove(batch.begin(), batch.end()), batch.end());
     EXPECT_EQ(keys_held(filter), keys_held(before) - batch.size());
-    for (std::size_t i = batch.size(); i < held.size(); ++i) EXPECT_TRUE(filter.contains(held[i])) << "a kept key was lost";
+    for (std::size_t i = batch.size(); i < held.size(); ++i)
+        EXPECT_TRUE(filter.contains(held[i])) << "a kept key was lost";
 }
 
 }  // namespace bloomkit_test

@@ -24,8 +24,8 @@ using bloomkit_test::string_keys;
 template <class Filter>
 class BinaryFuse : public ::testing::Test {};
 
-using variants = ::testing::Types<binary_fuse8_filter, binary_fuse16_filter, binary_fuse8_4wise_filter,
-                                  binary_fuse16_4wise_filter>;
+using variants =
+    ::testing::Types<binary_fuse8_filter, binary_fuse16_filter, binary_fuse8_4wise_filter, binary_fuse16_4wise_filter>;
 
 struct variant_name {
     template <class Filter>
@@ -98,7 +98,8 @@ TEST(Sizing, ArrayIsTheCapacityRoundedUpToWholeSegments) {
         for (double n = 1; n < 1e12; n *= 1.37) {
             const auto keys = static_cast<std::uint64_t>(n);
             const binary_fuse_geometry g = binary_fuse_geometry_for(arity, keys);
-            const double capacity = std::round(std::max(static_cast<double>(keys), 2.0) * binary_fuse_size_factor(arity, keys));
+            const double capacity =
+                std::round(std::max(static_cast<double>(keys), 2.0) * binary_fuse_size_factor(arity, keys));
             SCOPED_TRACE("arity " + std::to_string(arity) + ", " + std::to_string(keys) + " keys");
             const bool factor_at_floor = binary_fuse_size_factor(arity, keys) == (arity == 3 ? 1.125 : 1.075);
             if (factor_at_floor) {  // segments halved until whole segments add at most n/200 slots
@@ -106,7 +107,9 @@ TEST(Sizing, ArrayIsTheCapacityRoundedUpToWholeSegments) {
                 EXPECT_LE(static_cast<double>(g.array_length), capacity + static_cast<double>(keys / 200));
                 if (g.segment_length < binary_fuse_segment_length(arity, keys)) {  // and no further than needed
                     const std::uint64_t twice = 2 * g.segment_length;
-                    EXPECT_GT((static_cast<std::uint64_t>(capacity) + twice - 1) / twice * twice - static_cast<std::uint64_t>(capacity), keys / 200);
+                    EXPECT_GT((static_cast<std::uint64_t>(capacity) + twice - 1) / twice * twice -
+                                  static_cast<std::uint64_t>(capacity),
+                              keys / 200);
                 }
             } else {
                 EXPECT_EQ(g.segment_length, binary_fuse_segment_length(arity, keys));
@@ -114,7 +117,8 @@ TEST(Sizing, ArrayIsTheCapacityRoundedUpToWholeSegments) {
             EXPECT_GE(g.segment_count, 1U);
             EXPECT_EQ(g.array_length, (g.segment_count + arity - 1) * g.segment_length);
             EXPECT_GE(static_cast<double>(g.array_length), capacity);
-            EXPECT_LT(static_cast<double>(g.array_length), std::max(capacity, double(arity) * g.segment_length) + g.segment_length);
+            EXPECT_LT(static_cast<double>(g.array_length),
+                      std::max(capacity, double(arity) * g.segment_length) + g.segment_length);
         }
     }
 }
@@ -326,7 +330,7 @@ TYPED_TEST(BinaryFuse, SpaceAtAMillionKeys) {
 TYPED_TEST(BinaryFuse, BulkAnswersEqualSingleAnswers) {
     const auto keys = string_keys(5000, 11);
     const TypeParam filter(keys, {.seed = 3});
-    auto probes = string_keys(3000, 12);                           // mostly absent
+    auto probes = string_keys(3000, 12);                             // mostly absent
     probes.insert(probes.end(), keys.begin(), keys.begin() + 1017);  // present; total not a multiple of 32
     std::shuffle(probes.begin(), probes.end(), std::mt19937_64(13));
 
@@ -378,7 +382,8 @@ TYPED_TEST(BinaryFuse, GivesUpWithAClearErrorAfterTheAttemptLimit) {
     const std::uint64_t seed = seed_that_needs_a_retry<TypeParam>(keys);
     const hasher h(hash_algorithm::xxh3_128, seed);
     const detail::huge_page_vector<digest> digests{h(keys[0]), h(keys[1])};
-    EXPECT_NO_THROW((void)(detail::build_fuse_array<fingerprint, TypeParam::arity()>(digests, seed, detail::fuse_max_attempts)));
+    EXPECT_NO_THROW(
+        (void)(detail::build_fuse_array<fingerprint, TypeParam::arity()>(digests, seed, detail::fuse_max_attempts)));
     try {
         (void)detail::build_fuse_array<fingerprint, TypeParam::arity()>(digests, seed, 1);
         ADD_FAILURE() << "expected binary_fuse_construction_error";

@@ -231,12 +231,13 @@ TYPED_TEST(EveryLayout, IncompatibleFiltersRefuseToCombine) {
     };
     expect_refusal(TypeParam(bloom_geometry{8192, k}, {.seed = 1}), "sizes");
     expect_refusal(TypeParam(bloom_geometry{4096, k}, {.seed = 2}), "seeds");
-    expect_refusal(TypeParam(bloom_geometry{4096, k}, {.seed = 1, .hash = hash_algorithm::xxh64 ==
-                                                                               base.hash_function().algorithm()
-                                                                           ? hash_algorithm::xxh3_128
-                                                                           : hash_algorithm::xxh64}),
+    expect_refusal(TypeParam(bloom_geometry{4096, k}, {.seed = 1,
+                                                       .hash = hash_algorithm::xxh64 == base.hash_function().algorithm()
+                                                                   ? hash_algorithm::xxh3_128
+                                                                   : hash_algorithm::xxh64}),
                    "hash algorithms");
-    if (TypeParam::layout() != bloom_layout::split_block) expect_refusal(TypeParam(bloom_geometry{4096, 6}, {.seed = 1}), "probes");
+    if (TypeParam::layout() != bloom_layout::split_block)
+        expect_refusal(TypeParam(bloom_geometry{4096, 6}, {.seed = 1}), "probes");
 }
 
 TYPED_TEST(EveryLayout, EqualityComparesBitsAndHashing) {

@@ -12,8 +12,8 @@
 #include <variant>
 #include <vector>
 
-#include "bloomkit/bulk.hpp"
 #include "bloomkit/any_filter.hpp"
+#include "bloomkit/bulk.hpp"
 
 namespace {
 
@@ -24,8 +24,7 @@ template <class F>
 any_filter made_for(const std::vector<std::uint64_t>& keys) {
     if constexpr (requires { kind_traits<F>::make(1, 0.01, kind_request{}, filter_options{}); })
         return kind_traits<F>::make(4000, 0.01, kind_traits<F>::request(), {});
-    else
-        return F(keys);
+    else return F(keys);
 }
 
 std::vector<std::uint64_t> numbers(std::uint64_t first, std::size_t count) {

@@ -181,7 +181,8 @@ TYPED_TEST(ConcurrentInsert, SavingWhileInsertingAlwaysLoads) {
         writers.emplace_back([&, w] { write_slice(filter, slice_of(keys, w), insert_mode::bulk, shared.done[w]); });
     std::size_t saves = 0;
     for (bool last = false; !last; ++saves) {
-        last = std::ranges::all_of(shared.done, [](const auto& d) { return d.load(std::memory_order_acquire) == slice; });
+        last =
+            std::ranges::all_of(shared.done, [](const auto& d) { return d.load(std::memory_order_acquire) == slice; });
         std::array<std::uint64_t, writer_count> published{};
         for (std::size_t w = 0; w < writer_count; ++w) published[w] = shared.done[w].load(std::memory_order_acquire);
         const std::vector<std::byte> bytes = bloomkit::to_bytes(filter);

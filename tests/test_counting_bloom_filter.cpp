@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -13,7 +14,6 @@
 #include <memory>
 #include <random>
 #include <string>
-#include <bit>
 #include <unordered_set>
 #include <vector>
 
@@ -49,7 +49,8 @@ TEST(NibbleCounters, AgreeWithCounterByCounterArithmetic) {
         auto word = [&] {
             if (round % 2 == 0) return rng();
             std::uint64_t w = 0;
-            for (unsigned i = 0; i < 16; ++i) w |= std::uint64_t{std::array<unsigned, 6>{0, 1, 7, 8, 14, 15}[rng() % 6]} << (4 * i);
+            for (unsigned i = 0; i < 16; ++i)
+                w |= std::uint64_t{std::array<unsigned, 6>{0, 1, 7, 8, 14, 15}[rng() % 6]} << (4 * i);
             return w;
         };
         const std::uint64_t a = word(), b = word(), lanes = rng() & detail::counter_low_bits;
@@ -92,7 +93,7 @@ TEST(KnownAnswer, CountersFollowTheDocumentedRule) {
     std::uint32_t product = static_cast<std::uint32_t>(d.low);
     for (int i = 0; i < 9; ++i) {
         product *= 0x9e3779b9U;
-        const std::uint32_t c = product >> 25;                     // 0..127
+        const std::uint32_t c = product >> 25;                   // 0..127
         expected[c / 16] |= std::uint64_t{2} << (4 * (c % 16));  // inserted twice: 2, once per key
     }
     const auto words = filter.words();
@@ -149,7 +150,8 @@ std::uint64_t check_against_multiset(counting_geometry g, std::size_t pool_size,
         if (testing::Test::HasFailure()) return 0;
     }
     std::uint64_t saturated = 0;
-    for (const auto word : filter.words()) saturated += static_cast<std::uint64_t>(std::popcount(detail::saturated_counters(word)));
+    for (const auto word : filter.words())
+        saturated += static_cast<std::uint64_t>(std::popcount(detail::saturated_counters(word)));
     return saturated;
 }
 
@@ -214,7 +216,7 @@ TEST(CountingBloomFilter, UncheckedRemoveOfAnAbsentKeyCanCauseFalseNegatives) {
         ++intruder;
     EXPECT_FALSE(filter.remove(intruder));  // the checked removal refuses it
     EXPECT_TRUE(filter.contains("present"));
-    filter.remove_unchecked(intruder);     // the unchecked one does the damage
+    filter.remove_unchecked(intruder);  // the unchecked one does the damage
     EXPECT_FALSE(filter.contains("present"));
 }
 
@@ -290,8 +292,9 @@ TEST(CountingBloomFilter, MeasuredFprMeetsTheTarget) {
         const double model = counting_fpr(static_cast<double>(n), filter.geometry());
         const double noise = 5 * std::sqrt(model / queries) + 0.03 * model;  // binomial + one filter's spread
         std::printf("counting n=%llu p=%g: %.2f bits/key, k=%u, measured FPR %.5f%%, model %.5f%%\n",
-                    static_cast<unsigned long long>(n), p, 8.0 * static_cast<double>(filter.size_in_bytes()) / static_cast<double>(n),
-                    filter.hash_count(), 100 * measured, 100 * model);
+                    static_cast<unsigned long long>(n), p,
+                    8.0 * static_cast<double>(filter.size_in_bytes()) / static_cast<double>(n), filter.hash_count(),
+                    100 * measured, 100 * model);
         EXPECT_LE(model, p);
         EXPECT_NEAR(measured, model, noise);
         EXPECT_LE(measured, p + noise);
@@ -364,8 +367,10 @@ TEST(CountingBloomFilter, IncompatibleFiltersRefuseToCombine) {
         bloomkit_test::expect_union_refused(base, other, mentions);
         EXPECT_FALSE(base.compatible_with(other));
     };
-    expect_refusal(counting_bloom_filter(counting_geometry{8192, 5}, {.seed = 1}), "different sizes (4096 counters vs 8192");
-    expect_refusal(counting_bloom_filter(counting_geometry{4096, 6}, {.seed = 1}), "different numbers of probes (5 vs 6)");
+    expect_refusal(counting_bloom_filter(counting_geometry{8192, 5}, {.seed = 1}),
+                   "different sizes (4096 counters vs 8192");
+    expect_refusal(counting_bloom_filter(counting_geometry{4096, 6}, {.seed = 1}),
+                   "different numbers of probes (5 vs 6)");
     expect_refusal(counting_bloom_filter(counting_geometry{4096, 5}, {.seed = 2}), "different seeds (1 vs 2)");
     expect_refusal(counting_bloom_filter(counting_geometry{4096, 5}, {.seed = 1, .hash = hash_algorithm::xxh64}),
                    "different hash algorithms (xxh3-mum vs xxh64)");  // xxh3-mum: the default
@@ -466,12 +471,9 @@ TEST(CountingFromParts, ReadOnlyViewsAnswerQueriesAndRefuseChanges) {
     merged |= view;  // ...but a union into an owned filter is owned
     EXPECT_EQ(merged, owned);
 
-    EXPECT_THROW(counting_bloom_filter({1024, 5}, hasher(), detail::word_storage<std::uint64_t>(63)),
-                 invalid_argument);
-    EXPECT_THROW(counting_bloom_filter({1000, 5}, hasher(), detail::word_storage<std::uint64_t>(63)),
-                 invalid_argument);
-    EXPECT_THROW(counting_bloom_filter({1024, 0}, hasher(), detail::word_storage<std::uint64_t>(64)),
-                 invalid_argument);
+    EXPECT_THROW(counting_bloom_filter({1024, 5}, hasher(), detail::word_storage<std::uint64_t>(63)), invalid_argument);
+    EXPECT_THROW(counting_bloom_filter({1000, 5}, hasher(), detail::word_storage<std::uint64_t>(63)), invalid_argument);
+    EXPECT_THROW(counting_bloom_filter({1024, 0}, hasher(), detail::word_storage<std::uint64_t>(64)), invalid_argument);
 }
 
 // --- More than 2^32 counters: positions, sizes and counts are 64-bit throughout --------------

@@ -74,10 +74,10 @@ INSTANTIATE_TEST_SUITE_P(Fingerprints, CuckooBits, ::testing::ValuesIn(fingerpri
 struct known_answer {
     std::uint64_t buckets;
     std::uint32_t bits;
-    int keys;                    // a few more than the slots: the last ones find it full
+    int keys;  // a few more than the slots: the last ones find it full
     std::uint64_t stored;
     cuckoo_victim stash;
-    std::uint64_t checksum;      // XXH3-64 of the words
+    std::uint64_t checksum;  // XXH3-64 of the words
 };
 
 TEST(KnownAnswer, PerFingerprintSizeAndBucketCount) {
@@ -162,7 +162,7 @@ TEST(KnownAnswer, AlternateBucketIsHOfTheFingerprintMinusTheFirstModB) {
 
 TEST(Sizing, FingerprintBitsAreTheFewestMeetingPAtFullLoad) {
     EXPECT_EQ(cuckoo_fingerprint_bits_for(0.5), 8U);
-    EXPECT_EQ(cuckoo_fingerprint_bits_for(0.031), 8U);   // 8 bits: 3.09% with every slot full
+    EXPECT_EQ(cuckoo_fingerprint_bits_for(0.031), 8U);  // 8 bits: 3.09% with every slot full
     EXPECT_EQ(cuckoo_fingerprint_bits_for(0.03), 12U);
     EXPECT_EQ(cuckoo_fingerprint_bits_for(0.002), 12U);  // 12 bits: 0.195%
     EXPECT_EQ(cuckoo_fingerprint_bits_for(0.0019), 16U);
@@ -187,22 +187,22 @@ std::uint64_t buckets_by_the_rule(std::uint64_t n) {
 
 TEST(Sizing, BucketsAreTheFewestAtNinetyFivePercentPlusTheirSquareRoot) {
     // B0 = ceil(n / 3.8), at least 1, then ceil(sqrt(B0)) more, worked by hand.
-    EXPECT_EQ(cuckoo_buckets_for(1), 2U);    // B0 = 1, + 1
+    EXPECT_EQ(cuckoo_buckets_for(1), 2U);  // B0 = 1, + 1
     EXPECT_EQ(cuckoo_buckets_for(3), 2U);
-    EXPECT_EQ(cuckoo_buckets_for(3.8), 2U);  // exactly 95% of B0 = 1
-    EXPECT_EQ(cuckoo_buckets_for(4), 4U);    // B0 = 2, + 2
-    EXPECT_EQ(cuckoo_buckets_for(8), 5U);    // B0 = 3, + 2
-    EXPECT_EQ(cuckoo_buckets_for(16), 8U);   // B0 = 5, + 3
-    EXPECT_EQ(cuckoo_buckets_for(19), 8U);   // exactly 95% of B0 = 5 (20 slots), + 3
-    EXPECT_EQ(cuckoo_buckets_for(20), 9U);   // B0 = 6, + 3
-    EXPECT_EQ(cuckoo_buckets_for(34), 12U);  // B0 = 9 = 3², + 3
-    EXPECT_EQ(cuckoo_buckets_for(35), 14U);  // B0 = 10, + 4
-    EXPECT_EQ(cuckoo_buckets_for(1000), 281U);                // B0 = 264 (263.2), + 17
-    EXPECT_EQ(cuckoo_buckets_for(1e6), 263'671U);             // B0 = 263,158 (263,157.9), + 513 (512² = 262,144)
-    EXPECT_EQ(cuckoo_buckets_for(3'799'996), 1'000'999U);     // B0 = 999,999, + 1,000
-    EXPECT_EQ(cuckoo_buckets_for(3'800'000), 1'001'000U);     // B0 = 1,000² exactly, + 1,000
-    EXPECT_EQ(cuckoo_buckets_for(3'800'001), 1'001'002U);     // B0 = 1,000,001, + 1,001
-    EXPECT_EQ(cuckoo_buckets_for(1e9), 263'174'118U);         // B0 = 263,157,895 (263,157,894.7), + 16,223
+    EXPECT_EQ(cuckoo_buckets_for(3.8), 2U);                // exactly 95% of B0 = 1
+    EXPECT_EQ(cuckoo_buckets_for(4), 4U);                  // B0 = 2, + 2
+    EXPECT_EQ(cuckoo_buckets_for(8), 5U);                  // B0 = 3, + 2
+    EXPECT_EQ(cuckoo_buckets_for(16), 8U);                 // B0 = 5, + 3
+    EXPECT_EQ(cuckoo_buckets_for(19), 8U);                 // exactly 95% of B0 = 5 (20 slots), + 3
+    EXPECT_EQ(cuckoo_buckets_for(20), 9U);                 // B0 = 6, + 3
+    EXPECT_EQ(cuckoo_buckets_for(34), 12U);                // B0 = 9 = 3², + 3
+    EXPECT_EQ(cuckoo_buckets_for(35), 14U);                // B0 = 10, + 4
+    EXPECT_EQ(cuckoo_buckets_for(1000), 281U);             // B0 = 264 (263.2), + 17
+    EXPECT_EQ(cuckoo_buckets_for(1e6), 263'671U);          // B0 = 263,158 (263,157.9), + 513 (512² = 262,144)
+    EXPECT_EQ(cuckoo_buckets_for(3'799'996), 1'000'999U);  // B0 = 999,999, + 1,000
+    EXPECT_EQ(cuckoo_buckets_for(3'800'000), 1'001'000U);  // B0 = 1,000² exactly, + 1,000
+    EXPECT_EQ(cuckoo_buckets_for(3'800'001), 1'001'002U);  // B0 = 1,000,001, + 1,001
+    EXPECT_EQ(cuckoo_buckets_for(1e9), 263'174'118U);      // B0 = 263,157,895 (263,157,894.7), + 16,223
 
     // Every n to 20,000, then steps of 37% to 1e14 (n and 19n, which fills B0 = 5n to exactly
     // 95%): the rule in exact arithmetic, never quite 95% full, never fewer buckets for more keys.
@@ -289,11 +289,11 @@ TEST(Sizing, FiltersSizedFromNAndPHoldAllTheirKeys) {
 
 TEST(Sizing, WordCountPadsTheLastBucketsWindow) {
     EXPECT_EQ(cuckoo_word_count({1, 8}), 1U);
-    EXPECT_EQ(cuckoo_word_count({2, 8}), 2U);    // 8 bytes of buckets + 4 bytes for the last load
-    EXPECT_EQ(cuckoo_word_count({4, 12}), 4U);   // 24 bytes + 2
-    EXPECT_EQ(cuckoo_word_count({1, 16}), 1U);   // 64-bit buckets need no padding
+    EXPECT_EQ(cuckoo_word_count({2, 8}), 2U);   // 8 bytes of buckets + 4 bytes for the last load
+    EXPECT_EQ(cuckoo_word_count({4, 12}), 4U);  // 24 bytes + 2
+    EXPECT_EQ(cuckoo_word_count({1, 16}), 1U);  // 64-bit buckets need no padding
     EXPECT_EQ(cuckoo_word_count({std::uint64_t{1} << 20, 16}), std::uint64_t{1} << 20);
-    EXPECT_EQ(cuckoo_word_count({3, 12}), 3U);   // 18 bytes of buckets; the last window ends at byte 20
+    EXPECT_EQ(cuckoo_word_count({3, 12}), 3U);  // 18 bytes of buckets; the last window ends at byte 20
     for (const std::uint32_t bits : fingerprint_sizes)
         for (std::uint64_t buckets = 1; buckets <= 1024; ++buckets) {
             const std::uint64_t last_window_end = (buckets - 1) * bits / 2 + 8;
@@ -354,7 +354,8 @@ void random_operations_never_lose_a_key(cuckoo_geometry geometry) {
     for (int op = 0; op < 30'000; ++op) {
         const auto dice = rng() % 100;
         if (dice < 60 || present.empty()) {
-            const std::string key = dice % 10 == 0 ? "hot-" + std::to_string(rng() % 3) : "key-" + std::to_string(rng() % 1500);
+            const std::string key =
+                dice % 10 == 0 ? "hot-" + std::to_string(rng() % 3) : "key-" + std::to_string(rng() % 1500);
             const auto before = filter.size();
             if (filter.insert(key)) {
                 model.insert(key);
@@ -535,7 +536,7 @@ TEST_P(CuckooBits, ThreeBucketsFillUpLoseNothingAndDrain) {
         cuckoo_filter filter(cuckoo_geometry{3, GetParam()}, {.seed = seed});
         std::uint64_t rejected = 0;
         auto stored = fill_until_full(filter, seed, rejected);
-        ASSERT_GE(stored.size(), 4U);  // at least one bucket's worth
+        ASSERT_GE(stored.size(), 4U);   // at least one bucket's worth
         ASSERT_LE(stored.size(), 13U);  // 12 slots and the stash
         EXPECT_EQ(filter.size(), stored.size());
         EXPECT_EQ(filter.count_fingerprints(), stored.size());
@@ -713,8 +714,8 @@ TEST_P(CuckooBits, ReassembledFromItsPartsItIsTheSameFilter) {
     ASSERT_TRUE(original.stash().occupied());
     detail::word_storage<std::uint64_t> words(original.words().size());
     std::ranges::copy(original.words(), words.mutable_data());
-    auto rebuilt = cuckoo_filter(original.geometry(), original.hash_function(), std::move(words),
-                                                       original.stash(), original.size());
+    auto rebuilt = cuckoo_filter(original.geometry(), original.hash_function(), std::move(words), original.stash(),
+                                 original.size());
     EXPECT_EQ(rebuilt, original);
     EXPECT_EQ(rebuilt.size(), original.size());
     EXPECT_EQ(rebuilt.count_fingerprints(), original.size());
@@ -764,8 +765,7 @@ TEST(FileHooks, AssemblyRejectsPartsThatDoNotFit) {
     EXPECT_THROW(cuckoo_filter(geometry, hasher{}, words(right - 1), {}, 0), invalid_argument);
     EXPECT_THROW(cuckoo_filter({60, 12}, hasher{}, words(right), {}, 0), invalid_argument);
     EXPECT_NO_THROW(cuckoo_filter({60, 12}, hasher{}, words(cuckoo_word_count({60, 12})), {5, 59}, 1));
-    EXPECT_THROW(cuckoo_filter({60, 12}, hasher{}, words(cuckoo_word_count({60, 12})), {5, 60}, 1),
-                 invalid_argument);
+    EXPECT_THROW(cuckoo_filter({60, 12}, hasher{}, words(cuckoo_word_count({60, 12})), {5, 60}, 1), invalid_argument);
     EXPECT_THROW(cuckoo_filter(geometry, hasher{}, words(right), {4096, 3}, 1), invalid_argument);
     EXPECT_THROW(cuckoo_filter(geometry, hasher{}, words(right), {5, 64}, 1), invalid_argument);
 }

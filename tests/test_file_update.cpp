@@ -47,7 +47,9 @@ fs::path saved_filter(const temp_dir& dir, const std::vector<std::uint64_t>& hel
 std::size_t table_entry(const bytes& file, std::uint64_t chunk) {
     return header_size + static_cast<std::size_t>(announced_payload(file)) + 8 * static_cast<std::size_t>(chunk);
 }
-std::size_t chunk_start(std::uint64_t chunk) { return header_size + (static_cast<std::size_t>(chunk) << default_chunk_shift); }
+std::size_t chunk_start(std::uint64_t chunk) {
+    return header_size + (static_cast<std::size_t>(chunk) << default_chunk_shift);
+}
 
 /// Whether every key tests present in the file, loaded (which verifies it).
 ::testing::AssertionResult holds_all(const fs::path& path, const std::vector<std::uint64_t>& held) {
@@ -131,7 +133,8 @@ TEST_F(FileUpdate, ADamagedChunkIsRefusedAndTheFileIsLeftAsItWas) {
 TEST_F(FileUpdate, AnInterruptedUpdateIsSealedAgainOnceEveryOtherChunkMatches) {
     const fs::path path = saved_filter(dir_, held_);
     write_bytes(path, crashed_mid_commit(read_bytes(path), {1, 3}));
-    EXPECT_TRUE(fails_with(format_errc::interrupted_update, "was interrupted", [&] { (void)bloomkit::load<filter>(path); }));
+    EXPECT_TRUE(
+        fails_with(format_errc::interrupted_update, "was interrupted", [&] { (void)bloomkit::load<filter>(path); }));
     const auto mapped = bloomkit::map<filter>(path);  // the header alone opens
     EXPECT_TRUE(fails_with(format_errc::interrupted_update, "was interrupted", [&] { mapped.verify(); }));
     {
@@ -147,7 +150,8 @@ TEST_F(FileUpdate, MarksWithoutTheFlagAreAnInterruptedUpdateToo) {
     // The flag and the marks are flushed together: a crash may leave either without the other.
     const fs::path path = saved_filter(dir_, held_);
     write_bytes(path, crashed_mid_commit(read_bytes(path), {0}, false));
-    EXPECT_TRUE(fails_with(format_errc::interrupted_update, "was interrupted", [&] { (void)bloomkit::load<filter>(path); }));
+    EXPECT_TRUE(
+        fails_with(format_errc::interrupted_update, "was interrupted", [&] { (void)bloomkit::load<filter>(path); }));
     EXPECT_TRUE(update(path).recovered());
     EXPECT_TRUE(holds_all(path, held_));
 }
@@ -166,11 +170,14 @@ TEST_F(FileUpdate, AnInterruptedUpdateOverDamageIsNeverSealed) {
     bytes file = crashed_mid_commit(read_bytes(path), {1});
     for (std::size_t i = 0; i < 8192; ++i) file[chunk_start(3) + i] = 0;
     write_bytes(path, file);
-    EXPECT_TRUE(fails_with(format_errc::payload_checksum, "chunk 3, which it was not writing", [&] { update u(path); }));
+    EXPECT_TRUE(
+        fails_with(format_errc::payload_checksum, "chunk 3, which it was not writing", [&] { update u(path); }));
     EXPECT_EQ(read_bytes(path), file);
-    EXPECT_TRUE(fails_with(format_errc::payload_checksum, "chunk 3, which it was not writing", [&] { update u(path); }));
+    EXPECT_TRUE(
+        fails_with(format_errc::payload_checksum, "chunk 3, which it was not writing", [&] { update u(path); }));
     EXPECT_EQ(read_bytes(path), file);
-    EXPECT_TRUE(fails_with(format_errc::interrupted_update, "was interrupted", [&] { (void)bloomkit::load<filter>(path); }));
+    EXPECT_TRUE(
+        fails_with(format_errc::interrupted_update, "was interrupted", [&] { (void)bloomkit::load<filter>(path); }));
 }
 
 TEST_F(FileUpdate, ReadersWaitForAnUpdateInProgress) {
@@ -179,7 +186,7 @@ TEST_F(FileUpdate, ReadersWaitForAnUpdateInProgress) {
     const fs::path path = saved_filter(dir_, held_);
     const int writer = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
     ASSERT_GE(writer, 0);
-    struct flock lock{};
+    struct flock lock {};
     lock.l_type = F_WRLCK;
     lock.l_whence = SEEK_SET;
     ASSERT_EQ(::fcntl(writer, F_OFD_SETLKW, &lock), 0);
@@ -283,7 +290,8 @@ TEST_F(FileUpdate, UpdateCopyReplacesTheFileOnlyWhenItCompletes) {
     const auto mapped = bloomkit::map<filter>(path);
     bloomkit::update_copy<filter>(path, [&](update& copy) {
         for (std::size_t at = 0; at < added_.size(); at += 1000) {
-            copy.insert(added_.begin() + static_cast<std::ptrdiff_t>(at), added_.begin() + static_cast<std::ptrdiff_t>(at + 1000));
+            copy.insert(added_.begin() + static_cast<std::ptrdiff_t>(at),
+                        added_.begin() + static_cast<std::ptrdiff_t>(at + 1000));
             copy.commit();
         }
     });

@@ -158,7 +158,8 @@ TEST(KeyFormat, RecordedByEveryKindAndKeptThroughItsFile) {
             EXPECT_EQ(F(std::vector<std::uint64_t>{1, 2, 3}).recorded_key_format(), key_format::u64) << name;
             EXPECT_EQ(F(std::vector<std::int32_t>{-1, 2}).recorded_key_format(), key_format::i64) << name;
             EXPECT_EQ(F(std::vector<std::string>{"a", "b"}).recorded_key_format(), key_format::text) << name;
-            EXPECT_EQ(F(std::vector<std::string>{"a"}, {.keys = key_format::u64}).recorded_key_format(), key_format::u64);
+            EXPECT_EQ(F(std::vector<std::string>{"a"}, {.keys = key_format::u64}).recorded_key_format(),
+                      key_format::u64);
             const F filter(std::vector<std::string>{"a", "b"});
             EXPECT_EQ(from_bytes<F>(to_bytes(filter)).recorded_key_format(), key_format::text) << name;
         }
@@ -181,7 +182,8 @@ TEST(KeyFormat, AUnionRefusesTextWithIntegersAndKeepsWhatIsRecorded) {
     unknown |= numbers;
     EXPECT_EQ(unknown.recorded_key_format(), key_format::u64);
     counting_bloom_filter counting_numbers(1000, 0.01, {.keys = key_format::u64});
-    EXPECT_THROW(counting_numbers |= counting_bloom_filter(1000, 0.01, {.keys = key_format::text}), incompatible_filters);
+    EXPECT_THROW(counting_numbers |= counting_bloom_filter(1000, 0.01, {.keys = key_format::text}),
+                 incompatible_filters);
     scalable_bloom_filter growing(1000, 0.01, {.keys = key_format::i64});
     EXPECT_NO_THROW(growing |= scalable_bloom_filter(1000, 0.01, {.keys = key_format::u64}));
     EXPECT_THROW(growing |= scalable_bloom_filter(1000, 0.01, {.keys = key_format::text}), incompatible_filters);

@@ -6,6 +6,7 @@
 // test_file_kinds.cpp checks the byte layout and that forged stage tables are refused.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -14,7 +15,6 @@
 #include <iterator>
 #include <span>
 #include <string>
-#include <unistd.h>
 #include <vector>
 
 #include "bloomkit/file.hpp"
@@ -67,7 +67,8 @@ TEST(ScalableBloomFilter, StagesFollowTheDocumentedChain) {
         const auto plan = filter.planned_stage(i);
         EXPECT_EQ(stage.expected_keys(), plan.capacity);
         EXPECT_EQ(stage.target_fpr(), plan.fpr);
-        EXPECT_EQ(stage.geometry(), plan_bloom(bloom_layout::block, static_cast<double>(plan.capacity), plan.fpr).geometry);
+        EXPECT_EQ(stage.geometry(),
+                  plan_bloom(bloom_layout::block, static_cast<double>(plan.capacity), plan.fpr).geometry);
         EXPECT_EQ(stage.hash_function(), filter.hash_function());
     }
 }
@@ -103,19 +104,20 @@ void check_growth(std::uint64_t initial, double p, scalable_options options, std
     const auto probes = random_numbers(2'000'000, 8);  // never inserted (collision ~2^-44)
     const double queries = static_cast<double>(probes.size());
     const double measured = static_cast<double>(filter.count_contained(probes.begin(), probes.end())) / queries;
-    std::printf("scalable initial=%llu x1000, p=%g, s=%g, r=%g: %zu stages, %.2f bits/key, measured FPR %.4f%%, "
-                "current_fpr %.4f%%\n",
-                static_cast<unsigned long long>(initial), p, options.growth, options.tightening, filter.stage_count(),
-                8.0 * static_cast<double>(filter.size_in_bytes()) / static_cast<double>(n), 100 * measured,
-                100 * filter.current_fpr());
+    std::printf(
+        "scalable initial=%llu x1000, p=%g, s=%g, r=%g: %zu stages, %.2f bits/key, measured FPR %.4f%%, "
+        "current_fpr %.4f%%\n",
+        static_cast<unsigned long long>(initial), p, options.growth, options.tightening, filter.stage_count(),
+        8.0 * static_cast<double>(filter.size_in_bytes()) / static_cast<double>(n), 100 * measured,
+        100 * filter.current_fpr());
     EXPECT_LE(measured, p + 5 * std::sqrt(p / queries));  // 5 standard deviations of the queries
     EXPECT_LE(filter.current_fpr(), p);
     EXPECT_NEAR(filter.approximate_count() / static_cast<double>(n), 1.0, 0.03);
 }
 
 TEST(ScalableBloomFilter, GrowsAThousandfoldWithinTheTargetFpr) {
-    check_growth(100, 0.01, {}, 10);                                    // 100·(2^10 - 1) >= 100k
-    check_growth(100, 0.001, {.growth = 4, .tightening = 0.8}, 6);      // 100·(4^6 - 1)/3 >= 100k
+    check_growth(100, 0.01, {}, 10);                                // 100·(2^10 - 1) >= 100k
+    check_growth(100, 0.001, {.growth = 4, .tightening = 0.8}, 6);  // 100·(4^6 - 1)/3 >= 100k
     check_growth(1000, 0.01, {.growth = 2, .tightening = 0.9}, 10);
 }
 
@@ -197,7 +199,8 @@ TEST(ScalableBloomFilter, BulkInsertsOpenStagesAtTheSameKeysAsSingleInserts) {
         std::uint64_t new_single = 0;
         for (std::size_t i = at; i < end; ++i) new_single += single.insert(keys[i]) ? 1 : 0;
         const auto begin_at = keys.begin() + static_cast<std::ptrdiff_t>(at);
-        ASSERT_EQ(bulk.insert(begin_at, keys.begin() + static_cast<std::ptrdiff_t>(end)), new_single) << "slice at " << at;
+        ASSERT_EQ(bulk.insert(begin_at, keys.begin() + static_cast<std::ptrdiff_t>(end)), new_single)
+            << "slice at " << at;
         ASSERT_EQ(bulk.stage_count(), single.stage_count()) << "slice at " << at;
         for (std::size_t i = 0; i < bulk.stage_count(); ++i)  // the same stages filled to the same point
             ASSERT_EQ(bulk.stages()[i].inserted_count(), single.stages()[i].inserted_count())
@@ -229,7 +232,8 @@ TEST(ScalableBloomFilter, InsertingDigestsOpensTheSameStagesAsInsertingKeys) {
     const std::size_t slices[] = {1, 4095, 4097, 33, 9000};
     for (std::size_t at = 0, slice = 0; at < digests.size(); ++slice) {
         const std::size_t size = std::min(digests.size() - at, slices[slice % std::size(slices)]);
-        by_digest.insert_digests(std::span<const digest>(digests).subspan(at, size), std::back_inserter(digest_answers));
+        by_digest.insert_digests(std::span<const digest>(digests).subspan(at, size),
+                                 std::back_inserter(digest_answers));
         at += size;
     }
     EXPECT_EQ(by_digest, by_key);
@@ -248,8 +252,8 @@ TEST(ScalableBloomFilter, ABulkInsertThatOpensAStageFindsKeysOnBothSides) {
     // One call (one batch): ten keys fill the first stage, the eleventh opens the second, and
     // keys repeated after that are found in the first stage and in the second.
     const auto k = string_keys(12, 41);
-    const std::vector<std::string> keys = {k[0], k[1], k[2], k[3], k[4], k[5], k[6], k[7], k[8], k[9],
-                                           k[10], k[5], k[10], k[11], k[0], k[11]};
+    const std::vector<std::string> keys = {k[0], k[1], k[2],  k[3], k[4],  k[5],  k[6], k[7],
+                                           k[8], k[9], k[10], k[5], k[10], k[11], k[0], k[11]};
     scalable_bloom_filter filter(10, 0.01), single(10, 0.01);
     for (const auto& key : keys) single.insert(key);
     EXPECT_EQ(filter.insert(keys.begin(), keys.end()), 12U);
@@ -294,12 +298,16 @@ TEST(ScalableBloomFilter, IncompatibleFiltersRefuseToCombine) {
         bloomkit_test::expect_union_refused(base, other, mentions);
         EXPECT_FALSE(base.compatible_with(other));
     };
-    expect_refusal(scalable_bloom_filter(200, 0.01, {.seed = 1}), "different initial capacities (100 keys vs 200 keys)");
-    expect_refusal(scalable_bloom_filter(100, 0.02, {.seed = 1}), "different target false-positive rates (0.01 vs 0.02)");
+    expect_refusal(scalable_bloom_filter(200, 0.01, {.seed = 1}),
+                   "different initial capacities (100 keys vs 200 keys)");
+    expect_refusal(scalable_bloom_filter(100, 0.02, {.seed = 1}),
+                   "different target false-positive rates (0.01 vs 0.02)");
     expect_refusal(scalable_bloom_filter(100, 0.01, {.growth = 4, .seed = 1}), "different growth factors (2 vs 4)");
-    expect_refusal(scalable_bloom_filter(100, 0.01, {.tightening = 0.9, .seed = 1}), "different tightening ratios (0.5 vs 0.9)");
+    expect_refusal(scalable_bloom_filter(100, 0.01, {.tightening = 0.9, .seed = 1}),
+                   "different tightening ratios (0.5 vs 0.9)");
     expect_refusal(scalable_bloom_filter(100, 0.01, {.seed = 2}), "different seeds (1 vs 2)");
-    expect_refusal(scalable_bloom_filter(100, 0.01, {.seed = 1, .hash = hash_algorithm::xxh64}), "different hash algorithms");
+    expect_refusal(scalable_bloom_filter(100, 0.01, {.seed = 1, .hash = hash_algorithm::xxh64}),
+                   "different hash algorithms");
     EXPECT_TRUE(base.compatible_with(scalable_bloom_filter(100, 0.01, {.seed = 1})));
 }
 
@@ -348,7 +356,8 @@ TEST(ScalableBloomFilter, AStageThatCannotBeSizedFailsTheInsertAndChangesNothing
         filter.insert("one too many");
         ADD_FAILURE() << "a stage was sized for p = " << filter.planned_stage(1).fpr;
     } catch (const invalid_argument& e) {
-        EXPECT_NE(std::string(e.what()).find("cannot size a scalable Bloom filter stage for 20 keys"), std::string::npos)
+        EXPECT_NE(std::string(e.what()).find("cannot size a scalable Bloom filter stage for 20 keys"),
+                  std::string::npos)
             << e.what();
     }
     EXPECT_EQ(filter.insert(keys.begin(), keys.end()), 0U);  // none is new: no stage needed
@@ -469,8 +478,8 @@ bloomkit::scalable_bloom_filter full_chain(std::size_t count) {
     scalable_stage_plan plan = scalable_first_stage(params);
     for (std::size_t i = 0; i < count; ++i) {
         if (i > 0) plan = scalable_next_stage(params, plan);
-        stages.emplace_back(bloom_geometry{512, 1}, h, block_bloom_filter::storage_type(8), sizing_target{plan.capacity, plan.fpr},
-                            plan.capacity);
+        stages.emplace_back(bloom_geometry{512, 1}, h, block_bloom_filter::storage_type(8),
+                            sizing_target{plan.capacity, plan.fpr}, plan.capacity);
     }
     return {params, h, std::move(stages)};
 }

@@ -92,7 +92,8 @@ TYPED_TEST(SimdBackends, InsertSetsExactlyTheScalarCodesBits) {
         // nothing new, so the count of keys that set a bit is not simply the number of keys.
         std::vector<std::uint64_t> keys(bits / (2 * (split ? 8 : k)) + 1);
         for (auto& key : keys) key = rng();
-        const std::vector<std::uint64_t> repeats(keys.begin(), keys.begin() + static_cast<std::ptrdiff_t>(keys.size() / 3));
+        const std::vector<std::uint64_t> repeats(keys.begin(),
+                                                 keys.begin() + static_cast<std::ptrdiff_t>(keys.size() / 3));
         keys.insert(keys.end(), repeats.begin(), repeats.end());
 
         TypeParam expected(geometry, options);
@@ -132,7 +133,8 @@ TEST(Simd, CountingOnesAgreesWithAPlainCount) {
     for (const std::size_t offset : {0, 1, 3, 8}) {
         for (const std::size_t size : {0, 1, 7, 8, 9, 64, 4000}) {
             std::uint64_t expected = 0;
-            for (std::size_t i = 0; i < size; ++i) expected += static_cast<std::uint64_t>(std::popcount(bytes[offset + i]));
+            for (std::size_t i = 0; i < size; ++i)
+                expected += static_cast<std::uint64_t>(std::popcount(bytes[offset + i]));
             EXPECT_EQ(bloomkit::detail::count_ones(bytes.data() + offset, size), expected) << offset << " + " << size;
         }
     }

@@ -515,7 +515,8 @@ void print_load(const bloomkit::redis::bloom_filter& filter, const id_load& load
 
 /// Step 3: the request stream, the same for every run, so that the runs differ only in their
 /// read path. Returns it; `missing` is how many of its requests are for made-up ids.
-std::vector<request> request_stream(const std::vector<std::int64_t>& ids, const arguments& args, std::uint64_t& missing) {
+std::vector<request> request_stream(const std::vector<std::int64_t>& ids, const arguments& args,
+                                    std::uint64_t& missing) {
     std::vector<std::int64_t> sorted_ids = ids;  // for telling a made-up id from a real one
     std::sort(sorted_ids.begin(), sorted_ids.end());
     std::vector<request> requests = make_requests(ids, sorted_ids, args.requests, args.attack, args.seed);
@@ -540,7 +541,8 @@ std::vector<run_report> serve_every_mode(bloomkit::redis::client& redis, const b
     std::vector<run_report> reports;
     for (std::size_t i = 0; i < modes.size(); ++i) {
         const mode_run& m = modes[i];
-        item_service service(redis, filter, db, m.mode, "cache_guard:" + nonce + ":" + std::to_string(i) + m.name + ":item:");
+        item_service service(redis, filter, db, m.mode,
+                             "cache_guard:" + nonce + ":" + std::to_string(i) + m.name + ":item:");
         reports.push_back(serve(service, requests, m.mode == guard::bloom_filter));
     }
     return reports;
@@ -610,15 +612,16 @@ int check_promise(const std::vector<run_report>& reports) {
 int run(const arguments& args) {
     database db(args.pg);
     bloomkit::redis::client redis({.url = args.redis});
-    std::printf("cache_guard: PostgreSQL %s, Redis %s at %s\n\n", db.describe().c_str(), redis_version_of(redis).c_str(),
-                bloomkit::redis::redacted_url(args.redis).c_str());
+    std::printf("cache_guard: PostgreSQL %s, Redis %s at %s\n\n", db.describe().c_str(),
+                redis_version_of(redis).c_str(), bloomkit::redis::redacted_url(args.redis).c_str());
 
     prepare_table(db, args.rows);
 
     bloomkit::redis::bloom_filter filter = fresh_filter(redis, "cache_guard:items", args.rows, args.fpr);
     const id_load load = load_ids(db, filter, args.rows);
     print_load(filter, load, args.fpr);
-    if (load.ids.size() != args.rows) throw std::runtime_error("COPY returned " + std::to_string(load.ids.size()) + " ids");
+    if (load.ids.size() != args.rows)
+        throw std::runtime_error("COPY returned " + std::to_string(load.ids.size()) + " ids");
 
     std::uint64_t missing = 0;
     const std::vector<request> requests = request_stream(load.ids, args, missing);

@@ -37,7 +37,8 @@ namespace bloomkit {
         [](const auto& f) -> std::optional<any_filter> {
             using F = std::decay_t<decltype(f)>;
             if constexpr (merging_filter<F> && requires { F(f.geometry(), filter_options{}); }) {
-                F twin(f.geometry(), {.seed = f.hash_function().seed(), .hash = f.hash_function().algorithm(),
+                F twin(f.geometry(), {.seed = f.hash_function().seed(),
+                                      .hash = f.hash_function().algorithm(),
                                       .keys = f.recorded_key_format()});
                 return any_filter(std::move(twin));
             } else {

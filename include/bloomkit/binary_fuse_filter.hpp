@@ -77,9 +77,9 @@
 #include "bloomkit/detail/word_storage.hpp"
 #include "bloomkit/error.hpp"
 #include "bloomkit/hash.hpp"
+#include "bloomkit/kind_request.hpp"
 #include "bloomkit/options.hpp"
 #include "bloomkit/sizing/binary_fuse.hpp"
-#include "bloomkit/kind_request.hpp"
 
 namespace bloomkit {
 
@@ -188,7 +188,9 @@ inline void keep_distinct(huge_page_vector<digest>& digests) {
     huge_page_vector<std::size_t> next(begin.begin(), begin.end() - 1);
     for (const digest& d : digests) bucketed[next[bucket_of(d)]++] = d;
 
-    const auto by_value = [](const digest& x, const digest& y) { return std::tie(x.low, x.high) < std::tie(y.low, y.high); };
+    const auto by_value = [](const digest& x, const digest& y) {
+        return std::tie(x.low, x.high) < std::tie(y.low, y.high);
+    };
     auto kept = digests.begin();
     for (std::size_t b = 0; b + 1 < begin.size(); ++b) {
         const auto first = bucketed.begin() + static_cast<std::ptrdiff_t>(begin[b]);
@@ -391,11 +393,11 @@ fuse_array<Fingerprint> build_fuse_array(huge_page_vector<digest> keys, std::uin
         ++failures;
         built.seed = next_construction_seed(built.seed);
     }
-    throw binary_fuse_construction_error(
-        "could not build a binary fuse filter from " + std::to_string(keys.size()) + " distinct keys in " +
-        std::to_string(built.geometry.array_length) + " slots: " + std::to_string(max_attempts) +
-        " construction seeds failed (the last was " + std::to_string(built.seed) +
-        "); distinct keys should never cause this: check the key type's key_bytes");
+    throw binary_fuse_construction_error("could not build a binary fuse filter from " + std::to_string(keys.size()) +
+                                         " distinct keys in " + std::to_string(built.geometry.array_length) +
+                                         " slots: " + std::to_string(max_attempts) +
+                                         " construction seeds failed (the last was " + std::to_string(built.seed) +
+                                         "); distinct keys should never cause this: check the key type's key_bytes");
 }
 
 }  // namespace detail
@@ -406,9 +408,9 @@ fuse_array<Fingerprint> build_fuse_array(huge_page_vector<digest> keys, std::uin
 ///
 /// Built once from a range of keys; no insert, no union (see the top of this file).
 template <class Fingerprint, unsigned Arity>
-    requires(std::same_as<Fingerprint, std::uint8_t> || std::same_as<Fingerprint, std::uint16_t>) &&
-            (Arity == 3 || Arity == 4)
-class basic_binary_fuse_filter : public detail::filter_api<basic_binary_fuse_filter<Fingerprint, Arity>> {
+requires(std::same_as<Fingerprint, std::uint8_t> || std::same_as<Fingerprint, std::uint16_t>) &&
+    (Arity == 3 || Arity == 4) class basic_binary_fuse_filter
+    : public detail::filter_api<basic_binary_fuse_filter<Fingerprint, Arity>> {
     using api = detail::filter_api<basic_binary_fuse_filter<Fingerprint, Arity>>;
     friend api;
 
@@ -424,8 +426,8 @@ public:
     /// Throws binary_fuse_construction_error if no construction seed works (see the top of
     /// this file), std::bad_alloc when the temporary memory (~60 bytes/key) cannot be had.
     template <std::forward_iterator It, std::sentinel_for<It> Sentinel>
-        requires hashable_key<std::iter_value_t<It>>
-    basic_binary_fuse_filter(It first, Sentinel last, filter_options options = {})
+    requires hashable_key<std::iter_value_t<It>> basic_binary_fuse_filter(It first, Sentinel last,
+                                                                          filter_options options = {})
         : api(hasher(options.hash.value_or(default_hash_algorithm), options.seed), {},
               options.keys != key_format::unrecorded ? options.keys : key_format_of<std::iter_value_t<It>>()) {
         build(detail::hash_all(first, last, this->hasher_), options.seed);
@@ -434,8 +436,8 @@ public:
     /// A filter holding every key of `keys`. A string or a byte vector is one key, not a range
     /// of byte keys, so it is refused here; use the iterator pair for a range of bytes as keys.
     template <std::ranges::forward_range Range>
-        requires hashable_key<std::ranges::range_value_t<Range>> && (!byte_sequence_key<Range>)
-    explicit basic_binary_fuse_filter(const Range& keys, filter_options options = {})
+    requires hashable_key<std::ranges::range_value_t<Range>> &&
+        (!byte_sequence_key<Range>)explicit basic_binary_fuse_filter(const Range& keys, filter_options options = {})
         : basic_binary_fuse_filter(std::ranges::begin(keys), std::ranges::end(keys), options) {}
 
     /// A filter holding the keys listed: binary_fuse8_filter f({"alpha", "beta"}).
@@ -565,8 +567,9 @@ private:
         check_binary_fuse_parameters(p);
         if (p.arity != Arity || p.fingerprint_bits != fingerprint_bits())
             throw invalid_argument("a " + std::to_string(p.arity) + "-wise binary fuse filter with " +
-                                   std::to_string(p.fingerprint_bits) + "-bit fingerprints is not a " + std::to_string(Arity) +
-                                   "-wise one with " + std::to_string(fingerprint_bits()) + "-bit fingerprints");
+                                   std::to_string(p.fingerprint_bits) + "-bit fingerprints is not a " +
+                                   std::to_string(Arity) + "-wise one with " + std::to_string(fingerprint_bits()) +
+                                   "-bit fingerprints");
         if (stored != p.geometry.array_length)
             throw invalid_argument("inconsistent binary fuse filter: " + std::to_string(stored) +
                                    " fingerprints stored for an array of " + std::to_string(p.geometry.array_length));
@@ -597,7 +600,9 @@ struct kind_traits<basic_binary_fuse_filter<Fingerprint, Arity>> {
     static constexpr std::uint32_t bits = 8 * sizeof(Fingerprint);
     static constexpr std::string_view word = "fuse";
     static constexpr std::string_view summary = "built once from the complete set, ~1.08-1.13x the floor";
-    static std::string name() { return std::to_string(Arity) + "-wise " + std::to_string(bits) + "-bit binary fuse filter"; }
+    static std::string name() {
+        return std::to_string(Arity) + "-wise " + std::to_string(bits) + "-bit binary fuse filter";
+    }
     static kind_request request() {
         kind_request r{std::string(word), {}, {}, {}};
         if (bits != 8) r.fingerprint_bits = bits;
@@ -608,9 +613,12 @@ struct kind_traits<basic_binary_fuse_filter<Fingerprint, Arity>> {
         detail::require_options(r, {.fingerprint_bits = true, .arity = true});
         if (r.kind != word) return false;
         if (r.fingerprint_bits && *r.fingerprint_bits != 8 && *r.fingerprint_bits != 16)
-            throw invalid_request(invalid_request::part::fingerprint_bits, "a binary fuse filter's fingerprints are 8 or 16 bits, not " + std::to_string(*r.fingerprint_bits));
+            throw invalid_request(
+                invalid_request::part::fingerprint_bits,
+                "a binary fuse filter's fingerprints are 8 or 16 bits, not " + std::to_string(*r.fingerprint_bits));
         if (r.arity && *r.arity != 3 && *r.arity != 4)
-            throw invalid_request(invalid_request::part::arity, "a binary fuse filter is 3- or 4-wise, not " + std::to_string(*r.arity) + "-wise");
+            throw invalid_request(invalid_request::part::arity,
+                                  "a binary fuse filter is 3- or 4-wise, not " + std::to_string(*r.arity) + "-wise");
         const std::uint32_t wanted = r.fingerprint_bits ? *r.fingerprint_bits : binary_fuse_fingerprint_bits_for(p);
         return wanted == bits && r.arity.value_or(3) == Arity;
     }

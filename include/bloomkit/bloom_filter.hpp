@@ -42,12 +42,12 @@
 #include "bloomkit/detail/word_storage.hpp"
 #include "bloomkit/error.hpp"
 #include "bloomkit/hash.hpp"
+#include "bloomkit/kind_request.hpp"
 #include "bloomkit/layouts/block.hpp"
 #include "bloomkit/layouts/classic.hpp"
 #include "bloomkit/layouts/split_block.hpp"
 #include "bloomkit/options.hpp"
 #include "bloomkit/sizing/bloom.hpp"
-#include "bloomkit/kind_request.hpp"
 
 namespace bloomkit {
 
@@ -148,13 +148,11 @@ public:
 
     /// Inserts every key of [first, last); returns how many were new.
     template <std::forward_iterator It, std::sentinel_for<It> Sentinel>
-        requires hashable_key<std::iter_value_t<It>>
-    size_type insert(It first, Sentinel last) {
+    requires hashable_key<std::iter_value_t<It>> size_type insert(It first, Sentinel last) {
         return insert_many<detail::plain_access>(first, last);
     }
     template <std::forward_iterator It, std::sentinel_for<It> Sentinel>
-        requires hashable_key<std::iter_value_t<It>>
-    size_type insert(It first, Sentinel last, concurrent_t) {
+    requires hashable_key<std::iter_value_t<It>> size_type insert(It first, Sentinel last, concurrent_t) {
         return insert_many<detail::atomic_access>(first, last);
     }
 
@@ -162,18 +160,16 @@ public:
     /// for each to `out` — a key repeated later in the range is not new the second time. Returns
     /// the output iterator past the last answer.
     template <std::forward_iterator It, std::sentinel_for<It> Sentinel, std::output_iterator<bool> Out>
-        requires hashable_key<std::iter_value_t<It>>
-    Out insert(It first, Sentinel last, Out out) {
+    requires hashable_key<std::iter_value_t<It>> Out insert(It first, Sentinel last, Out out) {
         return insert_answering(first, last, this->hasher_, out);
     }
 
     /// Writes contains(key, concurrent) for every key of [first, last) to `out`, in order.
     template <std::forward_iterator It, std::sentinel_for<It> Sentinel, std::output_iterator<bool> Out>
-        requires hashable_key<std::iter_value_t<It>>
-    Out contains(It first, Sentinel last, Out out, concurrent_t) const {
-        test_batches<detail::atomic_access>(first, last, [&](std::span<const bool> answers) {
-            out = std::copy(answers.begin(), answers.end(), out);
-        });
+    requires hashable_key<std::iter_value_t<It>> Out contains(It first, Sentinel last, Out out, concurrent_t)
+    const {
+        test_batches<detail::atomic_access>(
+            first, last, [&](std::span<const bool> answers) { out = std::copy(answers.begin(), answers.end(), out); });
         return out;
     }
 
@@ -265,10 +261,13 @@ private:
     Out insert_answering(It first, Sentinel last, const DigestOf& digest_of, Out out) {
         word_type* words = words_.mutable_data();
         size_type keys = 0;
-        pipeline(first, last, [&](const auto& probes) {
-            for (const auto& p : probes) *out++ = layout_.template set<detail::plain_access>(words, p);
-            keys += probes.size();
-        }, digest_of);
+        pipeline(
+            first, last,
+            [&](const auto& probes) {
+                for (const auto& p : probes) *out++ = layout_.template set<detail::plain_access>(words, p);
+                keys += probes.size();
+            },
+            digest_of);
         count_inserted<detail::plain_access>(keys);
         return out;
     }
@@ -319,8 +318,7 @@ private:
         if (keys == 0) return;
         if constexpr (std::is_same_v<Access, detail::atomic_access>)
             std::atomic_ref<size_type>(inserted_).fetch_add(keys, std::memory_order_relaxed);
-        else
-            inserted_ += keys;
+        else inserted_ += keys;
     }
 
     template <class Op>
@@ -357,9 +355,10 @@ template <class Layout>
 struct kind_traits<basic_bloom_filter<Layout>> {
     static constexpr std::string_view word = "bloom";
     static constexpr bool updates_in_place = true;  // its operations only set bits (file_update.hpp)
-    static constexpr std::string_view summary = Layout::id == bloom_layout::block     ? "one cache line per key (the default)"
-                                                : Layout::id == bloom_layout::classic ? "fewest bits of the Bloom filters, k cache lines per key"
-                                                                                      : "Apache Parquet compatible";
+    static constexpr std::string_view summary =
+        Layout::id == bloom_layout::block     ? "one cache line per key (the default)"
+        : Layout::id == bloom_layout::classic ? "fewest bits of the Bloom filters, k cache lines per key"
+                                              : "Apache Parquet compatible";
     static std::string name() { return std::string(to_string(Layout::id)) + " Bloom filter"; }
     static kind_request request() {
         kind_request r{std::string(word), {}, {}, {}};

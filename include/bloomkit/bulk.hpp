@@ -37,7 +37,7 @@ namespace bloomkit {
 /// The keys a batch call takes.
 template <class Key>
 concept batch_key = std::same_as<Key, std::string_view> || std::same_as<Key, std::span<const std::byte>> ||
-                    std::same_as<Key, std::uint64_t> || std::same_as<Key, std::int64_t> || std::same_as<Key, digest>;
+    std::same_as<Key, std::uint64_t> || std::same_as<Key, std::int64_t> || std::same_as<Key, digest>;
 
 namespace detail {
 
@@ -79,8 +79,9 @@ std::uint64_t insert(any_filter& filter, std::span<const Key> keys, std::span<bo
                     if (!added.empty()) added[i] = in;
                 }
                 if (full > 0)
-                    throw filter_full("the " + kind_traits<F>::name() + " is full (" + std::to_string(f.inserted_count()) +
-                                      " keys in " + std::to_string(f.size_in_bytes()) + " bytes): " + std::to_string(full) +
+                    throw filter_full("the " + kind_traits<F>::name() + " is full (" +
+                                      std::to_string(f.inserted_count()) + " keys in " +
+                                      std::to_string(f.size_in_bytes()) + " bytes): " + std::to_string(full) +
                                       " of the " + std::to_string(keys.size()) + " keys of the batch did not fit");
                 return stored;
             } else if (added.empty()) {
@@ -170,8 +171,8 @@ inline void intersect(any_filter& into, const any_filter& other) {
                 detail::cannot(kind_traits<F>::name(), "take an intersection");
             } else {
                 if (!std::holds_alternative<F>(other))
-                    throw incompatible_filters("cannot take the intersection of a " + kind_traits<F>::name() + " and a " +
-                                               kind_name(other));
+                    throw incompatible_filters("cannot take the intersection of a " + kind_traits<F>::name() +
+                                               " and a " + kind_name(other));
                 f &= std::get<F>(other);
             }
         },

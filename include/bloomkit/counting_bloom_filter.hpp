@@ -42,10 +42,10 @@
 #include "bloomkit/detail/word_storage.hpp"
 #include "bloomkit/error.hpp"
 #include "bloomkit/hash.hpp"
+#include "bloomkit/kind_request.hpp"
 #include "bloomkit/layouts/counting_block.hpp"
 #include "bloomkit/options.hpp"
 #include "bloomkit/sizing/counting_bloom.hpp"
-#include "bloomkit/kind_request.hpp"
 
 namespace bloomkit {
 
@@ -80,8 +80,9 @@ public:
                           size_type inserted = 0)
         : api(h, target), layout_(geometry), words_(std::move(words)), inserted_(inserted) {
         if (words_.size() != layout_.word_count())
-            throw invalid_argument("a counting Bloom filter of " + std::to_string(geometry.counters) + " counters has " +
-                                   std::to_string(layout_.word_count()) + " words, not " + std::to_string(words_.size()));
+            throw invalid_argument("a counting Bloom filter of " + std::to_string(geometry.counters) +
+                                   " counters has " + std::to_string(layout_.word_count()) + " words, not " +
+                                   std::to_string(words_.size()));
     }
 
     // --- Single keys -------------------------------------------------------------------------
@@ -137,8 +138,7 @@ public:
 
     /// Inserts every key of [first, last); returns how many were new.
     template <std::forward_iterator It, std::sentinel_for<It> Sentinel>
-        requires hashable_key<std::iter_value_t<It>>
-    size_type insert(It first, Sentinel last) {
+    requires hashable_key<std::iter_value_t<It>> size_type insert(It first, Sentinel last) {
         word_type* words = words_.mutable_data();
         size_type added = 0, keys = 0;
         pipeline(first, last, [&](const probe& p) {
@@ -152,8 +152,7 @@ public:
     /// Inserts every key of [first, last), writing for each whether it was new; returns the
     /// output iterator past the last answer.
     template <std::forward_iterator It, std::sentinel_for<It> Sentinel, std::output_iterator<bool> Out>
-        requires hashable_key<std::iter_value_t<It>>
-    Out insert(It first, Sentinel last, Out out) {
+    requires hashable_key<std::iter_value_t<It>> Out insert(It first, Sentinel last, Out out) {
         word_type* words = words_.mutable_data();
         pipeline(first, last, [&](const probe& p) {
             *out++ = layout_.increment(words, p);

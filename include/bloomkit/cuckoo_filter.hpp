@@ -77,9 +77,9 @@
 #include "bloomkit/detail/word_storage.hpp"
 #include "bloomkit/error.hpp"
 #include "bloomkit/hash.hpp"
+#include "bloomkit/kind_request.hpp"
 #include "bloomkit/options.hpp"
 #include "bloomkit/sizing/cuckoo.hpp"
-#include "bloomkit/kind_request.hpp"
 
 namespace bloomkit {
 
@@ -92,7 +92,8 @@ public:
     explicit constexpr fingerprint_lanes(std::uint32_t bits) noexcept
         : bits_(bits),
           slot_mask_((std::uint64_t{1} << bits) - 1),
-          lowest_((std::uint64_t{1} | std::uint64_t{1} << bits | std::uint64_t{1} << 2 * bits | std::uint64_t{1} << 3 * bits)),
+          lowest_((std::uint64_t{1} | std::uint64_t{1} << bits | std::uint64_t{1} << 2 * bits |
+                   std::uint64_t{1} << 3 * bits)),
           highest_(lowest_ << (bits - 1)) {}
 
     [[nodiscard]] constexpr std::uint32_t bits() const noexcept { return bits_; }
@@ -109,7 +110,9 @@ public:
         const std::uint64_t nonzero = ((x & low_bits) + low_bits) | x;
         return ~nonzero & highest_;
     }
-    [[nodiscard]] constexpr std::uint64_t empty_slots(std::uint64_t bucket) const noexcept { return matching(bucket, 0); }
+    [[nodiscard]] constexpr std::uint64_t empty_slots(std::uint64_t bucket) const noexcept {
+        return matching(bucket, 0);
+    }
     [[nodiscard]] constexpr bool is_full_of(std::uint64_t bucket, std::uint64_t fingerprint) const noexcept {
         return matching(bucket, fingerprint) == highest_;
     }
@@ -121,7 +124,8 @@ public:
     [[nodiscard]] constexpr std::uint64_t slot(std::uint64_t bucket, unsigned offset) const noexcept {
         return (bucket >> offset) & slot_mask_;
     }
-    [[nodiscard]] constexpr std::uint64_t with_slot(std::uint64_t bucket, unsigned offset, std::uint64_t fingerprint) const noexcept {
+    [[nodiscard]] constexpr std::uint64_t with_slot(std::uint64_t bucket, unsigned offset,
+                                                    std::uint64_t fingerprint) const noexcept {
         return (bucket & ~(slot_mask_ << offset)) | (fingerprint << offset);
     }
 
@@ -188,7 +192,8 @@ public:
 
     /// An empty table of exactly this geometry. Throws invalid_argument unless there are 1 to
     /// 2^58 buckets (any count) and the fingerprints have 8, 12 or 16 bits.
-    explicit cuckoo_filter(cuckoo_geometry geometry, filter_options options = {}) : cuckoo_filter(geometry, options, {}) {}
+    explicit cuckoo_filter(cuckoo_geometry geometry, filter_options options = {})
+        : cuckoo_filter(geometry, options, {}) {}
 
     /// A filter from its stored parts, as a codec (io/) reads them: the packed table (as
     /// words() returns it, exactly cuckoo_word_count(geometry) words), the stash, and how many
@@ -196,8 +201,12 @@ public:
     /// that cannot exist, a word count that does not match it, or a stash outside the table.
     cuckoo_filter(cuckoo_geometry geometry, const hasher& h, storage_type words, cuckoo_victim stash, size_type stored,
                   sizing_target target = {})
-        : api(h, target), geometry_(checked(geometry)), lanes_(geometry.fingerprint_bits), words_(std::move(words)),
-          victim_(stash), size_(stored) {
+        : api(h, target),
+          geometry_(checked(geometry)),
+          lanes_(geometry.fingerprint_bits),
+          words_(std::move(words)),
+          victim_(stash),
+          size_(stored) {
         if (words_.size() != cuckoo_word_count(geometry))
             throw invalid_argument("a cuckoo table of " + std::to_string(geometry.buckets) + " buckets of " +
                                    std::to_string(geometry.fingerprint_bits) + "-bit fingerprints has " +
@@ -258,21 +267,19 @@ public:
     /// the number of keys means the filter became full: use the overload with an output
     /// iterator to learn which keys were not stored.
     template <std::forward_iterator It, std::sentinel_for<It> Sentinel>
-        requires hashable_key<std::iter_value_t<It>>
+    requires hashable_key<std::iter_value_t<It>>
     [[nodiscard]] size_type insert(It first, Sentinel last) {
         word_type* words = words_.mutable_data();
         size_type stored = 0;
-        pipeline(first, last, [&](const probe& p) {
-            stored += insert_probe(words, p) == cuckoo_insert_status::stored ? 1 : 0;
-        });
+        pipeline(first, last,
+                 [&](const probe& p) { stored += insert_probe(words, p) == cuckoo_insert_status::stored ? 1 : 0; });
         return stored;
     }
 
     /// Inserts every key of [first, last), in order, writing try_insert(key)'s status for each
     /// to `out`; returns the output iterator past the last status.
     template <std::forward_iterator It, std::sentinel_for<It> Sentinel, std::output_iterator<cuckoo_insert_status> Out>
-        requires hashable_key<std::iter_value_t<It>>
-    Out try_insert(It first, Sentinel last, Out out) {
+    requires hashable_key<std::iter_value_t<It>> Out try_insert(It first, Sentinel last, Out out) {
         word_type* words = words_.mutable_data();
         pipeline(first, last, [&](const probe& p) { *out++ = insert_probe(words, p); });
         return out;
@@ -281,11 +288,9 @@ public:
     /// Inserts every key of [first, last), in order, writing insert(key)'s answer for each to
     /// `out`; returns the output iterator past the last answer.
     template <std::forward_iterator It, std::sentinel_for<It> Sentinel, std::output_iterator<bool> Out>
-        requires hashable_key<std::iter_value_t<It>>
-    Out insert(It first, Sentinel last, Out out) {
+    requires hashable_key<std::iter_value_t<It>> Out insert(It first, Sentinel last, Out out) {
         word_type* words = words_.mutable_data();
-        pipeline(first, last,
-                 [&](const probe& p) { *out++ = insert_probe(words, p) == cuckoo_insert_status::stored; });
+        pipeline(first, last, [&](const probe& p) { *out++ = insert_probe(words, p) == cuckoo_insert_status::stored; });
         return out;
     }
 
@@ -428,7 +433,8 @@ private:
     }
 
     /// Puts the fingerprint in slot `slot` of the bucket and returns the one it evicted.
-    std::uint64_t swap_slot(word_type* words, size_type bucket, unsigned slot, std::uint64_t fingerprint) const noexcept {
+    std::uint64_t swap_slot(word_type* words, size_type bucket, unsigned slot,
+                            std::uint64_t fingerprint) const noexcept {
         const std::uint64_t window = load(bucket);
         detail::store_window(words, offset_of(bucket), lanes_.with_slot(window, slot * lanes_.bits(), fingerprint));
         return fingerprint_in(window, slot);
@@ -446,8 +452,8 @@ private:
     }
 
     [[nodiscard]] bool contains_probe(const probe& p) const noexcept {
-        const std::uint64_t found = lanes_.matching(load(p.bucket), p.fingerprint) |
-                                    lanes_.matching(load(p.alternate), p.fingerprint);
+        const std::uint64_t found =
+            lanes_.matching(load(p.bucket), p.fingerprint) | lanes_.matching(load(p.alternate), p.fingerprint);
         // Bitwise, not ||: whether a bucket matched is a coin toss on mixed keys, and a
         // mispredicted branch costs more than the comparison it skips (docs/design/cuckoo.md).
         return static_cast<bool>(static_cast<unsigned>(found != 0) | static_cast<unsigned>(stash_matches(p)));
@@ -588,7 +594,9 @@ struct kind_traits<cuckoo_filter> {
         detail::require_options(r, {.fingerprint_bits = true});
         if (r.kind != word) return false;
         if (r.fingerprint_bits && *r.fingerprint_bits != 8 && *r.fingerprint_bits != 12 && *r.fingerprint_bits != 16)
-            throw invalid_request(invalid_request::part::fingerprint_bits, "a cuckoo filter's fingerprints are 8, 12 or 16 bits, not " + std::to_string(*r.fingerprint_bits));
+            throw invalid_request(
+                invalid_request::part::fingerprint_bits,
+                "a cuckoo filter's fingerprints are 8, 12 or 16 bits, not " + std::to_string(*r.fingerprint_bits));
         return true;
     }
     static kind_plan plan(double n, double p, const kind_request& r = {}) {

@@ -50,8 +50,7 @@ public:
 /// The operating system refused a file operation (open, read, write, fsync, rename, mmap).
 class io_error : public error {
 public:
-    io_error(const std::string& what, std::error_code code)
-        : error(what + ": " + code.message()), code_(code) {}
+    io_error(const std::string& what, std::error_code code) : error(what + ": " + code.message()), code_(code) {}
     [[nodiscard]] std::error_code code() const noexcept { return code_; }
 
 private:

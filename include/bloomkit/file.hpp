@@ -32,12 +32,12 @@
 #include <vector>
 
 #include "bloomkit/any_filter.hpp"
-#include "bloomkit/os/atomic_replace.hpp"
 #include "bloomkit/detail/file_lock.hpp"
 #include "bloomkit/detail/mapped_region.hpp"
-#include "bloomkit/os/file.hpp"
 #include "bloomkit/error.hpp"
 #include "bloomkit/io/bkf.hpp"
+#include "bloomkit/os/atomic_replace.hpp"
+#include "bloomkit/os/file.hpp"
 
 namespace bloomkit {
 
@@ -81,8 +81,8 @@ inline opened_map open_map(const std::filesystem::path& path) {
 template <storable_filter Filter>
 void save(const Filter& filter, const std::filesystem::path& path) {
     os::replace_file(path, [&](const os::file_descriptor& file) {
-        detail::write_bkf(filter,
-                          [&](std::span<const std::byte> piece) { os::write_all(file, path, piece.data(), piece.size()); });
+        detail::write_bkf(
+            filter, [&](std::span<const std::byte> piece) { os::write_all(file, path, piece.data(), piece.size()); });
     });
 }
 
@@ -91,10 +91,11 @@ void save(const Filter& filter, const std::filesystem::path& path) {
 /// flushed, before it takes the path — time to lock it (a lock taken after the rename could be
 /// beaten to by another writer).
 template <storable_filter Filter>
-void save(const Filter& filter, const std::filesystem::path& path, const std::function<void(int descriptor)>& before_replacing) {
+void save(const Filter& filter, const std::filesystem::path& path,
+          const std::function<void(int descriptor)>& before_replacing) {
     os::replace_file(path, [&](const os::file_descriptor& file) {
-        detail::write_bkf(filter,
-                          [&](std::span<const std::byte> piece) { os::write_all(file, path, piece.data(), piece.size()); });
+        detail::write_bkf(
+            filter, [&](std::span<const std::byte> piece) { os::write_all(file, path, piece.data(), piece.size()); });
         before_replacing(file.get());
     });
 }
@@ -131,7 +132,8 @@ Target load(const std::filesystem::path& path) {
     detail::require_holds<Target>(h, path.string());
     detail::zeroed_block payload = detail::payload_memory(h.payload_size);
     std::vector<std::byte> trailer(detail::trailer_size(h));
-    if (os::read_at(file, path, payload.data(), static_cast<std::size_t>(h.payload_size), h.payload_offset) != h.payload_size ||
+    if (os::read_at(file, path, payload.data(), static_cast<std::size_t>(h.payload_size), h.payload_offset) !=
+            h.payload_size ||
         os::read_at(file, path, trailer.data(), trailer.size(), h.payload_offset + h.payload_size) != trailer.size())
         detail::reject(format_errc::truncated, path.string(), "truncated while reading");
     reading.reset();  // every byte is in memory: an update may go on
@@ -177,7 +179,8 @@ public:
         const std::byte* payload = region_->data() + header_.payload_offset;
         const auto size = static_cast<std::size_t>(header_.payload_size);
         const file_header now = current_header();
-        detail::verify_payload(now, std::span(payload, size), std::span(payload + size, detail::trailer_size(now)), where_);
+        detail::verify_payload(now, std::span(payload, size), std::span(payload + size, detail::trailer_size(now)),
+                               where_);
     }
 
     mapped_filter(Filter filter, detail::opened_map opened, std::string where)
@@ -192,8 +195,10 @@ private:
     // holds the shared lock.
     [[nodiscard]] file_header current_header() const {
         const std::uint64_t size = os::file_size(region_->file(), where_);
-        if (size != region_->size()) detail::reject(format_errc::truncated, where_, "its size changed while it was mapped");
-        return detail::decode_header(std::span(region_->data(), static_cast<std::size_t>(file_header_size)), size, where_);
+        if (size != region_->size())
+            detail::reject(format_errc::truncated, where_, "its size changed while it was mapped");
+        return detail::decode_header(std::span(region_->data(), static_cast<std::size_t>(file_header_size)), size,
+                                     where_);
     }
 
     // Whether the file, changed since it was mapped (or last found grown), is the same Bloom
@@ -212,7 +217,8 @@ private:
         if (!grown) return false;
         const std::byte* payload = region_->data() + now.payload_offset;
         const auto size = static_cast<std::size_t>(now.payload_size);
-        detail::verify_payload(now, std::span(payload, size), std::span(payload + size, detail::trailer_size(now)), where_);
+        detail::verify_payload(now, std::span(payload, size), std::span(payload + size, detail::trailer_size(now)),
+                               where_);
         last_seen_ = now;
         return true;
     }

@@ -52,15 +52,15 @@
 #include <vector>
 
 #include "bloomkit/bloom_filter.hpp"
-#include "bloomkit/os/atomic_replace.hpp"
 #include "bloomkit/detail/bits.hpp"
 #include "bloomkit/detail/file_lock.hpp"
 #include "bloomkit/detail/mapped_region.hpp"
-#include "bloomkit/os/file.hpp"
 #include "bloomkit/error.hpp"
 #include "bloomkit/file.hpp"
 #include "bloomkit/io/bkf.hpp"
 #include "bloomkit/io/chunks.hpp"
+#include "bloomkit/os/atomic_replace.hpp"
+#include "bloomkit/os/file.hpp"
 
 namespace bloomkit {
 
@@ -105,7 +105,8 @@ public:
         if ((header_.flags & update_in_progress) || detail::marks_chunks_being_written(trailer())) {
             recover();
         } else if (detail::load_le<std::uint64_t>(table_ + 8 * chunks_) != table_checksum()) {
-            detail::reject(format_errc::payload_checksum, where_, "the chunk table does not match its checksum: the file is corrupt");
+            detail::reject(format_errc::payload_checksum, where_,
+                           "the chunk table does not match its checksum: the file is corrupt");
         }
         using word = typename filter_type::word_type;
         const auto words = static_cast<std::uint64_t>(header_.payload_size / sizeof(word));
@@ -128,12 +129,14 @@ public:
     /// Hashes every key of [first, last) once and keeps its digest for the next commit();
     /// nothing is written yet.
     template <std::input_iterator It, std::sentinel_for<It> Sentinel>
-        requires hashable_key<std::iter_value_t<It>>
+    requires hashable_key<std::iter_value_t<It>>
     void insert(It first, Sentinel last) {
         for (; first != last; ++first) staged_.push_back(filter_->hash_function()(*first));
     }
     /// The same for keys already hashed by filter().hash_function().
-    void insert_digests(std::span<const digest> digests) { staged_.insert(staged_.end(), digests.begin(), digests.end()); }
+    void insert_digests(std::span<const digest> digests) {
+        staged_.insert(staged_.end(), digests.begin(), digests.end());
+    }
 
     /// Keys inserted since the last commit.
     [[nodiscard]] size_type pending() const noexcept { return staged_.size(); }
@@ -163,9 +166,11 @@ public:
             staged_.clear();
             return added;
         } catch (const io_error& e) {
-            throw unfinished_update("cannot finish updating '" + where_ + "' in place, which stays marked as being updated "
-                                    "(every key it held before is in it; the next update checks it and seals it again)",
-                                    e.code());
+            throw unfinished_update(
+                "cannot finish updating '" + where_ +
+                    "' in place, which stays marked as being updated "
+                    "(every key it held before is in it; the next update checks it and seals it again)",
+                e.code());
         }
     }
 
@@ -184,10 +189,12 @@ private:
         return std::min(size, header_.payload_size - chunk * size);
     }
     [[nodiscard]] std::uint64_t popcount(std::uint64_t chunk) const noexcept {
-        return detail::count_ones(payload_ + (chunk << header_.chunk_shift), static_cast<std::size_t>(chunk_bytes(chunk)));
+        return detail::count_ones(payload_ + (chunk << header_.chunk_shift),
+                                  static_cast<std::size_t>(chunk_bytes(chunk)));
     }
     [[nodiscard]] std::uint64_t chunk_checksum(std::uint64_t chunk) const noexcept {
-        return detail::checksum(payload_ + (chunk << header_.chunk_shift), static_cast<std::size_t>(chunk_bytes(chunk)));
+        return detail::checksum(payload_ + (chunk << header_.chunk_shift),
+                                static_cast<std::size_t>(chunk_bytes(chunk)));
     }
     [[nodiscard]] std::uint64_t stored_checksum(std::uint64_t chunk) const noexcept {
         return detail::load_le<std::uint64_t>(table_ + 8 * chunk);
@@ -195,7 +202,9 @@ private:
     [[nodiscard]] std::uint64_t table_checksum() const noexcept {
         return detail::checksum(table_, static_cast<std::size_t>(8 * chunks_));
     }
-    void store_chunk_checksum(std::uint64_t chunk) { detail::store_le<std::uint64_t>(table_ + 8 * chunk, chunk_checksum(chunk)); }
+    void store_chunk_checksum(std::uint64_t chunk) {
+        detail::store_le<std::uint64_t>(table_ + 8 * chunk, chunk_checksum(chunk));
+    }
     void seal_table() { detail::store_le<std::uint64_t>(table_ + 8 * chunks_, table_checksum()); }
 
     // The chunks the pending keys' bits fall in, in order, each once.
@@ -236,7 +245,8 @@ private:
     size_type apply(const std::vector<std::uint64_t>& touched, std::uint64_t bits_before) {
         header_.flags |= update_in_progress;  // 2. the flag and the marks
         write_header();
-        for (const std::uint64_t chunk : touched) detail::store_le<std::uint64_t>(table_ + 8 * chunk, detail::chunk_being_written);
+        for (const std::uint64_t chunk : touched)
+            detail::store_le<std::uint64_t>(table_ + 8 * chunk, detail::chunk_being_written);
         os::sync_data(region_->file(), path_);
         size_type added = 0;  // 3. the bits
         for (const digest& d : staged_) added += filter_->insert_digest(d) ? 1 : 0;
@@ -259,8 +269,9 @@ private:
     void verify_chunk(std::uint64_t chunk) const {
         if (chunk_checksum(chunk) != stored_checksum(chunk))
             detail::reject(format_errc::payload_checksum, where_,
-                           "payload checksum mismatch in chunk " + std::to_string(chunk) + ": the filter's contents are "
-                           "corrupt, and it was not changed");
+                           "payload checksum mismatch in chunk " + std::to_string(chunk) +
+                               ": the filter's contents are "
+                               "corrupt, and it was not changed");
     }
 
     void write_header() {
@@ -279,10 +290,11 @@ private:
             set_bits += popcount(chunk);
             if (stored_checksum(chunk) == detail::chunk_being_written) marked.push_back(chunk);
             else if (chunk_checksum(chunk) != stored_checksum(chunk))
-                detail::reject(format_errc::payload_checksum, where_,
-                               "an update in place was interrupted, and chunk " + std::to_string(chunk) +
-                                   ", which it was not writing, does not match its checksum: the file is damaged, and it "
-                                   "was not changed (restore it from a copy, or rebuild it)");
+                detail::reject(
+                    format_errc::payload_checksum, where_,
+                    "an update in place was interrupted, and chunk " + std::to_string(chunk) +
+                        ", which it was not writing, does not match its checksum: the file is damaged, and it "
+                        "was not changed (restore it from a copy, or rebuild it)");
         }
         for (const std::uint64_t chunk : marked) store_chunk_checksum(chunk);
         seal_table();
@@ -315,7 +327,8 @@ private:
 /// is called with the copy's descriptor, complete and flushed, before it takes the path (to
 /// lock it, as save() allows).
 template <class Filter, class Fill>
-void update_copy(const std::filesystem::path& path, Fill&& fill, const std::function<void(int descriptor)>& before_replacing = {}) {
+void update_copy(const std::filesystem::path& path, Fill&& fill,
+                 const std::function<void(int descriptor)>& before_replacing = {}) {
     const os::file_descriptor original = os::open_for_reading(path);
     os::replace_file(path, [&](const os::file_descriptor& copy) {
         {

@@ -148,7 +148,7 @@ struct key_bytes;
 namespace detail {
 
 template <class T>
-    requires std::is_unsigned_v<T>
+requires std::is_unsigned_v<T>
 constexpr T byteswap(T value) noexcept {
     T result = 0;
     for (std::size_t i = 0; i < sizeof(T); ++i) {
@@ -160,7 +160,7 @@ constexpr T byteswap(T value) noexcept {
 
 /// Converts between the machine's byte order and little-endian (the same operation both ways).
 template <class T>
-    requires std::is_unsigned_v<T>
+requires std::is_unsigned_v<T>
 constexpr T little_endian(T value) noexcept {
     if constexpr (std::endian::native == std::endian::little) return value;
     else return byteswap(value);
@@ -175,10 +175,9 @@ inline constexpr bool is_byte_like_v =
 
 /// Keys that already are a run of bytes and hash in place, without a copy.
 template <class Key>
-concept byte_sequence_key =
-    std::convertible_to<const Key&, std::string_view> ||
-    (std::ranges::contiguous_range<const Key&> && std::ranges::sized_range<const Key&> &&
-     detail::is_byte_like_v<std::remove_cv_t<std::ranges::range_value_t<const Key&>>>);
+concept byte_sequence_key = std::convertible_to<const Key&, std::string_view> ||
+    (std::ranges::contiguous_range<const Key&>&& std::ranges::sized_range<const Key&>&&
+         detail::is_byte_like_v<std::remove_cv_t<std::ranges::range_value_t<const Key&>>>);
 
 /// Keys that hash as their little-endian bytes.
 template <class Key>
@@ -186,7 +185,9 @@ concept integer_key = std::integral<Key> || std::is_enum_v<Key>;
 
 /// Keys a user gave a byte representation through key_bytes.
 template <class Key>
-concept custom_key = requires { sizeof(key_bytes<Key>); };
+concept custom_key = requires {
+    sizeof(key_bytes<Key>);
+};
 
 /// A key already hashed: a digest from the filter's own hash_function(). Every call that takes
 /// keys takes these too and skips the hash, so that a key hashed once can be asked of several
@@ -229,7 +230,7 @@ struct integer_of {
     using type = Key;
 };
 template <class Key>
-    requires std::is_enum_v<Key>
+requires std::is_enum_v<Key>
 struct integer_of<Key> {
     using type = std::underlying_type_t<Key>;
 };
@@ -327,8 +328,9 @@ constexpr std::uint64_t mix64(std::uint64_t x) noexcept {
 template <std::size_t Bytes>
 [[nodiscard]] constexpr std::uint64_t xxh64_of_short(std::uint64_t value, std::uint64_t seed) noexcept {
     static_assert(Bytes == 4 || Bytes == 8);
-    constexpr std::uint64_t prime1 = 0x9e3779b185ebca87ULL, prime2 = 0xc2b2ae3d27d4eb4fULL, prime3 = 0x165667b19e3779f9ULL,
-                            prime4 = 0x85ebca77c2b2ae63ULL, prime5 = 0x27d4eb2f165667c5ULL;
+    constexpr std::uint64_t prime1 = 0x9e3779b185ebca87ULL, prime2 = 0xc2b2ae3d27d4eb4fULL,
+                            prime3 = 0x165667b19e3779f9ULL, prime4 = 0x85ebca77c2b2ae63ULL,
+                            prime5 = 0x27d4eb2f165667c5ULL;
     std::uint64_t h = seed + prime5 + Bytes;
     if constexpr (Bytes == 8) {
         h ^= std::rotl(value * prime2, 31) * prime1;
@@ -391,7 +393,8 @@ struct mum_secrets {
 };
 
 [[nodiscard]] constexpr mum_secrets mum_secrets_of(std::uint64_t seed) noexcept {
-    return {mix64(seed ^ 0x2d358dccaa6c78a5ULL), mix64(seed ^ 0x8bb84b93962eacc9ULL), mix64(seed ^ 0x4b33a62ed433d4a3ULL)};
+    return {mix64(seed ^ 0x2d358dccaa6c78a5ULL), mix64(seed ^ 0x8bb84b93962eacc9ULL),
+            mix64(seed ^ 0x4b33a62ed433d4a3ULL)};
 }
 
 /// The digest of a 64-bit integer key under xxh3_mum. The key, offset by a secret, is spread
@@ -404,8 +407,10 @@ struct mum_secrets {
 /// not do: the high half of x·y is skewed towards small values (its density is −ln t).
 /// Two multiplications, secrets and constants as memory operands — 9 instructions, against the
 /// 20 of xxh3_mix, whose third multiplication and five `movabs` constants it saves.
-[[nodiscard, gnu::always_inline]] constexpr digest mum_integer(std::uint64_t value, const mum_secrets& secrets) noexcept {
-    __extension__ const unsigned __int128 spread = static_cast<unsigned __int128>(value ^ secrets.input) * secrets.spread;
+[[nodiscard, gnu::always_inline]] constexpr digest mum_integer(std::uint64_t value,
+                                                               const mum_secrets& secrets) noexcept {
+    __extension__ const unsigned __int128 spread =
+        static_cast<unsigned __int128>(value ^ secrets.input) * secrets.spread;
     const auto low = static_cast<std::uint64_t>(spread), high = static_cast<std::uint64_t>(spread >> 64);
     const std::uint64_t folded = folded_multiply(low ^ secrets.low, high ^ secrets.high);
     return {folded, folded * secrets.odd};
@@ -419,7 +424,10 @@ class hasher {
 public:
     constexpr hasher() noexcept = default;
     constexpr explicit hasher(hash_algorithm algorithm, std::uint64_t seed = default_seed)
-        : algorithm_(checked(algorithm)), seed_(seed), seed_key_(seed_key_of(seed)), secrets_(detail::mum_secrets_of(seed)) {}
+        : algorithm_(checked(algorithm)),
+          seed_(seed),
+          seed_key_(seed_key_of(seed)),
+          secrets_(detail::mum_secrets_of(seed)) {}
 
     [[nodiscard]] constexpr hash_algorithm algorithm() const noexcept { return algorithm_; }
     [[nodiscard]] constexpr std::uint64_t seed() const noexcept { return seed_; }
@@ -487,7 +495,7 @@ private:
 
     hash_algorithm algorithm_ = default_hash_algorithm;
     std::uint64_t seed_ = default_seed;
-    std::uint64_t seed_key_ = seed_key_of(default_seed);  // derived from seed_; equal when seeds are
+    std::uint64_t seed_key_ = seed_key_of(default_seed);                  // derived from seed_; equal when seeds are
     detail::mum_secrets secrets_ = detail::mum_secrets_of(default_seed);  // likewise
 };
 

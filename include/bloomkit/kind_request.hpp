@@ -27,9 +27,9 @@ struct kind_request {
 /// What a filter type costs for (n, p), in the terms every kind shares.
 struct kind_plan {
     std::uint64_t bytes = 0;
-    double fpr = 0;                     ///< modelled at n keys
-    std::uint32_t hashes = 0;           ///< probes per key (Bloom kinds), else 0
-    std::uint32_t fingerprint_bits = 0; ///< cuckoo and binary fuse, else 0
+    double fpr = 0;                      ///< modelled at n keys
+    std::uint32_t hashes = 0;            ///< probes per key (Bloom kinds), else 0
+    std::uint32_t fingerprint_bits = 0;  ///< cuckoo and binary fuse, else 0
 };
 
 /// The registry's entry for a filter type, specialised in the type's own header:
@@ -73,8 +73,8 @@ namespace detail {
 inline void require_options(const kind_request& r, request_options takes) {
     using part = invalid_request::part;
     const auto refuse = [&](part which, std::string_view option, std::string_view kinds) {
-        throw invalid_request(which, std::string(option) + " is chosen for " + std::string(kinds) + " only, not for kind '" +
-                                         r.kind + "'");
+        throw invalid_request(which, std::string(option) + " is chosen for " + std::string(kinds) +
+                                         " only, not for kind '" + r.kind + "'");
     };
     if (r.layout && !takes.layout) refuse(part::layout, "a layout", "kind 'bloom'");
     if (r.fingerprint_bits && !takes.fingerprint_bits)

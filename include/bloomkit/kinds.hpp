@@ -32,26 +32,31 @@
 namespace bloomkit {
 
 /// Every filter type, the default first: the registry.
-using any_filter = std::variant<block_bloom_filter, classic_bloom_filter, split_block_bloom_filter, counting_bloom_filter,
-                                cuckoo_filter, scalable_bloom_filter, binary_fuse8_filter, binary_fuse16_filter,
-                                binary_fuse8_4wise_filter, binary_fuse16_4wise_filter>;
+using any_filter = std::variant<block_bloom_filter, classic_bloom_filter, split_block_bloom_filter,
+                                counting_bloom_filter, cuckoo_filter, scalable_bloom_filter, binary_fuse8_filter,
+                                binary_fuse16_filter, binary_fuse8_4wise_filter, binary_fuse16_4wise_filter>;
 
 /// Calls visit(std::type_identity<F>{}) for every type F of the registry, in order.
 template <class Visit>
 constexpr void for_each_filter_type(Visit&& visit) {
     [&]<std::size_t... I>(std::index_sequence<I...>) {
         (visit(std::type_identity<std::variant_alternative_t<I, any_filter>>{}), ...);
-    }(std::make_index_sequence<std::variant_size_v<any_filter>>{});
+    }
+    (std::make_index_sequence<std::variant_size_v<any_filter>>{});
 }
 
 // --- What a kind can do, read off its API ------------------------------------------------------
 
 /// Takes keys after it is made (all but the binary fuse filters, built once from their keys).
 template <class F>
-concept inserting_filter = requires(F& f, std::string_view key) { f.insert(key); };
+concept inserting_filter = requires(F& f, std::string_view key) {
+    f.insert(key);
+};
 /// Removes keys (counting Bloom, cuckoo).
 template <class F>
-concept removing_filter = requires(F& f, std::string_view key) { f.remove(key); };
+concept removing_filter = requires(F& f, std::string_view key) {
+    f.remove(key);
+};
 /// Tells how many times a key is in it (counting Bloom, cuckoo).
 template <class F>
 concept counting_filter = requires(const F& f, std::string_view key) {
@@ -67,10 +72,14 @@ concept refusing_filter = requires(F& f, std::string_view key) {
 };
 
 template <class F>
-concept merging_filter = requires(F& a, const F& b) { a |= b; };
+concept merging_filter = requires(F& a, const F& b) {
+    a |= b;
+};
 /// Takes the intersection of another of the same parameters (Bloom).
 template <class F>
-concept intersecting_filter = requires(F& a, const F& b) { a &= b; };
+concept intersecting_filter = requires(F& a, const F& b) {
+    a &= b;
+};
 
 /// What a filter type can do beyond answering lookups.
 struct kind_capabilities {
@@ -93,7 +102,8 @@ template <class F>
     can.counts = counting_filter<F>;
     can.merges = merging_filter<F>;
     can.intersects = intersecting_filter<F>;
-    if constexpr (requires { kind_traits<F>::updates_in_place; }) can.updates_in_place = kind_traits<F>::updates_in_place;
+    if constexpr (requires { kind_traits<F>::updates_in_place; })
+        can.updates_in_place = kind_traits<F>::updates_in_place;
     if constexpr (requires { kind_traits<F>::grows; }) can.grows = kind_traits<F>::grows;
     return can;
 }
@@ -133,7 +143,8 @@ auto with_requested_type(const kind_request& r, double p, Visit&& visit) {
     std::string kinds;
     for_each_filter_type([&](auto type) {
         using traits = kind_traits<typename decltype(type)::type>;
-        if (kinds.find(traits::word) == std::string::npos) kinds += (kinds.empty() ? "" : ", ") + std::string(traits::word);
+        if (kinds.find(traits::word) == std::string::npos)
+            kinds += (kinds.empty() ? "" : ", ") + std::string(traits::word);
         if (r.kind != traits::word) return;
         known = true;
         if (made || !traits::accepts(r, p)) return;

@@ -159,7 +159,7 @@ struct connection_options {
 /// Parses a URL as connection_options::url describes; throws invalid_argument naming what is
 /// wrong in it (the URL shown redacted).
 struct endpoint {
-    std::string host{};    ///< empty for a Unix socket
+    std::string host{};  ///< empty for a Unix socket
     std::uint16_t port = 0;
     std::string socket{};  ///< the Unix socket's path
     std::string user{}, password{};
@@ -192,9 +192,9 @@ public:
     ~client();
 
     /// Runs one command (arguments as given, binary-safe) on the node of its key (the second
-    /// argument, as in nearly every command) and returns its reply as text: a status or bulk string as is, an integer in
-    /// decimal, nil as "", an array's elements one per line. Errors throw server_error. For
-    /// tools and tests; the filters pipeline their own commands.
+    /// argument, as in nearly every command) and returns its reply as text: a status or bulk string as is, an integer
+    /// in decimal, nil as "", an array's elements one per line. Errors throw server_error. For tools and tests; the
+    /// filters pipeline their own commands.
     std::string command(const std::vector<std::string>& arguments);
 
     /// The connected nodes ("host:port"), for messages.
@@ -243,15 +243,15 @@ struct filter_description {
     static constexpr std::uint64_t max_shards = std::uint64_t{1} << 20;
 
     std::string name{};
-    bloom_geometry geometry{};      ///< bits (whole 512-bit blocks) and k
+    bloom_geometry geometry{};  ///< bits (whole 512-bit blocks) and k
     std::uint64_t blocks_per_shard = 0;
     std::uint64_t shards = 0;
     std::uint64_t seed = 0;
     hash_algorithm hash = default_hash_algorithm;
     key_format keys = key_format::unrecorded;  ///< what the keys are (hash.hpp)
-    sizing_target target{};         ///< what it was created for (0, 0 when pushed from a geometry)
-    std::uint64_t inserted = 0;     ///< the inserted count of the file it was pushed from (adds do not change it)
-    std::uint64_t generation = 0;   ///< random and odd, drawn at creation; 0 until then
+    sizing_target target{};                    ///< what it was created for (0, 0 when pushed from a geometry)
+    std::uint64_t inserted = 0;    ///< the inserted count of the file it was pushed from (adds do not change it)
+    std::uint64_t generation = 0;  ///< random and odd, drawn at creation; 0 until then
     [[nodiscard]] std::uint64_t blocks() const noexcept { return geometry.bits / 512; }
     /// Blocks held by shard `s` (the last shard may hold fewer).
     [[nodiscard]] std::uint64_t shard_blocks(std::uint64_t s) const noexcept;
@@ -365,7 +365,10 @@ private:
         counter& operator*() { return *this; }
         counter& operator++() { return *this; }
         counter operator++(int) { return *this; }
-        counter& operator=(bool added) { *count += added ? 1 : 0; return *this; }
+        counter& operator=(bool added) {
+            *count += added ? 1 : 0;
+            return *this;
+        }
     };
     template <class It, class S, class Out, class Run>
     static Out batched(const hasher& hash, It first, S last, Out out, Run run) {

@@ -44,9 +44,9 @@
 #include "bloomkit/detail/filter_api.hpp"
 #include "bloomkit/error.hpp"
 #include "bloomkit/hash.hpp"
+#include "bloomkit/kind_request.hpp"
 #include "bloomkit/options.hpp"
 #include "bloomkit/sizing/scalable_bloom.hpp"
-#include "bloomkit/kind_request.hpp"
 
 namespace bloomkit {
 
@@ -82,10 +82,10 @@ public:
             const stage_type& stage = stages_[i];
             if (stage.hash_function() != hasher_ || plan_of(stage) != plan)
                 throw invalid_argument("stage " + std::to_string(i) + " of a scalable Bloom filter (" +
-                                       std::to_string(stage.expected_keys()) + " keys at p = " +
-                                       show_number(stage.target_fpr()) + ") does not follow from its parameters (" +
-                                       std::to_string(plan.capacity) + " keys at p = " + show_number(plan.fpr) +
-                                       ", same hashing)");
+                                       std::to_string(stage.expected_keys()) +
+                                       " keys at p = " + show_number(stage.target_fpr()) +
+                                       ") does not follow from its parameters (" + std::to_string(plan.capacity) +
+                                       " keys at p = " + show_number(plan.fpr) + ", same hashing)");
         }
     }
 
@@ -113,8 +113,7 @@ public:
     /// Inserts every key of [first, last), with the same effect and answer as inserting them
     /// one by one (the same stages open at the same keys); returns how many were new.
     template <std::forward_iterator It, std::sentinel_for<It> Sentinel>
-        requires hashable_key<std::iter_value_t<It>>
-    size_type insert(It first, Sentinel last) {
+    requires hashable_key<std::iter_value_t<It>> size_type insert(It first, Sentinel last) {
         size_type added = 0;
         insert_each(first, last, [&](std::size_t, bool fresh) { added += fresh ? 1 : 0; });
         return added;
@@ -123,16 +122,18 @@ public:
     /// Inserts every key of [first, last), in order, writing insert(key)'s answer (was it new?)
     /// for each to `out`; returns the output iterator past the last answer.
     template <std::forward_iterator It, std::sentinel_for<It> Sentinel, std::output_iterator<bool> Out>
-        requires hashable_key<std::iter_value_t<It>>
-    Out insert(It first, Sentinel last, Out out) {
+    requires hashable_key<std::iter_value_t<It>> Out insert(It first, Sentinel last, Out out) {
         std::vector<char> answers;
-        insert_each(first, last, [&](std::size_t key, bool fresh) {
-            if (key >= answers.size()) answers.resize(key + 1, 0);
-            answers[key] = fresh ? 1 : 0;
-        }, [&] {
-            for (const char answer : answers) *out++ = answer != 0;
-            answers.clear();
-        });
+        insert_each(
+            first, last,
+            [&](std::size_t key, bool fresh) {
+                if (key >= answers.size()) answers.resize(key + 1, 0);
+                answers[key] = fresh ? 1 : 0;
+            },
+            [&] {
+                for (const char answer : answers) *out++ = answer != 0;
+                answers.clear();
+            });
         return out;
     }
 
@@ -309,7 +310,8 @@ private:
         if (!is_full(stages_.back())) return stages_.back();
         if (stages_.size() == scalable_max_stages)
             throw invalid_argument("this scalable Bloom filter has reached its limit of " +
-                                   std::to_string(scalable_max_stages) + " stages and cannot take more keys; build a "
+                                   std::to_string(scalable_max_stages) +
+                                   " stages and cannot take more keys; build a "
                                    "larger one (a larger initial capacity or growth factor needs fewer stages)");
         stages_.push_back(make_stage(scalable_next_stage(params_, plan_of(stages_.back()))));
         return stages_.back();
@@ -317,8 +319,9 @@ private:
 
     void require_writable() const {
         if (read_only())
-            throw read_only_filter("this scalable Bloom filter is a read-only view of a memory-mapped file; load() it to "
-                                   "modify it");
+            throw read_only_filter(
+                "this scalable Bloom filter is a read-only view of a memory-mapped file; load() it to "
+                "modify it");
     }
 
     void require_compatible(const scalable_bloom_filter& other, const char* operation) const {
@@ -360,7 +363,7 @@ private:
         if (from < newest && holds(d, from, newest)) return false;  // a key held anywhere is not inserted again
         if (stages_.back().contains_digest(d)) return false;
         if (!is_full(stages_.back()) && !read_only()) return stages_.back().insert_digest(d);
-        require_writable();  // before anything changes: a mapped filter neither grows nor changes
+        require_writable();                    // before anything changes: a mapped filter neither grows nor changes
         return open_stage().insert_digest(d);  // a new stage: every bit was clear
     }
 
@@ -378,7 +381,8 @@ private:
     // The bulk insert: calls answer(index in the chunk, was new) for every key, then
     // chunk_done() after each chunk (keys are answered out of order within a chunk).
     template <class It, class Sentinel, class Answer, class ChunkDone = void (*)()>
-    void insert_each(It& first, Sentinel last, Answer answer, ChunkDone chunk_done = [] {}) {
+    void insert_each(
+        It& first, Sentinel last, Answer answer, ChunkDone chunk_done = [] {}) {
         bulk_scratch scratch;
         std::vector<digest> digests;
         while (first != last) {
@@ -400,7 +404,8 @@ private:
             if (scratch.held[i]) answer(i, false);
         const std::span<const std::uint32_t> fresh(scratch.pending);
         for (std::size_t j = 0; j < fresh.size(); ++j) {
-            if (j + prefetch_distance < fresh.size()) stages_.back().prefetch_digest(digests[fresh[j + prefetch_distance]]);
+            if (j + prefetch_distance < fresh.size())
+                stages_.back().prefetch_digest(digests[fresh[j + prefetch_distance]]);
             answer(fresh[j], insert_hashed(digests[fresh[j]], settled));
         }
     }
@@ -474,10 +479,11 @@ struct kind_traits<scalable_bloom_filter> {
     /// Holding n keys from an initial capacity of n: the first stage only.
     static kind_plan plan(double n, double p, const kind_request& = {}) {
         const scalable_options defaults;
-        const scalable_plan plan = plan_scalable_bloom(
-            n, {static_cast<std::uint64_t>(n), p, defaults.growth, defaults.tightening});
+        const scalable_plan plan =
+            plan_scalable_bloom(n, {static_cast<std::uint64_t>(n), p, defaults.growth, defaults.tightening});
         const auto stage_bytes = [&](std::size_t i) -> std::uint64_t { return plan.geometries[i].bits / 8; };
-        return {detail::scalable_payload_size(plan.geometries.size(), stage_bytes), plan.fpr, plan.geometries.front().hashes, 0};
+        return {detail::scalable_payload_size(plan.geometries.size(), stage_bytes), plan.fpr,
+                plan.geometries.front().hashes, 0};
     }
     static scalable_bloom_filter make(std::uint64_t n, double p, const kind_request&, filter_options options) {
         return {n, p, {.seed = options.seed, .hash = options.hash, .keys = options.keys}};

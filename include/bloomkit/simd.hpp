@@ -81,7 +81,8 @@ inline std::atomic<int> simd_level_in_use{-1};
 
 /// Caps the backend at `level` (never above what the CPU supports); returns the one in use.
 inline simd_level limit_simd_level(simd_level level) noexcept {
-    const simd_level chosen = static_cast<int>(level) < static_cast<int>(supported_simd_level()) ? level : supported_simd_level();
+    const simd_level chosen =
+        static_cast<int>(level) < static_cast<int>(supported_simd_level()) ? level : supported_simd_level();
     detail::simd_level_in_use.store(static_cast<int>(chosen), std::memory_order_relaxed);
     return chosen;
 }

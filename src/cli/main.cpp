@@ -51,8 +51,9 @@ void refuse_empty_values(const CLI::App& command) {
 }
 
 int run(int argc, char** argv) {
-    CLI::App app{"bloomkit — Bloom filters for big files: plan sizes, build a filter from lines, check lines against it",
-                 "bloomkit"};
+    CLI::App app{
+        "bloomkit — Bloom filters for big files: plan sizes, build a filter from lines, check lines against it",
+        "bloomkit"};
     app.require_subcommand(1);
     app.set_version_flag("--version", "bloomkit 0.1.0");
     std::vector<std::pair<CLI::App*, action>> chosen;
@@ -67,7 +68,8 @@ int run(int argc, char** argv) {
     }
     // CLI11 would only say "A subcommand is required" for a misspelt one.
     if (argv[1][0] != '-' && !is_command(argv[1])) {
-        fmt::print(stderr, "bloomkit: unknown command '{}' (choose {}; see bloomkit --help)\n", argv[1], command_names());
+        fmt::print(stderr, "bloomkit: unknown command '{}' (choose {}; see bloomkit --help)\n", argv[1],
+                   command_names());
         return failure;
     }
     try {

@@ -32,7 +32,8 @@ public:
     void insert(std::span<const digest> digests, std::span<char> fresh) {
         reserve(size_ + digests.size());
         for (std::size_t i = 0; i < digests.size(); ++i) {
-            if (i + prefetch_distance < digests.size()) __builtin_prefetch(&slots_[slot_of(digests[i + prefetch_distance])], 1);
+            if (i + prefetch_distance < digests.size())
+                __builtin_prefetch(&slots_[slot_of(digests[i + prefetch_distance])], 1);
             fresh[i] = insert_reserved(digests[i]) ? 1 : 0;
         }
     }

@@ -55,7 +55,8 @@ std::size_t input_source::read_raw(char* buffer, std::size_t size) {
             raw_bytes_.fetch_add(static_cast<std::uint64_t>(got), std::memory_order_relaxed);
             return static_cast<std::size_t>(got);
         }
-        if (errno != EINTR) throw io_error("cannot read '" + name_ + "'", std::error_code(errno, std::generic_category()));
+        if (errno != EINTR)
+            throw io_error("cannot read '" + name_ + "'", std::error_code(errno, std::generic_category()));
         if (const int signal = termination_signal(); signal != 0) throw termination_requested{signal};
     }
 }
@@ -79,11 +80,13 @@ void input_source::detect() {
     pending_at_ = 0;
     const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(pending_[i]); };
     if (have >= 2 && byte(0) == 0x1f && byte(1) == 0x8b) kind_ = compression::gzip;
-    else if (have >= 4 && byte(0) == 0x28 && byte(1) == 0xb5 && byte(2) == 0x2f && byte(3) == 0xfd) kind_ = compression::zstd;
+    else if (have >= 4 && byte(0) == 0x28 && byte(1) == 0xb5 && byte(2) == 0x2f && byte(3) == 0xfd)
+        kind_ = compression::zstd;
     else return;
     decoder_ = std::make_unique<decoder>();
     if (kind_ == compression::gzip) {
-        if (inflateInit2(&decoder_->gzip, 16 + MAX_WBITS) != Z_OK) throw error("cannot start a gzip decoder for '" + name_ + "'");
+        if (inflateInit2(&decoder_->gzip, 16 + MAX_WBITS) != Z_OK)
+            throw error("cannot start a gzip decoder for '" + name_ + "'");
         decoder_->gzip_open = true;
     } else {
         decoder_->zstd = ZSTD_createDCtx();
@@ -129,8 +132,8 @@ std::size_t input_source::read(char* buffer, std::size_t size) {
             if (status == Z_STREAM_END) {
                 inflateReset(&d.gzip);  // another member may follow
                 d.gzip_member_ended = true;
-            }
-            else if (status != Z_OK && status != Z_BUF_ERROR) return damaged(d.gzip.msg != nullptr ? d.gzip.msg : "inflate failed");
+            } else if (status != Z_OK && status != Z_BUF_ERROR)
+                return damaged(d.gzip.msg != nullptr ? d.gzip.msg : "inflate failed");
             if (produced > 0) return produced;
         } else {
             if (available == 0 && d.raw_end) {

@@ -10,9 +10,7 @@ namespace bloomkit::jobs {
 namespace {
 
 /// "0 to 18446744073709551615" for u64; nothing for i64, whose range is written as often.
-std::string_view range_of(key_format format) {
-    return format == key_format::u64 ? ", 0 to 18446744073709551615" : "";
-}
+std::string_view range_of(key_format format) { return format == key_format::u64 ? ", 0 to 18446744073709551615" : ""; }
 
 std::string quoted_head(std::uint64_t line, const std::string& input, key_format format, std::string_view text) {
     const std::string shown = text.size() > 40 ? std::string(text.substr(0, 40)) + "..." : std::string(text);
@@ -25,7 +23,9 @@ not_a_number::not_a_number(std::uint64_t line, const std::string& input, key_for
     : not_a_number(quoted_head(line, input, format, text), format) {}
 
 not_a_number::not_a_number(std::string head, key_format format)
-    : error(fmt::format("{} (one decimal number per line{})", head, range_of(format))), head_(std::move(head)), format_(format) {}
+    : error(fmt::format("{} (one decimal number per line{})", head, range_of(format))),
+      head_(std::move(head)),
+      format_(format) {}
 
 std::string not_a_number::explained_by(std::string_view chooser) const {
     return fmt::format("{} ({} takes one decimal number per line{})", head_, chooser, range_of(format_));
@@ -46,8 +46,8 @@ std::uint64_t parse_key_number(std::string_view line, key_format format, const l
         value = static_cast<std::uint64_t>(signed_value);
     }
     if (!ok)
-        throw not_a_number(origin.first_line + index, origin.input != nullptr ? *origin.input : std::string("input"), format,
-                           line);
+        throw not_a_number(origin.first_line + index, origin.input != nullptr ? *origin.input : std::string("input"),
+                           format, line);
     return value;
 }
 

@@ -43,7 +43,8 @@ std::uint64_t parse_key_number(std::string_view line, key_format format, const l
 /// Calls use(keys) with the keys of a batch of lines: the lines themselves for text, else the
 /// numbers they hold (a span of std::uint64_t). Either way keys[i] is line i's key.
 template <class Use>
-decltype(auto) with_keys(std::span<const std::string_view> lines, key_format format, const line_origin& origin, Use&& use) {
+decltype(auto) with_keys(std::span<const std::string_view> lines, key_format format, const line_origin& origin,
+                         Use&& use) {
     if (format != key_format::u64 && format != key_format::i64) return use(lines);
     thread_local std::vector<std::uint64_t> numbers;
     numbers.resize(lines.size());

@@ -7,8 +7,8 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstring>
 #include <cstdlib>
+#include <cstring>
 #include <span>
 #include <string>
 #include <system_error>
@@ -50,7 +50,7 @@ void split_lines(std::string_view text, std::vector<std::string_view>& lines) {
 
 line_reader::line_reader(const std::vector<std::string>& inputs) {
     for (const std::string& name : inputs.empty() ? std::vector<std::string>{"-"} : inputs) {
-        struct stat info{};
+        struct stat info {};
         input in;
         if (name == "-") {
             in.name = "standard input";
@@ -91,7 +91,7 @@ void line_reader::close(input& in) {
 }
 
 std::string line_reader::input_at(const std::string& path) const {
-    struct stat info{};
+    struct stat info {};
     if (::stat(path.c_str(), &info) != 0) return {};
     for (const input& in : inputs_)
         if (in.device == info.st_dev && in.inode == info.st_ino) return in.name;
@@ -101,7 +101,7 @@ std::string line_reader::input_at(const std::string& path) const {
 void line_reader::measure_total() {
     total_ = 0;
     for (const input& in : inputs_) {
-        struct stat info{};
+        struct stat info {};
         const int status = in.fd >= 0 ? ::fstat(in.fd, &info) : ::stat(in.name.c_str(), &info);
         if (status != 0 || !S_ISREG(info.st_mode)) {
             total_ = 0;
@@ -131,11 +131,13 @@ void line_reader::read_and_keep(const block_handler& see) {
             continue;
         }
         os::file_descriptor spool = unnamed_temporary_file();
-        read_one(in, [&](line_block&& block) {
-            const std::string_view text = block.text();
-            os::write_all(spool, "a temporary copy of '" + in.name + "'", text.data(), text.size());
-            see(std::move(block));
-        }, {});
+        read_one(in,
+                 [&](line_block&& block) {
+                     const std::string_view text = block.text();
+                     os::write_all(spool, "a temporary copy of '" + in.name + "'", text.data(), text.size());
+                     see(std::move(block));
+                 },
+                 {});
         if (in.owned) ::close(in.fd);
         in.fd = spool.release();
         in.owned = true;
@@ -196,7 +198,7 @@ void line_reader::read_one(input& in, const block_handler& handle, const std::fu
     };
     line_block block{fresh_buffer(), 0, {&in.name, 1}};  // [0, size) read, starting at a line start
     std::size_t scanned = 0;                             // [0, scanned) holds no '\n'
-    bool first = true;  // the first bytes are not yet checked for a filter's signature
+    bool first = true;                                   // the first bytes are not yet checked for a filter's signature
     for (;;) {
         if (block.size == block.buffer.size()) block.buffer.resize(block.buffer.size() * 2);  // a very long line
         const std::size_t got = in.source->read(block.buffer.data() + block.size, block.buffer.size() - block.size);

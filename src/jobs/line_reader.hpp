@@ -94,7 +94,6 @@ public:
     line_reader(const line_reader&) = delete;
     line_reader& operator=(const line_reader&) = delete;
 
-
     /// Calls `handle` with consecutive batches of lines, and where they come from, until every
     /// input is read. The views are valid only during the call.
     void read(const batch_handler& handle);
@@ -112,10 +111,10 @@ public:
 private:
     struct input {
         std::string name;
-        int fd = -1;                  // -1 until its turn comes (and again once a file is read)
-        bool owned = false;           // closed by the reader (not stdin)
-        bool regular = false;         // a regular file: opened again to be read again
-        dev_t device = 0;             // what it is, for input_at()
+        int fd = -1;           // -1 until its turn comes (and again once a file is read)
+        bool owned = false;    // closed by the reader (not stdin)
+        bool regular = false;  // a regular file: opened again to be read again
+        dev_t device = 0;      // what it is, for input_at()
         ino_t inode = 0;
         // Made once, and never replaced while the reader lives: another thread asks it for its
         // count of bytes read (progress) while the reading thread opens and closes inputs.

@@ -155,7 +155,8 @@ private:
             item next;
             {
                 std::unique_lock lock(mutex_);
-                changed_.wait(lock, [&] { return stopped_ || done_.contains(sequence) || (reading_done_ && sequence == read_); });
+                changed_.wait(
+                    lock, [&] { return stopped_ || done_.contains(sequence) || (reading_done_ && sequence == read_); });
                 if (stopped_ || !done_.contains(sequence)) return;
                 next = std::move(done_.extract(sequence).mapped());
             }

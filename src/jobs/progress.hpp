@@ -36,8 +36,9 @@ public:
         const double rate = seconds > 0 ? static_cast<double>(bytes) / seconds : 0.0;
         if (total_ > 0 && bytes <= total_) {
             const double left = rate > 0 ? static_cast<double>(total_ - bytes) / rate : 0.0;
-            fmt::print(stderr, "\r{} {:.1f} of {:.1f} MB ({:.0f}%), {:.0f} MB/s, {:.0f} s left\033[K", verb_, bytes / 1e6,
-                       total_ / 1e6, 100.0 * static_cast<double>(bytes) / static_cast<double>(total_), rate / 1e6, left);
+            fmt::print(stderr, "\r{} {:.1f} of {:.1f} MB ({:.0f}%), {:.0f} MB/s, {:.0f} s left\033[K", verb_,
+                       bytes / 1e6, total_ / 1e6, 100.0 * static_cast<double>(bytes) / static_cast<double>(total_),
+                       rate / 1e6, left);
         } else {
             fmt::print(stderr, "\r{} {:.1f} MB ({:.0f} MB/s)\033[K", verb_, bytes / 1e6, rate / 1e6);
         }
@@ -49,7 +50,8 @@ private:
     static bool stderr_is_own_terminal() noexcept {
         if (::isatty(STDERR_FILENO) != 1) return false;
         if (::isatty(STDOUT_FILENO) != 1) return true;
-        struct stat out{}, err{};
+        struct stat out {
+        }, err{};
         return ::fstat(STDOUT_FILENO, &out) == 0 && ::fstat(STDERR_FILENO, &err) == 0 && out.st_rdev != err.st_rdev;
     }
 

@@ -5,10 +5,10 @@
 #include <pthread.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <csignal>
-#include <algorithm>
 #include <cstring>
 
 #include "bloomkit/os/atomic_replace.hpp"
@@ -47,8 +47,9 @@ extern "C" void on_bus_error(int) {
     if (mapped_name_set.load(std::memory_order_acquire)) {
         write_stderr("'");
         write_stderr(mapped_name.data());
-        write_stderr("' could not be read or written through its memory map: it was truncated or rewritten in place by "
-                     "another program, or its storage failed (an I/O error, or a sparse file on a full tmpfs)\n");
+        write_stderr(
+            "' could not be read or written through its memory map: it was truncated or rewritten in place by "
+            "another program, or its storage failed (an I/O error, or a sparse file on a full tmpfs)\n");
     } else {
         write_stderr("a memory-mapped file could not be read or written: it was truncated, or its storage failed\n");
     }
@@ -61,7 +62,7 @@ extern "C" void on_interrupt_read(int) {}  // its only effect: the read it lands
 extern "C" void on_deferred_termination(int signal) {
     int none = 0;
     if (requested.compare_exchange_strong(none, signal)) return;  // the first: recorded
-    on_termination(signal);                                     // the second: die now
+    on_termination(signal);                                       // the second: die now
 }
 
 sigset_t termination_set() noexcept {
@@ -76,7 +77,7 @@ sigset_t termination_set() noexcept {
 // that catches signals).
 bool ignored_at_start(int signal) {
     const auto ignored = [](int s) {
-        struct sigaction now{};
+        struct sigaction now {};
         ::sigaction(s, nullptr, &now);
         return now.sa_handler == SIG_IGN;
     };
@@ -86,7 +87,7 @@ bool ignored_at_start(int signal) {
 
 void handle(int signal, void (*handler)(int)) {
     if (ignored_at_start(signal)) return;
-    struct sigaction action{};
+    struct sigaction action {};
     action.sa_handler = handler;
     sigemptyset(&action.sa_mask);
     ::sigaction(signal, &action, nullptr);
@@ -95,7 +96,9 @@ void handle(int signal, void (*handler)(int)) {
 /// Puts `reader` in the table of interrupted threads, once. (With 256 readers interrupted at
 /// once the table is full, and the read of a 257th returns only when its input speaks.)
 void mark_interrupted(pthread_t reader) noexcept {
-    const auto is_reader = [&](const std::atomic<pthread_t>& slot) { return slot.load(std::memory_order_acquire) == reader; };
+    const auto is_reader = [&](const std::atomic<pthread_t>& slot) {
+        return slot.load(std::memory_order_acquire) == reader;
+    };
     if (std::ranges::any_of(interrupted_threads, is_reader)) return;
     for (std::atomic<pthread_t>& slot : interrupted_threads) {
         pthread_t none{};
@@ -107,7 +110,7 @@ void mark_interrupted(pthread_t reader) noexcept {
 }
 
 void install_wake_handler() {
-    struct sigaction wake{};
+    struct sigaction wake {};
     wake.sa_handler = on_interrupt_read;  // no SA_RESTART: the read returns EINTR
     sigemptyset(&wake.sa_mask);
     ::sigaction(SIGRTMIN, &wake, nullptr);
@@ -144,8 +147,9 @@ void resume_reads(pthread_t reader) noexcept {
 bool reads_are_interrupted() noexcept {
     if (interrupted_count.load(std::memory_order_acquire) == 0) return false;
     const pthread_t self = ::pthread_self();
-    return std::ranges::any_of(interrupted_threads,
-                               [&](const std::atomic<pthread_t>& slot) { return slot.load(std::memory_order_acquire) == self; });
+    return std::ranges::any_of(interrupted_threads, [&](const std::atomic<pthread_t>& slot) {
+        return slot.load(std::memory_order_acquire) == self;
+    });
 }
 
 void defer_termination() {

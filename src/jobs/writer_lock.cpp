@@ -16,7 +16,8 @@ namespace {
 
 /// Whether `file` is still the file `path` names.
 bool still_at(const os::file_descriptor& file, const std::string& path) {
-    struct stat opened{}, now{};
+    struct stat opened {
+    }, now{};
     return ::fstat(file.get(), &opened) == 0 && ::stat(path.c_str(), &now) == 0 && opened.st_dev == now.st_dev &&
            opened.st_ino == now.st_ino;
 }
@@ -36,7 +37,7 @@ os::file_descriptor open_to_lock(const std::string& path, writer_lock::missing i
             if (errno == ENOENT) return {};  // a new file: nothing to lock
             os::throw_io("cannot open", path);
         }
-        struct stat info{};
+        struct stat info {};
         if (::fstat(file.get(), &info) != 0 || !S_ISREG(info.st_mode)) return {};  // not a file to lock
         return file;
     }
@@ -62,7 +63,8 @@ void take_lock(const os::file_descriptor& file, const std::string& path, writer_
 
 }  // namespace
 
-writer_lock::writer_lock(const std::string& path, if_held held, missing if_missing, const std::function<void()>& waiting) {
+writer_lock::writer_lock(const std::string& path, if_held held, missing if_missing,
+                         const std::function<void()>& waiting) {
     const auto start = std::chrono::steady_clock::now();
     bool announced = false;
     const std::function<void()> announce_once = [&] {

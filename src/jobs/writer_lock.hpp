@@ -24,7 +24,8 @@ namespace bloomkit::jobs {
 /// Thrown when another process holds the lock and the writer was told not to wait.
 class file_busy : public error {
 public:
-    explicit file_busy(const std::string& path) : error("'" + path + "' is being written by another bloomkit process") {}
+    explicit file_busy(const std::string& path)
+        : error("'" + path + "' is being written by another bloomkit process") {}
 };
 
 class writer_lock {

@@ -71,18 +71,20 @@ block_bloom_filter bloom_filter::pull() const {
             batch.argument(filter_description::header_bytes + std::min(offset + transfer_chunk, bytes) - 1);
         }
         std::uint64_t* shard_words = words + s * d.blocks_per_shard * 8;
-        detail::router_of(*client_).run(batch, detail::run_options_of(*client_, options_, false), [&](std::size_t i, const redisReply& r) {
-            if (r.type != REDIS_REPLY_STRING) throw server_error("GETRANGE " + shard_keys_[s] + ": not a string reply");
-            if (i == 0) {
-                if (const std::uint64_t found = detail::generation_from({r.str, r.len}); found != d.generation)
-                    detail::throw_not_ours(d, s, found);
-                return;
-            }
-            const std::uint64_t offset = (i - 1) * transfer_chunk;
-            const std::uint64_t expected = std::min(transfer_chunk, bytes - offset);
-            if (r.len != expected) detail::throw_not_ours(d, s, 0);  // gone since its generation was read
-            detail::redis_to_words(r.str, expected / 8, shard_words + offset / 8);
-        });
+        detail::router_of(*client_).run(
+            batch, detail::run_options_of(*client_, options_, false), [&](std::size_t i, const redisReply& r) {
+                if (r.type != REDIS_REPLY_STRING)
+                    throw server_error("GETRANGE " + shard_keys_[s] + ": not a string reply");
+                if (i == 0) {
+                    if (const std::uint64_t found = detail::generation_from({r.str, r.len}); found != d.generation)
+                        detail::throw_not_ours(d, s, found);
+                    return;
+                }
+                const std::uint64_t offset = (i - 1) * transfer_chunk;
+                const std::uint64_t expected = std::min(transfer_chunk, bytes - offset);
+                if (r.len != expected) detail::throw_not_ours(d, s, 0);  // gone since its generation was read
+                detail::redis_to_words(r.str, expected / 8, shard_words + offset / 8);
+            });
     }
     block_bloom_filter local(d.geometry, hasher_, std::move(storage), d.target, d.inserted);
     local.record_key_format(d.keys);
@@ -94,14 +96,16 @@ void bloom_filter::record_key_format(key_format keys) {
     const detail::meta_store store(*client_, description_.name, options_);
     while (true) {
         const detail::meta_snapshot now = store.read();
-        if (!now.text) throw filter_mismatch("filter " + name() + " has no record " + description_.meta_key() + " any more");
+        if (!now.text)
+            throw filter_mismatch("filter " + name() + " has no record " + description_.meta_key() + " any more");
         const detail::stored_meta stored = detail::decode_meta(name(), *now.text);
         if (stored.description.generation != description_.generation || stored.state != detail::filter_state::ready)
-            throw filter_replaced("filter " + name() + " was dropped (and perhaps created again) since this client opened it");
+            throw filter_replaced("filter " + name() +
+                                  " was dropped (and perhaps created again) since this client opened it");
         if (stored.description.keys != key_format::unrecorded) {
             if (!same_keys(stored.description.keys, keys))
-                throw filter_mismatch(fmt::format("filter {} records {} keys, not {}", name(), to_string(stored.description.keys),
-                                                  to_string(keys)));
+                throw filter_mismatch(fmt::format("filter {} records {} keys, not {}", name(),
+                                                  to_string(stored.description.keys), to_string(keys)));
             description_.keys = stored.description.keys;
             return;
         }
@@ -131,8 +135,8 @@ void bloom_filter::run_key_commands(std::span<const digest> digests, bool write,
         const auto p = layout_.locate(key);
         const std::uint64_t shard = p.block / d.blocks_per_shard;
         const std::uint64_t base = first_block_bit + (p.block - shard * d.blocks_per_shard) * 512;
-        batch.start(2 + 3 + (write ? 4 : 3) * std::size_t{k}, write ? "BITFIELD" : "BITFIELD_RO", shard_keys_[shard], write,
-                    shard_slots_[shard]);
+        batch.start(2 + 3 + (write ? 4 : 3) * std::size_t{k}, write ? "BITFIELD" : "BITFIELD_RO", shard_keys_[shard],
+                    write, shard_slots_[shard]);
         batch.argument("GET");
         batch.argument("i64");
         batch.argument(generation_bit);
@@ -149,23 +153,25 @@ void bloom_filter::run_key_commands(std::span<const digest> digests, bool write,
     // was gone made the key (BITFIELD SET does), and what it made is removed first.
     std::vector<std::uint64_t> gone;
     std::optional<std::pair<std::uint64_t, std::uint64_t>> replaced;  // shard, generation found
-    detail::router_of(*client_).run(batch, detail::run_options_of(*client_, options_, write), [&](std::size_t i, const redisReply& r) {
-        if (r.type != REDIS_REPLY_ARRAY || r.elements != std::size_t{k} + 1)
-            throw server_error(std::string(batch.name(i)) + " " + std::string(batch.key(i)) + ": a reply of the wrong shape (" +
-                               detail::reply_text(r) + ")");
-        bool all_set = true;
-        for (std::size_t b = 0; b <= k; ++b) {
-            if (r.element[b]->type != REDIS_REPLY_INTEGER)
-                throw server_error(std::string(batch.name(i)) + " " + std::string(batch.key(i)) + ": a bit that is not an integer");
-            if (b > 0) all_set &= r.element[b]->integer != 0;
-        }
-        if (const std::uint64_t found = generation_of(*r.element[0]); found != d.generation) {
-            if (found == 0) gone.push_back(shard_of[i]);
-            else if (!replaced) replaced.emplace(shard_of[i], found);
-            return;
-        }
-        answers[i] = write ? !all_set : all_set;  // an add is new if any of its bits was clear
-    });
+    detail::router_of(*client_).run(
+        batch, detail::run_options_of(*client_, options_, write), [&](std::size_t i, const redisReply& r) {
+            if (r.type != REDIS_REPLY_ARRAY || r.elements != std::size_t{k} + 1)
+                throw server_error(std::string(batch.name(i)) + " " + std::string(batch.key(i)) +
+                                   ": a reply of the wrong shape (" + detail::reply_text(r) + ")");
+            bool all_set = true;
+            for (std::size_t b = 0; b <= k; ++b) {
+                if (r.element[b]->type != REDIS_REPLY_INTEGER)
+                    throw server_error(std::string(batch.name(i)) + " " + std::string(batch.key(i)) +
+                                       ": a bit that is not an integer");
+                if (b > 0) all_set &= r.element[b]->integer != 0;
+            }
+            if (const std::uint64_t found = generation_of(*r.element[0]); found != d.generation) {
+                if (found == 0) gone.push_back(shard_of[i]);
+                else if (!replaced) replaced.emplace(shard_of[i], found);
+                return;
+            }
+            answers[i] = write ? !all_set : all_set;  // an add is new if any of its bits was clear
+        });
     if (!gone.empty() && write) {
         std::sort(gone.begin(), gone.end());
         gone.erase(std::unique(gone.begin(), gone.end()), gone.end());
@@ -219,10 +225,11 @@ void bloom_filter::require_shards() const {
     command_batch batch;
     for (const std::string& key : shard_keys_) read_generation(batch, key);
     std::optional<std::pair<std::uint64_t, std::uint64_t>> refused;  // shard, generation found
-    detail::router_of(*client_).run(batch, detail::run_options_of(*client_, options_, false), [&](std::size_t i, const redisReply& r) {
-        if (const std::uint64_t found = generation_read(batch, i, r); found != description_.generation && !refused)
-            refused.emplace(i, found);
-    });
+    detail::router_of(*client_).run(
+        batch, detail::run_options_of(*client_, options_, false), [&](std::size_t i, const redisReply& r) {
+            if (const std::uint64_t found = generation_read(batch, i, r); found != description_.generation && !refused)
+                refused.emplace(i, found);
+        });
     if (refused) detail::throw_not_ours(description_, refused->first, refused->second);
 }
 
@@ -236,14 +243,17 @@ std::uint64_t bloom_filter::set_bit_count() const {
     }
     std::uint64_t set = 0;
     std::optional<std::pair<std::uint64_t, std::uint64_t>> refused;  // shard, generation found
-    detail::router_of(*client_).run(batch, detail::run_options_of(*client_, options_, false), [&](std::size_t i, const redisReply& r) {
-        if (i % 2 == 0) {
-            if (r.type != REDIS_REPLY_INTEGER) throw server_error("BITCOUNT " + std::string(batch.key(i)) + ": not an integer reply");
-            set += static_cast<std::uint64_t>(r.integer);
-        } else if (const std::uint64_t found = generation_read(batch, i, r); found != description_.generation && !refused) {
-            refused.emplace(i / 2, found);
-        }
-    });
+    detail::router_of(*client_).run(
+        batch, detail::run_options_of(*client_, options_, false), [&](std::size_t i, const redisReply& r) {
+            if (i % 2 == 0) {
+                if (r.type != REDIS_REPLY_INTEGER)
+                    throw server_error("BITCOUNT " + std::string(batch.key(i)) + ": not an integer reply");
+                set += static_cast<std::uint64_t>(r.integer);
+            } else if (const std::uint64_t found = generation_read(batch, i, r);
+                       found != description_.generation && !refused) {
+                refused.emplace(i / 2, found);
+            }
+        });
     if (refused) detail::throw_not_ours(description_, refused->first, refused->second);
     return set;
 }

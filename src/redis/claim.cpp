@@ -64,10 +64,10 @@ void claim::write(filter_state state, bool keep) {
 }
 
 void claim::lost() const {
-    throw filter_mismatch("another process took over the " +
-                          std::string(state_ == filter_state::dropping ? "drop" : "creation") + " of filter " +
-                          store_->name() + " (or dropped it) while this one was at it: stopped here, leaving its shards " +
-                          "to the new owner");
+    throw filter_mismatch(
+        "another process took over the " + std::string(state_ == filter_state::dropping ? "drop" : "creation") +
+        " of filter " + store_->name() +
+        " (or dropped it) while this one was at it: stopped here, leaving its shards " + "to the new owner");
 }
 
 }  // namespace bloomkit::redis::detail

@@ -15,8 +15,8 @@
 #include <optional>
 #include <string>
 
-#include "metadata.hpp"
 #include "meta_store.hpp"
+#include "metadata.hpp"
 
 namespace bloomkit::redis::detail {
 
@@ -31,7 +31,8 @@ public:
     /// new generation and remembers the old one's (previous_generation()); a drop keeps the
     /// filter's. nullopt when NAME:meta changed since it was read.
     [[nodiscard]] static std::optional<claim> take_over(const meta_store& store, const std::string& current,
-                                                        const stored_meta& held, filter_description d, filter_state state);
+                                                        const stored_meta& held, filter_description d,
+                                                        filter_state state);
 
     [[nodiscard]] const filter_description& description() const noexcept { return description_; }
     /// The creation taken over, if any: its shards are ours to make anew (or to delete, those

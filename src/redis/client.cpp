@@ -12,10 +12,8 @@ client::~client() = default;
 std::string client::command(const std::vector<std::string>& arguments) {
     if (arguments.empty()) throw invalid_argument("a Redis command needs at least its name");
     detail::command_batch batch;
-    if (arguments.size() == 1)
-        batch.start_without_key(1, arguments[0]);
-    else
-        batch.start(arguments.size(), arguments[0], arguments[1], true);
+    if (arguments.size() == 1) batch.start_without_key(1, arguments[0]);
+    else batch.start(arguments.size(), arguments[0], arguments[1], true);
     for (std::size_t i = 2; i < arguments.size(); ++i) batch.argument(arguments[i]);
     std::string text;
     router_->run(batch, {}, [&](std::size_t, const redisReply& r) { text = detail::reply_text(r); });

@@ -20,10 +20,10 @@ namespace bloomkit::redis::detail {
 class command_batch {
 public:
     struct command {
-        std::uint32_t begin = 0, end = 0;        // its RESP bytes
+        std::uint32_t begin = 0, end = 0;           // its RESP bytes
         std::uint32_t key_begin = 0, key_size = 0;  // its key, inside those bytes (for messages)
         std::uint16_t slot = 0;
-        bool write = false;                      // a write: covered by WAIT when replicas are asked for
+        bool write = false;  // a write: covered by WAIT when replicas are asked for
     };
 
     /// Starts a command of `arguments` arguments in all (name and key included) on `key`.

@@ -11,7 +11,6 @@
 
 #include <fmt/format.h>
 
-
 namespace bloomkit::redis::detail {
 namespace {
 
@@ -53,8 +52,7 @@ public:
             sigpending(&pending);
             if (sigismember(&pending, SIGPIPE) == 1) {
                 const timespec now{};
-                while (sigtimedwait(&pipe_, nullptr, &now) == -1 && errno == EINTR) {
-                }
+                while (sigtimedwait(&pipe_, nullptr, &now) == -1 && errno == EINTR) {}
             }
         }
         pthread_sigmask(SIG_SETMASK, &previous_, nullptr);
@@ -120,14 +118,11 @@ connection::connection(const endpoint& to, const connection_options& options)
 
 void connection::fail(std::string_view doing) {
     std::string what = std::string(doing) + " " + address_ + ": ";
-    const bool timed_out = context_->err == REDIS_ERR_IO &&
-                           (errno == EAGAIN || errno == EWOULDBLOCK || std::strcmp(context_->errstr, std::strerror(EAGAIN)) == 0);
-    if (timed_out)
-        what += "no reply within " + std::to_string(timeout_.count()) + " ms";
-    else if (context_->err == REDIS_ERR_EOF)
-        what += "the server closed the connection";
-    else
-        what += context_->errstr;
+    const bool timed_out = context_->err == REDIS_ERR_IO && (errno == EAGAIN || errno == EWOULDBLOCK ||
+                                                             std::strcmp(context_->errstr, std::strerror(EAGAIN)) == 0);
+    if (timed_out) what += "no reply within " + std::to_string(timeout_.count()) + " ms";
+    else if (context_->err == REDIS_ERR_EOF) what += "the server closed the connection";
+    else what += context_->errstr;
     throw connection_error(what);
 }
 

@@ -23,9 +23,7 @@ struct reply_deleter {
 using reply = std::unique_ptr<redisReply, reply_deleter>;
 
 /// An error reply's text ("MOVED 3999 127.0.0.1:6381", "OOM command not allowed…").
-[[nodiscard]] inline std::string_view error_text(const redisReply& r) noexcept {
-    return {r.str, r.len};
-}
+[[nodiscard]] inline std::string_view error_text(const redisReply& r) noexcept { return {r.str, r.len}; }
 
 /// A reply as text: a status or string as is, an integer in decimal, nil as "", an array's
 /// elements one per line (nested arrays flattened).

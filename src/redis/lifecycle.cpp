@@ -29,8 +29,8 @@ using detail::meta_store;
 using detail::recovery;
 using detail::stored_meta;
 
-constexpr auto poll_interval = std::chrono::milliseconds(100);  // while another process's claim makes progress
-constexpr std::uint64_t transfer_chunk = std::uint64_t{1} << 20;  // bytes per conditional write of a push
+constexpr auto poll_interval = std::chrono::milliseconds(100);      // while another process's claim makes progress
+constexpr std::uint64_t transfer_chunk = std::uint64_t{1} << 20;    // bytes per conditional write of a push
 constexpr std::uint64_t bytes_per_step = std::uint64_t{256} << 20;  // shards made (or copied) between two beats
 constexpr std::uint64_t shards_per_drop_step = 4096;
 
@@ -59,7 +59,8 @@ std::string claimant(const stored_meta& held, const meta_snapshot& now) {
                               ": wait until it is ready");
     throw filter_mismatch(fmt::format(
         "filter {} was being created by another {}, which has stopped: if that process is dead, take its claim over "
-        "(bloomkit redis create/push --take-over, filter_options::take_over), or drop what it left (bloomkit redis drop {})",
+        "(bloomkit redis create/push --take-over, filter_options::take_over), or drop what it left (bloomkit redis "
+        "drop {})",
         name, claimant(held, now), name));
 }
 
@@ -79,9 +80,10 @@ std::string claimant(const stored_meta& held, const meta_snapshot& now) {
 // The format a pushed filter records: the file's, or when it records none, the options'.
 key_format pushed_key_format(key_format file, key_format asked) {
     if (!same_keys(file, asked))
-        throw invalid_argument(fmt::format("the filter records {} keys, and {} keys were asked for: a line would be read as "
-                                           "another key than the filter holds",
-                                           to_string(file), to_string(asked)));
+        throw invalid_argument(
+            fmt::format("the filter records {} keys, and {} keys were asked for: a line would be read as "
+                        "another key than the filter holds",
+                        to_string(file), to_string(asked)));
     return file != key_format::unrecorded ? file : asked;
 }
 
@@ -135,8 +137,7 @@ void build(client& c, claim& mine, const filter_options& o, const block_bloom_fi
     } catch (...) {
         try {
             (void)detail::delete_shards(c, d, 0, d.shards, false, o);
-        } catch (const error&) {
-        }
+        } catch (const error&) {}
         (void)mine.release();
         throw;
     }
@@ -144,7 +145,8 @@ void build(client& c, claim& mine, const filter_options& o, const block_bloom_fi
 
 }  // namespace
 
-bloom_filter bloom_filter::create(client& c, std::string name, size_type expected_keys, double fpr, filter_options options) {
+bloom_filter bloom_filter::create(client& c, std::string name, size_type expected_keys, double fpr,
+                                  filter_options options) {
     detail::require_untagged_name(name);
     const bloom_plan plan = plan_bloom(bloom_layout::block, static_cast<double>(expected_keys), fpr);
     filter_description wanted = detail::plan_shards(std::move(name), plan.geometry, options.max_shard_bytes, true);
@@ -217,9 +219,10 @@ bloom_filter bloom_filter::open(client& c, std::string name, filter_options opti
     }
     const stored_meta stored = detail::decode_meta(name, *text);
     if (stored.state == filter_state::creating)
-        throw filter_mismatch("filter " + name + " is being created by process " + stored.owner.substr(0, 8) +
-                              "…: wait until it is ready (create waits for it); if that process died, take its claim over "
-                              "(bloomkit redis create/push --take-over) or drop it");
+        throw filter_mismatch(
+            "filter " + name + " is being created by process " + stored.owner.substr(0, 8) +
+            "…: wait until it is ready (create waits for it); if that process died, take its claim over "
+            "(bloomkit redis create/push --take-over) or drop it");
     if (stored.state == filter_state::dropping)
         throw filter_mismatch("filter " + name + " is being dropped by process " + stored.owner.substr(0, 8) +
                               "… (if that drop was interrupted, run bloomkit redis drop " + name + " again)");
@@ -248,8 +251,8 @@ bloom_filter bloom_filter::push(client& c, std::string name, const block_bloom_f
         } else {
             const stored_meta stored = detail::decode_meta(d.name, *now.text);
             if (stored.state == filter_state::ready)
-                throw filter_mismatch("filter " + d.name + " already exists in Redis: drop it first (bloomkit redis drop " +
-                                      d.name + ")");
+                throw filter_mismatch("filter " + d.name +
+                                      " already exists in Redis: drop it first (bloomkit redis drop " + d.name + ")");
             if (stored.state == filter_state::dropping) {
                 if (stale(stored, now, options)) refuse_interrupted_drop(stored, now);
                 std::this_thread::sleep_for(poll_interval);
@@ -296,7 +299,8 @@ bool bloom_filter::drop(client& c, std::string_view name, filter_options options
         // The record first says "dropping": nobody opens the filter any more, and a drop that
         // is interrupted is finished by the next one. Then the shards (only those holding its
         // generation, and the leftovers of adds that ran meanwhile), the record last.
-        std::optional<claim> mine = claim::take_over(store, *now.text, stored, stored.description, filter_state::dropping);
+        std::optional<claim> mine =
+            claim::take_over(store, *now.text, stored, stored.description, filter_state::dropping);
         if (!mine) continue;
         const filter_description& d = mine->description();
         for (std::uint64_t first = 0; first < d.shards; first += shards_per_drop_step) {

@@ -52,18 +52,21 @@ meta_store::outcome meta_store::run(std::string_view expected, std::string_view 
     batch.argument(text);
     outcome result;
     const bool writes = expected != "*";
-    detail::router_of(*client_).run(batch, run_options_of(*client_, options_, writes), [&](std::size_t, const redisReply& r) {
-        if (r.type != REDIS_REPLY_ARRAY || r.elements != 3 || r.element[0]->type != REDIS_REPLY_INTEGER ||
-            r.element[1]->type != REDIS_REPLY_STRING || r.element[2]->type != REDIS_REPLY_STRING)
-            throw server_error("the script reading " + key_ + " gave a reply of the wrong shape (" + reply_text(r) + ")");
-        const std::string_view now = text_of(*r.element[2]);
-        std::from_chars(now.data(), now.data() + now.size(), result.now_ms);
-        if (r.element[0]->integer < 0)
-            throw filter_mismatch("Redis key " + key_ + " is a " + std::string(text_of(*r.element[1])) +
-                                  ", not a bloomkit filter's metadata: the name " + name_ + " is taken by other data");
-        result.written = r.element[0]->integer == 1;
-        if (!text_of(*r.element[1]).empty() || result.written) result.text = std::string(text_of(*r.element[1]));
-    });
+    detail::router_of(*client_).run(
+        batch, run_options_of(*client_, options_, writes), [&](std::size_t, const redisReply& r) {
+            if (r.type != REDIS_REPLY_ARRAY || r.elements != 3 || r.element[0]->type != REDIS_REPLY_INTEGER ||
+                r.element[1]->type != REDIS_REPLY_STRING || r.element[2]->type != REDIS_REPLY_STRING)
+                throw server_error("the script reading " + key_ + " gave a reply of the wrong shape (" + reply_text(r) +
+                                   ")");
+            const std::string_view now = text_of(*r.element[2]);
+            std::from_chars(now.data(), now.data() + now.size(), result.now_ms);
+            if (r.element[0]->integer < 0)
+                throw filter_mismatch("Redis key " + key_ + " is a " + std::string(text_of(*r.element[1])) +
+                                      ", not a bloomkit filter's metadata: the name " + name_ +
+                                      " is taken by other data");
+            result.written = r.element[0]->integer == 1;
+            if (!text_of(*r.element[1]).empty() || result.written) result.text = std::string(text_of(*r.element[1]));
+        });
     return result;
 }
 

@@ -27,9 +27,9 @@ constexpr hash_algorithm known_hashes[] = {hash_algorithm::xxh3_128, hash_algori
                                            hash_algorithm::xxh3_mum};
 constexpr key_format known_key_formats[] = {key_format::unrecorded, key_format::text, key_format::u64, key_format::i64};
 constexpr filter_state known_states[] = {filter_state::creating, filter_state::ready, filter_state::dropping};
-constexpr std::string_view known_fields[] = {"bloomkit-redis", "kind", "state", "owner", "generation", "bits",
-                                             "hashes", "shards", "blocks_per_shard", "hash", "seed", "keys",
-                                             "inserted", "expected_keys", "fpr", "written"};
+constexpr std::string_view known_fields[] = {
+    "bloomkit-redis",   "kind", "state", "owner", "generation", "bits",          "hashes", "shards",
+    "blocks_per_shard", "hash", "seed",  "keys",  "inserted",   "expected_keys", "fpr",    "written"};
 
 // Redis adds a small header to a string's bytes (sdshdr32: 9 bytes and the final NUL).
 constexpr std::uint64_t string_overhead = 16;
@@ -85,7 +85,8 @@ field_map parse_fields(std::string_view name, std::string_view text) {
         const auto end = text.find('\n');
         const std::string_view line = text.substr(0, end);
         const auto space = line.find(' ');
-        if (space == std::string_view::npos) bad_meta(name, "line '" + std::string(line.substr(0, 60)) + "' has no value");
+        if (space == std::string_view::npos)
+            bad_meta(name, "line '" + std::string(line.substr(0, 60)) + "' has no value");
         if (!fields.emplace(std::string(line.substr(0, space)), std::string(line.substr(space + 1))).second)
             bad_meta(name, "field '" + std::string(line.substr(0, space)) + "' appears twice");
         if (end == std::string_view::npos) break;
@@ -99,7 +100,8 @@ void require_version(std::string_view name, const field_map& fields) {
     const int version = number_field<int>(name, fields, "bloomkit-redis");
     if (version < 1) bad_meta(name, "format version " + std::to_string(version) + " does not exist");
     if (version == 1)
-        throw filter_mismatch("filter " + std::string(name) + " was written in format 1 by an older bloomkit, whose shards " +
+        throw filter_mismatch("filter " + std::string(name) +
+                              " was written in format 1 by an older bloomkit, whose shards " +
                               "carry no generation; this one reads format " + std::to_string(meta_format_version) +
                               ". Copy it over: `bloomkit redis pull` with the older bloomkit, `bloomkit redis drop`, "
                               "then `bloomkit redis push` with this one");
@@ -134,7 +136,8 @@ std::string_view to_string(filter_state state) noexcept {
 
 std::string encode_meta(const filter_description& d, filter_state state, std::string_view owner) {
     return fmt::format(
-        "bloomkit-redis {}\nkind block\nstate {}\n{}generation {:016x}\nbits {}\nhashes {}\nshards {}\nblocks_per_shard {}\n"
+        "bloomkit-redis {}\nkind block\nstate {}\n{}generation {:016x}\nbits {}\nhashes {}\nshards "
+        "{}\nblocks_per_shard {}\n"
         "hash {}\nseed {}\nkeys {}\ninserted {}\nexpected_keys {}\nfpr {}\n",
         meta_format_version, to_string(state), owner.empty() ? std::string() : fmt::format("owner {}\n", owner),
         d.generation, d.geometry.bits, d.geometry.hashes, d.shards, d.blocks_per_shard, to_string(d.hash), d.seed,
@@ -187,8 +190,10 @@ std::string impossible(const filter_description& d) {
     if (d.shards == 0 || d.shards > filter_description::max_shards)
         return fmt::format("{} shards is not 1 to {}", d.shards, filter_description::max_shards);
     if (d.shards != (d.blocks() + d.blocks_per_shard - 1) / d.blocks_per_shard)
-        return fmt::format("{} shards of {} blocks do not hold its {} blocks", d.shards, d.blocks_per_shard, d.blocks());
-    if (d.generation % 2 == 0) return fmt::format("generation {:016x} is even (its last bit is the sentinel, 1)", d.generation);
+        return fmt::format("{} shards of {} blocks do not hold its {} blocks", d.shards, d.blocks_per_shard,
+                           d.blocks());
+    if (d.generation % 2 == 0)
+        return fmt::format("generation {:016x} is even (its last bit is the sentinel, 1)", d.generation);
     if (!(d.target.fpr >= 0 && d.target.fpr < 1)) return "fpr " + show_number(d.target.fpr) + " is not in [0, 1)";
     return {};
 }
@@ -201,16 +206,19 @@ std::string first_difference(const filter_description& stored, const filter_desc
         return differs("expected keys", stored.target.expected_keys, wanted.target.expected_keys);
     if (stored.target.fpr != wanted.target.fpr)
         return differs("fpr", show_number(stored.target.fpr), show_number(wanted.target.fpr));
-    if (stored.geometry.hashes != wanted.geometry.hashes) return differs("hashes", stored.geometry.hashes, wanted.geometry.hashes);
+    if (stored.geometry.hashes != wanted.geometry.hashes)
+        return differs("hashes", stored.geometry.hashes, wanted.geometry.hashes);
     if (stored.hash != wanted.hash) return differs("hash", to_string(stored.hash), to_string(wanted.hash));
     if (stored.seed != wanted.seed) return differs("seed", stored.seed, wanted.seed);
     if (!same_keys(stored.keys, wanted.keys)) return differs("keys", to_string(stored.keys), to_string(wanted.keys));
     return {};
 }
 
-filter_description plan_shards(std::string name, bloom_geometry geometry, std::uint64_t max_shard_bytes, bool round_up) {
+filter_description plan_shards(std::string name, bloom_geometry geometry, std::uint64_t max_shard_bytes,
+                               bool round_up) {
     if (max_shard_bytes < smallest_shard || max_shard_bytes > largest_shard)
-        throw invalid_argument("a Redis shard's size must be 64 KiB to 512 MiB, not " + std::to_string(max_shard_bytes) + " bytes");
+        throw invalid_argument("a Redis shard's size must be 64 KiB to 512 MiB, not " +
+                               std::to_string(max_shard_bytes) + " bytes");
     filter_description d;
     d.name = std::move(name);
     const std::uint64_t blocks = geometry.bits / 512;
@@ -218,13 +226,16 @@ filter_description plan_shards(std::string name, bloom_geometry geometry, std::u
     const std::uint64_t most = (max_shard_bytes - string_overhead - filter_description::header_bytes) / 64;
     d.shards = (blocks + most - 1) / most;
     if (d.shards > filter_description::max_shards)
-        throw invalid_argument(fmt::format("a filter of {} bytes in shards of at most {} bytes would need {} shards, more "
-                                           "than the {} allowed: choose larger shards",
-                                           blocks * 64, max_shard_bytes, d.shards, filter_description::max_shards));
+        throw invalid_argument(
+            fmt::format("a filter of {} bytes in shards of at most {} bytes would need {} shards, more "
+                        "than the {} allowed: choose larger shards",
+                        blocks * 64, max_shard_bytes, d.shards, filter_description::max_shards));
     d.blocks_per_shard = (blocks + d.shards - 1) / d.shards;
     if (round_up) {
-        const std::uint64_t allocated = size_class(filter_description::header_bytes + d.blocks_per_shard * 64 + string_overhead);
-        d.blocks_per_shard = std::max(d.blocks_per_shard, (allocated - string_overhead - filter_description::header_bytes) / 64);
+        const std::uint64_t allocated =
+            size_class(filter_description::header_bytes + d.blocks_per_shard * 64 + string_overhead);
+        d.blocks_per_shard =
+            std::max(d.blocks_per_shard, (allocated - string_overhead - filter_description::header_bytes) / 64);
         geometry.bits = d.shards * d.blocks_per_shard * 512;
     }
     d.geometry = geometry;
@@ -237,10 +248,10 @@ void require_untagged_name(std::string_view name) {
     if (open == std::string::npos) return;
     const auto close = shard.find('}', open + 1);
     if (close != std::string::npos && close > open + 1)
-        throw invalid_argument("the filter name '" + std::string(name) + "' holds a hash tag ('" +
-                               shard.substr(open, close - open + 1) +
-                               "'): on a Redis Cluster all its shards would hash to one slot, on one node. Choose a name "
-                               "without '{…}'");
+        throw invalid_argument(
+            "the filter name '" + std::string(name) + "' holds a hash tag ('" + shard.substr(open, close - open + 1) +
+            "'): on a Redis Cluster all its shards would hash to one slot, on one node. Choose a name "
+            "without '{…}'");
 }
 
 }  // namespace detail

@@ -43,8 +43,8 @@ enum class filter_state { creating, ready, dropping };
 struct stored_meta {
     filter_description description;
     filter_state state = filter_state::creating;
-    std::string owner{};           ///< 32 hex digits; empty when ready
-    std::int64_t written_ms = 0;   ///< the server's clock when it was written
+    std::string owner{};          ///< 32 hex digits; empty when ready
+    std::int64_t written_ms = 0;  ///< the server's clock when it was written
 };
 
 /// The record's text, without the "written" line (the script that stores it adds that).

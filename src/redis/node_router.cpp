@@ -64,7 +64,8 @@ node_router::node_router(connection_options options) : options_(std::move(option
                                ") without cluster mode: give one server, or the seeds of a cluster with --cluster");
     for (const endpoint& e : endpoints) seeds_.push_back(address_of(e));
     if (options_.cluster) {
-        if (credentials_.db != 0) throw invalid_argument("a Redis Cluster has only database 0, not " + std::to_string(credentials_.db));
+        if (credentials_.db != 0)
+            throw invalid_argument("a Redis Cluster has only database 0, not " + std::to_string(credentials_.db));
         slot_owner_.assign(slot_count, no_owner);
         refresh_slots();
     } else {
@@ -120,7 +121,8 @@ void node_router::refresh_slots() {
         if (r->type == REDIS_REPLY_ERROR) {
             const std::string_view text = error_text(*r);
             if (text.find("cluster support disabled") != std::string_view::npos)
-                throw server_error("Redis at " + address + " is not a cluster node: connect without cluster mode (no --cluster)");
+                throw server_error("Redis at " + address +
+                                   " is not a cluster node: connect without cluster mode (no --cluster)");
             last_error = address + ": " + std::string(text);
             continue;
         }
@@ -131,12 +133,15 @@ void node_router::refresh_slots() {
         std::fill(slot_owner_.begin(), slot_owner_.end(), no_owner);
         for (std::size_t i = 0; i < r->elements; ++i) {
             const redisReply& range = *r->element[i];
-            if (range.type != REDIS_REPLY_ARRAY || range.elements < 3 || range.element[0]->type != REDIS_REPLY_INTEGER ||
-                range.element[1]->type != REDIS_REPLY_INTEGER || range.element[2]->type != REDIS_REPLY_ARRAY ||
-                range.element[2]->elements < 2 || range.element[2]->element[1]->type != REDIS_REPLY_INTEGER)
+            if (range.type != REDIS_REPLY_ARRAY || range.elements < 3 ||
+                range.element[0]->type != REDIS_REPLY_INTEGER || range.element[1]->type != REDIS_REPLY_INTEGER ||
+                range.element[2]->type != REDIS_REPLY_ARRAY || range.element[2]->elements < 2 ||
+                range.element[2]->element[1]->type != REDIS_REPLY_INTEGER)
                 throw server_error("Redis at " + address + " gave a CLUSTER SLOTS reply of an unexpected shape");
             const redisReply& master = *range.element[2];
-            std::string host = master.element[0]->type == REDIS_REPLY_STRING ? std::string(master.element[0]->str, master.element[0]->len) : "";
+            std::string host = master.element[0]->type == REDIS_REPLY_STRING
+                                   ? std::string(master.element[0]->str, master.element[0]->len)
+                                   : "";
             if (host.empty() || host == "?") host = address.substr(0, address.rfind(':'));  // "same host as asked"
             if (host.find(':') != std::string::npos) host = "[" + host + "]";
             const std::string node_address = host + ":" + std::to_string(master.element[1]->integer);
@@ -259,7 +264,8 @@ void node_router::read_chunks(const command_batch& batch, const run_options& how
                 if (acknowledged->integer < static_cast<long long>(how.replicas))
                     throw replication_error("only " + std::to_string(acknowledged->integer) + " of " +
                                             std::to_string(how.replicas) + " replicas of " + *f.address +
-                                            " acknowledged the adds within " + std::to_string(how.replica_timeout.count()) +
+                                            " acknowledged the adds within " +
+                                            std::to_string(how.replica_timeout.count()) +
                                             " ms: they are on the master, and would be lost if it failed now");
             }
         } catch (const connection_error& e) {
@@ -296,7 +302,8 @@ void node_router::run(const command_batch& batch, const run_options& how, const 
             for (pending& item : todo) {
                 const std::string& address = item.ask.empty() ? owner(batch[item.index].slot) : item.ask;
                 if (address.empty()) {
-                    state.retry_later(std::move(item), "no node serves slot " + std::to_string(batch[item.index].slot), false);
+                    state.retry_later(std::move(item), "no node serves slot " + std::to_string(batch[item.index].slot),
+                                      false);
                     state.refresh = true;
                     continue;
                 }
@@ -307,7 +314,8 @@ void node_router::run(const command_batch& batch, const run_options& how, const 
             // Two chunks in flight per node: send the next, then read the one before.
             std::vector<flight> in_flight = send_chunks(batch, how, groups, 0, state);
             for (std::size_t offset = how.depth; !in_flight.empty(); offset += how.depth) {
-                std::vector<flight> next = offset < largest ? send_chunks(batch, how, groups, offset, state) : std::vector<flight>{};
+                std::vector<flight> next =
+                    offset < largest ? send_chunks(batch, how, groups, offset, state) : std::vector<flight>{};
                 read_chunks(batch, how, in_flight, state, on_reply);
                 in_flight = std::move(next);
             }

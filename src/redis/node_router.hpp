@@ -44,8 +44,8 @@ public:
     explicit node_router(connection_options options);
 
     struct run_options {
-        std::size_t depth = 256;  ///< commands in flight per node
-        unsigned replicas = 0;    ///< WAIT for this many replicas after each node's writes
+        std::size_t depth = 256;                          ///< commands in flight per node
+        unsigned replicas = 0;                            ///< WAIT for this many replicas after each node's writes
         std::chrono::milliseconds replica_timeout{5000};  ///< WAIT's timeout (its reply is awaited that long more)
     };
     using reply_handler = std::function<void(std::size_t index, const redisReply& r)>;
@@ -77,7 +77,8 @@ private:
     void refresh_slots();
     // Sends the chunk at `offset` of every node's group; returns what is then in flight.
     std::vector<flight> send_chunks(const command_batch& batch, const run_options& how,
-                                    std::map<std::string, std::vector<pending>>& groups, std::size_t offset, round_state& state);
+                                    std::map<std::string, std::vector<pending>>& groups, std::size_t offset,
+                                    round_state& state);
     // Reads the replies of chunks sent by send_chunks.
     void read_chunks(const command_batch& batch, const run_options& how, const std::vector<flight>& flights,
                      round_state& state, const reply_handler& on_reply);
@@ -85,10 +86,10 @@ private:
                 round_state& state, const reply_handler& on_reply);
 
     connection_options options_;
-    endpoint credentials_;                  // user, password, db of the seed: used for every node
-    std::vector<std::string> seeds_;        // "host:port" as given
+    endpoint credentials_;            // user, password, db of the seed: used for every node
+    std::vector<std::string> seeds_;  // "host:port" as given
     std::map<std::string, std::unique_ptr<connection>> connections_;
-    std::vector<std::string> addresses_;    // every node ever seen; slot owners index into it
+    std::vector<std::string> addresses_;     // every node ever seen; slot owners index into it
     std::vector<std::uint16_t> slot_owner_;  // 16384 entries (cluster), index into addresses_
 };
 

@@ -21,7 +21,8 @@ recovery restore_meta(const meta_store& store, std::uint64_t hint) {
     client& c = store.connection();
     // The first header among a few shards from `hint` on: shard 0 may be lost too.
     std::optional<shard_header> seen;
-    const std::vector<shard_state> first = inspect_shards(c, store.name(), hint, hint + shards_looked_at, store.options());
+    const std::vector<shard_state> first =
+        inspect_shards(c, store.name(), hint, hint + shards_looked_at, store.options());
     for (std::uint64_t i = 0; i < first.size() && !seen; ++i)
         if (auto t = header_of(first[i]); t && hint + i < t->description.shards) seen = std::move(t);
     if (!seen) return {};

@@ -30,19 +30,22 @@ std::string what_is(const std::string& type, std::uint64_t length) {
 
 [[noreturn]] void refuse_foreign(const filter_description& d, std::uint64_t s, const redisReply& r) {
     const std::string key = d.shard_key(s);
-    const std::string type = r.elements >= 2 && r.element[0]->type == REDIS_REPLY_STRING && text_of(*r.element[0]) == "type"
-                                 ? std::string(text_of(*r.element[1]))
-                                 : "string";
-    const std::uint64_t length =
-        type == "string" && r.elements >= 2 && r.element[1]->type == REDIS_REPLY_INTEGER ? static_cast<std::uint64_t>(r.element[1]->integer) : 0;
+    const std::string type =
+        r.elements >= 2 && r.element[0]->type == REDIS_REPLY_STRING && text_of(*r.element[0]) == "type"
+            ? std::string(text_of(*r.element[1]))
+            : "string";
+    const std::uint64_t length = type == "string" && r.elements >= 2 && r.element[1]->type == REDIS_REPLY_INTEGER
+                                     ? static_cast<std::uint64_t>(r.element[1]->integer)
+                                     : 0;
     std::optional<shard_header> header;
     if (type == "string" && r.elements >= 3 && r.element[2]->type == REDIS_REPLY_STRING)
         header = decode_header(text_of(*r.element[2]));
     if (header)
-        throw foreign_key(fmt::format("Redis key {} holds a shard of another bloomkit filter named {} (generation {:016x}), "
-                                      "whose record {} is missing: refusing to overwrite it",
-                                      key, d.name, header->description.generation, d.meta_key()),
-                          s, header);
+        throw foreign_key(
+            fmt::format("Redis key {} holds a shard of another bloomkit filter named {} (generation {:016x}), "
+                        "whose record {} is missing: refusing to overwrite it",
+                        key, d.name, header->description.generation, d.meta_key()),
+            s, header);
     throw foreign_key(fmt::format("Redis key {} exists and is {}, not a shard of filter {}: refusing to overwrite it. "
                                   "Choose another name, or delete {} if it is yours to delete",
                                   key, what_is(type, length), d.name, key),
@@ -61,13 +64,15 @@ std::uint64_t generation_from(std::string_view bytes) noexcept {
 void throw_not_ours(const filter_description& d, std::uint64_t shard, std::uint64_t found) {
     const std::string key = d.shard_key(shard);
     if (found == 0)
-        throw shard_missing("shard " + key + " of filter " + d.name +
-                            " is missing from Redis (evicted, flushed or deleted): the keys it held are lost, so no answer "
-                            "\"absent\" can be trusted. Keep filter keys from eviction (maxmemory-policy noeviction), then "
-                            "rebuild the filter (drop, create, add) or push a saved copy");
-    throw filter_replaced(fmt::format("shard {} holds generation {:016x}, not {:016x} of the filter {} this client opened: {} "
-                                      "was dropped and created again since. Open it again (its parameters may differ)",
-                                      key, found, d.generation, d.name, d.name));
+        throw shard_missing(
+            "shard " + key + " of filter " + d.name +
+            " is missing from Redis (evicted, flushed or deleted): the keys it held are lost, so no answer "
+            "\"absent\" can be trusted. Keep filter keys from eviction (maxmemory-policy noeviction), then "
+            "rebuild the filter (drop, create, add) or push a saved copy");
+    throw filter_replaced(
+        fmt::format("shard {} holds generation {:016x}, not {:016x} of the filter {} this client opened: {} "
+                    "was dropped and created again since. Open it again (its parameters may differ)",
+                    key, found, d.generation, d.name, d.name));
 }
 
 void make_shards(client& c, const filter_description& d, std::uint64_t first, std::uint64_t last, bool complete,
@@ -83,7 +88,8 @@ void make_shards(client& c, const filter_description& d, std::uint64_t first, st
     }
     detail::router_of(c).run(batch, run_options_of(c, o, true), [&](std::size_t i, const redisReply& r) {
         if (r.type != REDIS_REPLY_ARRAY || r.elements == 0 || r.element[0]->type != REDIS_REPLY_STRING)
-            throw server_error("making shard " + d.shard_key(first + i) + ": a reply of the wrong shape (" + reply_text(r) + ")");
+            throw server_error("making shard " + d.shard_key(first + i) + ": a reply of the wrong shape (" +
+                               reply_text(r) + ")");
         const std::string_view outcome = text_of(*r.element[0]);
         if (outcome != "created" && outcome != "ours" && outcome != "reset") refuse_foreign(d, first + i, r);
     });
@@ -105,12 +111,14 @@ void shard_writes::clear(std::uint64_t shard) {
 
 std::optional<shard_writes::refusal> shard_writes::run() {
     std::optional<refusal> refused;
-    detail::router_of(*client_).run(batch_, run_options_of(*client_, *options_, true), [&](std::size_t i, const redisReply& r) {
-        if (r.type == REDIS_REPLY_INTEGER && r.integer == 1) return;
-        if (r.type != REDIS_REPLY_STRING)
-            throw server_error("writing to " + d_->shard_key(shards_[i]) + ": a reply of the wrong shape (" + reply_text(r) + ")");
-        if (!refused) refused = refusal{shards_[i], generation_from(text_of(r))};
-    });
+    detail::router_of(*client_).run(batch_, run_options_of(*client_, *options_, true),
+                                    [&](std::size_t i, const redisReply& r) {
+                                        if (r.type == REDIS_REPLY_INTEGER && r.integer == 1) return;
+                                        if (r.type != REDIS_REPLY_STRING)
+                                            throw server_error("writing to " + d_->shard_key(shards_[i]) +
+                                                               ": a reply of the wrong shape (" + reply_text(r) + ")");
+                                        if (!refused) refused = refusal{shards_[i], generation_from(text_of(r))};
+                                    });
     batch_.clear();
     shards_.clear();
     return refused;
@@ -135,8 +143,8 @@ std::uint64_t delete_shards(client& c, const filter_description& d, std::span<co
     return deleted;
 }
 
-std::uint64_t delete_shards(client& c, const filter_description& d, std::uint64_t first, std::uint64_t last, bool orphans,
-                            const filter_options& o) {
+std::uint64_t delete_shards(client& c, const filter_description& d, std::uint64_t first, std::uint64_t last,
+                            bool orphans, const filter_options& o) {
     std::vector<std::uint64_t> shards;
     for (std::uint64_t s = first; s < last; ++s) shards.push_back(s);
     return delete_shards(c, d, shards, orphans, o);
@@ -150,13 +158,15 @@ std::vector<shard_state> inspect_shards(client& c, const std::string& name, std:
     for (std::uint64_t begin = first; begin < last; begin += commands_per_batch) {
         batch.clear();
         const std::uint64_t end = std::min(last, begin + commands_per_batch);
-        for (std::uint64_t s = begin; s < end; ++s) batch.start_script(scripts::inspect_shard, name + ":" + std::to_string(s), 0, false);
+        for (std::uint64_t s = begin; s < end; ++s)
+            batch.start_script(scripts::inspect_shard, name + ":" + std::to_string(s), 0, false);
         const std::size_t base = states.size();
         states.resize(base + (end - begin));
         detail::router_of(c).run(batch, run_options_of(c, o, false), [&](std::size_t i, const redisReply& r) {
             if (r.type != REDIS_REPLY_ARRAY || r.elements != 3 || r.element[0]->type != REDIS_REPLY_STRING ||
                 r.element[1]->type != REDIS_REPLY_INTEGER || r.element[2]->type != REDIS_REPLY_STRING)
-                throw server_error("inspecting " + std::string(batch.key(i)) + ": a reply of the wrong shape (" + reply_text(r) + ")");
+                throw server_error("inspecting " + std::string(batch.key(i)) + ": a reply of the wrong shape (" +
+                                   reply_text(r) + ")");
             states[base + i] = {std::string(text_of(*r.element[0])), static_cast<std::uint64_t>(r.element[1]->integer),
                                 std::string(text_of(*r.element[2]))};
         });

@@ -71,8 +71,8 @@ private:
 std::uint64_t delete_shards(client& c, const filter_description& d, std::span<const std::uint64_t> shards, bool orphans,
                             const filter_options& o);
 /// The same for shards [first, last).
-std::uint64_t delete_shards(client& c, const filter_description& d, std::uint64_t first, std::uint64_t last, bool orphans,
-                            const filter_options& o);
+std::uint64_t delete_shards(client& c, const filter_description& d, std::uint64_t first, std::uint64_t last,
+                            bool orphans, const filter_options& o);
 
 /// What a shard key holds: its type ("none" for no key), its length and its first 128 bytes
 /// (strings only).

@@ -46,9 +46,10 @@ std::vector<std::string_view> split_addresses(std::string_view url) {
             const std::string_view current = url.substr(start, i - start);
             const std::string_view after = url.substr(i + 1);
             const auto next_at = after.find('@');
-            const bool in_credentials = current.find("://") != std::string_view::npos && current.find('@') == std::string_view::npos &&
-                                        next_at != std::string_view::npos && after.substr(0, next_at).find("://") == std::string_view::npos &&
-                                        after.substr(0, next_at).find('/') == std::string_view::npos;
+            const bool in_credentials =
+                current.find("://") != std::string_view::npos && current.find('@') == std::string_view::npos &&
+                next_at != std::string_view::npos && after.substr(0, next_at).find("://") == std::string_view::npos &&
+                after.substr(0, next_at).find('/') == std::string_view::npos;
             if (in_credentials) continue;
         }
         parts.push_back(url.substr(start, i - start));
@@ -62,8 +63,9 @@ std::string redacted_one(std::string_view address) {
     if (!info.found()) return std::string(address);
     const std::string_view credentials = address.substr(info.begin, info.end - info.begin);
     const auto colon = credentials.find(':');
-    const std::string shown = colon == std::string_view::npos ? std::string(masked)
-                                                              : std::string(credentials.substr(0, colon + 1)) + std::string(masked);
+    const std::string shown = colon == std::string_view::npos
+                                  ? std::string(masked)
+                                  : std::string(credentials.substr(0, colon + 1)) + std::string(masked);
     return std::string(address.substr(0, info.begin)) + shown + std::string(address.substr(info.end));
 }
 
@@ -78,8 +80,8 @@ Number parse_number(std::string_view url, std::string_view text, Number low, Num
     Number value{};
     const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
     if (text.empty() || ec != std::errc() || end != text.data() + text.size() || value < low || value > high)
-        bad(url, std::string(what) + " '" + std::string(text) + "' is not a number from " + std::to_string(low) + " to " +
-                     std::to_string(high));
+        bad(url, std::string(what) + " '" + std::string(text) + "' is not a number from " + std::to_string(low) +
+                     " to " + std::to_string(high));
     return value;
 }
 
@@ -165,7 +167,8 @@ endpoint parse_one(std::string_view url) {
     } else {
         const auto colon = rest.rfind(':');
         e.host = std::string(rest.substr(0, colon));
-        if (colon != std::string_view::npos) e.port = parse_number<std::uint16_t>(url, rest.substr(colon + 1), 1, 65535, "port");
+        if (colon != std::string_view::npos)
+            e.port = parse_number<std::uint16_t>(url, rest.substr(colon + 1), 1, 65535, "port");
     }
     if (e.host.empty()) bad(url, "no host");
     return e;

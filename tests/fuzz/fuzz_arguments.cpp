@@ -19,8 +19,7 @@ template <class Parse>
 void parse(Parse parse_text) {
     try {
         parse_text();
-    } catch (const bloomkit::error&) {
-    }
+    } catch (const bloomkit::error&) {}
 }
 
 }  // namespace

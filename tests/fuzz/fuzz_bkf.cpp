@@ -48,18 +48,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const std::span<const std::byte> bytes(reinterpret_cast<const std::byte*>(data), size);
     try {
         exercise(bloomkit::from_bytes<bloomkit::any_filter>(bytes));
-    } catch (const bloomkit::error&) {
-    }
+    } catch (const bloomkit::error&) {}
     try {
         std::istringstream in(std::string(reinterpret_cast<const char*>(data), size));
         exercise(bloomkit::load<bloomkit::any_filter>(in));
-    } catch (const bloomkit::error&) {
-    }
+    } catch (const bloomkit::error&) {}
     try {
         const auto mapped = bloomkit::map<bloomkit::any_filter>(memory_file(bytes));
         exercise(mapped.filter());
         mapped.verify();
-    } catch (const bloomkit::error&) {
-    }
+    } catch (const bloomkit::error&) {}
     return 0;
 }

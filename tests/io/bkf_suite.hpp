@@ -101,7 +101,8 @@ static_assert(format_version == bloomkit::file_format_version && version_1 == bl
 static_assert(default_chunk_shift == bloomkit::default_chunk_shift && min_chunk_shift == bloomkit::min_chunk_shift &&
               max_chunk_shift == bloomkit::max_chunk_shift);
 static_assert(flag::interrupted_update == bloomkit::update_in_progress);
-static_assert(field::key_format == hf::key_format && key_code::u64 == static_cast<std::uint8_t>(bloomkit::key_format::u64) &&
+static_assert(field::key_format == hf::key_format &&
+              key_code::u64 == static_cast<std::uint8_t>(bloomkit::key_format::u64) &&
               key_code::i64 == static_cast<std::uint8_t>(bloomkit::key_format::i64) &&
               key_code::text == static_cast<std::uint8_t>(bloomkit::key_format::text));
 static_assert(chunk_being_written == bloomkit::detail::chunk_being_written);
@@ -200,7 +201,8 @@ struct bloom_kind {
                              key_range(0, 2000)));
         out.push_back(filled("tiny", Filter(tiny_geometry(), {.seed = 0x5eed'0000'0000'0010}), key_range(900'000, 8)));
         // Hash algorithm 3 (xxh3_mix), which version 2 files may record: they load and answer.
-        out.push_back(filled("xxh3_mix", Filter(1000, 0.01, {.seed = 0x5eed'0000'0000'0012, .hash = hash_algorithm::xxh3_mix}),
+        out.push_back(filled("xxh3_mix",
+                             Filter(1000, 0.01, {.seed = 0x5eed'0000'0000'0012, .hash = hash_algorithm::xxh3_mix}),
                              key_range(700'000, 1000)));
         return out;
     }

@@ -19,7 +19,7 @@ TYPED_TEST(Bkf, EveryFlippedHeaderBitIsDetectedAlike) {
             // A version this bloomkit reads (3 with bit 0 flipped is 2) is then caught by the checksum.
             const auto version = get_le(damaged, field::version, 2);
             const bool readable_version = version >= version_1 && version <= format_version;
-            const format_errc reason = offset < 8                      ? format_errc::bad_magic
+            const format_errc reason = offset < 8                         ? format_errc::bad_magic
                                        : offset < 10 && !readable_version ? format_errc::unsupported_version
                                                                           : format_errc::header_checksum;
             expect_every_reader_rejects<TypeParam>(this->dir_, damaged, {reason, ""});
@@ -44,8 +44,8 @@ TYPED_TEST(Bkf, FlippedPayloadBytesAreDetectedAlike) {
                                             header_size + payload - 1};
         std::ranges::sort(offsets);
         offsets.erase(std::unique(offsets.begin(), offsets.end()), offsets.end());
-        const std::string chunk = "payload checksum mismatch in chunk 0 of 1 (bytes 128 to " +
-                                  std::to_string(header_size + payload) + ")";
+        const std::string chunk =
+            "payload checksum mismatch in chunk 0 of 1 (bytes 128 to " + std::to_string(header_size + payload) + ")";
         for (const std::size_t at : offsets) {
             SCOPED_TRACE("byte " + std::to_string(at));
             bytes damaged = good;
@@ -94,7 +94,8 @@ TYPED_TEST(Bkf, DamagedChunkTablesAreDetectedAlike) {
             put_le(damaged, damaged.size() - 8, XXH3_64bits(damaged.data() + table, 8 * entries), 8);
             expect_every_reader_rejects<TypeParam>(
                 this->dir_, damaged,
-                {format_errc::payload_checksum, "payload checksum mismatch in chunk 0 of 1", caught::by_payload_checksum});
+                {format_errc::payload_checksum, "payload checksum mismatch in chunk 0 of 1",
+                 caught::by_payload_checksum});
         }
     }
 }
@@ -281,7 +282,8 @@ TYPED_TEST(Bkf, Version1FilesAreCheckedAsVersion1) {
         bytes forged = v1;
         forged[field::hash] = 3;
         reseal(forged);
-        expect_every_reader_rejects<TypeParam>(this->dir_, forged, {format_errc::invalid_field, "unknown hash algorithm 3"});
+        expect_every_reader_rejects<TypeParam>(this->dir_, forged,
+                                               {format_errc::invalid_field, "unknown hash algorithm 3"});
     }
     {
         SCOPED_TRACE("the interrupted-update flag: a reserved byte in version 1");
@@ -295,9 +297,9 @@ TYPED_TEST(Bkf, Version1FilesAreCheckedAsVersion1) {
         bytes damaged = v1;
         if (damaged.size() > header_size) {
             damaged.back() ^= 0x02;
-            expect_every_reader_rejects<TypeParam>(this->dir_, damaged,
-                                                   {format_errc::payload_checksum, "payload checksum mismatch",
-                                                    caught::by_payload_checksum});
+            expect_every_reader_rejects<TypeParam>(
+                this->dir_, damaged,
+                {format_errc::payload_checksum, "payload checksum mismatch", caught::by_payload_checksum});
         }
     }
     {
@@ -329,8 +331,8 @@ TYPED_TEST(Bkf, InterruptedUpdateIsReportedButTheMapOpens) {
             const auto mapped = bloomkit::map<TypeParam>(path);
             EXPECT_EQ(mapped.header().flags, flag::interrupted_update);
             expect_same_filter(mapped.filter(), s);
-            expect_format_error("verify()", path.string(), format_errc::interrupted_update, {"the next update in place"},
-                                [&] { mapped.verify(); });
+            expect_format_error("verify()", path.string(), format_errc::interrupted_update,
+                                {"the next update in place"}, [&] { mapped.verify(); });
         }
 
         // Half an update: some payload bits added, the chunk checksums not yet rewritten. Still

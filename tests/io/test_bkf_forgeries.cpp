@@ -190,7 +190,8 @@ TEST_F(MultiChunk, EveryChunkHasItsChecksumInTheTable) {
     for (std::size_t i = 0; i < chunks; ++i) {
         SCOPED_TRACE("chunk " + std::to_string(i));
         const std::size_t size = std::min(chunk, payload - i * chunk);
-        EXPECT_EQ(get_le(good, header_size + payload + 8 * i, 8), XXH3_64bits(good.data() + header_size + i * chunk, size));
+        EXPECT_EQ(get_le(good, header_size + payload + 8 * i, 8),
+                  XXH3_64bits(good.data() + header_size + i * chunk, size));
     }
     EXPECT_EQ(get_le(good, good.size() - 8, 8), XXH3_64bits(good.data() + header_size + payload, 8 * chunks));
 
@@ -217,14 +218,17 @@ TEST_F(MultiChunk, ADamagedChunkIsNamed) {
     const std::size_t chunks = chunk_count(payload);
     const auto named = [&](std::size_t i) {
         const std::size_t from = header_size + i * chunk, to = header_size + std::min(payload, (i + 1) * chunk);
-        return "payload checksum mismatch in chunk " + std::to_string(i) + " of " + std::to_string(chunks) + " (bytes " +
-               std::to_string(from) + " to " + std::to_string(to) + ")";
+        return "payload checksum mismatch in chunk " + std::to_string(i) + " of " + std::to_string(chunks) +
+               " (bytes " + std::to_string(from) + " to " + std::to_string(to) + ")";
     };
-    ASSERT_EQ(named(1), "payload checksum mismatch in chunk 1 of " + std::to_string(chunks) + " (bytes 65664 to 131200)");
+    ASSERT_EQ(named(1),
+              "payload checksum mismatch in chunk 1 of " + std::to_string(chunks) + " (bytes 65664 to 131200)");
     // A byte flipped in the second chunk, at its edges, and in the last (shorter) chunk.
-    const std::vector<std::pair<std::size_t, std::size_t>> flips = {
-        {header_size + chunk + 1000, 1}, {header_size + chunk, 1},           {header_size + 2 * chunk - 1, 1},
-        {header_size + chunk - 1, 0},    {header_size + payload - 1, chunks - 1}};
+    const std::vector<std::pair<std::size_t, std::size_t>> flips = {{header_size + chunk + 1000, 1},
+                                                                    {header_size + chunk, 1},
+                                                                    {header_size + 2 * chunk - 1, 1},
+                                                                    {header_size + chunk - 1, 0},
+                                                                    {header_size + payload - 1, chunks - 1}};
     for (const auto& [at, in_chunk] : flips) {
         SCOPED_TRACE("byte " + std::to_string(at));
         bytes damaged = good;
@@ -303,7 +307,8 @@ TEST_F(MultiChunk, OtherChunkSizesAreRead) {
     expect_every_reader_rejects<B>(dir_, mislabelled, {format_errc::truncated, "truncated"});
     put_le(mislabelled, field::chunk_shift, 18, 4);  // fewer chunks: the file is longer than that
     reseal(mislabelled);
-    expect_files_and_buffers_reject<B>(dir_, mislabelled, {format_errc::invalid_field, "unexpected bytes after the filter"});
+    expect_files_and_buffers_reject<B>(dir_, mislabelled,
+                                       {format_errc::invalid_field, "unexpected bytes after the filter"});
 }
 
 // --- Version 1's integer keys ----------------------------------------------------------------------
@@ -319,8 +324,8 @@ TEST(Version1, IntegerKeysKeepTheirOwnWidth) {
         for (const std::string& key : fruit()) legacy.insert(key);
         const bytes v1 = to_version_1(from_library(bloomkit::to_bytes(legacy)));
         ASSERT_EQ(get_le(v1, field::version, 2), 1U);
-        for (const Filter& loaded :
-             {bloomkit::from_bytes<Filter>(as_span(v1)), std::get<Filter>(bloomkit::from_bytes<any_filter>(as_span(v1)))}) {
+        for (const Filter& loaded : {bloomkit::from_bytes<Filter>(as_span(v1)),
+                                     std::get<Filter>(bloomkit::from_bytes<any_filter>(as_span(v1)))}) {
             EXPECT_TRUE(loaded == legacy);
             EXPECT_EQ(loaded.hash_function(), legacy.hash_function());
             std::uint64_t as_int32 = 0, as_int64 = 0, as_uint16 = 0;
@@ -441,7 +446,8 @@ std::vector<forgery> bloom_forgeries() {
         forge<B>("key_format_255", set(field::key_format, 255, 1), {invalid, "unknown key format 255"}),
         forge<B>("reserved_byte_89", set(89, 1, 1), {invalid, "reserved byte 89"}),
         forge<B>("reserved_byte_95", set(95, 0x80, 1), {invalid, "reserved byte 95"}),
-        forge<B>("version_2_key_format_set", [](bytes& f) { put_le(f, field::version, version_2, 2), put_le(f, 88, 2, 1); },
+        forge<B>("version_2_key_format_set",
+                 [](bytes& f) { put_le(f, field::version, version_2, 2), put_le(f, 88, 2, 1); },
                  {invalid, "payload checksum field is 2"}),
         // Version 2's own fields: the flags, the chunk shift.
         forge<B>("flags_2", set(field::flags, 2, 4), {invalid, "unknown flags 2"}),
@@ -457,7 +463,8 @@ std::vector<forgery> bloom_forgeries() {
         forge<B>("relabelled_version_1", set(field::version, 1, 2), {invalid, "reserved byte 116"},
                  "explicit_geometry"),  // hash 1
         forge<B>("relabelled_version_1_hash_4", set(field::version, 1, 2), {invalid, "unknown hash algorithm 4"}),
-        forge<B>("relabelled_version_1_hash_3", set(field::version, 1, 2), {invalid, "unknown hash algorithm 3"}, "xxh3_mix"),
+        forge<B>("relabelled_version_1_hash_3", set(field::version, 1, 2), {invalid, "unknown hash algorithm 3"},
+                 "xxh3_mix"),
         forge<B>("layout_0", set(b::layout, 0, 1), {invalid, "unknown Bloom filter layout 0"}),
         forge<B>("layout_4", set(b::layout, 4, 1), {invalid, "unknown Bloom filter layout 4"}),
         // A block file relabelled classic: the stored block size gives it away.
@@ -746,7 +753,8 @@ std::vector<forgery> version_1_forgeries() {
         const bytes table = chunk_table(f.data() + header_size, f.size() - header_size);
         f.insert(f.end(), table.begin(), table.end());
     };
-    forgery trailed = forge_v1<B>("with_a_chunk_table", with_chunk_table, {invalid, "16 unexpected bytes after the filter"});
+    forgery trailed =
+        forge_v1<B>("with_a_chunk_table", with_chunk_table, {invalid, "16 unexpected bytes after the filter"});
     trailed.expect = [](const temp_dir& dir, const bytes& data, const rejection& r) {
         expect_files_and_buffers_reject<B>(dir, data, r);
         // A stream reads the version 1 filter, which ends with its payload, and leaves the rest.
@@ -774,8 +782,9 @@ std::vector<forgery> version_1_forgeries() {
                     {format_errc::payload_checksum, "payload checksum mismatch", caught::by_payload_checksum}),
         forge_v1<F>("payload_checksum_0", set(field::payload_checksum, 0, 8),
                     {format_errc::payload_checksum, "payload checksum mismatch", caught::by_payload_checksum}),
-        forge_v1<S>("payload_size_short_of_file", add(field::payload_size, -64),
-                    {invalid, "64 unexpected bytes after the filter", caught::by_header, format_errc::payload_checksum}),
+        forge_v1<S>(
+            "payload_size_short_of_file", add(field::payload_size, -64),
+            {invalid, "64 unexpected bytes after the filter", caught::by_header, format_errc::payload_checksum}),
         forge_v1<S>("payload_size_beyond_file", add(field::payload_size, 64), {truncated, "truncated"}),
         std::move(trailed),
     };

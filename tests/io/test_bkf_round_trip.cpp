@@ -256,7 +256,8 @@ TYPED_TEST(Bkf, HeaderDescribesTheFile) {
         ASSERT_EQ(file.size(), header_size + payload + 8 * chunk_count(payload) + 8);
         EXPECT_EQ(file.size() - header_size - payload, trailer_size(payload));
         const bytes table = chunk_table(file.data() + header_size, payload);
-        EXPECT_TRUE(std::equal(table.begin(), table.end(), file.begin() + static_cast<std::ptrdiff_t>(header_size + payload)))
+        EXPECT_TRUE(
+            std::equal(table.begin(), table.end(), file.begin() + static_cast<std::ptrdiff_t>(header_size + payload)))
             << "the chunk table";
 
         EXPECT_TRUE(std::equal(bloomkit::file_magic.begin(), bloomkit::file_magic.end(), file.begin()));

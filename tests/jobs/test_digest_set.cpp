@@ -42,7 +42,8 @@ TEST(DigestSet, EveryDigestSurvivesGrowth) {
 TEST(DigestSet, ABatchMarksTheFirstOfEachDigestFresh) {
     digest_set set;
     set.insert(digest_of(2));
-    const std::vector<digest> batch = {digest_of(1), digest_of(2), digest_of(1), digest{0, 0}, digest{0, 0}, digest_of(3)};
+    const std::vector<digest> batch = {digest_of(1), digest_of(2), digest_of(1),
+                                       digest{0, 0}, digest{0, 0}, digest_of(3)};
     std::vector<char> fresh(batch.size());
     set.insert(batch, fresh);
     EXPECT_EQ(fresh, (std::vector<char>{1, 0, 0, 1, 0, 1}));

@@ -23,7 +23,8 @@ using bloomkit::jobs::input_source;
 
 std::string gzipped(std::string_view text) {
     z_stream z{};
-    if (deflateInit2(&z, 6, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY) != Z_OK) throw std::runtime_error("deflateInit2");
+    if (deflateInit2(&z, 6, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+        throw std::runtime_error("deflateInit2");
     std::string out(deflateBound(&z, static_cast<uLong>(text.size())) + 32, '\0');
     z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
     z.avail_in = static_cast<uInt>(text.size());
@@ -101,8 +102,10 @@ TEST(InputSource, ZstdFramesAreReadOneAfterAnother) {
 TEST(InputSource, DamagedDataIsRefusedNamingTheInput) {
     const temp_dir dir;
     const std::string gz = gzipped(text), zst = zstd_compressed(text);
-    EXPECT_EQ(refusal(dir, gz.substr(0, gz.size() / 2)), "'input' is damaged gzip data: the input ends inside a gzip member");
-    EXPECT_EQ(refusal(dir, zst.substr(0, zst.size() / 2)), "'input' is damaged zstd data: the input ends inside a zstd frame");
+    EXPECT_EQ(refusal(dir, gz.substr(0, gz.size() / 2)),
+              "'input' is damaged gzip data: the input ends inside a gzip member");
+    EXPECT_EQ(refusal(dir, zst.substr(0, zst.size() / 2)),
+              "'input' is damaged zstd data: the input ends inside a zstd frame");
     std::string flipped = gz;
     flipped[gz.size() - 6] ^= 0x55;  // the trailer's CRC-32
     EXPECT_EQ(refusal(dir, flipped).rfind("'input' is damaged gzip data: ", 0), 0U) << refusal(dir, flipped);

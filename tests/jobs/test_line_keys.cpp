@@ -41,9 +41,11 @@ TEST(LineKeys, AnythingElseIsRefusedNamingTheLine) {
         FAIL() << "12x was taken for a number";
     } catch (const not_a_number& e) {
         EXPECT_EQ(std::string(e.what()),
-                  "line 12 of 'keys.txt' is not a u64 number: '12x' (one decimal number per line, 0 to 18446744073709551615)");
-        EXPECT_EQ(e.explained_by("--key u64"), "line 12 of 'keys.txt' is not a u64 number: '12x' (--key u64 takes one decimal "
-                                               "number per line, 0 to 18446744073709551615)");
+                  "line 12 of 'keys.txt' is not a u64 number: '12x' (one decimal number per line, 0 to "
+                  "18446744073709551615)");
+        EXPECT_EQ(e.explained_by("--key u64"),
+                  "line 12 of 'keys.txt' is not a u64 number: '12x' (--key u64 takes one decimal "
+                  "number per line, 0 to 18446744073709551615)");
         EXPECT_EQ(e.format(), key_format::u64);
     }
 }
@@ -68,8 +70,7 @@ TEST(LineKeys, WithKeysHandsOutTextOrNumbers) {
     bloomkit::jobs::with_keys(lines, key_format::u64, origin, [&](auto keys) {
         if constexpr (std::is_same_v<typename decltype(keys)::value_type, std::uint64_t>)
             EXPECT_EQ(std::vector<std::uint64_t>(keys.begin(), keys.end()), (std::vector<std::uint64_t>{1, 20, 300}));
-        else
-            ADD_FAILURE() << "u64 lines were handed out as text";
+        else ADD_FAILURE() << "u64 lines were handed out as text";
     });
 }
 

@@ -115,8 +115,17 @@ TEST(LineReader, AFilterFileIsRefusedAsLines) {
 
 TEST(LineReader, APrefixOfTheSignatureIsALine) {
     const temp_dir dir;
-    EXPECT_EQ(lines_of_file(dir, "\x89" "BLM"), lines{"\x89" "BLM"});
-    EXPECT_EQ(lines_of_file(dir, "\x89" "BLM\n42\n"), (lines{"\x89" "BLM", "42"}));
+    EXPECT_EQ(lines_of_file(dir,
+                            "\x89"
+                            "BLM"),
+              lines{"\x89"
+                    "BLM"});
+    EXPECT_EQ(lines_of_file(dir,
+                            "\x89"
+                            "BLM\n42\n"),
+              (lines{"\x89"
+                     "BLM",
+                     "42"}));
 }
 
 TEST(LineReader, InputAtNamesTheInputThatIsTheSameFileWhateverThePath) {

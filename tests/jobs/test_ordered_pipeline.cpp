@@ -62,12 +62,14 @@ TEST(OrderedPipeline, BlocksAreConsumedInInputOrderWhateverTheThreads) {
     write_file(dir / "lines.txt", numbered_lines(line_count));
     std::vector<std::uint64_t> expected(line_count);
     for (std::uint64_t i = 0; i < line_count; ++i) expected[i] = i + 1;
-    for (const unsigned threads : {1U, 2U, 3U, 8U}) EXPECT_EQ(consumed_numbers(dir / "lines.txt", threads), expected) << threads;
+    for (const unsigned threads : {1U, 2U, 3U, 8U})
+        EXPECT_EQ(consumed_numbers(dir / "lines.txt", threads), expected) << threads;
 }
 
 /// Runs a pipeline over `path` whose work or consume throws stop_here at the block that starts
 /// past line `failing_line`; returns the lines consumed before.
-std::uint64_t consumed_before_failure(const fs::path& path, unsigned threads, bool in_work, std::uint64_t failing_line) {
+std::uint64_t consumed_before_failure(const fs::path& path, unsigned threads, bool in_work,
+                                      std::uint64_t failing_line) {
     line_reader reader({path.string()});
     std::uint64_t consumed = 0;
     const auto fail_past = [&](const line_origin& origin) {
@@ -106,8 +108,8 @@ TEST(OrderedPipeline, AReadingErrorComesOut) {
     write_file(dir / "lines.txt", "1\n2\n");
     bloomkit::save(bloomkit::block_bloom_filter(100, 0.01), (dir / "f.bkf").string());
     line_reader reader({(dir / "lines.txt").string(), (dir / "f.bkf").string()});
-    EXPECT_THROW(for_each_block_in_order<int>(reader, 3, [](batch, const line_origin&, int&) {},
-                                              [](batch, const line_origin&, int&) {}),
+    EXPECT_THROW(for_each_block_in_order<int>(
+                     reader, 3, [](batch, const line_origin&, int&) {}, [](batch, const line_origin&, int&) {}),
                  bloomkit::jobs::filter_file_as_lines);
 }
 

@@ -44,7 +44,8 @@ TEST(WriterLock, TwoWritersInOneProcessExcludeEachOther) {
             const writer_lock second((dir / "f.bkf").string(), held::fail);
             FAIL() << "two writers held the lock";
         } catch (const file_busy& e) {
-            EXPECT_EQ(std::string(e.what()), "'" + (dir / "f.bkf").string() + "' is being written by another bloomkit process");
+            EXPECT_EQ(std::string(e.what()),
+                      "'" + (dir / "f.bkf").string() + "' is being written by another bloomkit process");
         }
     }
     EXPECT_FALSE(locked(dir / "f.bkf"));
@@ -61,8 +62,7 @@ TEST(WriterLock, TwoProcessesExcludeEachOther) {
         const writer_lock mine((dir / "f.bkf").string(), held::wait);
         locked_now.put("!");
         char byte = 0;
-        while (::read(release.read.get(), &byte, 1) > 0) {
-        }  // until the parent closes its end
+        while (::read(release.read.get(), &byte, 1) > 0) {}  // until the parent closes its end
         ::_exit(0);
     }
     locked_now.close_write();

@@ -21,7 +21,8 @@ inline bloomkit::redis::client connect(const redis_servers& servers, bloomkit::r
     return bloomkit::redis::client(o);
 }
 
-inline bloomkit::redis::client connect_cluster(const redis_servers& servers, bloomkit::redis::connection_options o = {}) {
+inline bloomkit::redis::client connect_cluster(const redis_servers& servers,
+                                               bloomkit::redis::connection_options o = {}) {
     o.url = servers.seeds();
     o.cluster = true;
     return bloomkit::redis::client(o);
@@ -51,7 +52,8 @@ class Standalone : public testing::Test {
 protected:
     static void SetUpTestSuite() {
         if (redis_servers::available())
-            servers_ = std::make_unique<redis_servers>(redis_servers::standalone({"--unixsocket", socket(), "--unixsocketperm", "700"}));
+            servers_ = std::make_unique<redis_servers>(
+                redis_servers::standalone({"--unixsocket", socket(), "--unixsocketperm", "700"}));
     }
     static void TearDownTestSuite() { servers_.reset(); }
     void SetUp() override {
@@ -68,5 +70,6 @@ protected:
 
 // Without redis-server (a plain build on a machine without scripts/install-deps.sh), the tests
 // that need one are skipped, saying why; make test installs it.
-#define REQUIRE_REDIS_SERVER()                                                                       \
-    if (!bloomkit_test::redis_servers::available()) GTEST_SKIP() << "redis-server is not installed (scripts/install-deps.sh)"
+#define REQUIRE_REDIS_SERVER()                      \
+    if (!bloomkit_test::redis_servers::available()) \
+    GTEST_SKIP() << "redis-server is not installed (scripts/install-deps.sh)"

@@ -55,8 +55,7 @@ public:
     // ok and every replica in sync when this returns. Fewer than 3 masters work too (set up by
     // hand; redis-cli --cluster create refuses them), but then no failover can happen.
     static redis_servers cluster(int masters = 3, int replicas = 0, std::vector<std::string> extra_args = {}) {
-        return start({"--masters", std::to_string(masters), "--replicas", std::to_string(replicas)},
-                     extra_args);
+        return start({"--masters", std::to_string(masters), "--replicas", std::to_string(replicas)}, extra_args);
     }
 
     redis_servers(const redis_servers&) = delete;
@@ -79,8 +78,7 @@ public:
         try {
             const result r = run({script(), "stop", dir_});
             if (r.status != 0) std::fprintf(stderr, "redis_servers: stop %s: %s\n", dir_.c_str(), r.output.c_str());
-        } catch (...) {
-        }
+        } catch (...) {}
         dir_.clear();
     }
 
@@ -110,7 +108,7 @@ public:
     // strings or numbers; a leading "-c" follows cluster redirections, "--user U --pass P" logs in.
     template <class... Args>
     std::string cli(int port, const Args&... args) const {
-        std::vector<std::string> argv{"redis-cli", "-h", "127.0.0.1", "-p", std::to_string(port),
+        std::vector<std::string> argv{"redis-cli",         "-h",           "127.0.0.1", "-p", std::to_string(port),
                                       "--no-auth-warning", to_arg(args)...};
         return trim(run(argv).output);
     }
@@ -127,14 +125,14 @@ public:
     // The same in a thread, for clients to keep working meanwhile: get() waits and rethrows a
     // failure. (Call get() before this object goes away.)
     std::future<void> reshard_async(int from, int to, int slots) const {
-        std::vector<std::string> argv{script(), "reshard", dir_, std::to_string(from), std::to_string(to),
-                                      std::to_string(slots)};
+        std::vector<std::string> argv{
+            script(), "reshard", dir_, std::to_string(from), std::to_string(to), std::to_string(slots)};
         return std::async(std::launch::async, [argv] { check(run(argv), argv); });
     }
 
 private:
     struct result {
-        int status;  // exit status; -1 when it did not exit normally
+        int status;          // exit status; -1 when it did not exit normally
         std::string output;  // stdout and stderr
     };
 
@@ -155,8 +153,9 @@ private:
             std::error_code ignored;
             std::filesystem::remove(dir, ignored);  // still there (empty) when the script stopped early
             if (r.status == 3)
-                throw std::runtime_error("redis_servers: redis-server or redis-cli is not installed; run "
-                                         "scripts/install-deps.sh (Debian packages redis-server redis-tools)");
+                throw std::runtime_error(
+                    "redis_servers: redis-server or redis-cli is not installed; run "
+                    "scripts/install-deps.sh (Debian packages redis-server redis-tools)");
             throw std::runtime_error("redis_servers: " + join(argv) + " failed:\n" + r.output);
         }
         redis_servers servers(dir, {});
@@ -212,10 +211,8 @@ private:
     }
     template <class T>
     static std::string to_arg(const T& value) {
-        if constexpr (std::is_arithmetic_v<T>)
-            return std::to_string(value);
-        else
-            return std::string(std::string_view(value));
+        if constexpr (std::is_arithmetic_v<T>) return std::to_string(value);
+        else return std::string(std::string_view(value));
     }
     static bool on_path(std::string_view program) {
         const char* path = std::getenv("PATH");

@@ -21,15 +21,15 @@
 #include "redis_testing.hpp"
 
 using namespace bloomkit;
-using bloomkit_test::redis_servers;
-using bloomkit_test::random_numbers;
-using bloomkit_test::string_keys;
 using bloomkit_test::answers_of;
 using bloomkit_test::connect;
 using bloomkit_test::connect_cluster;
 using bloomkit_test::found_in;
+using bloomkit_test::random_numbers;
+using bloomkit_test::redis_servers;
 using bloomkit_test::small_shards;
 using bloomkit_test::Standalone;
+using bloomkit_test::string_keys;
 
 // --- Without a server -------------------------------------------------------------------------
 
@@ -39,12 +39,14 @@ TEST(RedisAddress, UrlsAsUsersWriteThem) {
     EXPECT_EQ(one("redis://cache.internal"), (redis::endpoint{.host = "cache.internal", .port = 6379}));
     EXPECT_EQ(one("redis://app:s%40cret@h:7000/3"),
               (redis::endpoint{.host = "h", .port = 7000, .user = "app", .password = "s@cret", .db = 3}));
-    EXPECT_EQ(one("redis://only-password@h"), (redis::endpoint{.host = "h", .port = 6379, .password = "only-password"}));
+    EXPECT_EQ(one("redis://only-password@h"),
+              (redis::endpoint{.host = "h", .port = 6379, .password = "only-password"}));
     EXPECT_EQ(one("unix:///run/redis.sock"), (redis::endpoint{.socket = "/run/redis.sock"}));
     EXPECT_EQ(one("unix://app:pw@/run/redis@7.sock?db=2"),
               (redis::endpoint{.socket = "/run/redis@7.sock", .user = "app", .password = "pw", .db = 2}));
     EXPECT_EQ(one("unix://pw@/run/redis.sock"), (redis::endpoint{.socket = "/run/redis.sock", .password = "pw"}));
-    EXPECT_EQ(one("redis://app:p/w:x@h"), (redis::endpoint{.host = "h", .port = 6379, .user = "app", .password = "p/w:x"}));
+    EXPECT_EQ(one("redis://app:p/w:x@h"),
+              (redis::endpoint{.host = "h", .port = 6379, .user = "app", .password = "p/w:x"}));
     EXPECT_EQ(redis::parse_url("redis://app:a,b@h1:1,h2:2").size(), 2U);  // a comma in a password is the password's
     EXPECT_EQ(redis::parse_url("redis://app:a,b@h1:1,h2:2")[0].password, "a,b");
     EXPECT_EQ(one("[::1]:7001"), (redis::endpoint{.host = "::1", .port = 7001}));
@@ -61,9 +63,10 @@ TEST(RedisAddress, PasswordsAreNeverShown) {
     EXPECT_EQ(redis::redacted_url("redis://a:Top,Secret@h1:1,h2:2"), "redis://a:***@h1:1,h2:2");
     EXPECT_EQ(redis::redacted_url("h1:1,h2:2"), "h1:1,h2:2");
     // Every message about a bad address shows it masked: the password is in none of them.
-    for (const char* bad : {"redis://app:TopSecret@cache:x", "redis://app:TopSecret@:6379", "http://app:TopSecret@cache",
-                            "redis://app:Top/Secret@cache:x", "TopSecret@cache:6379", "redis://app:Top%zSecret@h",
-                            "unix://app:TopSecret@relative", "redis://app:Top,Secret@h:1,,h:2"}) {
+    for (const char* bad :
+         {"redis://app:TopSecret@cache:x", "redis://app:TopSecret@:6379", "http://app:TopSecret@cache",
+          "redis://app:Top/Secret@cache:x", "TopSecret@cache:6379", "redis://app:Top%zSecret@h",
+          "unix://app:TopSecret@relative", "redis://app:Top,Secret@h:1,,h:2"}) {
         try {
             (void)redis::parse_url(bad);
             ADD_FAILURE() << "accepted " << redis::redacted_url(bad);
@@ -87,9 +90,9 @@ TEST(RedisAddress, SlotsAsRedisClusterComputesThem) {
     EXPECT_EQ(redis::key_slot("foo{hash_tag}"), 2515);
     EXPECT_EQ(redis::key_slot("foo"), 12182);
     EXPECT_EQ(redis::key_slot("bar"), 5061);
-    EXPECT_EQ(redis::key_slot("foo{}{bar}"), 8363);    // an empty tag: the whole key
-    EXPECT_EQ(redis::key_slot("foo{{bar}}zap"), 4015); // hashes "{bar"
-    EXPECT_EQ(redis::key_slot("foo{bar}{zap}"), 5061); // hashes "bar"
+    EXPECT_EQ(redis::key_slot("foo{}{bar}"), 8363);     // an empty tag: the whole key
+    EXPECT_EQ(redis::key_slot("foo{{bar}}zap"), 4015);  // hashes "{bar"
+    EXPECT_EQ(redis::key_slot("foo{bar}{zap}"), 5061);  // hashes "bar"
     EXPECT_EQ(redis::key_slot(""), 0);
 }
 
@@ -178,8 +181,7 @@ TEST_F(Standalone, EvictionUnderMaxmemoryIsAnError) {
     for (int i = 0; i < 200; ++i) {
         try {
             c.command({"SET", "cache:" + std::to_string(i), std::string(100000, 'x')});
-        } catch (const redis::server_error&) {
-        }
+        } catch (const redis::server_error&) {}
     }
     servers().cli(port(), "CONFIG", "SET", "maxmemory", "0");
     servers().cli(port(), "CONFIG", "SET", "maxmemory-policy", "noeviction");
@@ -202,7 +204,8 @@ TEST_F(Standalone, AnOutOfMemoryRefusalIsAnError) {
 }
 
 TEST_F(Standalone, AclUsersWithAndWithoutRights) {
-    servers().cli(port(), "ACL", "SETUSER", "reader", "on", ">read-pw", "~*", "+get", "+bitfield_ro", "+bitcount", "+getrange");
+    servers().cli(port(), "ACL", "SETUSER", "reader", "on", ">read-pw", "~*", "+get", "+bitfield_ro", "+bitcount",
+                  "+getrange");
     servers().cli(port(), "ACL", "SETUSER", "writer", "on", ">write-pw", "~*", "+@all");
     {
         redis::client admin = connect(servers(), {.user = "writer", .password = "write-pw"});
@@ -273,8 +276,8 @@ TEST_F(Standalone, WaitingForReplicasThatAreNotThereFails) {
 }
 
 TEST_F(Standalone, AServerThatStopsAnsweringIsATimeout) {
-    redis::client c = connect(servers(), {.command_timeout = std::chrono::milliseconds(200),
-                                          .retry_window = std::chrono::milliseconds(300)});
+    redis::client c = connect(
+        servers(), {.command_timeout = std::chrono::milliseconds(200), .retry_window = std::chrono::milliseconds(300)});
     redis::bloom_filter f = redis::bloom_filter::create(c, "slow", 1000, 0.01);
     std::thread sleeper([&] { servers().cli(port(), "DEBUG", "SLEEP", "1"); });
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
@@ -382,7 +385,8 @@ TEST(RedisServerLost, WritingToADeadServerIsAnErrorNotSigpipe) {
     f.insert(keys.begin(), keys.end());
     servers.kill(servers.ports().front());
     ASSERT_EQ(std::signal(SIGPIPE, SIG_DFL), SIG_DFL);  // the default: SIGPIPE ends the process
-    for (int attempt = 0; attempt < 5; ++attempt) EXPECT_THROW(f.insert(keys.begin(), keys.end()), redis::connection_error);
+    for (int attempt = 0; attempt < 5; ++attempt)
+        EXPECT_THROW(f.insert(keys.begin(), keys.end()), redis::connection_error);
 }
 
 // --- Replicas ---------------------------------------------------------------------------------
@@ -399,7 +403,8 @@ TEST(RedisReplicas, AStalledReplicaIsReportedAsSuchNotAsALostMaster) {
     };
     // WAIT gives up after the command timeout, and its reply is awaited longer than that: the
     // error names the replicas, not a connection to the master.
-    redis::client hasty = connect_cluster(servers, {.command_timeout = milliseconds(1000), .retry_window = milliseconds(1000)});
+    redis::client hasty =
+        connect_cluster(servers, {.command_timeout = milliseconds(1000), .retry_window = milliseconds(1000)});
     redis::bloom_filter f = redis::bloom_filter::create(hasty, "replicated", 10000, 0.01, {.replicas = 1});
     std::thread sleeper = stall_replica();
     try {
@@ -440,9 +445,11 @@ TEST(RedisCluster, ShardsSpreadOverTheNodesAndSurviveAReshard) {
     auto moving = servers.reshard_async(servers.masters()[0], servers.masters()[1], 3000);
     std::size_t inserted = 0;
     for (std::size_t i = 0; i < keys.size(); i += 5000) {
-        f.insert(keys.begin() + static_cast<long>(i), keys.begin() + static_cast<long>(std::min(keys.size(), i + 5000)));
+        f.insert(keys.begin() + static_cast<long>(i),
+                 keys.begin() + static_cast<long>(std::min(keys.size(), i + 5000)));
         inserted = std::min(keys.size(), i + 5000);
-        const auto some = answers_of(f, std::vector<std::uint64_t>(keys.begin(), keys.begin() + static_cast<long>(inserted)));
+        const auto some =
+            answers_of(f, std::vector<std::uint64_t>(keys.begin(), keys.begin() + static_cast<long>(inserted)));
         ASSERT_EQ(std::count(some.begin(), some.end(), 1), static_cast<long>(inserted));
     }
     moving.get();

@@ -63,14 +63,17 @@ protected:
     }
     // NAME:meta's text (redis-cli trims its last newline; every record ends with one).
     static std::string meta(const std::string& name) { return servers().cli(port(), "GET", name + ":meta") + "\n"; }
-    static void set_meta(const std::string& name, const std::string& text) { servers().cli(port(), "SET", name + ":meta", text); }
+    static void set_meta(const std::string& name, const std::string& text) {
+        servers().cli(port(), "SET", name + ":meta", text);
+    }
 };
 
 }  // namespace
 
 TEST_F(Lifecycle, CreateIsIdempotentAndRefusesOtherParameters) {
     redis::client c = connect(servers());
-    redis::bloom_filter a = redis::bloom_filter::create(c, "shared", 10000, 0.01, {.hashing = {.keys = key_format::u64}});
+    redis::bloom_filter a =
+        redis::bloom_filter::create(c, "shared", 10000, 0.01, {.hashing = {.keys = key_format::u64}});
     a.insert(std::uint64_t{7});
     redis::bloom_filter b = redis::bloom_filter::create(c, "shared", 10000, 0.01);  // another instance, keys unsaid
     EXPECT_TRUE(b.contains(std::uint64_t{7}));
@@ -82,14 +85,16 @@ TEST_F(Lifecycle, CreateIsIdempotentAndRefusesOtherParameters) {
     } catch (const redis::filter_mismatch& e) {
         EXPECT_NE(std::string(e.what()).find("fpr 0.01 in Redis, 0.001 asked"), std::string::npos) << e.what();
     }
-    EXPECT_THROW((void)redis::bloom_filter::create(c, "shared", 10000, 0.01, {.hashing = {.seed = 7}}), redis::filter_mismatch);
+    EXPECT_THROW((void)redis::bloom_filter::create(c, "shared", 10000, 0.01, {.hashing = {.seed = 7}}),
+                 redis::filter_mismatch);
     try {
         (void)redis::bloom_filter::create(c, "shared", 10000, 0.01, {.hashing = {.keys = key_format::text}});
         FAIL() << "created a filter of text keys over one of integers";
     } catch (const redis::filter_mismatch& e) {
         EXPECT_NE(std::string(e.what()).find("keys u64 in Redis, text asked"), std::string::npos) << e.what();
     }
-    (void)redis::bloom_filter::create(c, "shared", 10000, 0.01, {.hashing = {.keys = key_format::i64}});  // the same integers
+    (void)redis::bloom_filter::create(c, "shared", 10000, 0.01,
+                                      {.hashing = {.keys = key_format::i64}});  // the same integers
     EXPECT_THROW((void)redis::bloom_filter::open(c, "nothing-here"), redis::filter_mismatch);
 
     // Instances starting at once: one makes the filter, the others wait and open it.
@@ -98,7 +103,8 @@ TEST_F(Lifecycle, CreateIsIdempotentAndRefusesOtherParameters) {
     for (std::size_t i = 0; i < generations.size(); ++i)
         instances.emplace_back([&, i] {
             redis::client mine = connect(servers());
-            generations[i] = redis::bloom_filter::create(mine, "raced", 2000000, 0.01, small_shards).description().generation;
+            generations[i] =
+                redis::bloom_filter::create(mine, "raced", 2000000, 0.01, small_shards).description().generation;
         });
     for (std::thread& t : instances) t.join();
     EXPECT_NE(generations[0], 0U);
@@ -123,8 +129,8 @@ TEST_F(Lifecycle, AFreshClaimIsWaitedForAndAStaleOneTakenOverOnlyWhenAsked) {
     redis::client c = connect(servers());
     (void)redis::bloom_filter::create(c, "model", 10000, 0.01);
     // As a creator that is at work (or has died) leaves it: state creating, under its owner.
-    const std::string claim =
-        with_fields(meta("model"), {{"state", "creating"}, {"owner", stranger}, {"written", std::to_string(server_ms())}});
+    const std::string claim = with_fields(
+        meta("model"), {{"state", "creating"}, {"owner", stranger}, {"written", std::to_string(server_ms())}});
     set_meta("claimed", claim);
 
     // Waited for while its last progress is recent; then refused, saying whose and how old.
@@ -148,7 +154,8 @@ TEST_F(Lifecycle, AFreshClaimIsWaitedForAndAStaleOneTakenOverOnlyWhenAsked) {
     EXPECT_EQ(meta("claimed"), claim);
 
     // Taken over when asked: a new owner and a new generation, then ready.
-    redis::bloom_filter f = redis::bloom_filter::create(c, "claimed", 10000, 0.01, {.stale_claim = 600ms, .take_over = true});
+    redis::bloom_filter f =
+        redis::bloom_filter::create(c, "claimed", 10000, 0.01, {.stale_claim = 600ms, .take_over = true});
     EXPECT_TRUE(f.insert(std::string("k")));
     EXPECT_TRUE(redis::bloom_filter::open(c, "claimed").contains(std::string("k")));
     EXPECT_EQ(meta("claimed").find(stranger), std::string::npos);
@@ -178,8 +185,7 @@ TEST_F(Lifecycle, AStalledPusherThatWakesUpAfterATakeOverDestroysNothing) {
     }
     redis::client c = connect(servers());
     const auto deadline = std::chrono::steady_clock::now() + 20s;
-    while (c.command({"EXISTS", "pushed:meta"}) == "0" && std::chrono::steady_clock::now() < deadline) {
-    }
+    while (c.command({"EXISTS", "pushed:meta"}) == "0" && std::chrono::steady_clock::now() < deadline) {}
     kill(pusher, SIGSTOP);
     const std::string claim = meta("pushed");
     if (claim.find("state creating") == std::string::npos) {
@@ -192,7 +198,8 @@ TEST_F(Lifecycle, AStalledPusherThatWakesUpAfterATakeOverDestroysNothing) {
     redis::filter_options take_over = small_shards;
     take_over.stale_claim = 200ms;
     take_over.take_over = true;
-    redis::bloom_filter f = redis::bloom_filter::create(c, "pushed", local.expected_keys(), local.target_fpr(), take_over);
+    redis::bloom_filter f =
+        redis::bloom_filter::create(c, "pushed", local.expected_keys(), local.target_fpr(), take_over);
     const auto keys = random_numbers(100000, 21);
     f.insert(keys.begin(), keys.end());
 
@@ -261,7 +268,8 @@ TEST_F(Lifecycle, KeysThatAreNotOursAreNeverOverwritten) {
         (void)redis::bloom_filter::create(c, "session", 200000, 0.01, small_shards);
         FAIL() << "created over a string";
     } catch (const redis::filter_mismatch& e) {
-        EXPECT_NE(std::string(e.what()).find("session:2 exists and is a string of 5 bytes"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("session:2 exists and is a string of 5 bytes"), std::string::npos)
+            << e.what();
     }
     EXPECT_EQ(servers().cli(port(), "GET", "session:2"), "plain");
     EXPECT_EQ(servers().cli(port(), "DBSIZE"), "1");
@@ -301,7 +309,8 @@ TEST_F(Lifecycle, AnInterruptedDropIsFinishedByTheNextDrop) {
     redis::client c = connect(servers());
     redis::bloom_filter f = redis::bloom_filter::create(c, "half", 200000, 0.01, small_shards);
     // As a drop that died after its first step leaves it.
-    set_meta("half", with_fields(meta("half"), {{"state", "dropping"}, {"owner", stranger},
+    set_meta("half", with_fields(meta("half"), {{"state", "dropping"},
+                                                {"owner", stranger},
                                                 {"written", std::to_string(server_ms() - 60000)}}));
     EXPECT_THROW((void)redis::bloom_filter::open(c, "half"), redis::filter_mismatch);
     try {
@@ -319,7 +328,8 @@ TEST_F(Lifecycle, AHostileOrBrokenMetaIsRefusedBeforeAnythingIsAllocated) {
     (void)redis::bloom_filter::create(c, "model", 10000, 0.01);
     const std::string good = meta("model");
     const std::pair<std::vector<std::pair<std::string, std::string>>, const char*> cases[] = {
-        {{{"bits", "8589934592"}, {"shards", "16777216"}, {"blocks_per_shard", "1"}}, "16777216 shards is not 1 to 1048576"},
+        {{{"bits", "8589934592"}, {"shards", "16777216"}, {"blocks_per_shard", "1"}},
+         "16777216 shards is not 1 to 1048576"},
         {{{"blocks_per_shard", "1"}}, "do not hold"},
         {{{"bloomkit-redis", "0"}}, "format version 0 does not exist"},
         {{{"bloomkit-redis", "-7"}}, "format version -7 does not exist"},
@@ -361,7 +371,8 @@ TEST_F(Lifecycle, ANameWithAHashTagIsRefused) {
     } catch (const bloomkit::invalid_argument& e) {
         EXPECT_NE(std::string(e.what()).find("hash tag ('{eu}')"), std::string::npos) << e.what();
     }
-    EXPECT_THROW((void)redis::bloom_filter::push(c, "users{eu}", block_bloom_filter(1000, 0.01)), bloomkit::invalid_argument);
+    EXPECT_THROW((void)redis::bloom_filter::push(c, "users{eu}", block_bloom_filter(1000, 0.01)),
+                 bloomkit::invalid_argument);
     EXPECT_NO_THROW((void)redis::bloom_filter::create(c, "users{}", 1000, 0.01));  // an empty tag is no tag
     EXPECT_EQ(servers().cli(port(), "EXISTS", "users{eu}:meta"), "0");
 }

@@ -36,7 +36,7 @@ inline void prefetch(const void* address) noexcept {
 /// step's inputs alive at once — registers run out, and the function pays pushes, pops and
 /// spills (block_layout's unrolled insert; docs/design/performance.md, "Inserts").
 template <class T>
-    requires std::is_integral_v<T>
+requires std::is_integral_v<T>
 inline void compute_here(T& value) noexcept {
 #if defined(__GNUC__) || defined(__clang__)
     asm("" : "+r"(value));
@@ -51,7 +51,8 @@ inline void compute_here(T& value) noexcept {
 // of a filter in concurrent use), and must then be a race-free read of some recent value of
 // each word — which a relaxed load is, and compiles to the same plain load.
 template <class CountWord>
-[[nodiscard]] inline std::uint64_t count_ones_with(const std::byte* data, std::size_t size, CountWord count_word) noexcept {
+[[nodiscard]] inline std::uint64_t count_ones_with(const std::byte* data, std::size_t size,
+                                                   CountWord count_word) noexcept {
     std::uint64_t ones = 0;
     std::size_t at = 0;
     if (reinterpret_cast<std::uintptr_t>(data) % alignof(std::uint64_t) == 0) {
@@ -72,8 +73,10 @@ template <class CountWord>
 // The same with the POPCNT instruction. Built for the baseline x86-64 (as the library is, for
 // one binary that runs anywhere), std::popcount is a call to libgcc's __popcountdi2 per word:
 // counting a 1 GiB filter took 0.5 s, which `bloomkit add` of one line then spent.
-__attribute__((target("popcnt"))) inline std::uint64_t count_ones_popcnt(const std::byte* data, std::size_t size) noexcept {
-    return count_ones_with(data, size, [](std::uint64_t word) { return static_cast<std::uint64_t>(__builtin_popcountll(word)); });
+__attribute__((target("popcnt"))) inline std::uint64_t count_ones_popcnt(const std::byte* data,
+                                                                         std::size_t size) noexcept {
+    return count_ones_with(data, size,
+                           [](std::uint64_t word) { return static_cast<std::uint64_t>(__builtin_popcountll(word)); });
 }
 #endif
 
@@ -88,7 +91,8 @@ __attribute__((target("popcnt"))) inline std::uint64_t count_ones_popcnt(const s
     }();
     if (has_popcnt) return count_ones_popcnt(bytes, size);
 #endif
-    return count_ones_with(bytes, size, [](std::uint64_t word) { return static_cast<std::uint64_t>(std::popcount(word)); });
+    return count_ones_with(bytes, size,
+                           [](std::uint64_t word) { return static_cast<std::uint64_t>(std::popcount(word)); });
 }
 
 }  // namespace bloomkit::detail

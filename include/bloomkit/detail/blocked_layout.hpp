@@ -129,7 +129,8 @@ private:
     [[nodiscard]] bool test_scalar(const word_type* words, const probe& p) const noexcept {
         const word_type* block = words + p.block * Words;
         word_type missing = 0;
-        self().for_each_bit(p.pattern, [&](std::size_t word, word_type bit) { missing |= ~Access::load(block[word]) & bit; });
+        self().for_each_bit(p.pattern,
+                            [&](std::size_t word, word_type bit) { missing |= ~Access::load(block[word]) & bit; });
         return missing == 0;
     }
 
@@ -157,7 +158,8 @@ private:
     bool set_probe_by_probe(word_type* words, const probe& p) const noexcept {
         word_type* block = words + p.block * Words;
         word_type newly_set = 0;
-        self().for_each_bit(p.pattern, [&](std::size_t word, word_type bit) { newly_set |= Access::set(block[word], bit); });
+        self().for_each_bit(p.pattern,
+                            [&](std::size_t word, word_type bit) { newly_set |= Access::set(block[word], bit); });
         return newly_set != 0;
     }
 

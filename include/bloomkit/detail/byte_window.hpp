@@ -20,7 +20,8 @@
 namespace bloomkit::detail {
 
 /// The window at `byte_offset`, from whole words: works whatever the byte order.
-[[nodiscard]] inline std::uint64_t load_window_by_words(const std::uint64_t* words, std::uint64_t byte_offset) noexcept {
+[[nodiscard]] inline std::uint64_t load_window_by_words(const std::uint64_t* words,
+                                                        std::uint64_t byte_offset) noexcept {
     const std::uint64_t word = byte_offset / 8;
     const unsigned shift = static_cast<unsigned>(byte_offset % 8) * 8;
     if (shift == 0) return words[word];

@@ -44,7 +44,8 @@ private:
     }
 
     [[noreturn]] void refuse(const std::string& why) const {
-        throw incompatible_filters(std::string("cannot take the ") + operation_ + " of two " + filters_ + " with " + why);
+        throw incompatible_filters(std::string("cannot take the ") + operation_ + " of two " + filters_ + " with " +
+                                   why);
     }
 
     const char* operation_;

@@ -14,15 +14,15 @@
 namespace bloomkit::detail {
 
 template <class T>
-    requires std::is_unsigned_v<T>
-T load_le(const std::byte* at) noexcept {
+requires std::is_unsigned_v<T> T load_le(const std::byte* at)
+noexcept {
     T value;
     std::memcpy(&value, at, sizeof(T));
     return little_endian(value);
 }
 
 template <class T>
-    requires std::is_unsigned_v<T>
+requires std::is_unsigned_v<T>
 void store_le(std::byte* at, T value) noexcept {
     value = little_endian(value);
     std::memcpy(at, &value, sizeof(T));

@@ -62,7 +62,7 @@ public:
 
 private:
     static struct flock whole_file(short type) noexcept {
-        struct flock lock{};
+        struct flock lock {};
         lock.l_type = type;
         lock.l_whence = SEEK_SET;  // l_start = l_len = 0: the whole file, however it grows
         return lock;

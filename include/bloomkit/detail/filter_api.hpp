@@ -16,8 +16,8 @@
 #include <concepts>
 #include <cstdint>
 #include <iterator>
-#include <string>
 #include <ranges>
+#include <string>
 #include <utility>
 
 #include "bloomkit/error.hpp"
@@ -53,15 +53,15 @@ public:
     /// Writes contains(key) for every key of [first, last) to `out`, in order; returns the
     /// output iterator past the last answer. Pipelined: much faster than a loop of contains().
     template <std::forward_iterator It, std::sentinel_for<It> Sentinel, std::output_iterator<bool> Out>
-        requires hashable_key<std::iter_value_t<It>>
-    Out contains(It first, Sentinel last, Out out) const {
+    requires hashable_key<std::iter_value_t<It>> Out contains(It first, Sentinel last, Out out)
+    const {
         self().for_each_answer(first, last, [&](bool maybe) { *out++ = maybe; });
         return out;
     }
 
     /// How many keys of [first, last) the filter may contain.
     template <std::forward_iterator It, std::sentinel_for<It> Sentinel>
-        requires hashable_key<std::iter_value_t<It>>
+    requires hashable_key<std::iter_value_t<It>>
     [[nodiscard]] size_type count_contained(It first, Sentinel last) const {
         size_type found = 0;
         self().for_each_answer(first, last, [&](bool maybe) { found += maybe ? 1 : 0; });
@@ -71,11 +71,10 @@ public:
     /// Inserts every key of a range with the bulk insert; returns what it returns (how many
     /// keys were new, or stored).
     template <std::ranges::forward_range Range, class Self = Derived>
-        requires hashable_key<std::ranges::range_value_t<Range>> &&
-                 requires(Self& f, Range& r) { f.insert(std::ranges::begin(r), std::ranges::end(r)); }
-    size_type insert_range(Range&& keys) {
-        return self().insert(std::ranges::begin(keys), std::ranges::end(keys));
+    requires hashable_key<std::ranges::range_value_t<Range>> && requires(Self& f, Range& r) {
+        f.insert(std::ranges::begin(r), std::ranges::end(r));
     }
+    size_type insert_range(Range&& keys) { return self().insert(std::ranges::begin(keys), std::ranges::end(keys)); }
 
     /// Removes every key of [first, last), or none of them (the kinds that remove: counting
     /// Bloom, cuckoo). Each key is removed in turn, so a key listed twice must have been
@@ -85,8 +84,10 @@ public:
     /// that the batch is not what was inserted: removing the others — some of them false
     /// positives — would take away part of keys that were, and make them false negatives.
     template <std::forward_iterator It, std::sentinel_for<It> Sentinel, class Self = Derived>
-        requires hashable_key<std::iter_value_t<It>> &&
-                 requires(Self& f, const std::iter_value_t<It>& key) { f.remove(key); f.insert(key); }
+    requires hashable_key<std::iter_value_t<It>> && requires(Self& f, const std::iter_value_t<It>& key) {
+        f.remove(key);
+        f.insert(key);
+    }
     It remove(It first, Sentinel last) {
         It at = first;
         for (; at != last; ++at) {
@@ -107,8 +108,8 @@ protected:
     void combine_key_format(key_format other, const char* operation) {
         if (!same_keys(keys_, other))
             throw incompatible_filters(std::string("cannot take the ") + operation + " of a filter of " +
-                                       std::string(to_string(keys_)) + " keys and one of " + std::string(to_string(other)) +
-                                       " keys: a line means another key in each");
+                                       std::string(to_string(keys_)) + " keys and one of " +
+                                       std::string(to_string(other)) + " keys: a line means another key in each");
         if (keys_ == key_format::unrecorded) keys_ = other;
     }
 

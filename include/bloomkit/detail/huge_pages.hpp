@@ -50,14 +50,14 @@ struct huge_page_allocator {
         if (n > std::numeric_limits<std::size_t>::max() / sizeof(T)) throw std::bad_array_new_length();
         const std::size_t bytes = n * sizeof(T);
         if (bytes >= huge_page_bytes) return static_cast<T*>(map_huge_pages(bytes));
-        return static_cast<T*>(::operator new(bytes, std::align_val_t{alignof(T)}));
+        return static_cast<T*>(::operator new (bytes, std::align_val_t{alignof(T)}));
     }
 
     // The unsized delete: Clang declares the sized one only under -fsized-deallocation.
     void deallocate(T* p, std::size_t n) noexcept {
         const std::size_t bytes = n * sizeof(T);
         if (bytes >= huge_page_bytes) unmap_huge_pages(p, bytes);
-        else ::operator delete(p, std::align_val_t{alignof(T)});
+        else ::operator delete (p, std::align_val_t{alignof(T)});
     }
 
     friend bool operator==(const huge_page_allocator&, const huge_page_allocator&) noexcept { return true; }

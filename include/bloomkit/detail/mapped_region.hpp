@@ -45,7 +45,7 @@ public:
     /// last acknowledge() (its size or modification time differ). A file replaced by a rename
     /// is not changed: the map keeps the file it opened.
     [[nodiscard]] bool changed() const noexcept {
-        struct stat now{};
+        struct stat now {};
         if (::fstat(file_.get(), &now) != 0) return true;
         return now.st_size != mapped_.st_size || now.st_mtim.tv_sec != mapped_.st_mtim.tv_sec ||
                now.st_mtim.tv_nsec != mapped_.st_mtim.tv_nsec;
@@ -64,7 +64,7 @@ public:
 
 private:
     os::file_descriptor file_;
-    mutable struct stat mapped_{};
+    mutable struct stat mapped_ {};
     std::byte* data_ = nullptr;
     std::uint64_t size_;
 };

@@ -33,7 +33,7 @@ public:
             data_ = map_huge_pages(bytes);
             mapped_ = true;
         } else {
-            data_ = ::operator new(bytes, std::align_val_t{cache_line});
+            data_ = ::operator new (bytes, std::align_val_t{cache_line});
             std::memset(data_, 0, bytes);
         }
     }
@@ -47,7 +47,7 @@ public:
     ~zeroed_block() {
         if (data_ == nullptr) return;
         if (mapped_) unmap_huge_pages(data_, bytes_);
-        else ::operator delete(data_, std::align_val_t{cache_line});
+        else ::operator delete (data_, std::align_val_t{cache_line});
     }
 
     [[nodiscard]] void* data() const noexcept { return data_; }

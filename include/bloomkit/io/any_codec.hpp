@@ -17,7 +17,8 @@ template <>
 struct file_codec<any_filter> {
     static bool holds(const file_header&) noexcept { return true; }
     static any_filter assemble(const file_header& h, detail::payload_source& payload) {
-        return visit_kind(h, [&](auto type) { return any_filter(file_codec<typename decltype(type)::type>::assemble(h, payload)); });
+        return visit_kind(
+            h, [&](auto type) { return any_filter(file_codec<typename decltype(type)::type>::assemble(h, payload)); });
     }
 };
 

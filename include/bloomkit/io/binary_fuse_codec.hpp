@@ -26,15 +26,20 @@ inline std::uint64_t read_binary_fuse_parameters(const header_bytes& b, file_hea
         reject_field(where, "unknown binary fuse filter: " + std::to_string(h.fuse.arity) + "-wise with " +
                                 std::to_string(h.fuse.fingerprint_bits) + "-bit fingerprints");
     h.fuse.keys = h.inserted_count;
-    h.fuse.geometry = {b.get<std::uint32_t>(f::parameter32b), b.get<std::uint64_t>(f::extra), b.get<std::uint64_t>(f::parameter64)};
+    h.fuse.geometry = {b.get<std::uint32_t>(f::parameter32b), b.get<std::uint64_t>(f::extra),
+                       b.get<std::uint64_t>(f::parameter64)};
     h.fuse.construction_seed = b.get<std::uint64_t>(f::parameter_aux);
     const binary_fuse_geometry& g = h.fuse.geometry;
     if (g.segment_length > binary_fuse_max_segment_length || g.segment_count > (std::uint64_t{1} << 40) ||
-        g.array_length != (g.segment_count == 0 && g.segment_length == 0 ? 0 : (g.segment_count + h.fuse.arity - 1) * g.segment_length))
-        reject_field(where, "inconsistent binary fuse geometry (segments of " + std::to_string(g.segment_length) + " slots, " +
-                                std::to_string(g.segment_count) + " segments, " + std::to_string(g.array_length) + " slots)");
+        g.array_length != (g.segment_count == 0 && g.segment_length == 0
+                               ? 0
+                               : (g.segment_count + h.fuse.arity - 1) * g.segment_length))
+        reject_field(where, "inconsistent binary fuse geometry (segments of " + std::to_string(g.segment_length) +
+                                " slots, " + std::to_string(g.segment_count) + " segments, " +
+                                std::to_string(g.array_length) + " slots)");
     check_field(where, [&] { check_binary_fuse_parameters(h.fuse); });
-    if (h.expected_keys != 0 || h.target_fpr != 0) reject_field(where, "a binary fuse filter has no expected keys or target FPR");
+    if (h.expected_keys != 0 || h.target_fpr != 0)
+        reject_field(where, "a binary fuse filter has no expected keys or target FPR");
     check_reserved(b, f::extra + 8, where);
     return g.array_length * (h.fuse.fingerprint_bits / 8);
 }
@@ -72,7 +77,9 @@ struct file_codec<basic_binary_fuse_filter<Fingerprint, Arity>> {
         b.set<std::uint64_t>(f::parameter_aux, h.fuse.construction_seed);
         b.set<std::uint64_t>(f::extra, h.fuse.geometry.segment_count);
     }
-    static void write_payload(const filter_type& filter, detail::payload_sink& sink) { sink.words(filter.fingerprints()); }
+    static void write_payload(const filter_type& filter, detail::payload_sink& sink) {
+        sink.words(filter.fingerprints());
+    }
     static filter_type assemble(const file_header& h, detail::payload_source& payload) {
         return {h.fuse, detail::hasher_of(h), payload.words<Fingerprint>(0, h.fuse.geometry.array_length)};
     }

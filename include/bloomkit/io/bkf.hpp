@@ -100,7 +100,8 @@ std::string type_name() {
 /// Decodes and validates a whole header. `seen` holds the input's first min(size, 128) bytes;
 /// `size` is the whole input's size when known (a file's, a buffer's), and then it must end
 /// exactly where the payload does; a stream's is not known.
-inline file_header decode_header(std::span<const std::byte> seen, std::optional<std::uint64_t> size, const std::string& where) {
+inline file_header decode_header(std::span<const std::byte> seen, std::optional<std::uint64_t> size,
+                                 const std::string& where) {
     namespace f = header_field;
     const header_bytes b = check_common_header(seen, size, where);
     file_header h;
@@ -123,7 +124,8 @@ inline file_header decode_header(std::span<const std::byte> seen, std::optional<
         h.kind, [&](auto type) { return file_codec<typename decltype(type)::type>::read_parameters(b, h, where); });
     if (h.payload_size != expected_payload)
         reject_field(where, "payload size " + std::to_string(h.payload_size) + " bytes, but the " +
-                                std::string(kind_word(h.kind)) + " filter's parameters need " + std::to_string(expected_payload));
+                                std::string(kind_word(h.kind)) + " filter's parameters need " +
+                                std::to_string(expected_payload));
     if (size) check_file_size(h, *size, where);
     return h;
 }
@@ -158,7 +160,8 @@ void write_bkf(const Filter& filter, const payload_sink::writer& write) {
     write(header.bytes);
     payload_sink sink(write, h.chunk_shift);
     file_codec<Filter>::write_payload(filter, sink);
-    if (sink.size() != h.payload_size) throw error("internal error: a codec wrote a payload of another size than it announced");
+    if (sink.size() != h.payload_size)
+        throw error("internal error: a codec wrote a payload of another size than it announced");
     write(sink.chunk_table());
 }
 
@@ -167,8 +170,9 @@ template <loadable_filter Target>
 void require_holds(const file_header& h, const std::string& where) {
     if (!file_codec<Target>::holds(h))
         reject(format_errc::wrong_kind, where,
-               "holds a " + visit_kind(h, [](auto type) { return kind_traits<typename decltype(type)::type>::name(); }) + ", not a " +
-                   type_name<Target>());
+               "holds a " +
+                   visit_kind(h, [](auto type) { return kind_traits<typename decltype(type)::type>::name(); }) +
+                   ", not a " + type_name<Target>());
 }
 
 /// Checks the payload against what vouches for it: the chunk table that follows it (version
@@ -207,9 +211,11 @@ inline zeroed_block payload_memory(std::uint64_t size) {
 /// The rest of a read: `payload` holds the payload of the filter `h` describes, and `trailer`
 /// what follows it.
 template <loadable_filter Target>
-Target finish_read(const file_header& h, zeroed_block payload, std::span<const std::byte> trailer, const std::string& where) {
-    verify_payload(h, std::span(static_cast<const std::byte*>(payload.data()), static_cast<std::size_t>(h.payload_size)), trailer,
-                   where);
+Target finish_read(const file_header& h, zeroed_block payload, std::span<const std::byte> trailer,
+                   const std::string& where) {
+    verify_payload(h,
+                   std::span(static_cast<const std::byte*>(payload.data()), static_cast<std::size_t>(h.payload_size)),
+                   trailer, where);
     payload_source source(std::move(payload), h.payload_size);
     return assemble<Target>(h, source, where);
 }
@@ -242,13 +248,15 @@ file_header header_of(const Filter& filter) {
 template <storable_filter Filter>
 std::vector<std::byte> to_bytes(const Filter& filter) {
     std::vector<std::byte> bytes;
-    detail::write_bkf(filter, [&](std::span<const std::byte> piece) { bytes.insert(bytes.end(), piece.begin(), piece.end()); });
+    detail::write_bkf(filter,
+                      [&](std::span<const std::byte> piece) { bytes.insert(bytes.end(), piece.begin(), piece.end()); });
     return bytes;
 }
 
 /// The header of a bkf buffer, validated (the payload is neither read nor verified).
 inline file_header read_header(std::span<const std::byte> bytes, const std::string& name = "buffer") {
-    return detail::decode_header(bytes.first(std::min<std::size_t>(bytes.size(), file_header_size)), bytes.size(), name);
+    return detail::decode_header(bytes.first(std::min<std::size_t>(bytes.size(), file_header_size)), bytes.size(),
+                                 name);
 }
 
 /// The filter a bkf buffer holds, checked as a file is: throws file_format_error when the bytes
@@ -288,8 +296,8 @@ Target load(std::istream& in, const std::string& name = "stream") {
     detail::require_holds<Target>(h, name);
     const auto truncated = [&](std::uint64_t got) {
         detail::reject(format_errc::truncated, name,
-                       "truncated: the filter's payload is " + std::to_string(h.payload_size) + " bytes, but the input ends after " +
-                           std::to_string(got));
+                       "truncated: the filter's payload is " + std::to_string(h.payload_size) +
+                           " bytes, but the input ends after " + std::to_string(got));
     };
     std::optional<detail::zeroed_block> payload;
     try {
@@ -299,7 +307,8 @@ Target load(std::istream& in, const std::string& name = "stream") {
         // short input, which reading on (and discarding) tells apart from a real shortage.
         std::vector<char> sink(std::size_t{1} << 20);
         std::uint64_t got = 0;
-        for (std::size_t step; got < h.payload_size && (step = detail::read_some(in, sink.data(), sink.size())) > 0;) got += step;
+        for (std::size_t step; got < h.payload_size && (step = detail::read_some(in, sink.data(), sink.size())) > 0;)
+            got += step;
         if (got < h.payload_size) truncated(got);
         throw;
     }
@@ -308,8 +317,9 @@ Target load(std::istream& in, const std::string& name = "stream") {
     std::vector<std::byte> trailer(detail::trailer_size(h));
     if (const std::size_t tail = detail::read_some(in, trailer.data(), trailer.size()); tail != trailer.size())
         detail::reject(format_errc::truncated, name,
-                       "truncated: the input ends " + std::to_string(trailer.size() - tail) + " bytes before the end of the "
-                       "filter's chunk table");
+                       "truncated: the input ends " + std::to_string(trailer.size() - tail) +
+                           " bytes before the end of the "
+                           "filter's chunk table");
     return detail::finish_read<Target>(h, std::move(*payload), trailer, name);
 }
 

@@ -93,16 +93,17 @@ inline void verify_chunks(const file_header& h, std::span<const std::byte> paylo
     if ((h.flags & update_in_progress) || marks_chunks_being_written(trailer)) reject_interrupted(where);
     const std::size_t entries = (trailer.size() - 8) / 8;
     if (load_le<std::uint64_t>(trailer.data() + 8 * entries) != checksum(trailer.data(), 8 * entries))
-        reject(format_errc::payload_checksum, where, "the chunk table does not match its checksum: the file is corrupt");
+        reject(format_errc::payload_checksum, where,
+               "the chunk table does not match its checksum: the file is corrupt");
     const std::uint64_t chunk = std::uint64_t{1} << h.chunk_shift;
     for (std::size_t i = 0; i < entries; ++i) {
         const std::uint64_t offset = i * chunk;
         const auto size = static_cast<std::size_t>(std::min<std::uint64_t>(chunk, payload.size() - offset));
         if (checksum(payload.data() + offset, size) != load_le<std::uint64_t>(trailer.data() + 8 * i))
             reject(format_errc::payload_checksum, where,
-                   "payload checksum mismatch in chunk " + std::to_string(i) + " of " + std::to_string(entries) + " (bytes " +
-                       std::to_string(file_header_size + offset) + " to " + std::to_string(file_header_size + offset + size) +
-                       "): the filter's contents are corrupt");
+                   "payload checksum mismatch in chunk " + std::to_string(i) + " of " + std::to_string(entries) +
+                       " (bytes " + std::to_string(file_header_size + offset) + " to " +
+                       std::to_string(file_header_size + offset + size) + "): the filter's contents are corrupt");
     }
 }
 

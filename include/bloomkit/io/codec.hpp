@@ -31,7 +31,9 @@ struct file_codec;
 
 /// Every filter type the bkf format stores.
 template <class Filter>
-concept storable_filter = requires { file_codec<Filter>::kind; };
+concept storable_filter = requires {
+    file_codec<Filter>::kind;
+};
 
 namespace detail {
 

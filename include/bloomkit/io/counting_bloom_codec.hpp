@@ -22,13 +22,15 @@ inline constexpr std::uint32_t counting_variant = 1, counter_bits = 4;
 inline std::uint64_t read_counting_parameters(const header_bytes& b, file_header& h, const std::string& where) {
     namespace f = header_field;
     if (b.get<std::uint8_t>(f::variant) != counting_variant ||
-        b.get<std::uint32_t>(f::parameter32b) != counting_block_counters || b.get<std::uint32_t>(f::extra) != counter_bits)
+        b.get<std::uint32_t>(f::parameter32b) != counting_block_counters ||
+        b.get<std::uint32_t>(f::extra) != counter_bits)
         reject_field(where, "unknown counting Bloom filter layout (this bloomkit reads blocks of 128 4-bit counters)");
     h.counting = {b.get<std::uint64_t>(f::parameter64), b.get<std::uint32_t>(f::parameter32a)};
     check_field(where, [&] { counting_block_layout{h.counting}; });
     h.set_bits = b.get<std::uint64_t>(f::parameter_aux);
     if (h.set_bits > h.counting.counters)
-        reject_field(where, std::to_string(h.set_bits) + " nonzero counters out of only " + std::to_string(h.counting.counters));
+        reject_field(
+            where, std::to_string(h.set_bits) + " nonzero counters out of only " + std::to_string(h.counting.counters));
     check_reserved(b, f::extra + 4, where);
     return h.counting.counters / 2;  // 4 bits each
 }
@@ -62,7 +64,9 @@ struct file_codec<counting_bloom_filter> {
         b.set<std::uint64_t>(f::parameter_aux, h.set_bits);
         b.set<std::uint32_t>(f::extra, detail::counter_bits);
     }
-    static void write_payload(const counting_bloom_filter& filter, detail::payload_sink& sink) { sink.words(filter.words()); }
+    static void write_payload(const counting_bloom_filter& filter, detail::payload_sink& sink) {
+        sink.words(filter.words());
+    }
     static counting_bloom_filter assemble(const file_header& h, detail::payload_source& payload) {
         auto words = payload.words<std::uint64_t>(0, h.payload_size / 8);
         return {h.counting, detail::hasher_of(h), std::move(words), detail::sizing_of(h), h.inserted_count};

@@ -49,7 +49,8 @@ struct file_codec<cuckoo_filter> {
     static double current_fpr(const file_header& h) {
         if (h.cuckoo.buckets == 0) return 0.0;
         return cuckoo_fpr(h.cuckoo.fingerprint_bits,
-                          static_cast<double>(h.inserted_count) / (static_cast<double>(cuckoo_bucket_size) * static_cast<double>(h.cuckoo.buckets)));
+                          static_cast<double>(h.inserted_count) /
+                              (static_cast<double>(cuckoo_bucket_size) * static_cast<double>(h.cuckoo.buckets)));
     }
 
     static void describe(const cuckoo_filter& filter, file_header& h) {

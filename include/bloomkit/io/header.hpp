@@ -33,7 +33,8 @@ inline constexpr std::array<unsigned char, 8> file_magic = {0x89, 'B', 'L', 'M',
 /// shorter one) start with the bloomkit signature: how a reader of other data (lines of keys)
 /// tells that it was given a filter file instead.
 [[nodiscard]] inline bool starts_with_magic(std::span<const std::byte> first_bytes) noexcept {
-    return first_bytes.size() >= file_magic.size() && std::memcmp(first_bytes.data(), file_magic.data(), file_magic.size()) == 0;
+    return first_bytes.size() >= file_magic.size() &&
+           std::memcmp(first_bytes.data(), file_magic.data(), file_magic.size()) == 0;
 }
 
 /// The format version bloomkit writes. Version 3 (docs/FORMAT.md) records what the keys are
@@ -72,7 +73,8 @@ namespace detail {
 [[nodiscard]] constexpr std::uint64_t trailer_bytes(std::uint16_t version, std::uint64_t payload_size,
                                                     std::uint32_t chunk_shift) noexcept {
     if (version < 2) return 0;
-    const std::uint64_t chunks = (payload_size >> chunk_shift) + ((payload_size & ((std::uint64_t{1} << chunk_shift) - 1)) != 0);
+    const std::uint64_t chunks =
+        (payload_size >> chunk_shift) + ((payload_size & ((std::uint64_t{1} << chunk_shift) - 1)) != 0);
     return 8 * chunks + 8;
 }
 }  // namespace detail
@@ -84,14 +86,14 @@ struct file_header {
     filter_kind kind = filter_kind::bloom;
     hash_algorithm hash = default_hash_algorithm;
     std::uint64_t seed = default_seed;
-    std::uint64_t expected_keys = 0;  ///< what the filter was sized for; 0 if built from a geometry
-    double target_fpr = 0;            ///< likewise
-    std::uint64_t inserted_count = 0; ///< the filter's inserted_count() (cuckoo: size(); fuse: keys)
+    std::uint64_t expected_keys = 0;   ///< what the filter was sized for; 0 if built from a geometry
+    double target_fpr = 0;             ///< likewise
+    std::uint64_t inserted_count = 0;  ///< the filter's inserted_count() (cuckoo: size(); fuse: keys)
     std::uint64_t payload_offset = file_header_size;
     std::uint64_t payload_size = 0;
-    std::uint64_t payload_checksum = 0;  ///< version 1 only: of the whole payload
-    key_format keys = key_format::unrecorded;  ///< version 3: what the keys are (hash.hpp)
-    std::uint32_t flags = 0;             ///< version 2: file_flags
+    std::uint64_t payload_checksum = 0;               ///< version 1 only: of the whole payload
+    key_format keys = key_format::unrecorded;         ///< version 3: what the keys are (hash.hpp)
+    std::uint32_t flags = 0;                          ///< version 2: file_flags
     std::uint32_t chunk_shift = default_chunk_shift;  ///< version 2: the payload's chunks are 2^shift bytes
 
     // Bloom filter (and the stage layout of a scalable one)
@@ -137,13 +139,15 @@ struct header_bytes {
 
     template <class T>
     [[nodiscard]] T get(std::size_t offset) const noexcept {
-        if constexpr (std::is_same_v<T, double>) return std::bit_cast<double>(load_le<std::uint64_t>(bytes.data() + offset));
+        if constexpr (std::is_same_v<T, double>)
+            return std::bit_cast<double>(load_le<std::uint64_t>(bytes.data() + offset));
         else if constexpr (sizeof(T) == 1) return static_cast<T>(bytes[offset]);
         else return load_le<T>(bytes.data() + offset);
     }
     template <class T>
     void set(std::size_t offset, T value) noexcept {
-        if constexpr (std::is_same_v<T, double>) store_le<std::uint64_t>(bytes.data() + offset, std::bit_cast<std::uint64_t>(value));
+        if constexpr (std::is_same_v<T, double>)
+            store_le<std::uint64_t>(bytes.data() + offset, std::bit_cast<std::uint64_t>(value));
         else if constexpr (sizeof(T) == 1) bytes[offset] = static_cast<std::byte>(value);
         else store_le<T>(bytes.data() + offset, value);
     }
@@ -171,11 +175,11 @@ inline header_bytes check_common_header(std::span<const std::byte> seen, std::op
                                         const std::string& where) {
     namespace f = header_field;
     const std::uint64_t total = size.value_or(seen.size());
-    if (seen.empty())
-        reject(format_errc::truncated, where, "empty (0 bytes): not a bloomkit filter file");
+    if (seen.empty()) reject(format_errc::truncated, where, "empty (0 bytes): not a bloomkit filter file");
     const std::size_t magic_seen = std::min(seen.size(), file_magic.size());
     if (std::memcmp(seen.data(), file_magic.data(), magic_seen) != 0)
-        reject(format_errc::bad_magic, where, "not a bloomkit filter file (its first bytes are not the bloomkit signature)");
+        reject(format_errc::bad_magic, where,
+               "not a bloomkit filter file (its first bytes are not the bloomkit signature)");
     if (seen.size() < f::version + 2)
         reject(format_errc::truncated, where, "truncated: " + byte_count(total) + ", not even a whole header");
     const auto version = load_le<std::uint16_t>(seen.data() + f::version);
@@ -192,7 +196,8 @@ inline header_bytes check_common_header(std::span<const std::byte> seen, std::op
     if (h.get<std::uint64_t>(f::header_checksum) != checksum(h.bytes.data(), f::header_checksum))
         reject(format_errc::header_checksum, where, "header checksum mismatch: the header is corrupt");
     if (const auto declared = h.get<std::uint16_t>(f::header_size); declared != file_header_size)
-        reject_field(where, "header size is " + std::to_string(declared) + ", expected " + std::to_string(file_header_size));
+        reject_field(where,
+                     "header size is " + std::to_string(declared) + ", expected " + std::to_string(file_header_size));
     if (const auto kind = h.get<std::uint16_t>(f::kind); kind < 1 || kind > 5)
         reject_field(where, "unknown filter kind " + std::to_string(kind));
     if (const auto hash = h.get<std::uint8_t>(f::hash); hash < 1 || hash > (version == 1 ? 2 : 4))
@@ -200,7 +205,8 @@ inline header_bytes check_common_header(std::span<const std::byte> seen, std::op
     if (const double fpr = h.get<double>(f::target_fpr); !(fpr == 0 || (fpr > 0 && fpr < 1)))
         reject_field(where, "target false-positive rate " + show_number(fpr) + " is not in (0, 1)");
     if (const auto offset = h.get<std::uint64_t>(f::payload_offset); offset != file_header_size)
-        reject_field(where, "payload offset " + std::to_string(offset) + ", expected " + std::to_string(file_header_size));
+        reject_field(where,
+                     "payload offset " + std::to_string(offset) + ", expected " + std::to_string(file_header_size));
     if (version == 2) {
         if (const auto checksum_field = h.get<std::uint64_t>(f::payload_checksum); checksum_field != 0)
             reject_field(where, "payload checksum field is " + std::to_string(checksum_field) +
@@ -222,23 +228,24 @@ inline header_bytes check_common_header(std::span<const std::byte> seen, std::op
     return h;
 }
 
-
-
 /// A file (or byte buffer) must end exactly where the payload (and its trailer) does.
 inline void check_file_size(const file_header& h, std::uint64_t file_size, const std::string& where) {
     const std::uint64_t trailer = trailer_bytes(h.version, h.payload_size, h.chunk_shift);
-    if (h.payload_size > UINT64_MAX - file_header_size - trailer || file_size < file_header_size + h.payload_size + trailer)
+    if (h.payload_size > UINT64_MAX - file_header_size - trailer ||
+        file_size < file_header_size + h.payload_size + trailer)
         reject(format_errc::truncated, where,
                "truncated: " + byte_count(file_size) + ", but the header announces " +
                    std::to_string(file_header_size + h.payload_size + trailer));
     const std::uint64_t expected = file_header_size + h.payload_size + trailer;
-    if (file_size > expected) reject_field(where, std::to_string(file_size - expected) + " unexpected bytes after the filter");
+    if (file_size > expected)
+        reject_field(where, std::to_string(file_size - expected) + " unexpected bytes after the filter");
 }
 
 /// Requires the kind's unused extra bytes, from `from` on, to be zero (reserved for later
 /// versions): up to the header checksum in version 1, up to the flags in version 2.
 inline void check_reserved(const header_bytes& h, std::size_t from, const std::string& where) {
-    const std::size_t end = h.get<std::uint16_t>(header_field::version) >= 2 ? header_field::flags : header_field::header_checksum;
+    const std::size_t end =
+        h.get<std::uint16_t>(header_field::version) >= 2 ? header_field::flags : header_field::header_checksum;
     for (std::size_t i = from; i < end; ++i)
         if (h.bytes[i] != std::byte{0}) reject_field(where, "reserved byte " + std::to_string(i) + " is not zero");
 }

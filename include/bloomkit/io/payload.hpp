@@ -50,7 +50,8 @@ public:
         word_storage<Word> words = raw_words<Word>(offset, count);
         if constexpr (std::endian::native != std::endian::little && sizeof(Word) > 1)
             if (!words.read_only())
-                for (Word *w = const_cast<Word*>(words.data()), *end = w + words.size(); w != end; ++w) *w = little_endian(*w);
+                for (Word *w = const_cast<Word*>(words.data()), *end = w + words.size(); w != end; ++w)
+                    *w = little_endian(*w);
         return words;
     }
 
@@ -99,7 +100,8 @@ public:
             const Word* from = words.data() + done;
             if constexpr (sizeof(Word) >= 4) {
                 for (std::size_t i = 0; i < count; ++i)
-                    staged[i] = little_endian(std::atomic_ref<Word>(const_cast<Word&>(from[i])).load(std::memory_order_relaxed));
+                    staged[i] = little_endian(
+                        std::atomic_ref<Word>(const_cast<Word&>(from[i])).load(std::memory_order_relaxed));
             } else {
                 std::copy_n(from, count, staged);
                 if constexpr (std::endian::native != std::endian::little && sizeof(Word) > 1)
@@ -120,7 +122,8 @@ public:
     /// `count` zero bytes (padding to a 64-byte boundary).
     void zeros(std::size_t count) {
         static constexpr std::byte none[64] = {};
-        for (; count > 0; count -= std::min(count, sizeof none)) bytes(std::span<const std::byte>(none, std::min(count, sizeof none)));
+        for (; count > 0; count -= std::min(count, sizeof none))
+            bytes(std::span<const std::byte>(none, std::min(count, sizeof none)));
     }
 
     /// The chunk table of everything written (io/chunks.hpp); call once, at the end.

@@ -7,8 +7,8 @@
 #pragma once
 
 #include <algorithm>
-#include <cstddef>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -35,7 +35,8 @@ inline std::uint64_t read_scalable_parameters(const header_bytes& b, file_header
     namespace f = header_field;
     if (b.get<std::uint8_t>(f::variant) != static_cast<std::uint8_t>(bloom_layout::block))
         reject_field(where, "unknown scalable Bloom filter stage layout");
-    h.scalable = {b.get<std::uint64_t>(f::parameter64), h.target_fpr, b.get<double>(f::extra), b.get<double>(f::extra + 8)};
+    h.scalable = {b.get<std::uint64_t>(f::parameter64), h.target_fpr, b.get<double>(f::extra),
+                  b.get<double>(f::extra + 8)};
     h.stages = b.get<std::uint32_t>(f::parameter32a);
     check_field(where, [&] { check_scalable_parameters(h.scalable); });
     if (h.stages == 0 || h.stages > scalable_max_stages)

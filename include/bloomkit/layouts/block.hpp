@@ -17,9 +17,9 @@
 #include <utility>
 
 #include "bloomkit/detail/blocked_layout.hpp"
-#include "bloomkit/simd.hpp"
 #include "bloomkit/detail/simd/block_avx2.hpp"
 #include "bloomkit/detail/simd/block_avx512.hpp"
+#include "bloomkit/simd.hpp"
 
 namespace bloomkit {
 
@@ -54,9 +54,8 @@ public:
     /// immediate operand.
     template <std::uint32_t K, class Visit>
     static void for_each_position_of(std::uint32_t pattern, Visit visit) noexcept {
-        [&]<std::uint32_t... I>(std::integer_sequence<std::uint32_t, I...>) {
-            (visit(position_of(pattern, I)), ...);
-        }(std::make_integer_sequence<std::uint32_t, K>{});
+        [&]<std::uint32_t... I>(std::integer_sequence<std::uint32_t, I...>) { (visit(position_of(pattern, I)), ...); }
+        (std::make_integer_sequence<std::uint32_t, K>{});
     }
 
     /// Probe i's bit in the block, 0..511: the top 9 bits of x·c^(i+1) mod 2^32.
@@ -110,11 +109,11 @@ public:
     /// a caller built for that CPU (a target attribute, or -march) gets the step inlined.
     /// test_one() chooses among the steps for the library's own lookups.
     __attribute__((target("avx2"), always_inline)) bool test_step_avx2(const word_type* block,
-                                                                      std::uint32_t pattern) const noexcept {
+                                                                       std::uint32_t pattern) const noexcept {
         return detail::simd::block_test_one_avx2(block, pattern, lane_powers_.data());
     }
     __attribute__((target("avx512f"), always_inline)) bool test_step_avx512(const word_type* block,
-                                                                          std::uint32_t pattern) const noexcept {
+                                                                            std::uint32_t pattern) const noexcept {
         return detail::simd::block_test_one_avx512(block, pattern, lane_powers_.data());
     }
 #endif
@@ -153,12 +152,14 @@ public:
         const simd_level level = active_simd_level();
         const std::uint32_t k = geometry().hashes;
         if (level == simd_level::avx512 && k > 8) {
-            if (k <= 16) detail::simd::block_test_few_avx512(words, probes.data(), probes.size(), lane_powers_.data(), out);
+            if (k <= 16)
+                detail::simd::block_test_few_avx512(words, probes.data(), probes.size(), lane_powers_.data(), out);
             else detail::simd::block_test_avx512(words, probes.data(), probes.size(), k, multiplier_powers.data(), out);
             return true;
         }
         if (level != simd_level::scalar) {
-            if (k <= 8) detail::simd::block_test_few_avx2(words, probes.data(), probes.size(), lane_powers_.data(), out);
+            if (k <= 8)
+                detail::simd::block_test_few_avx2(words, probes.data(), probes.size(), lane_powers_.data(), out);
             else detail::simd::block_test_avx2(words, probes.data(), probes.size(), k, multiplier_powers.data(), out);
             return true;
         }
@@ -239,7 +240,8 @@ private:
     static insert_function unrolled_insert_for(std::uint32_t hashes) noexcept {
         static constexpr auto inserts = []<std::uint32_t... K>(std::integer_sequence<std::uint32_t, K...>) {
             return std::array<insert_function, sizeof...(K)>{&insert_unrolled<K + 1>...};
-        }(std::make_integer_sequence<std::uint32_t, max_unrolled_hashes>{});
+        }
+        (std::make_integer_sequence<std::uint32_t, max_unrolled_hashes>{});
         return hashes >= 1 && hashes <= inserts.size() ? inserts[hashes - 1] : nullptr;
     }
 

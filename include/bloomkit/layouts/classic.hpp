@@ -56,9 +56,8 @@ public:
 
     template <class Access>
     [[nodiscard]] bool test(const word_type* words, const probe& p) const noexcept {
-        return all_probed_bits(p, [&](std::uint64_t bit) {
-            return (Access::load(words[bit / 64]) >> (bit % 64) & 1) != 0;
-        });
+        return all_probed_bits(
+            p, [&](std::uint64_t bit) { return (Access::load(words[bit / 64]) >> (bit % 64) & 1) != 0; });
     }
 
     template <class Access>

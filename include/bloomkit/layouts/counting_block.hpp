@@ -22,14 +22,14 @@
 #include <cstdint>
 #include <string>
 
+#include "bloomkit/detail/nibble_counters.hpp"
 #include "bloomkit/detail/simd/counting_block_avx2.hpp"
 #include "bloomkit/detail/simd/counting_block_avx512.hpp"
-#include "bloomkit/layouts/block.hpp"
-#include "bloomkit/simd.hpp"
-#include "bloomkit/detail/nibble_counters.hpp"
 #include "bloomkit/detail/word_access.hpp"
 #include "bloomkit/error.hpp"
 #include "bloomkit/hash.hpp"
+#include "bloomkit/layouts/block.hpp"
+#include "bloomkit/simd.hpp"
 #include "bloomkit/sizing/counting_bloom.hpp"
 
 namespace bloomkit {
@@ -73,9 +73,10 @@ public:
 #ifdef BLOOMKIT_X86_SIMD
         const simd_level level = active_simd_level();
         if (geometry_.hashes <= 16 && level == simd_level::avx512) {
-            return geometry_.hashes <= 8
-                       ? detail::simd::counting_increment_avx512<8>(block_of(words, p), p.pattern, placement_.lane_powers())
-                       : detail::simd::counting_increment_avx512<16>(block_of(words, p), p.pattern, placement_.lane_powers());
+            return geometry_.hashes <= 8 ? detail::simd::counting_increment_avx512<8>(block_of(words, p), p.pattern,
+                                                                                      placement_.lane_powers())
+                                         : detail::simd::counting_increment_avx512<16>(block_of(words, p), p.pattern,
+                                                                                       placement_.lane_powers());
         }
         if (geometry_.hashes <= 8 && level == simd_level::avx2)
             return detail::simd::counting_increment_avx2(block_of(words, p), p.pattern, placement_.lane_powers());

@@ -14,8 +14,8 @@
 #include <optional>
 
 #include "bloomkit/detail/blocked_layout.hpp"
-#include "bloomkit/simd.hpp"
 #include "bloomkit/detail/simd/split_block_avx2.hpp"
+#include "bloomkit/simd.hpp"
 
 namespace bloomkit {
 
@@ -31,7 +31,8 @@ public:
     explicit split_block_layout(bloom_geometry g) : blocked_layout(g) {}
 
     [[nodiscard]] probe locate(const digest& d) const noexcept {
-        const auto block = static_cast<std::uint64_t>((static_cast<detail::uint128>(d.low >> 32) * block_count()) >> 32);
+        const auto block =
+            static_cast<std::uint64_t>((static_cast<detail::uint128>(d.low >> 32) * block_count()) >> 32);
         return {block, static_cast<std::uint32_t>(d.low)};
     }
 

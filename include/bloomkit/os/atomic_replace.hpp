@@ -100,7 +100,7 @@ private:
 struct replace_target {
     std::filesystem::path real;  ///< symlinks followed
     bool exists = false;
-    struct stat info{};          ///< of the real file, when it exists
+    struct stat info {};  ///< of the real file, when it exists
 };
 
 /// "a directory", "a FIFO", ...: what a non-regular file is, for messages.
@@ -121,7 +121,7 @@ inline replace_target resolve_replace_target(const std::filesystem::path& typed)
     if (text.back() == '/') os::throw_io("cannot write", typed, EISDIR);
     replace_target target{typed};
     for (int hops = 0;; ++hops) {
-        struct stat link{};
+        struct stat link {};
         if (::lstat(target.real.c_str(), &link) != 0) {
             if (errno != ENOENT) os::throw_io("cannot write", typed);
             break;  // a new file (possibly at the end of a dangling link)
@@ -137,7 +137,8 @@ inline replace_target resolve_replace_target(const std::filesystem::path& typed)
         target.exists = true;
         if (S_ISDIR(target.info.st_mode)) os::throw_io("cannot write", typed, EISDIR);
         if (!S_ISREG(target.info.st_mode))
-            throw error("'" + text + "' is " + file_type_name(target.info.st_mode) + ", not a regular file: only regular "
+            throw error("'" + text + "' is " + file_type_name(target.info.st_mode) +
+                        ", not a regular file: only regular "
                         "files are replaced");
         if (::access(target.real.c_str(), W_OK) != 0) os::throw_io("cannot write", typed);
     } else if (errno != ENOENT) {
@@ -162,8 +163,9 @@ inline std::string random_suffix(std::size_t count) {
 inline std::string temporary_prefix(const std::string& filename) {
     constexpr std::size_t longest = 255, added = 1 + 5 + 6;  // ".", ".tmp-", the suffix
     std::string kept = filename.substr(0, std::min(filename.size(), longest - added));
-    while (kept.size() < filename.size() && !kept.empty() && (static_cast<unsigned char>(filename[kept.size()]) & 0xc0) == 0x80)
-        kept.pop_back();  // not in the middle of a UTF-8 character
+    while (kept.size() < filename.size() && !kept.empty() &&
+           (static_cast<unsigned char>(filename[kept.size()]) & 0xc0) == 0x80)
+        kept.pop_back();      // not in the middle of a UTF-8 character
     std::string prefix(".");  // appended, not "." + name: GCC 12 -O3 warns falsely (-Wrestrict) on that
     prefix.append(kept).append(".tmp-");
     return prefix;
@@ -179,8 +181,9 @@ inline void require_replaceable(const std::filesystem::path& typed) {
     const detail::replace_target target = detail::resolve_replace_target(typed);
     const std::filesystem::path directory = target.real.has_parent_path() ? target.real.parent_path() : ".";
     if (::access(directory.c_str(), W_OK | X_OK) != 0)
-        throw io_error("cannot create a file in '" + directory.string() + "' to replace '" + typed.string() + "' atomically",
-                       std::error_code(errno, std::generic_category()));
+        throw io_error(
+            "cannot create a file in '" + directory.string() + "' to replace '" + typed.string() + "' atomically",
+            std::error_code(errno, std::generic_category()));
 }
 
 /// Replaces the file `typed` names with what `write` puts into a file (see the top of this
@@ -217,14 +220,16 @@ inline void replace_file(const std::filesystem::path& typed, const std::function
         if (named.empty()) {
             const std::string self = "/proc/self/fd/" + std::to_string(file.get());
             // A new path takes the finished file directly: no name ever holds a partial one.
-            if (!target.exists && ::linkat(AT_FDCWD, self.c_str(), AT_FDCWD, target.real.c_str(), AT_SYMLINK_FOLLOW) == 0) {
+            if (!target.exists &&
+                ::linkat(AT_FDCWD, self.c_str(), AT_FDCWD, target.real.c_str(), AT_SYMLINK_FOLLOW) == 0) {
                 file_descriptor dir(::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
                 if (dir.get() >= 0) ::fsync(dir.get());
                 return;
             }
             for (int attempt = 0; named.empty(); ++attempt) {
                 const std::string candidate = name_prefix + detail::random_suffix(6);
-                if (::linkat(AT_FDCWD, self.c_str(), AT_FDCWD, candidate.c_str(), AT_SYMLINK_FOLLOW) == 0) named = candidate;
+                if (::linkat(AT_FDCWD, self.c_str(), AT_FDCWD, candidate.c_str(), AT_SYMLINK_FOLLOW) == 0)
+                    named = candidate;
                 else if (errno != EEXIST || attempt == 100) throw_io("cannot write", typed);
             }
             registered.emplace(named);

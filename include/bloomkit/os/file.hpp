@@ -59,7 +59,7 @@ inline file_descriptor open_for_reading(const std::filesystem::path& path) {
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) throw_io("cannot open", path);
     file_descriptor file(fd);
-    struct stat info{};
+    struct stat info {};
     if (::fstat(fd, &info) != 0) throw_io("cannot stat", path);
     if (S_ISDIR(info.st_mode)) throw_io("cannot read", path, EISDIR);
     return file;
@@ -67,7 +67,7 @@ inline file_descriptor open_for_reading(const std::filesystem::path& path) {
 
 /// The size of the open file in bytes.
 inline std::uint64_t file_size(const file_descriptor& file, const std::filesystem::path& path) {
-    struct stat info{};
+    struct stat info {};
     if (::fstat(file.get(), &info) != 0) throw_io("cannot stat", path);
     return static_cast<std::uint64_t>(info.st_size);
 }
@@ -90,7 +90,8 @@ inline std::size_t read_at(const file_descriptor& file, const std::filesystem::p
 }
 
 /// Writes all of `data` at the file position (retrying short writes and EINTR).
-inline void write_all(const file_descriptor& file, const std::filesystem::path& path, const void* data, std::size_t size) {
+inline void write_all(const file_descriptor& file, const std::filesystem::path& path, const void* data,
+                      std::size_t size) {
     const auto* in = static_cast<const char*>(data);
     while (size > 0) {
         const ::ssize_t put = ::write(file.get(), in, size);
@@ -104,8 +105,8 @@ inline void write_all(const file_descriptor& file, const std::filesystem::path& 
 }
 
 /// Writes all of `data` at `offset`, without moving the file position.
-inline void write_all_at(const file_descriptor& file, const std::filesystem::path& path, const void* data, std::size_t size,
-                         std::uint64_t offset) {
+inline void write_all_at(const file_descriptor& file, const std::filesystem::path& path, const void* data,
+                         std::size_t size, std::uint64_t offset) {
     const auto* in = static_cast<const char*>(data);
     while (size > 0) {
         const ::ssize_t put = ::pwrite(file.get(), in, size, static_cast<::off_t>(offset));
@@ -139,8 +140,8 @@ inline void allocate_range(const file_descriptor& file, const std::filesystem::p
                            std::uint64_t size) {
     if (size == 0) return;
     int result = 0;
-    while ((result = ::posix_fallocate(file.get(), static_cast<::off_t>(offset), static_cast<::off_t>(size))) == EINTR) {
-    }
+    while ((result = ::posix_fallocate(file.get(), static_cast<::off_t>(offset), static_cast<::off_t>(size))) ==
+           EINTR) {}
     if (result != 0 && result != EOPNOTSUPP && result != EINVAL) throw_io("cannot write", path, result);
 }
 
@@ -151,7 +152,8 @@ inline void copy_contents(const file_descriptor& from, const file_descriptor& to
     const std::uint64_t size = file_size(from, path);
     ::off_t in = 0;
     while (static_cast<std::uint64_t>(in) < size) {
-        const ::ssize_t copied = ::copy_file_range(from.get(), &in, to.get(), nullptr, static_cast<std::size_t>(size) - static_cast<std::size_t>(in), 0);
+        const ::ssize_t copied = ::copy_file_range(from.get(), &in, to.get(), nullptr,
+                                                   static_cast<std::size_t>(size) - static_cast<std::size_t>(in), 0);
         if (copied > 0) continue;
         if (copied < 0 && errno == EINTR) continue;
         if (copied == 0 || errno == EXDEV || errno == ENOSYS || errno == EOPNOTSUPP || errno == EINVAL) break;

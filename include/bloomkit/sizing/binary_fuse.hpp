@@ -16,7 +16,6 @@
 
 namespace bloomkit {
 
-
 /// How a binary fuse filter's array is cut: `segment_count` segments where a key's first slot
 /// may fall, each `segment_length` slots (a power of two), plus arity - 1 segments more for the
 /// key's other slots, so array_length = (segment_count + arity - 1) · segment_length.
@@ -66,7 +65,8 @@ inline constexpr double fuse_floor_size_factor(unsigned arity) noexcept { return
     if (keys == 0) return 0;
     // A log divided by a log, as in the paper, so the base needs no explaining.
     const double ln_n = std::log(detail::fuse_sizing_keys(keys));
-    const double exponent = arity == 3 ? std::floor(ln_n / std::log(3.33) + 2.25) : std::floor(ln_n / std::log(2.91) - 0.5);
+    const double exponent =
+        arity == 3 ? std::floor(ln_n / std::log(3.33) + 2.25) : std::floor(ln_n / std::log(2.91) - 0.5);
     const int max_exponent = std::countr_zero(binary_fuse_max_segment_length);
     return std::uint64_t{1} << std::clamp(static_cast<int>(exponent), 0, max_exponent);
 }
@@ -117,7 +117,7 @@ inline constexpr double fuse_floor_size_factor(unsigned arity) noexcept { return
 struct binary_fuse_parameters {
     std::uint32_t arity = 3;
     std::uint32_t fingerprint_bits = 8;
-    std::uint64_t keys = 0;               ///< distinct keys (digests) the filter was built from
+    std::uint64_t keys = 0;  ///< distinct keys (digests) the filter was built from
     binary_fuse_geometry geometry{};
     std::uint64_t construction_seed = 0;  ///< the seed of the attempt that peeled
     friend constexpr bool operator==(const binary_fuse_parameters&, const binary_fuse_parameters&) = default;
@@ -141,11 +141,12 @@ inline void check_binary_fuse_parameters(const binary_fuse_parameters& p) {
     }
     if (!std::has_single_bit(g.segment_length) || g.segment_length > binary_fuse_max_segment_length)
         refuse("segment length " + std::to_string(g.segment_length) + " is not a power of two up to 2^18");
-    if (g.segment_count == 0 || g.segment_count > std::numeric_limits<std::uint64_t>::max() / g.segment_length - p.arity)
+    if (g.segment_count == 0 ||
+        g.segment_count > std::numeric_limits<std::uint64_t>::max() / g.segment_length - p.arity)
         refuse("segment count " + std::to_string(g.segment_count) + " is 0 or too large");
     if (g.array_length != (g.segment_count + p.arity - 1) * g.segment_length)
-        refuse("array length " + std::to_string(g.array_length) + " is not (segment count + " + std::to_string(p.arity - 1) +
-               ") x segment length");
+        refuse("array length " + std::to_string(g.array_length) + " is not (segment count + " +
+               std::to_string(p.arity - 1) + ") x segment length");
     if (p.keys > g.array_length)
         refuse(std::to_string(p.keys) + " keys cannot fit in " + std::to_string(g.array_length) + " slots");
 }
@@ -173,7 +174,8 @@ struct binary_fuse_plan {
 /// A binary fuse filter for n distinct keys at FPR at most p: the fewest fingerprint bits that
 /// reach p (or `fingerprint_bits`, 8 or 16, when given) and the array binary_fuse_geometry_for()
 /// builds. Throws invalid_argument for an arity other than 3 or 4, n < 1, or p out of reach.
-[[nodiscard]] inline binary_fuse_plan plan_binary_fuse(unsigned arity, double n, double p, std::uint32_t fingerprint_bits = 0) {
+[[nodiscard]] inline binary_fuse_plan plan_binary_fuse(unsigned arity, double n, double p,
+                                                       std::uint32_t fingerprint_bits = 0) {
     detail::require_keys(n);
     const std::uint32_t bits = fingerprint_bits != 0 ? fingerprint_bits : binary_fuse_fingerprint_bits_for(p);
     if (bits != 8 && bits != 16)

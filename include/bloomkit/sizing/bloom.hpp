@@ -90,7 +90,8 @@ inline std::pair<std::uint32_t, double> blocked_optimum(bloom_layout layout, dou
     static memo<std::pair<bloom_layout, double>, std::pair<std::uint32_t, double>> known;
     return known({layout, p}, [&] {
         if (layout == bloom_layout::split_block)
-            return std::pair<std::uint32_t, double>{8, solve_lambda(split_block_fpr_at, p, load_guess(p, block_bits(layout)))};
+            return std::pair<std::uint32_t, double>{
+                8, solve_lambda(split_block_fpr_at, p, load_guess(p, block_bits(layout)))};
         return best_blocked_probes(p, static_cast<std::uint32_t>(block_bits(layout)));
     });
 }
@@ -112,7 +113,8 @@ inline std::pair<std::uint32_t, double> blocked_optimum(bloom_layout layout, dou
 
     bloom_plan best{{0, 0}, 1.0};
     auto consider = [&](bloom_geometry g) {
-        if (g.bits != 0 && (best.geometry.bits == 0 || g.bits < best.geometry.bits)) best = {g, expected_fpr(layout, n, g)};
+        if (g.bits != 0 && (best.geometry.bits == 0 || g.bits < best.geometry.bits))
+            best = {g, expected_fpr(layout, n, g)};
     };
     if (layout == bloom_layout::classic) {
         // A closed form: binary search for the smallest m meeting p, for every k in the band.
@@ -122,11 +124,13 @@ inline std::pair<std::uint32_t, double> blocked_optimum(bloom_layout layout, dou
             // at k = 1), where the textbook formula is no guide.
             auto lo = static_cast<std::uint64_t>(ideal * 0.9) + 1;
             auto hi = static_cast<std::uint64_t>(std::min(std::max(ideal * 2.0, 64.0), ceiling));
-            while (classic_fpr(n, static_cast<double>(hi), k) > p && static_cast<double>(hi) < ceiling / 2) lo = hi, hi *= 2;
+            while (classic_fpr(n, static_cast<double>(hi), k) > p && static_cast<double>(hi) < ceiling / 2)
+                lo = hi, hi *= 2;
             if (classic_fpr(n, static_cast<double>(hi), k) > p) continue;
             while (lo < hi) {
                 const std::uint64_t mid = lo + (hi - lo) / 2;
-                if (classic_fpr(n, static_cast<double>(mid), k) <= p) hi = mid; else lo = mid + 1;
+                if (classic_fpr(n, static_cast<double>(mid), k) <= p) hi = mid;
+                else lo = mid + 1;
             }
             consider({lo, k});
         }
@@ -139,8 +143,9 @@ inline std::pair<std::uint32_t, double> blocked_optimum(bloom_layout layout, dou
         if (blocks * block <= ceiling) consider({static_cast<std::uint64_t>(blocks * block), k});
     }
     if (best.geometry.bits == 0)
-        throw invalid_argument("no " + std::string(to_string(layout)) + " Bloom filter of at most 2^64 bits reaches p = " +
-                               show_number(p) + " for " + show_number(n) + " keys");
+        throw invalid_argument("no " + std::string(to_string(layout)) +
+                               " Bloom filter of at most 2^64 bits reaches p = " + show_number(p) + " for " +
+                               show_number(n) + " keys");
     return best;
 }
 
@@ -161,10 +166,8 @@ inline std::pair<std::uint32_t, double> blocked_optimum(bloom_layout layout, dou
     switch (layout) {
         case bloom_layout::classic:  // one range, no Poisson averaging: (1-1/m)^(k·n) = 1 - X/m exactly
             return clear_fraction_log / (g.hashes * std::log1p(-1.0 / m));
-        case bloom_layout::block:
-            return detail::blocked_key_estimate(m, 512, g.hashes, clear_fraction_log);
-        case bloom_layout::split_block:
-            return -(m / 256) * clear_fraction_log * 32;  // 1 - q = 1/32
+        case bloom_layout::block: return detail::blocked_key_estimate(m, 512, g.hashes, clear_fraction_log);
+        case bloom_layout::split_block: return -(m / 256) * clear_fraction_log * 32;  // 1 - q = 1/32
     }
     return 0.0;
 }

@@ -27,7 +27,8 @@ template <class BytesFor>
     };
     double loose = 0.5, tight = 1e-15;
     if (!fits(loose))
-        throw invalid_argument(what + " does not fit in " + std::to_string(bytes) + " bytes at any useful false-positive rate");
+        throw invalid_argument(what + " does not fit in " + std::to_string(bytes) +
+                               " bytes at any useful false-positive rate");
     if (fits(tight)) return tight;
     while (std::log(loose / tight) > 1e-3) {  // loose fits, tight does not
         const double middle = std::sqrt(loose * tight);

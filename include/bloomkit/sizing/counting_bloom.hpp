@@ -33,7 +33,9 @@ struct counting_geometry {
 struct counting_plan {
     counting_geometry geometry;
     double fpr = 0;
-    [[nodiscard]] double bits_per_key(double n) const noexcept { return 4.0 * static_cast<double>(geometry.counters) / n; }
+    [[nodiscard]] double bits_per_key(double n) const noexcept {
+        return 4.0 * static_cast<double>(geometry.counters) / n;
+    }
     [[nodiscard]] std::uint64_t bytes() const noexcept { return geometry.counters / 2; }
 };
 

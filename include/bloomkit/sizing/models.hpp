@@ -123,7 +123,8 @@ inline double blocked_fpr_exact(double lambda, std::uint32_t k, std::uint32_t bl
 /// Split-block FPR at λ keys per 256-bit block: each key sets one bit of each 32-bit word, so
 /// the eight words are independent given the load and the model is exact.
 inline double split_block_fpr_at(double lambda) noexcept {
-    return poisson_expectation(lambda, [](double load) { return std::pow(-std::expm1(load * std::log1p(-1.0 / 32)), 8); });
+    return poisson_expectation(lambda,
+                               [](double load) { return std::pow(-std::expm1(load * std::log1p(-1.0 / 32)), 8); });
 }
 
 /// The λ (keys per block) at which an increasing FPR function `fpr_of` reaches p: regula
@@ -201,11 +202,12 @@ inline std::pair<std::uint32_t, double> best_blocked_probes(double p, std::uint3
     std::vector<std::pair<double, std::uint32_t>> ranked;
     for (std::uint32_t k = first_k; k <= last_k; ++k)
         ranked.emplace_back(solve_lambda([&](double l) { return blocked_fpr_mean_fill(l, k, block); }, p, guess), k);
-    std::sort(ranked.rbegin(), ranked.rend());  // largest λ = fewest bits first
+    std::sort(ranked.rbegin(), ranked.rend());      // largest λ = fewest bits first
     std::pair<std::uint32_t, double> best{8, 0.0};  // λ = 0 when no k in the band reaches p
     for (std::size_t i = 0; i < std::min<std::size_t>(2, ranked.size()); ++i) {
         const std::uint32_t k = ranked[i].second;
-        const double lambda = solve_lambda([&](double l) { return blocked_fpr_exact(l, k, block); }, p, ranked[i].first);
+        const double lambda =
+            solve_lambda([&](double l) { return blocked_fpr_exact(l, k, block); }, p, ranked[i].first);
         if (lambda > best.second) best = {k, lambda};
     }
     return best;

@@ -51,11 +51,15 @@ inline void check_scalable_parameters(const scalable_parameters& params) {
         throw invalid_argument("a scalable Bloom filter's initial capacity must be at least 1 key");
     detail::require_probability(params.fpr);
     if (!(params.growth >= 1 && params.growth <= scalable_max_growth))  // also rejects NaN
-        throw invalid_argument("a scalable Bloom filter's growth factor (how many times more keys each new stage "
-                               "holds) must be between 1 and 16, got " + show_number(params.growth));
+        throw invalid_argument(
+            "a scalable Bloom filter's growth factor (how many times more keys each new stage "
+            "holds) must be between 1 and 16, got " +
+            show_number(params.growth));
     if (!(params.tightening > 0 && params.tightening < 1))
-        throw invalid_argument("a scalable Bloom filter's tightening ratio (each new stage's FPR over the one "
-                               "before's) must be strictly between 0 and 1, got " + show_number(params.tightening));
+        throw invalid_argument(
+            "a scalable Bloom filter's tightening ratio (each new stage's FPR over the one "
+            "before's) must be strictly between 0 and 1, got " +
+            show_number(params.tightening));
 }
 
 /// The first stage of the chain.
@@ -66,7 +70,8 @@ inline void check_scalable_parameters(const scalable_parameters& params) {
 /// The stage after `previous`. Products of doubles are correctly rounded, so every machine
 /// computes the same chain (a file's stages are checked against it). Throws invalid_argument
 /// when the capacity would exceed 2^63 keys.
-[[nodiscard]] inline scalable_stage_plan scalable_next_stage(const scalable_parameters& params, scalable_stage_plan previous) {
+[[nodiscard]] inline scalable_stage_plan scalable_next_stage(const scalable_parameters& params,
+                                                             scalable_stage_plan previous) {
     const double capacity = std::ceil(static_cast<double>(previous.capacity) * params.growth);
     if (!(capacity <= 0x1p63)) throw invalid_argument("a scalable Bloom filter cannot grow a stage beyond 2^63 keys");
     return {static_cast<std::uint64_t>(capacity), previous.fpr * params.tightening};

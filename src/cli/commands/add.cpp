@@ -53,7 +53,7 @@ struct add_options {
 /// of digests; returns the spool when one was needed.
 template <class F>
 std::unique_ptr<jobs::digest_spool> stage_lines(in_place_update<F>& update, jobs::line_reader& lines, key_format keys,
-                                          unrecorded_format_warning& numeric_lines) {
+                                                unrecorded_format_warning& numeric_lines) {
     jobs::progress shown("reading", lines.total_bytes());
     std::unique_ptr<jobs::digest_spool> spool;
     std::vector<digest> digests;
@@ -79,14 +79,16 @@ std::unique_ptr<jobs::digest_spool> stage_lines(in_place_update<F>& update, jobs
 /// Adds the lines to a Bloom filter file in place, or through a copy when they are too many to
 /// wait in memory. Returns the file's header as it now is, for the summary.
 template <class F>
-file_header add_to_bloom_file(const add_options& options, jobs::line_reader& lines, key_format keys, const file_header& h) {
+file_header add_to_bloom_file(const add_options& options, jobs::line_reader& lines, key_format keys,
+                              const file_header& h) {
     jobs::set_mapped_file(options.filter);  // a SIGBUS while the map is written names the file
     in_place_update<F> update(options.filter);
     if (update.recovered())
-        fmt::print(stderr,
-                   "bloomkit: '{}' held an update that did not finish: every chunk it was not writing matched its checksum, "
-                   "and the file is sealed again\n",
-                   options.filter);
+        fmt::print(
+            stderr,
+            "bloomkit: '{}' held an update that did not finish: every chunk it was not writing matched its checksum, "
+            "and the file is sealed again\n",
+            options.filter);
     if (!options.key.empty() && h.keys == key_format::unrecorded) update.record_key_format(keys);
     unrecorded_format_warning numeric_lines(h.keys, options.key, options.filter);
     const std::unique_ptr<jobs::digest_spool> spool = stage_lines(update, lines, keys, numeric_lines);
@@ -101,26 +103,27 @@ file_header add_to_bloom_file(const add_options& options, jobs::line_reader& lin
     update_copy<F>(
         options.filter,
         [&](in_place_update<F>& copy) {
-        if (!options.key.empty() && h.keys == key_format::unrecorded) copy.record_key_format(keys);
-        jobs::progress shown("adding", spool->size());
-        std::uint64_t done = 0;
-        spool->read(std::size_t{1} << 16, [&](std::span<const digest> digests) {
-            copy.insert_digests(digests);
-            if (copy.pending() >= staged_keys) copy.commit();
-            shown.update(done += digests.size());
-        });
-        copy.commit();
-        result = copy.header();
+            if (!options.key.empty() && h.keys == key_format::unrecorded) copy.record_key_format(keys);
+            jobs::progress shown("adding", spool->size());
+            std::uint64_t done = 0;
+            spool->read(std::size_t{1} << 16, [&](std::span<const digest> digests) {
+                copy.insert_digests(digests);
+                if (copy.pending() >= staged_keys) copy.commit();
+                shown.update(done += digests.size());
+            });
+            copy.commit();
+            result = copy.header();
         },
-        [&](int) { replacing.emplace(), jobs::set_termination_note({}); });  // the copy is complete: let it replace the file
+        [&](int) {
+            replacing.emplace(), jobs::set_termination_note({});
+        });  // the copy is complete: let it replace the file
     return result;
 }
 
 /// Loads the filter, adds the lines and replaces the file (kinds that are not updated in place).
 file_header add_by_rewriting(const add_options& options, jobs::line_reader& lines, key_format keys, unsigned threads) {
     any_filter filter = load<any_filter>(options.filter);
-    if (!options.key.empty() && recorded_key_format(filter) == key_format::unrecorded)
-        record_key_format(filter, keys);
+    if (!options.key.empty() && recorded_key_format(filter) == key_format::unrecorded) record_key_format(filter, keys);
     insert_lines(filter, lines, keys, threads);
     std::optional<jobs::termination_signals_blocked> replacing;
     save(filter, options.filter, [&](int) { replacing.emplace(), jobs::set_termination_note({}); });
@@ -147,19 +150,21 @@ int run_add_or_leave_unchanged(const add_options& options) {
     jobs::line_reader lines(options.inputs);
     refuse_input_as_output(lines, options.filter);
     const jobs::writer_lock lock = lock_for_writing(options.filter, options.no_wait);
-    jobs::set_termination_note(fmt::format("bloomkit: stopped by a signal before anything was written: '{}' was not changed\n",
-                                     options.filter));
+    jobs::set_termination_note(fmt::format(
+        "bloomkit: stopped by a signal before anything was written: '{}' was not changed\n", options.filter));
     const file_header h = read_header(options.filter);
     const key_format keys = key_format_for(h.keys, options.key, options.filter);
     const auto report = [&](const file_header& now) {
         warn_if_overfull(now);
-        if (job_summary::wanted(options.json)) summarize_filter(job_summary("add"), now, lines).print(options.json, false);
+        if (job_summary::wanted(options.json))
+            summarize_filter(job_summary("add"), now, lines).print(options.json, false);
         return success;
     };
     if (h.version >= 2)
         if (const std::optional<int> done = visit_kind(h, [&](auto type) -> std::optional<int> {
                 using F = typename decltype(type)::type;
-                if constexpr (capabilities_of<F>().updates_in_place) return report(add_to_bloom_file<F>(options, lines, keys, h));
+                if constexpr (capabilities_of<F>().updates_in_place)
+                    return report(add_to_bloom_file<F>(options, lines, keys, h));
                 else return std::nullopt;
             }))
             return *done;
@@ -170,7 +175,9 @@ int run_add_or_leave_unchanged(const add_options& options) {
 
 action add_command(CLI::App& command) {
     auto options = std::make_shared<add_options>();
-    command.add_option("filter", options->filter, "Filter file (a Bloom filter is updated in place, others replaced atomically)")
+    command
+        .add_option("filter", options->filter,
+                    "Filter file (a Bloom filter is updated in place, others replaced atomically)")
         ->required()
         ->type_name("FILE");
     command.add_option("inputs", options->inputs, "Input files; '-' or none reads stdin")->type_name("FILE");

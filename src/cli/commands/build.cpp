@@ -65,11 +65,13 @@ int run_build(const build_options& options) {
     refuse_input_as_output(lines, options.output);
     if (!is_standard_stream(options.output)) require_saveable(options.output);
     const any_filter filter = with_requested_type(request, sizing.choice_fpr(), [&](auto type) {
-        return build_filter<typename decltype(type)::type>(request, lines, keys, sizing, hashing, parse_threads(options.threads));
+        return build_filter<typename decltype(type)::type>(request, lines, keys, sizing, hashing,
+                                                           parse_threads(options.threads));
     });
     write_filter(filter, options.output);  // atomic: on any failure no partial file is left behind
     warn_if_overfull(filter);
-    if (job_summary::wanted(options.json)) summarize_filter(job_summary("build"), filter, lines).print(options.json, options.output == "-");
+    if (job_summary::wanted(options.json))
+        summarize_filter(job_summary("build"), filter, lines).print(options.json, options.output == "-");
     return success;
 }
 
@@ -84,14 +86,17 @@ action build_command(CLI::App& command) {
     });
     command.add_option("--kind", options->kind, "The kind of filter: " + kinds + " (bloomkit plan compares them)")
         ->capture_default_str();
-    add_sizing_options(command, options->sizing,
-                       "Keys the filter is sized for (1e6, 10M); default: count the input (scalable: start at 100000 and grow)");
+    add_sizing_options(
+        command, options->sizing,
+        "Keys the filter is sized for (1e6, 10M); default: count the input (scalable: start at 100000 and grow)");
     command.add_option("--layout", options->layout, "For --kind bloom: block (default), classic or split-block");
-    command.add_option("--bits", options->bits, "Fingerprint bits: cuckoo 8, 12 or 16; fuse 8 or 16 (default: from -p)");
+    command.add_option("--bits", options->bits,
+                       "Fingerprint bits: cuckoo 8, 12 or 16; fuse 8 or 16 (default: from -p)");
     command.add_option("--arity", options->arity, "For --kind fuse: 3 (default) or 4 (smaller, slower to build)");
     command.add_option("--seed", options->seed, "Hash seed: a number, or 'random' against adversarial keys")
         ->capture_default_str();
-    command.add_option("-o,--output", options->output, "Filter file to write (replaced atomically); '-' for stdout")->required();
+    command.add_option("-o,--output", options->output, "Filter file to write (replaced atomically); '-' for stdout")
+        ->required();
     command.add_option("inputs", options->inputs, "Input files; '-' or none reads stdin")->type_name("FILE");
     add_key_option(command, options->key);
     add_thread_option(command, options->threads);

@@ -33,15 +33,17 @@ struct check_options {
 
 int run_check(const check_options& options) {
     if (is_standard_stream(options.filter) && (options.inputs.empty() || std::ranges::count(options.inputs, "-") > 0))
-        throw invalid_argument("the filter and the lines cannot both come from standard input: name a file for one of them");
+        throw invalid_argument(
+            "the filter and the lines cannot both come from standard input: name a file for one of them");
     jobs::line_reader lines(options.inputs);
     const filter_input opened(options.filter);
     if (!options.no_verify) opened.verify();
     const key_format keys = key_format_for(opened.header().keys, options.key, opened.name());
     unrecorded_format_warning numeric_lines(opened.header().keys, options.key, opened.name());
     // Answers from a file that changed while it was read are not given.
-    const bool selected = report_check(opened.filter(), lines, keys, parse_threads(options.threads), options.report,
-                                       opened.name(), [&] { opened.require_unchanged(); }, &numeric_lines);
+    const bool selected = report_check(
+        opened.filter(), lines, keys, parse_threads(options.threads), options.report, opened.name(),
+        [&] { opened.require_unchanged(); }, &numeric_lines);
     return selected ? found : nothing_found;
 }
 
@@ -49,7 +51,9 @@ int run_check(const check_options& options) {
 
 action check_command(CLI::App& command) {
     auto options = std::make_shared<check_options>();
-    command.add_option("filter", options->filter, "Filter file; '-' reads it from stdin")->required()->type_name("FILE");
+    command.add_option("filter", options->filter, "Filter file; '-' reads it from stdin")
+        ->required()
+        ->type_name("FILE");
     command.add_option("inputs", options->inputs, "Input files; '-' or none reads stdin")->type_name("FILE");
     add_check_report_options(command, options->report);
     add_key_option(command, options->key);
@@ -60,7 +64,7 @@ action check_command(CLI::App& command) {
         "  bloomkit check --absent seen.bkf urls.txt > new.txt   # the lines certainly not seen\n"
         "  bloomkit check --count --json seen.bkf urls.txt.gz    # how many of each, as JSON");
     command.add_flag("--no-verify", options->no_verify,
-                    "Skip the payload checksum (instant start on a huge filter; corruption goes unnoticed)");
+                     "Skip the payload checksum (instant start on a huge filter; corruption goes unnoticed)");
     return [options] { return run_check(*options); };
 }
 

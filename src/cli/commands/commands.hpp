@@ -49,7 +49,8 @@ inline constexpr command command_table[] = {
     {"subtract", "Print the lines of A that are certainly not in B", subtract_command},
     {"merge", "Combine filters into one: union (or intersection) of their keys", merge_command},
 #ifdef BLOOMKIT_WITH_REDIS
-    {"redis", "A filter shared through Redis or a Redis Cluster: create, add, check, info, push, pull, drop", redis_command},
+    {"redis", "A filter shared through Redis or a Redis Cluster: create, add, check, info, push, pull, drop",
+     redis_command},
 #endif
 };
 

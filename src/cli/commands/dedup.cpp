@@ -27,19 +27,19 @@
 #include <vector>
 
 #include "commands/commands.hpp"
-#include "support/arguments.hpp"
-#include "support/common_options.hpp"
-#include "support/filter_files.hpp"
-#include "support/filter_work.hpp"
-#include "support/keys.hpp"
 #include "jobs/line_keys.hpp"
 #include "jobs/ordered_pipeline.hpp"
 #include "jobs/output.hpp"
 #include "jobs/progress.hpp"
 #include "jobs/signals.hpp"
+#include "support/arguments.hpp"
+#include "support/common_options.hpp"
+#include "support/file_locking.hpp"
+#include "support/filter_files.hpp"
+#include "support/filter_work.hpp"
+#include "support/keys.hpp"
 #include "support/sizing_options.hpp"
 #include "support/summary.hpp"
-#include "support/file_locking.hpp"
 
 namespace bloomkit::cli {
 namespace {
@@ -71,11 +71,12 @@ bool has_saved_state(const std::string& state) {
     if (!std::filesystem::exists(status)) return false;
     if (!std::filesystem::is_regular_file(status)) {
         namespace fs = std::filesystem;
-        const char* what = fs::is_directory(status) ? "a directory"
-                           : fs::is_fifo(status)    ? "a FIFO"
+        const char* what = fs::is_directory(status)                                     ? "a directory"
+                           : fs::is_fifo(status)                                        ? "a FIFO"
                            : fs::is_block_file(status) || fs::is_character_file(status) ? "a device"
                                                                                         : "not a regular file";
-        throw error(fmt::format("'{}' is {}: --state needs a regular file, or a new name, to save the filter to", state, what));
+        throw error(
+            fmt::format("'{}' is {}: --state needs a regular file, or a new name, to save the filter to", state, what));
     }
     return std::filesystem::file_size(state) > 0;
 }
@@ -100,8 +101,9 @@ any_filter starting_filter(const dedup_options& options, const sizing_request& s
     }
     if (kind != "bloom") throw invalid_argument(fmt::format("dedup keeps a bloom or scalable filter, not '{}'", kind));
     if (!sizing.keys && !(sizing.memory && sizing.fpr))
-        throw invalid_argument("a Bloom filter for dedup needs its size: give -n (or --memory with -p), or use the scalable "
-                               "filter that grows (no -n)");
+        throw invalid_argument(
+            "a Bloom filter for dedup needs its size: give -n (or --memory with -p), or use the scalable "
+            "filter that grows (no -n)");
     const auto [n, p] = resolve_sizing<bloom_filter>(sizing, {}, [] { return std::uint64_t{0}; });
     return bloom_filter(n, p, hashing);
 }
@@ -119,7 +121,9 @@ any_filter starting_filter(const dedup_options& options, const sizing_request& s
 class wrong_drop_estimate {
 public:
     explicit wrong_drop_estimate(const any_filter& filter)
-        : filter_(filter), stretch_(std::max<std::uint64_t>(64, size_in_bytes(filter) / 32)), rate_(current_fpr(filter)) {}
+        : filter_(filter),
+          stretch_(std::max<std::uint64_t>(64, size_in_bytes(filter) / 32)),
+          rate_(current_fpr(filter)) {}
 
     /// Lines tested in a stretch, at most.
     [[nodiscard]] std::uint64_t stretch() const noexcept { return stretch_; }
@@ -140,7 +144,8 @@ private:
     void settle() {
         if (fresh_ + dropped_ == 0) return;
         const double now = current_fpr(filter_);
-        const double mean = rate_ > 0 && now > rate_ * (1 + 1e-9) ? (now - rate_) / std::log(now / rate_) : (rate_ + now) / 2;
+        const double mean =
+            rate_ > 0 && now > rate_ * (1 + 1e-9) ? (now - rate_) / std::log(now / rate_) : (rate_ + now) / 2;
         const auto dropped = static_cast<double>(dropped_);
         sum_ += mean < 1 ? std::min(static_cast<double>(fresh_) * mean / (1 - mean), dropped) : dropped;
         rate_ = now;
@@ -163,11 +168,13 @@ struct hashed_lines {
 /// A dedup run: the filter, the output, the state file and what has been done so far.
 class dedup_run {
 public:
-    dedup_run(const dedup_options& options, double checkpoint_seconds, any_filter&& filter, std::optional<jobs::writer_lock>& lock)
+    dedup_run(const dedup_options& options, double checkpoint_seconds, any_filter&& filter,
+              std::optional<jobs::writer_lock>& lock)
         : options_(options),
           filter_(std::move(filter)),
           lock_(lock),
-          out_(options.line_buffered || ::isatty(STDOUT_FILENO) == 1 ? jobs::output::buffering::line : jobs::output::buffering::block),
+          out_(options.line_buffered || ::isatty(STDOUT_FILENO) == 1 ? jobs::output::buffering::line
+                                                                     : jobs::output::buffering::block),
           checkpoint_(checkpoint_seconds) {}
 
     /// Reads every line (until a deferred signal, whose number it returns), printing the new
@@ -190,8 +197,8 @@ public:
                     const std::span<bool> fresh = block.fresh.resize(batch.size());
                     for (std::size_t at = 0; at < batch.size(); at += wrong.stretch()) {  // a stretch at a time
                         const std::size_t size = std::min<std::size_t>(wrong.stretch(), batch.size() - at);
-                        const std::uint64_t added =
-                            bloomkit::insert(filter_, std::span<const digest>(block.digests).subspan(at, size), fresh.subspan(at, size));
+                        const std::uint64_t added = bloomkit::insert(
+                            filter_, std::span<const digest>(block.digests).subspan(at, size), fresh.subspan(at, size));
                         wrong.tested(size, added);
                     }
                     print(batch, fresh);
@@ -282,14 +289,17 @@ int run_dedup(const dedup_options& options) {
 action dedup_command(CLI::App& command) {
     auto options = std::make_shared<dedup_options>();
     command.add_option("inputs", options->inputs, "Input files; '-' or none reads stdin")->type_name("FILE");
-    command.add_option("--state", options->state,
-                       "Filter file that remembers the lines across runs: loaded if it exists, saved at checkpoints, at the "
-                       "end and on SIGINT/SIGTERM")
+    command
+        .add_option(
+            "--state", options->state,
+            "Filter file that remembers the lines across runs: loaded if it exists, saved at checkpoints, at the "
+            "end and on SIGINT/SIGTERM")
         ->type_name("FILE");
     options->sizing.default_fpr = 0.001;  // a false positive is a new line lost
     add_sizing_options(command, options->sizing,
                        "Lines the filter is sized for (a Bloom filter); without it a scalable filter grows as needed");
-    command.add_option("--kind", options->kind, "bloom (fixed size, with -n) or scalable (grows; the default without -n)");
+    command.add_option("--kind", options->kind,
+                       "bloom (fixed size, with -n) or scalable (grows; the default without -n)");
     command.add_option("--seed", options->seed, "Hash seed: a number, or 'random'")->capture_default_str();
     command.add_option("--checkpoint", options->checkpoint, "With --state: save it every SECONDS")
         ->type_name("SECONDS")

@@ -53,11 +53,14 @@ void describe(const Filter&, const file_header&, fields_builder& out) {
 
 template <class Layout>
 void describe(const basic_bloom_filter<Layout>&, const file_header& h, fields_builder& out) {
-    out.add("kind", fmt::format("Bloom filter, {} layout", to_string(h.layout)), "layout", json_string(to_string(h.layout)));
+    out.add("kind", fmt::format("Bloom filter, {} layout", to_string(h.layout)), "layout",
+            json_string(to_string(h.layout)));
     out.add("size", fmt::format("{} bits, {} hash probes per key", h.geometry.bits, h.geometry.hashes), "bits",
             number(h.geometry.bits));
     out.add("", "", "hashes", number(h.geometry.hashes));
-    out.add("fill", fmt::format("{:.2f}% of bits set", 100.0 * static_cast<double>(h.set_bits) / static_cast<double>(h.geometry.bits)),
+    out.add("fill",
+            fmt::format("{:.2f}% of bits set",
+                        100.0 * static_cast<double>(h.set_bits) / static_cast<double>(h.geometry.bits)),
             "set_bits", number(h.set_bits));
 }
 
@@ -67,12 +70,14 @@ void describe(const counting_bloom_filter&, const file_header& h, fields_builder
             number(h.counting.counters));
     out.add("", "", "hashes", number(h.counting.hashes));
     out.add("fill",
-            fmt::format("{:.2f}% of counters nonzero", 100.0 * static_cast<double>(h.set_bits) / static_cast<double>(h.counting.counters)),
+            fmt::format("{:.2f}% of counters nonzero",
+                        100.0 * static_cast<double>(h.set_bits) / static_cast<double>(h.counting.counters)),
             "nonzero_counters", number(h.set_bits));
 }
 
 void describe(const cuckoo_filter&, const file_header& h, fields_builder& out) {
-    out.add("kind", fmt::format("cuckoo filter (deletes), {}-bit fingerprints, buckets of 4", h.cuckoo.fingerprint_bits),
+    out.add("kind",
+            fmt::format("cuckoo filter (deletes), {}-bit fingerprints, buckets of 4", h.cuckoo.fingerprint_bits),
             "fingerprint_bits", number(h.cuckoo.fingerprint_bits));
     out.add("size",
             fmt::format("{} buckets, {:.1f}% full{}", h.cuckoo.buckets,
@@ -83,7 +88,9 @@ void describe(const cuckoo_filter&, const file_header& h, fields_builder& out) {
 }
 
 void describe(const scalable_bloom_filter& filter, const file_header& h, fields_builder& out) {
-    out.add("kind", fmt::format("scalable Bloom filter (grows): growth {:g}, tightening {:g}", h.scalable.growth, h.scalable.tightening),
+    out.add("kind",
+            fmt::format("scalable Bloom filter (grows): growth {:g}, tightening {:g}", h.scalable.growth,
+                        h.scalable.tightening),
             "growth", json_number(h.scalable.growth));
     out.add("", "", "tightening", json_number(h.scalable.tightening));
     std::string stages, json = "[";
@@ -93,8 +100,8 @@ void describe(const scalable_bloom_filter& filter, const file_header& h, fields_
                               100 * stage.target_fpr(), stage.inserted_count(), stage.expected_keys(),
                               human_bytes(static_cast<double>(stage.size_in_bytes())));
         json += fmt::format("{}{{\"capacity\": {}, \"fpr\": {}, \"inserted\": {}, \"bytes\": {}, \"current_fpr\": {}}}",
-                            i ? ", " : "", stage.expected_keys(), json_number(stage.target_fpr()), stage.inserted_count(),
-                            stage.size_in_bytes(), json_number(stage.current_fpr()));
+                            i ? ", " : "", stage.expected_keys(), json_number(stage.target_fpr()),
+                            stage.inserted_count(), stage.size_in_bytes(), json_number(stage.current_fpr()));
     }
     out.add("stages", fmt::format("{}{}", filter.stage_count(), stages), "stages", json + "]");
     out.add("", "", "current_fpr_compound", json_number(filter.current_fpr()));
@@ -103,13 +110,16 @@ void describe(const scalable_bloom_filter& filter, const file_header& h, fields_
 
 template <class Fingerprint, unsigned Arity>
 void describe(const basic_binary_fuse_filter<Fingerprint, Arity>&, const file_header& h, fields_builder& out) {
-    out.add("kind", fmt::format("binary fuse filter (static), {}-wise, {}-bit fingerprints", h.fuse.arity, h.fuse.fingerprint_bits),
-            "arity", number(h.fuse.arity));
+    out.add(
+        "kind",
+        fmt::format("binary fuse filter (static), {}-wise, {}-bit fingerprints", h.fuse.arity, h.fuse.fingerprint_bits),
+        "arity", number(h.fuse.arity));
     out.add("", "", "fingerprint_bits", number(h.fuse.fingerprint_bits));
     out.add("size",
-            fmt::format("{} slots in {} segments of {}; {:.2f} bits/key", h.fuse.geometry.array_length, h.fuse.geometry.segment_count,
-                        h.fuse.geometry.segment_length,
-                        h.fuse.keys == 0 ? 0.0 : static_cast<double>(h.payload_size) * 8 / static_cast<double>(h.fuse.keys)),
+            fmt::format(
+                "{} slots in {} segments of {}; {:.2f} bits/key", h.fuse.geometry.array_length,
+                h.fuse.geometry.segment_count, h.fuse.geometry.segment_length,
+                h.fuse.keys == 0 ? 0.0 : static_cast<double>(h.payload_size) * 8 / static_cast<double>(h.fuse.keys)),
             "slots", number(h.fuse.geometry.array_length));
 }
 
@@ -143,33 +153,33 @@ int run_info(const info_options& options) {
                    opened.name(), opened.name());
 
     if (options.json) {
-        std::string members = fmt::format("\"file\": {}, \"format_version\": {}, \"kind\": {}, \"bytes\": {}, \"file_bytes\": {}, "
-                                          "\"hash\": {}, \"seed\": {}, \"expected_keys\": {}, \"target_fpr\": {}, "
-                                          "\"inserted_keys\": {}, \"estimated_keys\": {}, \"current_fpr\": {}, \"verified\": {}, "
-                                          "\"key_format\": {}, \"interrupted_update\": {}",
-                                          json_string(opened.name()), h.version, json_string(to_string(h.kind)), h.payload_size,
-                                          file_bytes, json_string(to_string(h.hash)), json_string(std::to_string(h.seed)),
-                                          h.expected_keys,
-                                          json_number(h.target_fpr), h.inserted_count, json_number(keys),
-                                          json_number(current_fpr(h)), options.verify ? "true" : "false",
-                                          h.keys == key_format::unrecorded ? "null" : json_string(to_string(h.keys)),
-                                          interrupted ? "true" : "false");
+        std::string members = fmt::format(
+            "\"file\": {}, \"format_version\": {}, \"kind\": {}, \"bytes\": {}, \"file_bytes\": {}, "
+            "\"hash\": {}, \"seed\": {}, \"expected_keys\": {}, \"target_fpr\": {}, "
+            "\"inserted_keys\": {}, \"estimated_keys\": {}, \"current_fpr\": {}, \"verified\": {}, "
+            "\"key_format\": {}, \"interrupted_update\": {}",
+            json_string(opened.name()), h.version, json_string(to_string(h.kind)), h.payload_size, file_bytes,
+            json_string(to_string(h.hash)), json_string(std::to_string(h.seed)), h.expected_keys,
+            json_number(h.target_fpr), h.inserted_count, json_number(keys), json_number(current_fpr(h)),
+            options.verify ? "true" : "false",
+            h.keys == key_format::unrecorded ? "null" : json_string(to_string(h.keys)), interrupted ? "true" : "false");
         for (const field& f : fields)
             if (!f.json_name.empty()) members += fmt::format(", {}: {}", json_string(f.json_name), f.json_value);
         fmt::print("{{{}}}\n", members);
         return success;
     }
     auto line = [](std::string_view label, const std::string& text) { fmt::print("{:<15} {}\n", label, text); };
-    line("file", fmt::format("{} ({}, format version {})", opened.name(), human_bytes(static_cast<double>(file_bytes)), h.version));
+    line("file", fmt::format("{} ({}, format version {})", opened.name(), human_bytes(static_cast<double>(file_bytes)),
+                             h.version));
     for (const field& f : fields)
         if (!f.label.empty() && f.label != "current FPR") line(f.label, f.text);
     line("memory", human_bytes(static_cast<double>(h.payload_size)));
     line("hash", fmt::format("{} seed {}", to_string(h.hash), h.seed));
     line("keys are", describe_keys(h.keys));
     if (interrupted)
-        line("update", "INTERRUPTED: an update in place did not finish; the counts below are those of the last one that did");
-    if (h.expected_keys > 0)
-        line("sized for", fmt::format("{} keys at {:g}%", h.expected_keys, 100 * h.target_fpr));
+        line("update",
+             "INTERRUPTED: an update in place did not finish; the counts below are those of the last one that did");
+    if (h.expected_keys > 0) line("sized for", fmt::format("{} keys at {:g}%", h.expected_keys, 100 * h.target_fpr));
     line(h.kind == filter_kind::binary_fuse ? "keys" : "keys added", fmt::format("{}", h.inserted_count));
     if (h.kind == filter_kind::bloom || h.kind == filter_kind::counting_bloom)
         line("estimated keys", std::isfinite(keys) ? fmt::format("{:.0f}", keys) : "unknown (every bit is set)");
@@ -189,7 +199,9 @@ int run_info(const info_options& options) {
 
 action info_command(CLI::App& command) {
     auto options = std::make_shared<info_options>();
-    command.add_option("filter", options->filter, "Filter file; '-' reads it from stdin")->required()->type_name("FILE");
+    command.add_option("filter", options->filter, "Filter file; '-' reads it from stdin")
+        ->required()
+        ->type_name("FILE");
     command.add_flag("--json", options->json, "Print JSON");
     command.add_flag("--verify", options->verify, "Also verify the payload checksums (reads the whole file)");
     command.footer(

@@ -13,11 +13,14 @@ namespace bloomkit::cli {
 action intersect_command(CLI::App& command) {
     auto options = std::make_shared<membership_options>();
     command.add_option("A", options->held, "The input made into a filter ('-': stdin)")->required()->type_name("FILE");
-    command.add_option("B", options->streamed, "The input whose lines are printed ('-': stdin)")->required()->type_name("FILE");
+    command.add_option("B", options->streamed, "The input whose lines are printed ('-': stdin)")
+        ->required()
+        ->type_name("FILE");
     add_membership_options(command, *options, "A (the first input)");
     command.footer(
         "Examples:\n"
-        "  bloomkit intersect yesterday.txt today.txt > both.txt        # the lines of today that were there yesterday\n"
+        "  bloomkit intersect yesterday.txt today.txt > both.txt        # the lines of today that were there "
+        "yesterday\n"
         "  zcat big.gz | bloomkit intersect --memory 1G small.txt -     # a 1 GB filter of small.txt, big streamed\n"
         "  bloomkit intersect --kind fuse -p 0.4% a.txt b.txt            # the smallest filter, a little less exact");
     return [options] { return run_membership_job("intersect", *options, true) ? found : nothing_found; };

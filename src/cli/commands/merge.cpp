@@ -43,9 +43,10 @@ void merge_into(any_filter& result, const any_filter& other, const merge_options
     if (options.intersection && !can.intersects)
         throw error(fmt::format("{}s have no intersection: only Bloom filters do", kind_name(result)));
     if (!options.intersection && !can.merges)
-        throw error(fmt::format("{}s cannot be merged: a slot holds one fingerprint, and where it sits depends on the order "
-                                "of the inserts; rebuild one filter from all the keys",
-                                kind_name(result)));
+        throw error(
+            fmt::format("{}s cannot be merged: a slot holds one fingerprint, and where it sits depends on the order "
+                        "of the inserts; rebuild one filter from all the keys",
+                        kind_name(result)));
     if (options.intersection) bloomkit::intersect(result, other);
     else bloomkit::merge(result, other);
 }
@@ -60,7 +61,8 @@ int run_merge(const merge_options& options) {
         try {
             merge_into(result, read_filter(options.filters[i]), options, options.filters[i]);
         } catch (const incompatible_filters& e) {
-            throw incompatible_filters(fmt::format("'{}' and '{}': {}", options.filters.front(), options.filters[i], e.what()));
+            throw incompatible_filters(
+                fmt::format("'{}' and '{}': {}", options.filters.front(), options.filters[i], e.what()));
         }
     }
     write_filter(result, options.output);
@@ -81,7 +83,9 @@ action merge_command(CLI::App& command) {
     auto options = std::make_shared<merge_options>();
     command.add_option("-o,--output", options->output, "Filter file to write (replaced atomically); '-' for stdout")
         ->required();
-    command.add_option("filters", options->filters, "The filters to merge (files, or '-' for one from stdin)")->required()->type_name("FILE");
+    command.add_option("filters", options->filters, "The filters to merge (files, or '-' for one from stdin)")
+        ->required()
+        ->type_name("FILE");
     command.add_flag("--intersection", options->intersection, "Keep the keys every filter holds (Bloom filters only)");
     command.add_flag("--json", options->json, "Print the summary as JSON");
     add_no_wait_option(command, options->no_wait);

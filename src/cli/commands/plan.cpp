@@ -43,7 +43,8 @@ std::vector<plan_row> plan_all(const sizing_request& r) {
     for_each_filter_type([&](auto type) {
         using F = typename decltype(type)::type;
         using traits = kind_traits<F>;
-        plan_row row{flags_of(traits::request()), abilities_of(capabilities_of<F>()), std::string(traits::summary), {}, 0, {}};
+        plan_row row{
+            flags_of(traits::request()), abilities_of(capabilities_of<F>()), std::string(traits::summary), {}, 0, {}};
         try {
             row.keys = r.keys ? *r.keys : keys_for_memory<F>(*r.fpr, *r.memory);
             const double p = r.fpr ? *r.fpr : fpr_for_memory<F>(static_cast<double>(row.keys), *r.memory);
@@ -72,14 +73,16 @@ int run_plan(const plan_options& options) {
         const char* separator = "";
         for (const plan_row& row : rows) {
             if (row.impossible)
-                fmt::print("{}\n  {{\"kind\": {}, \"possible\": false, \"why\": {}}}", separator, json_string(row.flags),
-                           json_string(*row.impossible));
+                fmt::print("{}\n  {{\"kind\": {}, \"possible\": false, \"why\": {}}}", separator,
+                           json_string(row.flags), json_string(*row.impossible));
             else
-                fmt::print("{}\n  {{\"kind\": {}, \"possible\": true, \"abilities\": {}, \"keys\": {}, \"bits\": {}, "
-                           "\"bytes\": {}, \"probes\": {}, \"bits_per_key\": {}, \"expected_fpr\": {}}}",
-                           separator, json_string(row.flags), json_string(row.abilities), row.keys, row.plan.bytes * 8, row.plan.bytes,
-                           json_string(row.probes()), json_number(static_cast<double>(row.plan.bytes) * 8 / static_cast<double>(row.keys)),
-                           json_number(row.plan.fpr));
+                fmt::print(
+                    "{}\n  {{\"kind\": {}, \"possible\": true, \"abilities\": {}, \"keys\": {}, \"bits\": {}, "
+                    "\"bytes\": {}, \"probes\": {}, \"bits_per_key\": {}, \"expected_fpr\": {}}}",
+                    separator, json_string(row.flags), json_string(row.abilities), row.keys, row.plan.bytes * 8,
+                    row.plan.bytes, json_string(row.probes()),
+                    json_number(static_cast<double>(row.plan.bytes) * 8 / static_cast<double>(row.keys)),
+                    json_number(row.plan.fpr));
             separator = ",";
         }
         fmt::print("\n]}}\n");
@@ -87,24 +90,26 @@ int run_plan(const plan_options& options) {
     }
 
     if (r.keys && r.fpr)
-        fmt::print("{} keys at a false-positive rate of {:g}% (information-theoretic floor: {:.2f} bits/key)\n\n", *r.keys,
-                   100 * *r.fpr, -std::log2(*r.fpr));
+        fmt::print("{} keys at a false-positive rate of {:g}% (information-theoretic floor: {:.2f} bits/key)\n\n",
+                   *r.keys, 100 * *r.fpr, -std::log2(*r.fpr));
     else if (r.keys)
-        fmt::print("{} keys in {}: the lowest false-positive rate of each kind\n\n", *r.keys, human_bytes(static_cast<double>(*r.memory)));
+        fmt::print("{} keys in {}: the lowest false-positive rate of each kind\n\n", *r.keys,
+                   human_bytes(static_cast<double>(*r.memory)));
     else
         fmt::print("The most keys each kind holds at a false-positive rate of {:g}% in {}\n\n", 100 * *r.fpr,
                    human_bytes(static_cast<double>(*r.memory)));
-    fmt::print("{:<26} {}{:>12} {:>9} {:>6} {:>11}  {:<13} {}\n", "kind (build --kind)", keys_vary ? fmt::format("{:>14} ", "keys") : "",
-               "memory", "bits/key", "", "model FPR", "can", "");
+    fmt::print("{:<26} {}{:>12} {:>9} {:>6} {:>11}  {:<13} {}\n", "kind (build --kind)",
+               keys_vary ? fmt::format("{:>14} ", "keys") : "", "memory", "bits/key", "", "model FPR", "can", "");
     for (const plan_row& row : rows) {
         if (row.impossible) {
-            fmt::print("{:<26} {}{:>12}  {}\n", row.flags, keys_vary ? fmt::format("{:>14} ", "–") : "", "–", *row.impossible);
+            fmt::print("{:<26} {}{:>12}  {}\n", row.flags, keys_vary ? fmt::format("{:>14} ", "–") : "", "–",
+                       *row.impossible);
             continue;
         }
         fmt::print("{:<26} {}{:>12} {:>9.3f} {:>6} {:>10.4f}%  {:<13} {}\n", row.flags,
                    keys_vary ? fmt::format("{:>14} ", row.keys) : "", human_bytes(static_cast<double>(row.plan.bytes)),
-                   static_cast<double>(row.plan.bytes) * 8 / static_cast<double>(row.keys), row.probes(), 100 * row.plan.fpr,
-                   row.abilities, row.summary);
+                   static_cast<double>(row.plan.bytes) * 8 / static_cast<double>(row.keys), row.probes(),
+                   100 * row.plan.fpr, row.abilities, row.summary);
     }
     return success;
 }
@@ -113,10 +118,12 @@ int run_plan(const plan_options& options) {
 
 action plan_command(CLI::App& command) {
     auto options = std::make_shared<plan_options>();
-    command.add_option("-n,--keys", options->keys, "Number of keys the filter will hold (1e6, 10M, 50e9)")->type_name("N");
+    command.add_option("-n,--keys", options->keys, "Number of keys the filter will hold (1e6, 10M, 50e9)")
+        ->type_name("N");
     add_rate_option(command, options->fpr, "Target false-positive rate (0.01, 1%)");
-    command.add_option("--memory", options->memory,
-                       "Memory for the filter (512M, 1G): with -n, each kind's rate; with -p, each kind's keys")
+    command
+        .add_option("--memory", options->memory,
+                    "Memory for the filter (512M, 1G): with -n, each kind's rate; with -p, each kind's keys")
         ->type_name("SIZE");
     command.add_flag("--json", options->json, "Print JSON instead of a table");
     command.footer(

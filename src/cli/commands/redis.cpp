@@ -51,31 +51,38 @@ void add_connection_options(CLI::App& command, redis_options& o, bool writes) {
     command.add_option("name", o.name, "The filter's name in Redis (its keys are NAME:meta, NAME:0, NAME:1...)")
         ->required()
         ->type_name("NAME");
-    command.add_option("--url", o.url, "Redis server: redis://[user:password@]host[:port][/db] or unix:///path "
-                                       "(default: $BLOOMKIT_REDIS_URL, else redis://127.0.0.1:6379)")
+    command
+        .add_option("--url", o.url,
+                    "Redis server: redis://[user:password@]host[:port][/db] or unix:///path "
+                    "(default: $BLOOMKIT_REDIS_URL, else redis://127.0.0.1:6379)")
         ->type_name("URL");
-    command.add_option("--cluster", o.cluster, "A Redis Cluster: some of its nodes, HOST:PORT,HOST:PORT...")->type_name("NODES");
+    command.add_option("--cluster", o.cluster, "A Redis Cluster: some of its nodes, HOST:PORT,HOST:PORT...")
+        ->type_name("NODES");
     command.add_option("--user", o.user, "ACL user to log in as (unless the URL names one)")->type_name("USER");
-    command.add_option("--password-file", o.password_file,
-                       "Read the password from the first line of FILE, out of sight of ps (else: the URL's, or "
-                       "$BLOOMKIT_REDIS_PASSWORD)")
+    command
+        .add_option("--password-file", o.password_file,
+                    "Read the password from the first line of FILE, out of sight of ps (else: the URL's, or "
+                    "$BLOOMKIT_REDIS_PASSWORD)")
         ->type_name("FILE");
-    command.add_option("--timeout", o.timeout,
-                       "Seconds a round trip may take before it is an error, and that --replicas waits for replicas "
-                       "(default 5)")
+    command
+        .add_option("--timeout", o.timeout,
+                    "Seconds a round trip may take before it is an error, and that --replicas waits for replicas "
+                    "(default 5)")
         ->type_name("SECONDS");
     command.add_option("--pipeline", o.pipeline, "Commands in flight per node (default 256)")->type_name("N");
     if (writes)
-        command.add_option("--replicas", o.replicas,
-                           "Return only once N replicas of each master hold the adds (WAIT); without it an add "
-                           "acknowledged by a master that then fails can be lost")
+        command
+            .add_option("--replicas", o.replicas,
+                        "Return only once N replicas of each master hold the adds (WAIT); without it an add "
+                        "acknowledged by a master that then fails can be lost")
             ->type_name("N");
 }
 
 // The first line of a password file, without its line end. The file's content is never shown.
 std::string read_password_file(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
-    if (!in) throw io_error("cannot read the password file '" + path + "'", std::error_code(errno, std::generic_category()));
+    if (!in)
+        throw io_error("cannot read the password file '" + path + "'", std::error_code(errno, std::generic_category()));
     std::string password;
     std::getline(in, password);
     if (!password.empty() && password.back() == '\r') password.pop_back();
@@ -93,7 +100,8 @@ void set_credentials(const redis_options& o, redis::connection_options& c) {
         return false;
     }();
     if (!o.password_file.empty()) {
-        if (url_has_password) throw invalid_argument("the password is given twice: in the address and in --password-file");
+        if (url_has_password)
+            throw invalid_argument("the password is given twice: in the address and in --password-file");
         c.password = read_password_file(o.password_file);
     } else if (const char* from_environment = std::getenv("BLOOMKIT_REDIS_PASSWORD"); from_environment != nullptr) {
         c.password = from_environment;
@@ -113,7 +121,8 @@ redis::client connect(const redis_options& o) {
         c.url = from_environment;
     }
     set_credentials(o, c);
-    const auto timeout = std::chrono::milliseconds(static_cast<long long>(parse_seconds("--timeout", o.timeout) * 1000));
+    const auto timeout =
+        std::chrono::milliseconds(static_cast<long long>(parse_seconds("--timeout", o.timeout) * 1000));
     c.command_timeout = timeout;
     c.connect_timeout = std::min(timeout, std::chrono::milliseconds(2000));
     return redis::client(c);
@@ -157,8 +166,8 @@ int run_create(const create_options& o) {
     f.take_over = o.take_over;
     redis::client c = connect(o.where);
     const redis::bloom_filter filter = redis::bloom_filter::create(c, o.where.name, n, p, f);
-    fmt::print(stderr, "bloomkit: filter {} in Redis: {}, for {} keys at {:g}%\n", filter.name(), describe(filter.description()),
-               n, 100 * p);
+    fmt::print(stderr, "bloomkit: filter {} in Redis: {}, for {} keys at {:g}%\n", filter.name(),
+               describe(filter.description()), n, 100 * p);
     return success;
 }
 
@@ -228,18 +237,19 @@ int run_info(const info_options& o) {
         fmt::print(
             "{{\"name\": {}, \"kind\": \"block Bloom filter in Redis\", \"bits\": {}, \"bytes\": {}, \"hashes\": {}, "
             "\"shards\": {}, \"blocks_per_shard\": {}, \"hash\": {}, \"seed\": \"{}\", \"keys\": {}, "
-            "\"generation\": \"{:016x}\", \"expected_keys\": {}, \"target_fpr\": {}, \"inserted\": {}, \"set_bits\": {}, "
+            "\"generation\": \"{:016x}\", \"expected_keys\": {}, \"target_fpr\": {}, \"inserted\": {}, \"set_bits\": "
+            "{}, "
             "\"fill\": {}, \"approximate_count\": {}, \"current_fpr\": {}, \"nodes\": {}}}\n",
             json_string(d.name), d.geometry.bits, d.blocks() * 64, d.geometry.hashes, d.shards, d.blocks_per_shard,
-            json_string(to_string(d.hash)), d.seed, json_string(to_string(d.keys)), d.generation, d.target.expected_keys,
-            json_number(d.target.fpr), d.inserted, set, json_number(fill), json_number(keys), json_number(fpr),
-            json_string(nodes));
+            json_string(to_string(d.hash)), d.seed, json_string(to_string(d.keys)), d.generation,
+            d.target.expected_keys, json_number(d.target.fpr), d.inserted, set, json_number(fill), json_number(keys),
+            json_number(fpr), json_string(nodes));
         return success;
     }
     fmt::print("name            {}\n", d.name);
     fmt::print("kind            block Bloom filter in Redis ({})\n", c.options().cluster ? "cluster" : "one server");
-    fmt::print("size            {} ({} bits), k = {}\n", human_bytes(static_cast<double>(d.blocks() * 64)), d.geometry.bits,
-               d.geometry.hashes);
+    fmt::print("size            {} ({} bits), k = {}\n", human_bytes(static_cast<double>(d.blocks() * 64)),
+               d.geometry.bits, d.geometry.hashes);
     fmt::print("shards          {} ({}:0{}), {} blocks each\n", d.shards, d.name,
                d.shards == 1 ? std::string() : fmt::format(" … {}:{}", d.name, d.shards - 1), d.blocks_per_shard);
     fmt::print("hash            {}, seed {}\n", to_string(d.hash), d.seed);
@@ -263,14 +273,16 @@ struct transfer_options {
 };
 
 void add_shard_size_option(CLI::App& command, std::string& size) {
-    command.add_option("--shard-size", size, "Largest Redis string per shard: 64KiB to 512MiB (default 32MiB)")->type_name("SIZE");
+    command.add_option("--shard-size", size, "Largest Redis string per shard: 64KiB to 512MiB (default 32MiB)")
+        ->type_name("SIZE");
 }
 
 int run_push(const transfer_options& o) {
     const any_filter local = read_filter(o.file);
     const auto* block = std::get_if<block_bloom_filter>(&local);
     if (block == nullptr)
-        throw invalid_argument(o.file + " is not a block Bloom filter, the layout a Redis filter has: build it with "
+        throw invalid_argument(o.file +
+                               " is not a block Bloom filter, the layout a Redis filter has: build it with "
                                "bloomkit build (the default kind and layout)");
     redis::filter_options f = filter_options_of(o.where);
     f.max_shard_bytes = parse_size("--shard-size", o.shard_size);
@@ -278,7 +290,8 @@ int run_push(const transfer_options& o) {
     f.take_over = o.take_over;
     redis::client c = connect(o.where);
     const redis::bloom_filter filter = redis::bloom_filter::push(c, o.where.name, *block, f);
-    fmt::print(stderr, "bloomkit: pushed {} to Redis as {}: {}\n", o.file, filter.name(), describe(filter.description()));
+    fmt::print(stderr, "bloomkit: pushed {} to Redis as {}: {}\n", o.file, filter.name(),
+               describe(filter.description()));
     return success;
 }
 
@@ -305,10 +318,12 @@ action redis_command(CLI::App& command) {
         "  bloomkit redis create users -n 10M -p 0.1% --key u64  # a filter every service instance shares\n"
         "  psql -Atc 'select id from users' | bloomkit redis add users\n"
         "  bloomkit redis check users ids.txt --cluster 10.0.0.1:6379,10.0.0.2:6379\n"
-        "  bloomkit build -o seen.bkf urls.txt && bloomkit redis push seen.bkf seen   # build offline, serve from Redis");
+        "  bloomkit build -o seen.bkf urls.txt && bloomkit redis push seen.bkf seen   # build offline, serve from "
+        "Redis");
     std::vector<std::pair<CLI::App*, action>> actions;
 
-    CLI::App* create = command.add_subcommand("create", "Create a filter in Redis for N keys at rate P (or open it if it exists alike)");
+    CLI::App* create = command.add_subcommand(
+        "create", "Create a filter in Redis for N keys at rate P (or open it if it exists alike)");
     auto c = std::make_shared<create_options>();
     add_connection_options(*create, c->where, true);
     create->add_option("-n,--keys", c->keys, "Keys the filter is for: 10M, 1e9, 10_000_000")->type_name("N");
@@ -327,7 +342,8 @@ action redis_command(CLI::App& command) {
     add->add_flag("--json", a->json, "Print the summary as JSON");
     actions.emplace_back(add, [a] { return run_add(*a); });
 
-    CLI::App* check = command.add_subcommand("check", "Print the lines that may be in a filter in Redis (as check does)");
+    CLI::App* check =
+        command.add_subcommand("check", "Print the lines that may be in a filter in Redis (as check does)");
     auto k = std::make_shared<lines_options>();
     add_connection_options(*check, k->where, false);
     check->add_option("inputs", k->inputs, "Input files; '-' or none reads stdin")->type_name("FILE");
@@ -343,7 +359,9 @@ action redis_command(CLI::App& command) {
 
     CLI::App* push = command.add_subcommand("push", "Copy a filter file into Redis as NAME (which must not exist)");
     auto u = std::make_shared<transfer_options>();
-    push->add_option("file", u->file, "Filter file (a block Bloom filter); '-' reads stdin")->required()->type_name("FILE");
+    push->add_option("file", u->file, "Filter file (a block Bloom filter); '-' reads stdin")
+        ->required()
+        ->type_name("FILE");
     add_connection_options(*push, u->where, true);
     add_shard_size_option(*push, u->shard_size);
     add_key_option(*push, u->key);

@@ -22,10 +22,10 @@
 #include "commands/commands.hpp"
 #include "jobs/line_keys.hpp"
 #include "support/common_options.hpp"
+#include "support/file_locking.hpp"
 #include "support/filter_files.hpp"
 #include "support/filter_work.hpp"
 #include "support/keys.hpp"
-#include "support/file_locking.hpp"
 
 namespace bloomkit::cli {
 namespace {
@@ -49,9 +49,10 @@ struct removal {
     void refuse(std::string_view line, const jobs::line_origin& origin, std::size_t index) {
         ++refused;
         if (first_refused.size() < named_lines)
-            first_refused.push_back(fmt::format("line {} of '{}': '{}'", origin.first_line + index,
-                                                origin.input != nullptr ? *origin.input : std::string("input"),
-                                                line.size() > 40 ? std::string(line.substr(0, 40)) + "..." : std::string(line)));
+            first_refused.push_back(
+                fmt::format("line {} of '{}': '{}'", origin.first_line + index,
+                            origin.input != nullptr ? *origin.input : std::string("input"),
+                            line.size() > 40 ? std::string(line.substr(0, 40)) + "..." : std::string(line)));
     }
 };
 
@@ -63,7 +64,7 @@ void remove_batch(any_filter& filter, std::span<const Key> keys, std::span<const
                   const jobs::line_origin& origin, bool partial, removal& done) {
     thread_local answer_buffer answers;
     const bool checking = !partial && done.refused > 0;  // nothing will be saved: only name what is refused
-    if (partial || checking) {  // key by key
+    if (partial || checking) {                           // key by key
         const std::span<bool> held = answers.resize(keys.size());
         if (checking) bloomkit::contains(filter, keys, held);
         for (std::size_t i = 0; i < keys.size(); ++i) {
@@ -79,7 +80,8 @@ void remove_batch(any_filter& filter, std::span<const Key> keys, std::span<const
         return;
     }
     done.refuse(lines[at], origin, at);
-    remove_batch(filter, keys.subspan(at + 1), lines.subspan(at + 1), {origin.input, origin.first_line + at + 1}, partial, done);
+    remove_batch(filter, keys.subspan(at + 1), lines.subspan(at + 1), {origin.input, origin.first_line + at + 1},
+                 partial, done);
 }
 
 void report(const removal& done, bool partial, const std::string& filter) {
@@ -89,16 +91,18 @@ void report(const removal& done, bool partial, const std::string& filter) {
     }
     std::string named;
     for (const std::string& line : done.first_refused) named += "\n  " + line;
-    if (done.refused > done.first_refused.size()) named += fmt::format("\n  and {} more", done.refused - done.first_refused.size());
+    if (done.refused > done.first_refused.size())
+        named += fmt::format("\n  and {} more", done.refused - done.first_refused.size());
     fmt::print(stderr,
                "bloomkit: {} line{} certainly not in the filter:{}\n"
                "bloomkit: {}: removing a key that was never added takes away part of other keys, and makes them false "
                "negatives\n",
                done.refused, done.refused == 1 ? " is" : "s are", named,
-               partial ? fmt::format("removed the {} other line{} (--partial)", done.removed, done.removed == 1 ? "" : "s")
-                       : fmt::format("nothing was removed from '{}': lines never added suggest the input is not what was "
-                                     "added (--partial removes the lines that test present anyway)",
-                                     filter));
+               partial
+                   ? fmt::format("removed the {} other line{} (--partial)", done.removed, done.removed == 1 ? "" : "s")
+                   : fmt::format("nothing was removed from '{}': lines never added suggest the input is not what was "
+                                 "added (--partial removes the lines that test present anyway)",
+                                 filter));
 }
 
 int run_remove(const remove_options& options) {
@@ -108,10 +112,12 @@ int run_remove(const remove_options& options) {
     const key_format keys = key_format_for(recorded_key_format(filter), options.key, options.filter);
     removal done;
     if (!capabilities(filter).removes)
-        throw error(fmt::format("'{}' holds a {}, which cannot remove keys: build one that can (bloomkit build --kind {})",
-                                options.filter, kind_name(filter), fmt::join(kinds_that(&kind_capabilities::removes), "|")));
+        throw error(
+            fmt::format("'{}' holds a {}, which cannot remove keys: build one that can (bloomkit build --kind {})",
+                        options.filter, kind_name(filter), fmt::join(kinds_that(&kind_capabilities::removes), "|")));
     lines.read([&](std::span<const std::string_view> batch, const jobs::line_origin& origin) {
-        jobs::with_keys(batch, keys, origin, [&](auto keyed) { remove_batch(filter, keyed, batch, origin, options.partial, done); });
+        jobs::with_keys(batch, keys, origin,
+                        [&](auto keyed) { remove_batch(filter, keyed, batch, origin, options.partial, done); });
     });
     if (done.removed > 0 && (done.refused == 0 || options.partial)) write_filter(filter, options.filter);
     report(done, options.partial, options.filter);
@@ -124,7 +130,8 @@ action remove_command(CLI::App& command) {
     auto options = std::make_shared<remove_options>();
     command.footer(
         "Only lines that were added may be removed. Removing a key that was never added takes away part of other "
-        "keys (counters they rely on, or their fingerprint), which then test absent: false negatives. A line the filter "
+        "keys (counters they rely on, or their fingerprint), which then test absent: false negatives. A line the "
+        "filter "
         "certainly does not hold shows the input is not what was added, so by default nothing is removed then: the "
         "lines are named and the command exits 1. A line never added that tests present by chance cannot be told "
         "apart: remove only what you added.\n"

@@ -12,7 +12,9 @@ namespace bloomkit::cli {
 
 action subtract_command(CLI::App& command) {
     auto options = std::make_shared<membership_options>();
-    command.add_option("A", options->streamed, "The input whose lines are printed ('-': stdin)")->required()->type_name("FILE");
+    command.add_option("A", options->streamed, "The input whose lines are printed ('-': stdin)")
+        ->required()
+        ->type_name("FILE");
     command.add_option("B", options->held, "The input made into a filter ('-': stdin)")->required()->type_name("FILE");
     add_membership_options(command, *options, "B (the second input)");
     command.footer(

@@ -33,7 +33,8 @@ std::string without_digit_separators(std::string_view text) {
             digits += text[i];
             continue;
         }
-        const bool between_digits = i > 0 && i + 1 < text.size() && std::isdigit(static_cast<unsigned char>(text[i - 1])) &&
+        const bool between_digits = i > 0 && i + 1 < text.size() &&
+                                    std::isdigit(static_cast<unsigned char>(text[i - 1])) &&
                                     std::isdigit(static_cast<unsigned char>(text[i + 1]));
         if (!between_digits) return {};
     }
@@ -43,7 +44,8 @@ std::string without_digit_separators(std::string_view text) {
 /// value * 10^exponent when it is a whole number below 2^64, computed exactly.
 std::optional<std::uint64_t> scaled_exactly(std::string digits, int exponent) {
     while (exponent < 0) {  // the digits below the units must be zeros
-        if (digits.empty() || digits.back() != '0') return digits.find_first_not_of('0') == std::string::npos ? 0 : std::optional<std::uint64_t>{};
+        if (digits.empty() || digits.back() != '0')
+            return digits.find_first_not_of('0') == std::string::npos ? 0 : std::optional<std::uint64_t>{};
         digits.pop_back();
         ++exponent;
     }
@@ -70,7 +72,8 @@ std::optional<std::uint64_t> parse_count(std::string_view text) {
     if (number.empty()) return std::nullopt;
     int exponent = 0;
     switch (number.back()) {
-        case 'k': case 'K': exponent = 3; break;
+        case 'k':
+        case 'K': exponent = 3; break;
         case 'M': exponent = 6; break;
         case 'G': exponent = 9; break;
         case 'T': exponent = 12; break;
@@ -109,9 +112,10 @@ std::optional<std::uint64_t> parse_count(std::string_view text) {
 std::uint64_t parse_key_count(std::string_view option, const std::string& text) {
     const std::optional<std::uint64_t> count = parse_count(text);
     if (!count || *count == 0)
-        throw invalid_argument(fmt::format("{} must be a whole number of keys, at least 1 and below 2^64 (like 1000000, "
-                                           "10M, 1e9 or 10_000_000), not '{}'",
-                                           option, text));
+        throw invalid_argument(
+            fmt::format("{} must be a whole number of keys, at least 1 and below 2^64 (like 1000000, "
+                        "10M, 1e9 or 10_000_000), not '{}'",
+                        option, text));
     return *count;
 }
 
@@ -119,9 +123,9 @@ std::uint64_t parse_size(std::string_view option, const std::string& text) {
     static constexpr struct {
         std::string_view suffix;
         double scale;
-    } units[] = {{"KiB", 0x1p10}, {"MiB", 0x1p20}, {"GiB", 0x1p30}, {"TiB", 0x1p40}, {"KB", 1e3}, {"MB", 1e6},
-                 {"GB", 1e9},     {"TB", 1e12},   {"kB", 1e3},    {"K", 0x1p10},   {"k", 0x1p10}, {"M", 0x1p20},
-                 {"G", 0x1p30},   {"T", 0x1p40},  {"B", 1}};
+    } units[] = {{"KiB", 0x1p10}, {"MiB", 0x1p20}, {"GiB", 0x1p30}, {"TiB", 0x1p40}, {"KB", 1e3},
+                 {"MB", 1e6},     {"GB", 1e9},     {"TB", 1e12},    {"kB", 1e3},     {"K", 0x1p10},
+                 {"k", 0x1p10},   {"M", 0x1p20},   {"G", 0x1p30},   {"T", 0x1p40},   {"B", 1}};
     std::string_view number = text;
     double scale = 1;
     for (const auto& unit : units) {
@@ -133,13 +137,15 @@ std::uint64_t parse_size(std::string_view option, const std::string& text) {
     }
     const double value = parse_double(without_digit_separators(number)) * scale;
     if (!(value >= 1) || value >= 0x1p64)
-        throw invalid_argument(fmt::format("{} must be a size in bytes, like 512M, 1G, 1.5GiB or 100MB, not '{}'", option, text));
+        throw invalid_argument(
+            fmt::format("{} must be a size in bytes, like 512M, 1G, 1.5GiB or 100MB, not '{}'", option, text));
     return static_cast<std::uint64_t>(value);
 }
 
 double parse_probability(std::string_view option, const std::string& text) {
     const bool percent = !text.empty() && text.back() == '%';
-    const double value = parse_double(percent ? std::string_view(text).substr(0, text.size() - 1) : text) / (percent ? 100 : 1);
+    const double value =
+        parse_double(percent ? std::string_view(text).substr(0, text.size() - 1) : text) / (percent ? 100 : 1);
     if (!(value > 0 && value < 1))
         throw invalid_argument(fmt::format(
             "{} must be a false-positive rate strictly between 0 and 1 (like 0.01 or 1%), not '{}'", option, text));
@@ -152,9 +158,10 @@ double parse_seconds(std::string_view option, const std::string& text) {
     constexpr double most = 10 * 365.25 * 86400;
     const double value = parse_double(text);
     if (!(value > 0) || !(value <= most))
-        throw invalid_argument(fmt::format("{} must be a number of seconds above 0 and at most ten years (like 60 or 0.5), "
-                                           "not '{}'",
-                                           option, text));
+        throw invalid_argument(
+            fmt::format("{} must be a number of seconds above 0 and at most ten years (like 60 or 0.5), "
+                        "not '{}'",
+                        option, text));
     return value;
 }
 
@@ -174,9 +181,10 @@ unsigned parse_threads(const std::string& text) {
     const unsigned cores = std::max(1U, std::thread::hardware_concurrency());
     if (asked == 0) return cores;
     if (asked > max_threads())
-        throw invalid_argument(fmt::format("-t {} is more threads than this machine can use: it has {} cores; give at most {} "
-                                           "(or 0 for one per core)",
-                                           text, cores, max_threads()));
+        throw invalid_argument(
+            fmt::format("-t {} is more threads than this machine can use: it has {} cores; give at most {} "
+                        "(or 0 for one per core)",
+                        text, cores, max_threads()));
     return asked;
 }
 
@@ -210,7 +218,8 @@ std::uint64_t parse_seed(const std::string& text) {
     std::uint64_t seed = 0;
     const auto [stop, error] = std::from_chars(begin, end, seed, hex ? 16 : 10);
     if (begin == end || error != std::errc{} || stop != end)
-        throw invalid_argument(fmt::format("--seed must be a 64-bit number (decimal or 0x-hex) or 'random', not '{}'", text));
+        throw invalid_argument(
+            fmt::format("--seed must be a 64-bit number (decimal or 0x-hex) or 'random', not '{}'", text));
     return seed;
 }
 

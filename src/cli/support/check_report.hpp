@@ -12,12 +12,12 @@
 #include <string>
 #include <string_view>
 
-#include "support/arguments.hpp"
-#include "support/filter_work.hpp"
-#include "support/keys.hpp"
 #include "jobs/line_reader.hpp"
 #include "jobs/output.hpp"
 #include "jobs/progress.hpp"
+#include "support/arguments.hpp"
+#include "support/filter_work.hpp"
+#include "support/keys.hpp"
 
 namespace bloomkit::cli {
 
@@ -32,9 +32,9 @@ struct check_report {
 /// that its file did not change); `numeric_lines`, when given, looks at the lines read as text
 /// against a filter that does not record its key format.
 template <class Filter>
-bool report_check(const Filter& filter, jobs::line_reader& lines, key_format keys, unsigned threads, const check_report& how,
-                  std::string_view filter_name, const std::function<void()>& before_totals = {},
-                  unrecorded_format_warning* numeric_lines = nullptr) {
+bool report_check(const Filter& filter, jobs::line_reader& lines, key_format keys, unsigned threads,
+                  const check_report& how, std::string_view filter_name,
+                  const std::function<void()>& before_totals = {}, unrecorded_format_warning* numeric_lines = nullptr) {
     if (how.json && !how.count)
         throw invalid_argument("--json prints the totals of --count: without --count, check prints lines");
     std::uint64_t present = 0, absent = 0;
@@ -51,9 +51,9 @@ bool report_check(const Filter& filter, jobs::line_reader& lines, key_format key
     });
     if (before_totals) before_totals();
     if (how.count && how.json)
-        out.line(fmt::format("{{\"present\": {}, \"absent\": {}, \"filter\": {}}}", present, absent, json_string(filter_name)));
-    else if (how.count)
-        out.line(fmt::format("present\t{}\nabsent\t{}", present, absent));
+        out.line(fmt::format("{{\"present\": {}, \"absent\": {}, \"filter\": {}}}", present, absent,
+                             json_string(filter_name)));
+    else if (how.count) out.line(fmt::format("present\t{}\nabsent\t{}", present, absent));
     out.flush();
     return (how.absent ? absent : present) > 0;
 }

@@ -60,10 +60,11 @@ inline all_keys read_all_keys(jobs::line_reader& lines, key_format format) {
         const std::size_t first = keys.texts.size();
         jobs::split_lines(block.text(), keys.texts);
         if (format != key_format::text) {
-            jobs::with_keys(std::span<const std::string_view>(keys.texts).subspan(first), format, block.origin, [&](auto keyed) {
-                if constexpr (std::is_same_v<typename decltype(keyed)::value_type, std::uint64_t>)
-                    keys.numbers.insert(keys.numbers.end(), keyed.begin(), keyed.end());
-            });
+            jobs::with_keys(std::span<const std::string_view>(keys.texts).subspan(first), format, block.origin,
+                            [&](auto keyed) {
+                                if constexpr (std::is_same_v<typename decltype(keyed)::value_type, std::uint64_t>)
+                                    keys.numbers.insert(keys.numbers.end(), keyed.begin(), keyed.end());
+                            });
         }
         keys.blocks.push_back(std::move(block));
     });
@@ -79,10 +80,12 @@ enum class filter_use { saved, held_by_job };
 
 /// The filter of type F the request asks for, holding every line of `lines`.
 template <class F>
-any_filter build_filter(const kind_request& request, jobs::line_reader& lines, key_format format, const sizing_request& sizing,
-                        filter_options hashing, unsigned threads, filter_use use = filter_use::saved) {
+any_filter build_filter(const kind_request& request, jobs::line_reader& lines, key_format format,
+                        const sizing_request& sizing, filter_options hashing, unsigned threads,
+                        filter_use use = filter_use::saved) {
     if constexpr (!inserting_filter<F>) {
-        if (sizing.memory) throw invalid_argument("--memory does not apply to a binary fuse filter: it is sized by its keys");
+        if (sizing.memory)
+            throw invalid_argument("--memory does not apply to a binary fuse filter: it is sized by its keys");
         const all_keys keys = read_all_keys(lines, format);
         if (format == key_format::text) return F(keys.texts, hashing);
         return F(keys.numbers, hashing);

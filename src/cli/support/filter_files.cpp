@@ -20,7 +20,7 @@ namespace {
 /// (a pipe, a FIFO, /dev/stdin, a process substitution), which cannot be mapped.
 bool read_as_stream(const std::string& path) {
     if (is_standard_stream(path)) return true;
-    struct stat info{};
+    struct stat info {};
     return ::stat(path.c_str(), &info) == 0 && !S_ISREG(info.st_mode) && !S_ISDIR(info.st_mode);
 }
 
@@ -85,7 +85,8 @@ filter_input::filter_input(const std::string& path) : name_(is_standard_stream(p
 
 void filter_input::require_unchanged() const {
     if (mapped_ && mapped_->changed())
-        throw error("'" + name_ + "' changed while it was being read (it was written in place by another program): the "
+        throw error("'" + name_ +
+                    "' changed while it was being read (it was written in place by another program): the "
                     "answers cannot be trusted; run again");
 }
 

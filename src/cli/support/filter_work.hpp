@@ -16,10 +16,10 @@
 #include <cmath>
 #include <cstdint>
 #include <exception>
-#include <system_error>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <system_error>
 #include <thread>
 #include <type_traits>
 #include <variant>
@@ -69,10 +69,11 @@ inline error cuckoo_full(const cuckoo_filter& filter, repeats repeated) {
     return error(fmt::format(
         "the cuckoo filter is full ({} fingerprints in {} buckets): not every line fits; build it for more keys (-n){}",
         filter.inserted_count(), filter.bucket_count(),
-        repeated == repeats::stored ? ". It stores a line each time it comes (so that remove can undo each add): if the input repeats "
-                      "lines already in the filter, remove them first (sort -u, or bloomkit check --absent), or use a "
-                      "counting Bloom filter (--kind counting)"
-                    : ""));
+        repeated == repeats::stored
+            ? ". It stores a line each time it comes (so that remove can undo each add): if the input repeats "
+              "lines already in the filter, remove them first (sort -u, or bloomkit check --absent), or use a "
+              "counting Bloom filter (--kind counting)"
+            : ""));
 }
 
 /// One answer per key of a batch, reused from batch to batch (std::vector<bool> packs its bits
@@ -98,7 +99,8 @@ private:
 /// lost, but the batch is not all in, and the caller must not save a filter that misses keys
 /// silently). `seen` holds the lines inserted so far, for repeats::distinct.
 template <class Key>
-void insert_batch(any_filter& filter, std::span<const Key> batch, repeats repeated = repeats::stored, jobs::digest_set* seen = nullptr) {
+void insert_batch(any_filter& filter, std::span<const Key> batch, repeats repeated = repeats::stored,
+                  jobs::digest_set* seen = nullptr) {
     cuckoo_filter* cuckoo = std::get_if<cuckoo_filter>(&filter);
     if (cuckoo == nullptr) {  // a set: every repeat is the same key
         bloomkit::insert(filter, batch);
@@ -106,7 +108,8 @@ void insert_batch(any_filter& filter, std::span<const Key> batch, repeats repeat
     }
     if (repeated == repeats::once) {  // one key at a time: a batch may repeat a line too
         for (const Key& key : batch)
-            if (!cuckoo->contains(key) && cuckoo->try_insert(key) == cuckoo_insert_status::full) throw cuckoo_full(*cuckoo, repeated);
+            if (!cuckoo->contains(key) && cuckoo->try_insert(key) == cuckoo_insert_status::full)
+                throw cuckoo_full(*cuckoo, repeated);
         return;
     }
     thread_local std::vector<digest> digests;
@@ -165,7 +168,8 @@ inline void insert_lines_in_parallel(any_filter& filter, jobs::line_reader& line
                 if (!failed.load()) {
                     batch.clear();
                     jobs::split_lines(block->text(), batch);
-                    jobs::with_keys(batch, keys, block->origin, [&](auto keyed) { insert_batch(twins[worker], keyed); });
+                    jobs::with_keys(batch, keys, block->origin,
+                                    [&](auto keyed) { insert_batch(twins[worker], keyed); });
                 }
             } catch (...) {
                 fail();
@@ -208,7 +212,8 @@ inline void insert_lines_in_parallel(any_filter& filter, jobs::line_reader& line
 inline void insert_lines(any_filter& filter, jobs::line_reader& lines, key_format keys, unsigned threads,
                          repeats repeated = repeats::stored) {
     if (!capabilities(filter).inserts)
-        throw error("a " + kind_name(filter) + " is static: it cannot take more keys. Rebuild it from all of them "
+        throw error("a " + kind_name(filter) +
+                    " is static: it cannot take more keys. Rebuild it from all of them "
                     "(bloomkit build --kind fuse)");
     jobs::progress shown("adding", lines.total_bytes());
     if (threads > 1 && twins_fit(size_in_bytes(filter), threads) && empty_like(filter)) {
@@ -218,7 +223,8 @@ inline void insert_lines(any_filter& filter, jobs::line_reader& lines, key_forma
     std::optional<jobs::digest_set> seen;
     if (repeated == repeats::distinct) seen.emplace();
     lines.read([&](std::span<const std::string_view> batch, const jobs::line_origin& origin) {
-        jobs::with_keys(batch, keys, origin, [&](auto keyed) { insert_batch(filter, keyed, repeated, seen ? &*seen : nullptr); });
+        jobs::with_keys(batch, keys, origin,
+                        [&](auto keyed) { insert_batch(filter, keyed, repeated, seen ? &*seen : nullptr); });
         shown.update(lines.bytes_read());
     });
 }

@@ -44,9 +44,11 @@ key_format key_format_for(key_format recorded, const std::string& option, std::s
     const key_format asked = parse_key_format(option);
     if (!same_keys(recorded, asked))
         throw invalid_argument(fmt::format(
-            "--key {} contradicts '{}', whose keys are {}: {} would be read as other keys than it holds. Leave --key out "
+            "--key {} contradicts '{}', whose keys are {}: {} would be read as other keys than it holds. Leave --key "
+            "out "
             "(the filter's own format is used), or rebuild the filter with --key {}",
-            option, filter, integer(recorded) ? fmt::format("integers (--key {})", to_string(recorded)) : std::string("text"),
+            option, filter,
+            integer(recorded) ? fmt::format("integers (--key {})", to_string(recorded)) : std::string("text"),
             integer(asked) ? "numbers" : "lines", option));
     return asked;
 }
@@ -58,10 +60,11 @@ void unrecorded_format_warning::look(std::span<const std::string_view> lines) {
     if (!watching_ || lines.empty()) return;
     watching_ = false;
     if (!std::ranges::all_of(lines, looks_numeric)) return;
-    fmt::print(stderr,
-               "bloomkit: warning: '{}' does not record what its keys are (an older bloomkit wrote it), so its lines are "
-               "read as text; they look like numbers: if it was built with --key u64 or i64, give that --key too\n",
-               filter_);
+    fmt::print(
+        stderr,
+        "bloomkit: warning: '{}' does not record what its keys are (an older bloomkit wrote it), so its lines are "
+        "read as text; they look like numbers: if it was built with --key u64 or i64, give that --key too\n",
+        filter_);
 }
 
 }  // namespace bloomkit::cli

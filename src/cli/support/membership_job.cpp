@@ -8,16 +8,16 @@
 #include <string_view>
 #include <vector>
 
-#include "support/arguments.hpp"
-#include "support/common_options.hpp"
 #include "jobs/digest_set.hpp"
 #include "jobs/line_keys.hpp"
-#include "support/filter_build.hpp"
-#include "support/filter_work.hpp"
 #include "jobs/ordered_pipeline.hpp"
-#include "support/keys.hpp"
 #include "jobs/output.hpp"
 #include "jobs/progress.hpp"
+#include "support/arguments.hpp"
+#include "support/common_options.hpp"
+#include "support/filter_build.hpp"
+#include "support/filter_work.hpp"
+#include "support/keys.hpp"
 #include "support/summary.hpp"
 
 namespace bloomkit::cli {
@@ -26,7 +26,8 @@ void add_membership_options(CLI::App& command, membership_options& options, cons
     options.sizing.default_fpr = 0.001;  // a false positive is a line wrongly in (intersect) or out (subtract)
     add_sizing_options(command, options.sizing,
                        fmt::format("Lines the filter of {} is sized for; default: count them", held_input));
-    command.add_option("--kind", options.kind, "The filter's kind (bloom, fuse, ...: see bloomkit plan)")->capture_default_str();
+    command.add_option("--kind", options.kind, "The filter's kind (bloom, fuse, ...: see bloomkit plan)")
+        ->capture_default_str();
     command.add_option("--seed", options.seed, "Hash seed: a number, or 'random'")->capture_default_str();
     command.add_flag("--all", options.all,
                      "Print every occurrence of a line, not only the first (printing each once remembers the lines "
@@ -63,12 +64,14 @@ bool run_membership_job(const char* job, const membership_options& options, bool
     jobs::line_reader held({options.held});
     jobs::line_reader streamed({options.streamed});
     const any_filter filter = with_requested_type(request, sizing.choice_fpr(), [&](auto type) {
-        return build_filter<typename decltype(type)::type>(request, held, keys, sizing, hashing, threads, filter_use::held_by_job);
+        return build_filter<typename decltype(type)::type>(request, held, keys, sizing, hashing, threads,
+                                                           filter_use::held_by_job);
     });
     warn_if_overfull(filter);
     const double fpr = current_fpr(filter);
 
-    jobs::output out(options.line_buffered || ::isatty(STDOUT_FILENO) == 1 ? jobs::output::buffering::line : jobs::output::buffering::block);
+    jobs::output out(options.line_buffered || ::isatty(STDOUT_FILENO) == 1 ? jobs::output::buffering::line
+                                                                           : jobs::output::buffering::block);
     jobs::progress shown(job, streamed.total_bytes());
     jobs::digest_set printed;  // of the lines printed, by the digests the filter was asked with
     std::uint64_t read = 0, written = 0, other = 0;
@@ -79,9 +82,10 @@ bool run_membership_job(const char* job, const membership_options& options, bool
         streamed, threads,
         [&](std::span<const std::string_view> batch, const jobs::line_origin& origin, hashed_answers& block) {
             block.digests.resize(batch.size());
-            jobs::with_keys(batch, keys, origin, [&](auto keyed) {  // hashed once: the filter and the printed set both use it
-                std::ranges::transform(keyed, block.digests.begin(), [&](const auto& key) { return hash(key); });
-            });
+            jobs::with_keys(
+                batch, keys, origin, [&](auto keyed) {  // hashed once: the filter and the printed set both use it
+                    std::ranges::transform(keyed, block.digests.begin(), [&](const auto& key) { return hash(key); });
+                });
             bloomkit::contains(filter, std::span<const digest>(block.digests), block.answers.resize(batch.size()));
         },
         [&](std::span<const std::string_view> batch, const jobs::line_origin&, const hashed_answers& block) {

@@ -27,13 +27,15 @@ std::string command_message(const std::exception& e) {
     if (const auto* request = dynamic_cast<const invalid_request*>(&e))  // the library names the part
         return std::string(option_of(request->which())) + ": " + e.what();
     // The library says what an interrupted update needs; the command, how to give it that.
-    if (const auto* format = dynamic_cast<const file_format_error*>(&e); format && format->reason() == format_errc::interrupted_update)
+    if (const auto* format = dynamic_cast<const file_format_error*>(&e);
+        format && format->reason() == format_errc::interrupted_update)
         return std::string(e.what()) + " (bloomkit add FILE < /dev/null)";
     if (const auto* number = dynamic_cast<const jobs::not_a_number*>(&e))
         return number->explained_by("--key " + std::string(to_string(number->format())));
     if (dynamic_cast<const jobs::filter_file_as_lines*>(&e) != nullptr)
         return std::string(e.what()) + ": to combine filters, use bloomkit merge";
-    if (dynamic_cast<const jobs::threads_unavailable*>(&e) != nullptr) return std::string(e.what()) + ": use fewer (-t)";
+    if (dynamic_cast<const jobs::threads_unavailable*>(&e) != nullptr)
+        return std::string(e.what()) + ": use fewer (-t)";
     return e.what();
 }
 

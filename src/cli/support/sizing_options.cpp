@@ -12,17 +12,20 @@ void add_rate_option(CLI::App& command, std::string& fpr, const std::string& hel
     command.add_option("--fpp", fpr)
         ->group("")  // hidden: the old name, for one release
         ->each([](const std::string&) {
-            fmt::print(stderr, "bloomkit: warning: --fpp is the old name of --fpr (-p), and goes in the next release\n");
+            fmt::print(stderr,
+                       "bloomkit: warning: --fpp is the old name of --fpr (-p), and goes in the next release\n");
         });
 }
 
 void add_sizing_options(CLI::App& command, sizing_options& options, const std::string& keys_help) {
     command.add_option("-n,--keys", options.keys, keys_help)->type_name("N");
-    add_rate_option(command, options.fpr,
-                    fmt::format("Target false-positive rate at that many keys (default {}%)", 100 * options.default_fpr));
-    command.add_option("--memory", options.memory,
-                       "Memory for the filter (512M, 1G, 1GiB, 100MB): with -n it chooses the rate, with -p the keys, "
-                       "alone the rate for the input's lines")
+    add_rate_option(
+        command, options.fpr,
+        fmt::format("Target false-positive rate at that many keys (default {}%)", 100 * options.default_fpr));
+    command
+        .add_option("--memory", options.memory,
+                    "Memory for the filter (512M, 1G, 1GiB, 100MB): with -n it chooses the rate, with -p the keys, "
+                    "alone the rate for the input's lines")
         ->type_name("SIZE");
 }
 

@@ -52,8 +52,9 @@ std::pair<std::uint64_t, double> resolve_sizing(const sizing_request& r, const k
     if (r.memory && r.fpr && !r.keys) n = keys_for_memory<F>(*r.fpr, *r.memory, kind);
     if (r.needs_count()) n = count();
     if (n == 0)
-        throw invalid_argument("the input is empty: there is nothing to size the filter for (give -n to build an empty "
-                               "filter for that many keys)");
+        throw invalid_argument(
+            "the input is empty: there is nothing to size the filter for (give -n to build an empty "
+            "filter for that many keys)");
     const double p = r.memory && !r.fpr ? fpr_for_memory<F>(static_cast<double>(n), *r.memory, kind) : r.choice_fpr();
     return {n, p};
 }

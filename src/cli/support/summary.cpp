@@ -37,7 +37,8 @@ job_summary& job_summary::count(std::string name, std::uint64_t value) {
 
 job_summary& job_summary::estimate(std::string name, double value) {
     // 69280, not 6.928e+04: a count of lines reads as one
-    const std::string human = value >= 1000 && value < 1e15 ? fmt::format("~{:.0f} {}", value, name) : fmt::format("~{:.4g} {}", value, name);
+    const std::string human =
+        value >= 1000 && value < 1e15 ? fmt::format("~{:.0f} {}", value, name) : fmt::format("~{:.4g} {}", value, name);
     fields_.push_back({name, human, json_number(value)});
     return *this;
 }
@@ -48,9 +49,7 @@ job_summary& job_summary::text(std::string name, std::string value) {
     return *this;
 }
 
-bool job_summary::wanted(bool json) {
-    return json || ::isatty(STDERR_FILENO) == 1;
-}
+bool job_summary::wanted(bool json) { return json || ::isatty(STDERR_FILENO) == 1; }
 
 void job_summary::print(bool json, bool json_on_stderr) const {
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - process_start).count();
@@ -69,7 +68,8 @@ void job_summary::print(bool json, bool json_on_stderr) const {
         separator = ", ";
     }
     line += fmt::format("{}{:.2f} s", separator, seconds);
-    if (bytes_read_ && seconds > 0) line += fmt::format(" ({:.0f} MB/s)", static_cast<double>(*bytes_read_) / 1e6 / seconds);
+    if (bytes_read_ && seconds > 0)
+        line += fmt::format(" ({:.0f} MB/s)", static_cast<double>(*bytes_read_) / 1e6 / seconds);
     fmt::print(stderr, "{}\n", line);
 }
 

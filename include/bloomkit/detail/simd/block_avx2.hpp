@@ -40,15 +40,15 @@
 namespace bloomkit::detail::simd {
 
 /// The products x·c^(i+1) of a key's first eight probes, one per lane.
-__attribute__((target("avx2"), always_inline)) inline __m256i block_products_avx2(std::uint32_t pattern,
-                                                                                   const std::uint32_t* lane_powers) noexcept {
+__attribute__((target("avx2"), always_inline)) inline __m256i block_products_avx2(
+    std::uint32_t pattern, const std::uint32_t* lane_powers) noexcept {
     return _mm256_mullo_epi32(_mm256_set1_epi32(static_cast<int>(pattern)),
                               _mm256_loadu_si256(reinterpret_cast<const __m256i*>(lane_powers)));
 }
 
 /// Each probe's 32-bit word of `block` (word = product >> 28), in the probe's lane.
 __attribute__((target("avx2"), always_inline)) inline __m256i block_probed_words_avx2(const std::uint64_t* block,
-                                                                                       __m256i product) noexcept {
+                                                                                      __m256i product) noexcept {
     const __m256i word = _mm256_srli_epi32(product, 28);  // vpermd reads its low 3 bits
     const auto* halves = reinterpret_cast<const __m256i*>(block);
     const __m256i low = _mm256_permutevar8x32_epi32(_mm256_loadu_si256(halves), word);
@@ -59,9 +59,8 @@ __attribute__((target("avx2"), always_inline)) inline __m256i block_probed_words
 }
 
 /// Whether every probe of a key with k ≤ 8 is set in `block`; lane_powers as described above.
-__attribute__((target("avx2"), always_inline)) inline bool block_test_one_avx2(const std::uint64_t* block,
-                                                                                std::uint32_t pattern,
-                                                                                const std::uint32_t* lane_powers) noexcept {
+__attribute__((target("avx2"), always_inline)) inline bool block_test_one_avx2(
+    const std::uint64_t* block, std::uint32_t pattern, const std::uint32_t* lane_powers) noexcept {
     const __m256i product = block_products_avx2(pattern, lane_powers);
     const __m256i fetched = block_probed_words_avx2(block, product);
     const __m256i mask = _mm256_sllv_epi32(_mm256_set1_epi32(1), _mm256_srli_epi32(_mm256_slli_epi32(product, 4), 27));
@@ -110,10 +109,11 @@ struct block_mask_avx2 {
     __m256i low, high;
 };
 
-__attribute__((target("avx2"), always_inline)) inline block_mask_avx2 block_key_mask_avx2(std::uint32_t pattern,
-                                                                                          const std::uint32_t* lane_powers) noexcept {
+__attribute__((target("avx2"), always_inline)) inline block_mask_avx2 block_key_mask_avx2(
+    std::uint32_t pattern, const std::uint32_t* lane_powers) noexcept {
     alignas(32) std::uint32_t positions[8];
-    _mm256_store_si256(reinterpret_cast<__m256i*>(positions), _mm256_srli_epi32(block_products_avx2(pattern, lane_powers), 23));
+    _mm256_store_si256(reinterpret_cast<__m256i*>(positions),
+                       _mm256_srli_epi32(block_products_avx2(pattern, lane_powers), 23));
     const __m256i first_bit_low = _mm256_setr_epi32(0, 32, 64, 96, 128, 160, 192, 224);
     const __m256i first_bit_high = _mm256_add_epi32(first_bit_low, _mm256_set1_epi32(256));
     const __m256i one = _mm256_set1_epi32(1);
@@ -127,8 +127,8 @@ __attribute__((target("avx2"), always_inline)) inline block_mask_avx2 block_key_
 }
 
 /// Sets the bits of a key with k ≤ 8; true if one was clear.
-__attribute__((target("avx2"), always_inline)) inline bool block_set_one_avx2(std::uint64_t* block, std::uint32_t pattern,
-                                                                               const std::uint32_t* lane_powers) noexcept {
+__attribute__((target("avx2"), always_inline)) inline bool block_set_one_avx2(
+    std::uint64_t* block, std::uint32_t pattern, const std::uint32_t* lane_powers) noexcept {
     const auto [low, high] = block_key_mask_avx2(pattern, lane_powers);
     auto* halves = reinterpret_cast<__m256i*>(block);
     const __m256i old_low = _mm256_loadu_si256(halves), old_high = _mm256_loadu_si256(halves + 1);
@@ -140,7 +140,8 @@ __attribute__((target("avx2"), always_inline)) inline bool block_set_one_avx2(st
 
 /// Sets the bits of `count` located keys with k ≤ 8; returns how many set a bit that was clear.
 __attribute__((target("avx2"))) inline std::size_t block_set_few_avx2(std::uint64_t* words, const block_probe* probes,
-                                                                      std::size_t count, const std::uint32_t* lane_powers) noexcept {
+                                                                      std::size_t count,
+                                                                      const std::uint32_t* lane_powers) noexcept {
     std::size_t added = 0;
     for (std::size_t key = 0; key < count; ++key)
         added += block_set_one_avx2(words + probes[key].block * 8, probes[key].pattern, lane_powers) ? 1 : 0;
@@ -155,16 +156,16 @@ inline bool block_test_one_avx2_asm(const std::uint64_t* block, std::uint32_t pa
     bool all_set;
     asm("vmovd        %[pattern], %%xmm0\n\t"
         "vpbroadcastd %%xmm0, %%ymm0\n\t"
-        "vpmulld      %[powers], %%ymm0, %%ymm0\n\t"        // product = x * c^(i+1)
-        "vpsrld       $28, %%ymm0, %%ymm1\n\t"               // its word (vpermd reads 3 bits)
+        "vpmulld      %[powers], %%ymm0, %%ymm0\n\t"  // product = x * c^(i+1)
+        "vpsrld       $28, %%ymm0, %%ymm1\n\t"        // its word (vpermd reads 3 bits)
         "vpermd       %[low], %%ymm1, %%ymm2\n\t"
         "vpermd       %[high], %%ymm1, %%ymm1\n\t"
-        "vblendvps    %%ymm0, %%ymm1, %%ymm2, %%ymm2\n\t"    // the high half where bit 31 is set
+        "vblendvps    %%ymm0, %%ymm1, %%ymm2, %%ymm2\n\t"  // the high half where bit 31 is set
         "vpslld       $4, %%ymm0, %%ymm0\n\t"
-        "vpsrld       $27, %%ymm0, %%ymm0\n\t"               // its bit: (product >> 23) & 31
+        "vpsrld       $27, %%ymm0, %%ymm0\n\t"  // its bit: (product >> 23) & 31
         "vpbroadcastd %[one], %%ymm1\n\t"
-        "vpsllvd      %%ymm0, %%ymm1, %%ymm1\n\t"            // the mask
-        "vptest       %%ymm1, %%ymm2\n\t"                    // CF: no mask bit clear in fetched
+        "vpsllvd      %%ymm0, %%ymm1, %%ymm1\n\t"  // the mask
+        "vptest       %%ymm1, %%ymm2\n\t"          // CF: no mask bit clear in fetched
         "vzeroupper"
         : "=@ccc"(all_set)
         : [pattern] "r"(pattern), [powers] "m"(asm_ymm_at(lane_powers)), [low] "m"(asm_ymm_at(block)),
@@ -176,18 +177,19 @@ inline bool block_test_one_avx2_asm(const std::uint64_t* block, std::uint32_t pa
 /// The first bit of each 32-bit word of a block, 0, 32, ..., 480: what a probe's position is
 /// taken from in each lane of block_set_one_avx2_asm's mask.
 alignas(32) inline constexpr std::uint32_t asm_block_word_first_bits[16] = {0,   32,  64,  96,  128, 160, 192, 224,
-                                                                             256, 288, 320, 352, 384, 416, 448, 480};
+                                                                            256, 288, 320, 352, 384, 416, 448, 480};
 
 // One probe of block_set_one_avx2_asm's mask: its position, at byte OFFSET of the positions
 // stored, broadcast (ymm6); each half's lanes shift 1 (ymm3, broadcast) left by position − first
 // bit of their word (vpsllvd gives 0 outside 0..31) and OR it in (ymm1: words 0–7, ymm2: 8–15).
-#define BLOOMKIT_BLOCK_MASK_PROBE_ASM(OFFSET)                 \
-    "vpbroadcastd " #OFFSET "(%[positions]), %%ymm6\n\t"       \
-    "vpsubd       %[first_low], %%ymm6, %%ymm7\n\t"             \
-    "vpsllvd      %%ymm7, %%ymm3, %%ymm7\n\t"                   \
-    "vpor         %%ymm7, %%ymm1, %%ymm1\n\t"                   \
-    "vpsubd       %[first_high], %%ymm6, %%ymm6\n\t"            \
-    "vpsllvd      %%ymm6, %%ymm3, %%ymm6\n\t"                   \
+#define BLOOMKIT_BLOCK_MASK_PROBE_ASM(OFFSET)        \
+    "vpbroadcastd " #OFFSET                          \
+    "(%[positions]), %%ymm6\n\t"                     \
+    "vpsubd       %[first_low], %%ymm6, %%ymm7\n\t"  \
+    "vpsllvd      %%ymm7, %%ymm3, %%ymm7\n\t"        \
+    "vpor         %%ymm7, %%ymm1, %%ymm1\n\t"        \
+    "vpsubd       %[first_high], %%ymm6, %%ymm6\n\t" \
+    "vpsllvd      %%ymm6, %%ymm3, %%ymm6\n\t"        \
     "vpor         %%ymm6, %%ymm2, %%ymm2\n\t"
 
 /// block_set_one_avx2 as inline assembly, for code built for baseline x86-64 on a CPU found at
@@ -198,7 +200,8 @@ alignas(32) inline constexpr std::uint32_t asm_block_word_first_bits[16] = {0,  
 /// The scratch is stored as two 16-byte halves: the stack is 16-byte aligned for free, so
 /// neither store can split a cache line (and fail to forward to the broadcasts), where one
 /// 32-byte store would need a 32-byte-aligned slot — a realigned frame in every caller.
-inline bool block_set_one_avx2_asm(std::uint64_t* block, std::uint32_t pattern, const std::uint32_t* lane_powers) noexcept {
+inline bool block_set_one_avx2_asm(std::uint64_t* block, std::uint32_t pattern,
+                                   const std::uint32_t* lane_powers) noexcept {
     alignas(16) std::uint32_t positions[8];
     bool added;
     asm("vmovd        %[pattern], %%xmm0\n\t"

@@ -36,10 +36,10 @@ namespace bloomkit::detail::simd {
 /// Whether every probe of a key with k ≤ 16 is set in `block`: one step, with the layout's
 /// lane_powers (probe 0's multiplier repeated past k, as in block_avx2.hpp). vprolvd takes its
 /// count mod 32, so the bit needs no masking. ~9 instructions.
-__attribute__((target("avx512f"), always_inline)) inline bool block_test_one_avx512(const std::uint64_t* block,
-                                                                                    std::uint32_t pattern,
-                                                                                    const std::uint32_t* lane_powers) noexcept {
-    const __m512i product = _mm512_mullo_epi32(_mm512_set1_epi32(static_cast<int>(pattern)), _mm512_loadu_si512(lane_powers));
+__attribute__((target("avx512f"), always_inline)) inline bool block_test_one_avx512(
+    const std::uint64_t* block, std::uint32_t pattern, const std::uint32_t* lane_powers) noexcept {
+    const __m512i product =
+        _mm512_mullo_epi32(_mm512_set1_epi32(static_cast<int>(pattern)), _mm512_loadu_si512(lane_powers));
     const __m512i fetched = _mm512_permutexvar_epi32(_mm512_srli_epi32(product, 28), _mm512_loadu_si512(block));
     const __m512i mask = _mm512_rolv_epi32(_mm512_set1_epi32(1), _mm512_srli_epi32(product, 23));
     return _mm512_testn_epi32_mask(fetched, mask) == 0;  // no lane whose bit is clear
@@ -47,8 +47,8 @@ __attribute__((target("avx512f"), always_inline)) inline bool block_test_one_avx
 
 /// Lookups of `count` located keys with any k, 16 probes per step (lanes past k masked off).
 __attribute__((target("avx512f"))) inline void block_test_avx512(const std::uint64_t* words, const block_probe* probes,
-                                                                std::size_t count, std::uint32_t hashes,
-                                                                const std::uint32_t* powers, bool* out) noexcept {
+                                                                 std::size_t count, std::uint32_t hashes,
+                                                                 const std::uint32_t* powers, bool* out) noexcept {
     const __m512i one = _mm512_set1_epi32(1);
     for (std::size_t key = 0; key < count; ++key) {
         const __m512i block = _mm512_loadu_si512(words + probes[key].block * 8);
@@ -67,16 +67,18 @@ __attribute__((target("avx512f"))) inline void block_test_avx512(const std::uint
 }
 
 /// block_test_avx512 for k ≤ 16: one step per key.
-__attribute__((target("avx512f"))) inline void block_test_few_avx512(const std::uint64_t* words, const block_probe* probes,
-                                                                    std::size_t count, const std::uint32_t* lane_powers,
-                                                                    bool* out) noexcept {
+__attribute__((target("avx512f"))) inline void block_test_few_avx512(const std::uint64_t* words,
+                                                                     const block_probe* probes, std::size_t count,
+                                                                     const std::uint32_t* lane_powers,
+                                                                     bool* out) noexcept {
     for (std::size_t key = 0; key < count; ++key)
         out[key] = block_test_one_avx512(words + probes[key].block * 8, probes[key].pattern, lane_powers);
 }
 
 /// A single key, k ≤ 16: called directly by code built for baseline x86-64 (see block_avx2.hpp).
-__attribute__((target("avx512f"))) inline bool block_test_single_avx512(const std::uint64_t* block, std::uint32_t pattern,
-                                                                       const std::uint32_t* lane_powers) noexcept {
+__attribute__((target("avx512f"))) inline bool block_test_single_avx512(const std::uint64_t* block,
+                                                                        std::uint32_t pattern,
+                                                                        const std::uint32_t* lane_powers) noexcept {
     return block_test_one_avx512(block, pattern, lane_powers);
 }
 
@@ -85,12 +87,14 @@ __attribute__((target("avx512f"))) inline bool block_test_single_avx512(const st
 /// left by its position − 64·j gives its bit when it lies in word j and 0 otherwise (vpsllvq
 /// gives 0 for any count outside 0..63): eight rotations pair every probe with every word, four
 /// instructions each — where broadcasting each probe to every lane took six per probe.
-__attribute__((target("avx512f"), always_inline)) inline __m512i block_bits_in_words_avx512(__m512i positions) noexcept {
+__attribute__((target("avx512f"), always_inline)) inline __m512i block_bits_in_words_avx512(
+    __m512i positions) noexcept {
     const __m512i word_start = _mm512_setr_epi64(0, 64, 128, 192, 256, 320, 384, 448);
     return _mm512_sllv_epi64(_mm512_set1_epi64(1), _mm512_sub_epi64(positions, word_start));
 }
 
-__attribute__((target("avx512f"), always_inline)) inline __m512i block_mask_of_eight_avx512(__m512i positions) noexcept {
+__attribute__((target("avx512f"), always_inline)) inline __m512i block_mask_of_eight_avx512(
+    __m512i positions) noexcept {
     __m512i mask = block_bits_in_words_avx512(positions);
     mask = _mm512_or_si512(mask, block_bits_in_words_avx512(_mm512_alignr_epi64(positions, positions, 1)));
     mask = _mm512_or_si512(mask, block_bits_in_words_avx512(_mm512_alignr_epi64(positions, positions, 2)));
@@ -107,20 +111,21 @@ __attribute__((target("avx512f"), always_inline)) inline __m512i block_mask_of_e
 /// bit twice sets it once), widened to 64-bit lanes eight at a time. A vector store per lane
 /// instead would lose a bit whenever two probes share a word.
 template <int Probes>
-__attribute__((target("avx512f"), always_inline)) inline __m512i block_key_mask_avx512(std::uint32_t pattern,
-                                                                                      const std::uint32_t* lane_powers) noexcept {
+__attribute__((target("avx512f"), always_inline)) inline __m512i block_key_mask_avx512(
+    std::uint32_t pattern, const std::uint32_t* lane_powers) noexcept {
     static_assert(Probes == 8 || Probes == 16);
     const __m512i positions = _mm512_srli_epi32(
         _mm512_mullo_epi32(_mm512_set1_epi32(static_cast<int>(pattern)), _mm512_loadu_si512(lane_powers)), 23);
     const __m512i mask = block_mask_of_eight_avx512(_mm512_cvtepu32_epi64(_mm512_castsi512_si256(positions)));
     if constexpr (Probes == 8) return mask;
-    else return _mm512_or_si512(mask, block_mask_of_eight_avx512(_mm512_cvtepu32_epi64(_mm512_extracti64x4_epi64(positions, 1))));
+    else
+        return _mm512_or_si512(
+            mask, block_mask_of_eight_avx512(_mm512_cvtepu32_epi64(_mm512_extracti64x4_epi64(positions, 1))));
 }
 
 template <int Probes>
-__attribute__((target("avx512f"), always_inline)) inline bool block_set_unrolled_avx512(std::uint64_t* block,
-                                                                                       std::uint32_t pattern,
-                                                                                       const std::uint32_t* lane_powers) noexcept {
+__attribute__((target("avx512f"), always_inline)) inline bool block_set_unrolled_avx512(
+    std::uint64_t* block, std::uint32_t pattern, const std::uint32_t* lane_powers) noexcept {
     const __m512i mask = block_key_mask_avx512<Probes>(pattern, lane_powers);
     const __m512i old = _mm512_loadu_si512(block);
     _mm512_storeu_si512(block, _mm512_or_si512(old, mask));
@@ -130,9 +135,8 @@ __attribute__((target("avx512f"), always_inline)) inline bool block_set_unrolled
 /// Sets the bits of one key with any k; true if one was clear. Each probe's position p (0..511) becomes a
 /// one-bit mask in the 64-bit lane p / 64 by shifting 1 left by p − 64·lane in every lane:
 /// vpsllvq gives 0 for any count outside 0..63, so only the probe's own lane gets its bit.
-__attribute__((target("avx512f"), always_inline)) inline bool block_set_one_avx512(std::uint64_t* block,
-                                                                                  std::uint32_t pattern, std::uint32_t hashes,
-                                                                                  const std::uint32_t* powers) noexcept {
+__attribute__((target("avx512f"), always_inline)) inline bool block_set_one_avx512(
+    std::uint64_t* block, std::uint32_t pattern, std::uint32_t hashes, const std::uint32_t* powers) noexcept {
     const __m512i lane_start = _mm512_setr_epi64(0, 64, 128, 192, 256, 320, 384, 448);
     const __m512i one = _mm512_set1_epi64(1);
     __m512i mask = _mm512_setzero_si512();
@@ -148,16 +152,18 @@ __attribute__((target("avx512f"), always_inline)) inline bool block_set_one_avx5
 /// Sets the bits of `count` located keys; returns how many set a bit that was clear. For
 /// k ≤ 16 the unrolled kernel, with `lane_powers`; past that the general one, with `powers`.
 __attribute__((target("avx512f"))) inline std::size_t block_set_avx512(std::uint64_t* words, const block_probe* probes,
-                                                                      std::size_t count, std::uint32_t hashes,
-                                                                      const std::uint32_t* powers,
-                                                                      const std::uint32_t* lane_powers) noexcept {
+                                                                       std::size_t count, std::uint32_t hashes,
+                                                                       const std::uint32_t* powers,
+                                                                       const std::uint32_t* lane_powers) noexcept {
     std::size_t added = 0;
     if (hashes <= 8) {
         for (std::size_t key = 0; key < count; ++key)
-            added += block_set_unrolled_avx512<8>(words + probes[key].block * 8, probes[key].pattern, lane_powers) ? 1 : 0;
+            added +=
+                block_set_unrolled_avx512<8>(words + probes[key].block * 8, probes[key].pattern, lane_powers) ? 1 : 0;
     } else if (hashes <= 16) {
         for (std::size_t key = 0; key < count; ++key)
-            added += block_set_unrolled_avx512<16>(words + probes[key].block * 8, probes[key].pattern, lane_powers) ? 1 : 0;
+            added +=
+                block_set_unrolled_avx512<16>(words + probes[key].block * 8, probes[key].pattern, lane_powers) ? 1 : 0;
     } else {
         for (std::size_t key = 0; key < count; ++key)
             added += block_set_one_avx512(words + probes[key].block * 8, probes[key].pattern, hashes, powers) ? 1 : 0;
@@ -167,8 +173,9 @@ __attribute__((target("avx512f"))) inline std::size_t block_set_avx512(std::uint
 
 /// A single key: called directly by code built for baseline x86-64 (see block_avx2.hpp).
 __attribute__((target("avx512f"))) inline bool block_set_single_avx512(std::uint64_t* block, std::uint32_t pattern,
-                                                                      std::uint32_t hashes, const std::uint32_t* powers,
-                                                                      const std::uint32_t* lane_powers) noexcept {
+                                                                       std::uint32_t hashes,
+                                                                       const std::uint32_t* powers,
+                                                                       const std::uint32_t* lane_powers) noexcept {
     if (hashes <= 8) return block_set_unrolled_avx512<8>(block, pattern, lane_powers);
     if (hashes <= 16) return block_set_unrolled_avx512<16>(block, pattern, lane_powers);
     return block_set_one_avx512(block, pattern, hashes, powers);

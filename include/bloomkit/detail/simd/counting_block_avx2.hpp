@@ -32,7 +32,8 @@ __attribute__((target("avx2"))) inline bool counting_test_avx2(const std::uint64
                                                                const std::uint32_t* lane_powers) noexcept {
     const __m256i product = block_products_avx2(pattern, lane_powers);
     const __m256i fetched = block_probed_words_avx2(block, product);
-    const __m256i shift = _mm256_and_si256(_mm256_srli_epi32(product, 23), _mm256_set1_epi32(28));  // the nibble's first bit
+    const __m256i shift =
+        _mm256_and_si256(_mm256_srli_epi32(product, 23), _mm256_set1_epi32(28));  // the nibble's first bit
     const __m256i nibble = _mm256_and_si256(_mm256_srlv_epi32(fetched, shift), _mm256_set1_epi32(0xf));
     const __m256i zero = _mm256_cmpeq_epi32(nibble, _mm256_setzero_si256());
     return _mm256_testz_si256(zero, zero) != 0;  // no lane whose counter is zero
@@ -54,7 +55,8 @@ __attribute__((target("avx2"), always_inline)) inline __m256i saturated_nibbles_
 
 /// Adds `units` to one half of a block's counters, except saturated ones; the units of the
 /// counters that were zero.
-__attribute__((target("avx2"), always_inline)) inline __m256i counting_add_units_avx2(__m256i* half, __m256i units) noexcept {
+__attribute__((target("avx2"), always_inline)) inline __m256i counting_add_units_avx2(__m256i* half,
+                                                                                      __m256i units) noexcept {
     const __m256i old = _mm256_loadu_si256(half);
     // A nibble below 15 plus one stays in its nibble: no carry crosses into the next counter.
     _mm256_storeu_si256(half, _mm256_add_epi64(old, _mm256_andnot_si256(saturated_nibbles_avx2(old), units)));

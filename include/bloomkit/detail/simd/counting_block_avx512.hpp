@@ -34,9 +34,11 @@ namespace bloomkit::detail::simd {
 /// Whether every counter of a key with k ≤ 16 is nonzero.
 __attribute__((target("avx512f"))) inline bool counting_test_avx512(const std::uint64_t* block, std::uint32_t pattern,
                                                                     const std::uint32_t* lane_powers) noexcept {
-    const __m512i product = _mm512_mullo_epi32(_mm512_set1_epi32(static_cast<int>(pattern)), _mm512_loadu_si512(lane_powers));
+    const __m512i product =
+        _mm512_mullo_epi32(_mm512_set1_epi32(static_cast<int>(pattern)), _mm512_loadu_si512(lane_powers));
     const __m512i fetched = _mm512_permutexvar_epi32(_mm512_srli_epi32(product, 28), _mm512_loadu_si512(block));
-    const __m512i shift = _mm512_and_si512(_mm512_srli_epi32(product, 23), _mm512_set1_epi32(28));  // the nibble's first bit
+    const __m512i shift =
+        _mm512_and_si512(_mm512_srli_epi32(product, 23), _mm512_set1_epi32(28));  // the nibble's first bit
     return _mm512_testn_epi32_mask(_mm512_srlv_epi32(fetched, shift), _mm512_set1_epi32(0xf)) == 0;
 }
 

@@ -43,9 +43,9 @@ template <class T>
 /// The 32-bit 1 a step broadcasts to build its masks.
 inline constexpr std::uint32_t asm_one = 1;
 
-#define BLOOMKIT_ASM_VZEROUPPER_CLOBBERS                                                                           \
-    "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", \
-        "xmm14", "xmm15"
+#define BLOOMKIT_ASM_VZEROUPPER_CLOBBERS                                                                       \
+    "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", \
+        "xmm13", "xmm14", "xmm15"
 
 }  // namespace bloomkit::detail::simd
 

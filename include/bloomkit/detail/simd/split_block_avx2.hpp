@@ -22,8 +22,8 @@
 namespace bloomkit::detail::simd {
 
 /// The key's eight one-bit masks, one per 32-bit word: word i's bit is (x·salt[i]) >> 27.
-__attribute__((target("avx2"), always_inline)) inline __m256i split_block_mask_avx2(std::uint32_t pattern,
-                                                                                   const std::uint32_t* salts) noexcept {
+__attribute__((target("avx2"), always_inline)) inline __m256i split_block_mask_avx2(
+    std::uint32_t pattern, const std::uint32_t* salts) noexcept {
     const __m256i product = _mm256_mullo_epi32(_mm256_set1_epi32(static_cast<int>(pattern)),
                                                _mm256_loadu_si256(reinterpret_cast<const __m256i*>(salts)));
     return _mm256_sllv_epi32(_mm256_set1_epi32(1), _mm256_srli_epi32(product, 27));
@@ -55,7 +55,8 @@ __attribute__((target("avx2"))) inline void split_block_test_avx2(const std::uin
 
 /// Sets the bits of `count` located keys; returns how many set a bit that was clear.
 __attribute__((target("avx2"))) inline std::size_t split_block_set_avx2(std::uint32_t* words, const block_probe* probes,
-                                                                       std::size_t count, const std::uint32_t* salts) noexcept {
+                                                                        std::size_t count,
+                                                                        const std::uint32_t* salts) noexcept {
     std::size_t added = 0;
     for (std::size_t key = 0; key < count; ++key)
         added += split_block_set_one_avx2(words + probes[key].block * 8, probes[key].pattern, salts) ? 1 : 0;
@@ -65,12 +66,12 @@ __attribute__((target("avx2"))) inline std::size_t split_block_set_avx2(std::uin
 // The same two steps as inline assembly, for code built for baseline x86-64 on a CPU found at
 // run time to have AVX2 (detail/simd/inline_asm.hpp). The mask's six instructions are written
 // once:
-#define BLOOMKIT_SPLIT_BLOCK_MASK_ASM                   \
-    "vmovd        %[pattern], %%xmm0\n\t"              \
-    "vpbroadcastd %%xmm0, %%ymm0\n\t"                  \
-    "vpmulld      %[salts], %%ymm0, %%ymm0\n\t"        \
-    "vpsrld       $27, %%ymm0, %%ymm0\n\t"             \
-    "vpbroadcastd %[one], %%ymm1\n\t"                  \
+#define BLOOMKIT_SPLIT_BLOCK_MASK_ASM           \
+    "vmovd        %[pattern], %%xmm0\n\t"       \
+    "vpbroadcastd %%xmm0, %%ymm0\n\t"           \
+    "vpmulld      %[salts], %%ymm0, %%ymm0\n\t" \
+    "vpsrld       $27, %%ymm0, %%ymm0\n\t"      \
+    "vpbroadcastd %[one], %%ymm1\n\t"           \
     "vpsllvd      %%ymm0, %%ymm1, %%ymm0\n\t" /* the mask */
 
 inline bool split_block_test_one_avx2_asm(const std::uint32_t* block, std::uint32_t pattern,
@@ -86,7 +87,8 @@ inline bool split_block_test_one_avx2_asm(const std::uint32_t* block, std::uint3
     return all_set;
 }
 
-inline bool split_block_set_one_avx2_asm(std::uint32_t* block, std::uint32_t pattern, const std::uint32_t* salts) noexcept {
+inline bool split_block_set_one_avx2_asm(std::uint32_t* block, std::uint32_t pattern,
+                                         const std::uint32_t* salts) noexcept {
     bool all_were_set;
     asm(BLOOMKIT_SPLIT_BLOCK_MASK_ASM
         "vmovdqu      %[block], %%ymm1\n\t"
