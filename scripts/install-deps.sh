@@ -11,6 +11,7 @@ packages=(
     gzip zstd                # the tests compress inputs
     googletest libgtest-dev  # tests
     clang libclang-rt-14-dev # make test also builds with Clang; libFuzzer and its sanitizers
+    clang-format-14          # make test checks the house style (tests/style)
     libbloom-dev             # the benchmark program's baseline, libbloom (built with everything)
     wamerican-huge cracklib-runtime  # word lists for `make demo`
     redis-server redis-tools libhiredis-dev  # the Redis filter (hiredis) and its tests' real servers

@@ -56,6 +56,16 @@ TEST(Registry, CapabilitiesAreReadOffEachTypesApi) {
     EXPECT_EQ(fuse, kind_capabilities{});  // lookups only: built once from its keys
     EXPECT_EQ(capabilities(any_filter(cuckoo_filter(100, 0.01))), cuckoo);
     EXPECT_EQ(kind_name(any_filter(cuckoo_filter(100, 0.01))), "cuckoo filter");
+    EXPECT_TRUE(refusing_filter<cuckoo_filter>);  // fixed capacity: an insert can be refused
+    EXPECT_FALSE(refusing_filter<block_bloom_filter> || refusing_filter<counting_bloom_filter>);
+}
+
+TEST(Registry, KindsAreListedByWhatTheyCanDo) {
+    using words = std::vector<std::string_view>;
+    EXPECT_EQ(kinds_that(&kind_capabilities::removes), (words{"counting", "cuckoo"}));
+    EXPECT_EQ(kinds_that(&kind_capabilities::grows), (words{"scalable"}));
+    EXPECT_EQ(kinds_that(&kind_capabilities::updates_in_place), (words{"bloom"}));  // once, for three layouts
+    EXPECT_EQ(kinds_that(&kind_capabilities::inserts), (words{"bloom", "counting", "cuckoo", "scalable"}));
 }
 
 TEST(Registry, FileHeadersAreNamedAndEstimatedThroughTheRegistry) {

@@ -144,39 +144,39 @@ void hash(const any_filter& filter, std::span<const Key> keys, std::span<digest>
         filter);
 }
 
-/// into |= other: the union, for filters of the same type and parameters. Throws
-/// incompatible_filters when they differ, invalid_argument for a kind that has no union.
-inline void merge(any_filter& into, const any_filter& other) {
+namespace detail {
+
+/// combine(f, other's F) for the type F `into` holds, when F can: `act` says what it does
+/// ("take a union"), `what` what it makes ("union").
+template <class Combine>
+void combine(any_filter& into, const any_filter& other, const char* act, const std::string& what, Combine combine) {
     std::visit(
         [&](auto& f) {
             using F = std::decay_t<decltype(f)>;
-            if constexpr (!merging_filter<F>) {
-                detail::cannot(kind_traits<F>::name(), "take a union");
+            if constexpr (!std::invocable<Combine&, F&, const F&>) {
+                cannot(kind_traits<F>::name(), act);
             } else {
                 if (!std::holds_alternative<F>(other))
-                    throw incompatible_filters("cannot take the union of a " + kind_traits<F>::name() + " and a " +
-                                               kind_name(other));
-                f |= std::get<F>(other);
+                    throw incompatible_filters("cannot take the " + what + " of a " + kind_traits<F>::name() +
+                                               " and a " + kind_name(other));
+                combine(f, std::get<F>(other));
             }
         },
         into);
 }
 
+}  // namespace detail
+
+/// into |= other: the union, for filters of the same type and parameters. Throws
+/// incompatible_filters when they differ, invalid_argument for a kind that has no union.
+inline void merge(any_filter& into, const any_filter& other) {
+    detail::combine(into, other, "take a union", "union", []<merging_filter F>(F& a, const F& b) { a |= b; });
+}
+
 /// into &= other: the intersection (Bloom filters), as merge().
 inline void intersect(any_filter& into, const any_filter& other) {
-    std::visit(
-        [&](auto& f) {
-            using F = std::decay_t<decltype(f)>;
-            if constexpr (!intersecting_filter<F>) {
-                detail::cannot(kind_traits<F>::name(), "take an intersection");
-            } else {
-                if (!std::holds_alternative<F>(other))
-                    throw incompatible_filters("cannot take the intersection of a " + kind_traits<F>::name() +
-                                               " and a " + kind_name(other));
-                f &= std::get<F>(other);
-            }
-        },
-        into);
+    detail::combine(into, other, "take an intersection", "intersection",
+                    []<intersecting_filter F>(F& a, const F& b) { a &= b; });
 }
 
 }  // namespace bloomkit

@@ -85,10 +85,27 @@ namespace bloomkit::redis {
 
 // --- Errors ----------------------------------------------------------------------------------
 
+/// What the caller of a failed call can do about it, when the library knows; a program that
+/// catches the error says how in its own terms (the command names its options).
+enum class error_remedy {
+    none,
+    cluster_mode,            ///< connect in cluster mode (connection_options::cluster)
+    single_server_mode,      ///< connect to the one server, without cluster mode
+    take_over_or_drop,       ///< take a stopped creator's claim over (filter_options::take_over), or drop
+    drop,                    ///< drop the filter (bloom_filter::drop), then make it again if needed
+    copy_from_older_format,  ///< pull it with the bloomkit that wrote it, drop it, push it with this one
+};
+
 /// Anything that went wrong talking to Redis. Derives from bloomkit::error.
 class error : public bloomkit::error {
 public:
-    using bloomkit::error::error;
+    explicit error(const std::string& what, error_remedy remedy = error_remedy::none)
+        : bloomkit::error(what), remedy_(remedy) {}
+    /// What the caller can do about it, when the library knows.
+    [[nodiscard]] error_remedy remedy() const noexcept { return remedy_; }
+
+private:
+    error_remedy remedy_;
 };
 
 /// A server could not be reached, the connection broke, or a reply did not come in time.

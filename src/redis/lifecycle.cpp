@@ -57,24 +57,26 @@ std::string claimant(const stored_meta& held, const meta_snapshot& now) {
     if (!stale(held, now, o))
         throw filter_mismatch("filter " + name + " is being created by another " + claimant(held, now) +
                               ": wait until it is ready");
-    throw filter_mismatch(fmt::format(
-        "filter {} was being created by another {}, which has stopped: if that process is dead, take its claim over "
-        "(bloomkit redis create/push --take-over, filter_options::take_over), or drop what it left (bloomkit redis "
-        "drop {})",
-        name, claimant(held, now), name));
+    throw filter_mismatch(fmt::format("filter {} was being created by another {}, which has stopped: if that process "
+                                      "is dead, take its claim over "
+                                      "or drop what it left",
+                                      name, claimant(held, now)),
+                          error_remedy::take_over_or_drop);
 }
 
 [[noreturn]] void refuse_interrupted_drop(const stored_meta& held, const meta_snapshot& now) {
     const std::string& name = held.description.name;
     throw filter_mismatch("filter " + name + " was being dropped by another " + claimant(held, now) +
-                          ", which has stopped: finish the drop (bloomkit redis drop " + name + ")");
+                              ", which has stopped: finish the drop",
+                          error_remedy::drop);
 }
 
 [[noreturn]] void refuse_incomplete(const filter_description& d) {
-    throw filter_mismatch(fmt::format(
-        "filter {} lost its record {} while it was being created or pushed, and its shards are incomplete: drop them "
-        "(bloomkit redis drop {}) and make it again",
-        d.name, d.meta_key(), d.name));
+    throw filter_mismatch(fmt::format("filter {} lost its record {} while it was being created or pushed, and its "
+                                      "shards are incomplete: drop them "
+                                      "and make it again",
+                                      d.name, d.meta_key()),
+                          error_remedy::drop);
 }
 
 // The format a pushed filter records: the file's, or when it records none, the options'.
@@ -221,11 +223,13 @@ bloom_filter bloom_filter::open(client& c, std::string name, filter_options opti
     if (stored.state == filter_state::creating)
         throw filter_mismatch(
             "filter " + name + " is being created by process " + stored.owner.substr(0, 8) +
-            "…: wait until it is ready (create waits for it); if that process died, take its claim over "
-            "(bloomkit redis create/push --take-over) or drop it");
+                "…: wait until it is ready (create waits for it); if that process died, take its claim over "
+                "or drop it",
+            error_remedy::take_over_or_drop);
     if (stored.state == filter_state::dropping)
         throw filter_mismatch("filter " + name + " is being dropped by process " + stored.owner.substr(0, 8) +
-                              "… (if that drop was interrupted, run bloomkit redis drop " + name + " again)");
+                                  "…: if that drop was interrupted, drop it again",
+                              error_remedy::drop);
     return bloom_filter(c, stored.description, options);
 }
 

@@ -100,11 +100,11 @@ void require_version(std::string_view name, const field_map& fields) {
     const int version = number_field<int>(name, fields, "bloomkit-redis");
     if (version < 1) bad_meta(name, "format version " + std::to_string(version) + " does not exist");
     if (version == 1)
-        throw filter_mismatch("filter " + std::string(name) +
-                              " was written in format 1 by an older bloomkit, whose shards " +
-                              "carry no generation; this one reads format " + std::to_string(meta_format_version) +
-                              ". Copy it over: `bloomkit redis pull` with the older bloomkit, `bloomkit redis drop`, "
-                              "then `bloomkit redis push` with this one");
+        throw filter_mismatch(
+            "filter " + std::string(name) + " was written in format 1 by an older bloomkit, whose shards " +
+                "carry no generation; this one reads format " + std::to_string(meta_format_version) +
+                ". Copy it over: pull it with the older bloomkit, drop it, then push it with this one",
+            error_remedy::copy_from_older_format);
     if (version > meta_format_version)
         throw filter_mismatch("filter " + std::string(name) + " was written in format " + std::to_string(version) +
                               " by a newer bloomkit; this one reads format " + std::to_string(meta_format_version));

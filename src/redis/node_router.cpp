@@ -60,8 +60,9 @@ node_router::node_router(connection_options options) : options_(std::move(option
     const std::vector<endpoint> endpoints = parse_url(options_.url);
     credentials_ = endpoints.front();
     if (!options_.cluster && endpoints.size() > 1)
-        throw invalid_argument("several Redis addresses given (" + redacted_url(options_.url) +
-                               ") without cluster mode: give one server, or the seeds of a cluster with --cluster");
+        throw error("several Redis addresses given (" + redacted_url(options_.url) +
+                        ") without cluster mode: give one server, or connect to a cluster's seeds in cluster mode",
+                    error_remedy::cluster_mode);
     for (const endpoint& e : endpoints) seeds_.push_back(address_of(e));
     if (options_.cluster) {
         if (credentials_.db != 0)
@@ -121,8 +122,8 @@ void node_router::refresh_slots() {
         if (r->type == REDIS_REPLY_ERROR) {
             const std::string_view text = error_text(*r);
             if (text.find("cluster support disabled") != std::string_view::npos)
-                throw server_error("Redis at " + address +
-                                   " is not a cluster node: connect without cluster mode (no --cluster)");
+                throw server_error("Redis at " + address + " is not a cluster node: connect without cluster mode",
+                                   error_remedy::single_server_mode);
             last_error = address + ": " + std::string(text);
             continue;
         }
@@ -174,7 +175,8 @@ void node_router::handle(const command_batch& batch, const pending& item, const 
     if (starts_with(text, "MOVED ") || starts_with(text, "ASK ")) {
         if (!options_.cluster)
             throw server_error("Redis at " + address + " is a Redis Cluster node (it answered " + std::string(text) +
-                               "): connect in cluster mode (--cluster)");
+                                   "): connect in cluster mode",
+                               error_remedy::cluster_mode);
         const auto [slot, target] = redirect_target(text, address);
         if (starts_with(text, "ASK ")) {
             state.retry.push_back({item.index, target});

@@ -144,7 +144,8 @@ old=$(( $(redis-cli -p "$PORT" TIME | head -n 1) * 1000 - 60000 ))
 claim=$(redis-cli -p "$PORT" GET model:meta |
     sed -e 's/^state ready$/state creating\nowner 0123456789abcdef0123456789abcdef/' -e "s/^written .*/written $old/")
 printf '%s\n' "$claim" | redis-cli -p "$PORT" -x SET claimed:meta >/dev/null
-expect_error "create over a stale claim" "take its claim over" "$B" redis create claimed -n 1000 --url "$URL"
+expect_error "create over a stale claim" "take its claim over or drop what it left (bloomkit redis create or push --take-over; bloomkit redis drop)" \
+    "$B" redis create claimed -n 1000 --url "$URL"
 check_in "... saying whose and how old" "$ERR" "process 01234567… (its last progress 6"
 expect_success "create --take-over" "$B" redis create claimed -n 1000 --take-over --url "$URL"
 check_in "... which makes it ready" <(redis-cli -p "$PORT" GET claimed:meta) "state ready"
@@ -189,7 +190,7 @@ check_cond "... which is not shown" "$(cat "$ERR")" not_in "$ERR" TopSecret
 expect_error "a password given twice" "given twice" \
     "$B" redis check users "$KEYS" --url "redis://app:app-pw@127.0.0.1:$PORT" --password-file "$R/password"
 expect_error "--url and --cluster" "not both" "$B" redis check users "$KEYS" --url "$URL" --cluster "127.0.0.1:$PORT"
-expect_error "--cluster on a plain server" "not a cluster node" "$B" redis check users "$KEYS" --cluster "127.0.0.1:$PORT"
+expect_error "--cluster on a plain server" "not a cluster node: connect without cluster mode (--url, not --cluster)" "$B" redis check users "$KEYS" --cluster "127.0.0.1:$PORT"
 
 redis_stop "$REDIS_DIR"
 expect_error "a stopped server" "cannot connect" "$B" redis check users "$KEYS" --url "$URL"
@@ -206,6 +207,6 @@ check_in "check on a cluster, from one seed" "$OUT" "present	100000"
 run "$B" redis info crawl --json --cluster "$REDIS_SEEDS"
 nodes=$(json_value "$OUT" nodes | tr ',' '\n' | grep -c .)
 check_eq "info lists the 3 nodes" 3 "$nodes"
-expect_error "a cluster node without --cluster" "--cluster" "$B" redis check crawl "$KEYS" --url "redis://127.0.0.1:$first"
+expect_error "a cluster node without --cluster" "connect in cluster mode (--cluster)" "$B" redis check crawl "$KEYS" --url "redis://127.0.0.1:$first"
 
 finish

@@ -143,6 +143,7 @@ TEST_F(Lifecycle, AFreshClaimIsWaitedForAndAStaleOneTakenOverOnlyWhenAsked) {
         EXPECT_NE(what.find("process 01234567"), std::string::npos) << what;
         EXPECT_NE(what.find("s ago"), std::string::npos) << what;
         EXPECT_NE(what.find("take its claim over"), std::string::npos) << what;
+        EXPECT_EQ(e.remedy(), redis::error_remedy::take_over_or_drop);  // the command words it as its options
     }
     EXPECT_GE(std::chrono::steady_clock::now() - start, 500ms) << "did not wait for a claim making progress";
     // Never finished by anyone else, never opened meanwhile, never pushed over.

@@ -309,6 +309,22 @@ int run_drop(const redis_options& o) {
     return nothing_found;
 }
 
+/// How the command does what a Redis error's remedy asks.
+std::string remedy_in_commands(redis::error_remedy remedy) {
+    switch (remedy) {
+        case redis::error_remedy::cluster_mode: return "--cluster";
+        case redis::error_remedy::single_server_mode: return "--url, not --cluster";
+        case redis::error_remedy::take_over_or_drop:
+            return "bloomkit redis create or push --take-over; bloomkit redis drop";
+        case redis::error_remedy::drop: return "bloomkit redis drop";
+        case redis::error_remedy::copy_from_older_format:
+            return "bloomkit redis pull with the older bloomkit, bloomkit redis drop, then bloomkit redis push with "
+                   "this one";
+        case redis::error_remedy::none: break;
+    }
+    return "";
+}
+
 }  // namespace
 
 action redis_command(CLI::App& command) {
@@ -380,8 +396,15 @@ action redis_command(CLI::App& command) {
     actions.emplace_back(drop, [d] { return run_drop(*d); });
 
     return [actions] {
-        for (const auto& [sub, run] : actions)
-            if (sub->parsed()) return run();
+        for (const auto& [sub, run] : actions) {
+            if (!sub->parsed()) continue;
+            try {
+                return run();
+            } catch (const redis::error& e) {
+                if (e.remedy() == redis::error_remedy::none) throw;
+                throw error(std::string(e.what()) + " (" + remedy_in_commands(e.remedy()) + ")");
+            }
+        }
         return static_cast<int>(failure);
     };
 }
