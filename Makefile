@@ -42,7 +42,8 @@ test-asan: deps
 
 test-tsan: deps
 	cmake -S . -B build/tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBLOOMKIT_DEVELOPER=ON -DBLOOMKIT_SANITIZE=thread \
-		-DBLOOMKIT_BUILD_CLI=OFF -DBLOOMKIT_BUILD_BENCH=OFF -DBLOOMKIT_BUILD_EXAMPLES=OFF $(CMAKE_FLAGS)
+		-DBLOOMKIT_BUILD_CLI=OFF -DBLOOMKIT_BUILD_BENCH=OFF -DBLOOMKIT_BUILD_EXAMPLES=OFF -DBLOOMKIT_BUILD_PYTHON=OFF \
+		$(CMAKE_FLAGS)
 	cmake --build build/tsan -j $(JOBS)
 	cd build/tsan && ctest --output-on-failure --timeout 900 -L concurrency
 
@@ -54,7 +55,7 @@ test-clang: deps
 fuzz-build: deps
 	cmake -S . -B build/fuzz -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBLOOMKIT_DEVELOPER=ON \
 		-DBLOOMKIT_SANITIZE=address,undefined,fuzzer-no-link -DBLOOMKIT_BUILD_FUZZ=ON -DBLOOMKIT_BUILD_TESTS=OFF \
-		-DBLOOMKIT_BUILD_BENCH=OFF -DBLOOMKIT_BUILD_EXAMPLES=OFF $(CMAKE_FLAGS)
+		-DBLOOMKIT_BUILD_BENCH=OFF -DBLOOMKIT_BUILD_EXAMPLES=OFF -DBLOOMKIT_BUILD_PYTHON=OFF $(CMAKE_FLAGS)
 	cmake --build build/fuzz -j $(JOBS) --target fuzz_bkf fuzz_lines fuzz_arguments
 
 test-fuzz: fuzz-build

@@ -36,6 +36,13 @@ enum class bloom_layout : std::uint8_t {
     return "unknown";
 }
 
+/// The layout named `name` as to_string() names it. Throws invalid_argument for another name.
+[[nodiscard]] inline bloom_layout parse_bloom_layout(std::string_view name) {
+    for (const bloom_layout layout : {bloom_layout::block, bloom_layout::classic, bloom_layout::split_block})
+        if (name == to_string(layout)) return layout;
+    throw invalid_argument("unknown layout '" + std::string(name) + "': choose block, classic or split-block");
+}
+
 /// Bits per block of a layout; 0 for classic, whose "block" is the whole array.
 [[nodiscard]] constexpr std::uint64_t block_bits(bloom_layout layout) noexcept {
     switch (layout) {

@@ -49,7 +49,7 @@ struct build_options {
 /// What `--kind ... --layout ... --bits ... --arity ...` asked for.
 kind_request parse_kind_request(const build_options& options) {
     kind_request request{options.kind, {}, {}, {}};
-    if (!options.layout.empty()) request.layout = parse_layout(options.layout);
+    if (!options.layout.empty()) request.layout = parse_bloom_layout(options.layout);
     if (!options.bits.empty()) request.fingerprint_bits = parse_small_number("--bits", options.bits);
     if (!options.arity.empty()) request.arity = parse_small_number("--arity", options.arity);
     return request;

@@ -188,12 +188,6 @@ unsigned parse_threads(const std::string& text) {
     return asked;
 }
 
-bloom_layout parse_layout(const std::string& text) {
-    for (auto layout : {bloom_layout::block, bloom_layout::classic, bloom_layout::split_block})
-        if (text == to_string(layout)) return layout;
-    throw invalid_argument(fmt::format("unknown layout '{}': choose block, classic or split-block", text));
-}
-
 std::string flags_of(const kind_request& request) {
     std::string flags = request.kind;
     if (request.layout) flags += " --layout " + std::string(to_string(*request.layout));

@@ -35,9 +35,6 @@ unsigned parse_threads(const std::string& text);
 /// The most threads -t accepts: 4 per core (a larger pool only adds memory and switching).
 unsigned max_threads();
 
-/// "block", "classic" or "split-block".
-bloom_layout parse_layout(const std::string& text);
-
 /// The options that select a request's type, as the command spells them: "fuse --bits 16".
 std::string flags_of(const kind_request& request);
 

@@ -1,0 +1,248 @@
+"""bloomkit — approximate set membership: the Bloom filter family, shared with C++ and the command.
+
+    >>> from bloomkit import BloomFilter
+    >>> seen = BloomFilter(1_000_000, 0.01)
+    >>> seen.add("https://example.com/")
+    >>> "https://example.com/" in seen
+    True
+
+Every class is the same native filter (``bloomkit._bloomkit.Filter``, over the C++ library's
+registry of kinds) made in the way its kind is made: Bloom, counting Bloom, cuckoo and scalable
+filters are sized for a number of keys at a false-positive rate and take keys as they come; a
+binary fuse filter is built once from all of its keys.
+
+Keys are ``str`` (its UTF-8 bytes), bytes-like objects (``bytes``, ``bytearray``,
+``memoryview``) and ``int`` (a 64-bit integer, as C++ and ``bloomkit build --key i64`` hash it).
+A filter records which of the two it holds — text or integers — on its first key, in its file
+too, and refuses the other: ``"7"`` and ``7`` are different keys. ``key=`` turns other objects
+into bytes; Python's salted ``hash()`` is never used, so answers hold across processes.
+
+Files are the C++ library's: ``save``/``load``/``map`` (read-only, memory-mapped, instant
+however large), ``to_bytes``/``from_bytes``, and pickle. Bulk calls (``update``, ``add_many``,
+``contains_many``) take any iterable, or numpy arrays of uint64/int64 or fixed-width bytes
+without a Python object per key, and release the GIL while the filter works.
+
+Errors raise ``bloomkit.Error`` (``InvalidArgument`` and ``IncompatibleFilters`` are also
+``ValueError``s; ``FormatError`` for damaged or foreign files; ``FilterFull``), with the C++
+library's message.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Callable, Iterable, Optional
+
+from . import _bloomkit
+from ._bloomkit import Error, FilterFull, FormatError, IncompatibleFilters, InvalidArgument
+
+__all__ = [
+    "Filter", "BloomFilter", "CountingBloomFilter", "CuckooFilter", "ScalableBloomFilter",
+    "BinaryFuseFilter", "load", "map", "from_bytes", "kinds",
+    "Error", "InvalidArgument", "FormatError", "FilterFull", "IncompatibleFilters",
+]
+
+
+def kinds() -> dict:
+    """The registry of the C++ library: each kind's word, summary and capabilities."""
+    return _bloomkit.kinds()
+
+
+def _layout_name(layout: Optional[str]) -> Optional[str]:
+    return None if layout is None else layout.replace("_", "-")
+
+
+class Filter(_bloomkit.Filter):
+    """A filter of any kind: what ``load``, ``map`` and ``from_bytes`` return, and the base of
+    every class below. Set-like: ``add``, ``update``, ``in``, ``|``, ``&``, ``==``, ``copy``."""
+
+    _key: Optional[Callable[[Any], Any]] = None
+
+    # -- keys through key= --------------------------------------------------------------------
+    def _k(self, key):
+        return key if self._key is None else self._key(key)
+
+    def _ks(self, keys):
+        return keys if self._key is None else (self._key(k) for k in keys)
+
+    def add(self, key) -> None:
+        """Adds one key."""
+        super().add(self._k(key))
+
+    def __contains__(self, key) -> bool:
+        return super().__contains__(self._k(key))
+
+    def update(self, *iterables: Iterable) -> None:
+        """Adds every key of each iterable (or numpy array)."""
+        for keys in iterables:
+            super().update(self._ks(keys))
+
+    def add_many(self, keys):
+        """Adds the keys; returns a numpy bool array: whether each was new to the filter."""
+        return super().add_many(self._ks(keys))
+
+    def contains_many(self, keys):
+        """A numpy bool array: whether each key may be in the filter (False: certainly not)."""
+        return super().contains_many(self._ks(keys))
+
+    def count(self, key) -> int:
+        """How many times the key is in a counting Bloom or cuckoo filter (an upper bound)."""
+        return super().count(self._k(key))
+
+    def remove(self, key) -> None:
+        """Removes a key (counting Bloom and cuckoo filters). KeyError if it is certainly not in
+        the filter: removing a key never added would take away part of others."""
+        if not super()._remove(self._k(key)):
+            raise KeyError(key)
+
+    def discard(self, key) -> None:
+        """Removes a key if it may be in the filter."""
+        super()._remove(self._k(key))
+
+    def remove_many(self, keys) -> None:
+        """Removes every key, or none: KeyError naming the first that is certainly absent."""
+        keys = list(self._ks(keys)) if not hasattr(keys, "dtype") else keys
+        done = super()._remove_many(keys)
+        if done != len(keys):
+            raise KeyError(keys[done])
+
+    # -- sizes ------------------------------------------------------------------------------
+    def __len__(self) -> int:
+        if self.kind not in ("cuckoo", "fuse"):
+            raise TypeError(f"a {self.name} does not know its exact number of keys: use approx_len()")
+        return self._inserted_count()
+
+    # -- set algebra ------------------------------------------------------------------------
+    def __or__(self, other: "Filter") -> "Filter":
+        out = self.copy()
+        out |= other
+        return out
+
+    def __and__(self, other: "Filter") -> "Filter":
+        out = self.copy()
+        out &= other
+        return out
+
+    def __ior__(self, other: "Filter") -> "Filter":
+        """The union, in place: filters of the same kind and parameters (IncompatibleFilters)."""
+        self._merge(other)
+        return self
+
+    def __iand__(self, other: "Filter") -> "Filter":
+        """The intersection, in place (Bloom filters)."""
+        self._intersect(other)
+        return self
+
+    def copy(self) -> "Filter":
+        return _as(type(self), super().copy(), self._key)
+
+    __hash__ = None  # mutable
+
+    # -- files ------------------------------------------------------------------------------
+    def save(self, path: "os.PathLike | str") -> None:
+        """Writes the filter to a file (lock, temporary, fsync, rename), readable by C++ and the
+        command."""
+        super().save(os.fspath(path))
+
+    def __reduce__(self):
+        return (_from_pickle, (type(self), self.to_bytes()))
+
+    def __repr__(self) -> str:
+        sized = f", sized for {self.expected_items} keys at {self.target_fpr:g}" if self.expected_items else ""
+        return f"<{type(self).__name__}: {self.name}, {self.nbytes} bytes{sized}, fpr now {self.fpr():.3g}>"
+
+
+def _as(cls, native, key=None):
+    """The native filter `native` as an instance of cls (a Filter class)."""
+    if isinstance(native, cls):
+        return native
+    out = cls.__new__(cls)
+    _bloomkit.Filter.__init__(out, native)
+    out._key = key
+    return out
+
+
+_class_of_kind: dict = {}
+
+
+def _typed(native) -> Filter:
+    return _as(_class_of_kind.get(native.kind, Filter), native)
+
+
+def _from_pickle(cls, data: bytes):
+    return _as(cls, _bloomkit.from_bytes(data))
+
+
+def load(path: "os.PathLike | str") -> Filter:
+    """A filter read from a file written by any bloomkit (C++, the command, Python)."""
+    return _typed(_bloomkit.load(os.fspath(path)))
+
+
+def map(path: "os.PathLike | str") -> Filter:  # noqa: A001 - the library's name
+    """A filter queried in place in a read-only memory map of its file: instant however large."""
+    return _typed(_bloomkit.map(os.fspath(path)))
+
+
+def from_bytes(data) -> Filter:
+    """A filter from the bytes ``to_bytes()`` (or C++'s ``bloomkit::to_bytes``) gave."""
+    return _typed(_bloomkit.from_bytes(data))
+
+
+class BloomFilter(Filter):
+    """A Bloom filter for `expected_items` keys at `false_positive_rate`: adds, no removal.
+    layout: "block" (one cache line per key, the default), "classic" (fewest bits) or
+    "split_block" (Apache Parquet's)."""
+
+    def __init__(self, expected_items: int, false_positive_rate: float, *, layout: str = "block",
+                 seed: Optional[int] = None, key: Optional[Callable] = None):
+        _bloomkit.Filter.__init__(self, _bloomkit.make("bloom", expected_items, false_positive_rate,
+                                                       layout=_layout_name(layout), seed=seed))
+        self._key = key
+
+
+class CountingBloomFilter(Filter):
+    """A counting Bloom filter (4-bit counters): adds and removes."""
+
+    def __init__(self, expected_items: int, false_positive_rate: float, *, seed: Optional[int] = None,
+                 key: Optional[Callable] = None):
+        _bloomkit.Filter.__init__(self, _bloomkit.make("counting", expected_items, false_positive_rate, seed=seed))
+        self._key = key
+
+
+class CuckooFilter(Filter):
+    """A cuckoo filter: adds and removes, smaller than Bloom below ~0.4%; full at ~95% load
+    (FilterFull). bits: fingerprint bits, 8, 12 or 16 (default: from the rate)."""
+
+    def __init__(self, expected_items: int, false_positive_rate: float, *, bits: Optional[int] = None,
+                 seed: Optional[int] = None, key: Optional[Callable] = None):
+        _bloomkit.Filter.__init__(self, _bloomkit.make("cuckoo", expected_items, false_positive_rate, bits=bits,
+                                                       seed=seed))
+        self._key = key
+
+
+class ScalableBloomFilter(Filter):
+    """A scalable Bloom filter: starts at `initial_items` and grows, keeping the compound rate
+    under `false_positive_rate`."""
+
+    def __init__(self, initial_items: int, false_positive_rate: float, *, seed: Optional[int] = None,
+                 key: Optional[Callable] = None):
+        _bloomkit.Filter.__init__(self, _bloomkit.make("scalable", initial_items, false_positive_rate, seed=seed))
+        self._key = key
+
+
+class BinaryFuseFilter(Filter):
+    """A binary fuse filter built once from all of `keys` (an iterable or a numpy array): the
+    smallest and fastest to query; takes no keys afterwards. bits 8 (~0.39%) or 16 (~0.0015%);
+    arity 3 or 4 (smaller, slower to build)."""
+
+    def __init__(self, keys, *, bits: int = 8, arity: int = 3, seed: Optional[int] = None,
+                 key: Optional[Callable] = None):
+        if key is not None and not hasattr(keys, "dtype"):
+            keys = (key(k) for k in keys)
+        _bloomkit.Filter.__init__(self, _bloomkit.build("fuse", keys, 0.5, bits=bits, arity=arity, seed=seed))
+        self._key = key
+
+
+_class_of_kind.update({"bloom": BloomFilter, "counting": CountingBloomFilter, "cuckoo": CuckooFilter,
+                       "scalable": ScalableBloomFilter, "fuse": BinaryFuseFilter})
+# Every kind of the C++ registry opens (as Filter at least); the classes above construct them.
+assert set(_class_of_kind) <= set(_bloomkit.kinds()), "a class for a kind the registry does not have"

@@ -1,0 +1,13 @@
+"""The native module of the bloomkit package, for pip (pyproject.toml holds the rest): the same
+source CMake builds (python/CMakeLists.txt), against the C++ headers of this checkout."""
+from pathlib import Path
+
+from pybind11.setup_helpers import Pybind11Extension
+from setuptools import setup
+
+here = Path(__file__).resolve().parent
+setup(ext_modules=[
+    Pybind11Extension("bloomkit._bloomkit", [str(Path("src") / "module.cpp")],
+                      include_dirs=[str(here.parent / "include")], cxx_std=20,
+                      extra_compile_args=["-O2"]),
+])
