@@ -434,26 +434,50 @@ void bind_changes(py::class_<filter>& c) {
 }
 
 void bind_properties(py::class_<filter>& c) {
-    c.def_property_readonly("kind", [](const filter& f) {
-        return std::visit([](const auto& x) { return std::string(kind_traits<std::decay_t<decltype(x)>>::word); },
-                          f.get());
-    });
-    c.def_property_readonly("name", [](const filter& f) { return kind_name(f.get()); });
-    c.def_property_readonly("capabilities", [](const filter& f) { return capabilities_dict(capabilities(f.get())); });
-    c.def_property_readonly("nbytes", [](const filter& f) { return size_in_bytes(f.get()); });
-    c.def_property_readonly("bits", [](const filter& f) { return 8 * size_in_bytes(f.get()); });
-    c.def_property_readonly("hashes", [](const filter& f) { return hash_count_of(f.get()); });
-    c.def_property_readonly("seed", [](const filter& f) { return hash_function(f.get()).seed(); });
-    c.def_property_readonly("expected_items", [](const filter& f) { return sized_for(f.get()).expected_keys; });
-    c.def_property_readonly("target_fpr", [](const filter& f) { return sized_for(f.get()).fpr; });
-    c.def_property_readonly("key_format", [](const filter& f) -> std::optional<std::string> {
-        if (f.keys() == key_format::unrecorded) return std::nullopt;
-        return std::string(to_string(f.keys()));
-    });
-    c.def_property_readonly("read_only", &filter::mapped);
-    c.def("fpr", [](const filter& f) { return current_fpr(f.get()); });
+    c.def_property_readonly(
+        "kind",
+        [](const filter& f) {
+            return std::visit([](const auto& x) { return std::string(kind_traits<std::decay_t<decltype(x)>>::word); },
+                              f.get());
+        },
+        "The kind's word in the registry: bloom, counting, cuckoo, scalable or fuse.");
+    c.def_property_readonly(
+        "name", [](const filter& f) { return kind_name(f.get()); },
+        "The filter type's name, as messages say it ('block Bloom filter').");
+    c.def_property_readonly(
+        "capabilities", [](const filter& f) { return capabilities_dict(capabilities(f.get())); },
+        "What the kind can do: inserts, removes, counts, merges, intersects, updates_in_place, grows.");
+    c.def_property_readonly(
+        "nbytes", [](const filter& f) { return size_in_bytes(f.get()); }, "The memory its contents take, in bytes.");
+    c.def_property_readonly(
+        "bits", [](const filter& f) { return 8 * size_in_bytes(f.get()); }, "The size of its contents in bits.");
+    c.def_property_readonly(
+        "hashes", [](const filter& f) { return hash_count_of(f.get()); },
+        "Probes per key (k) of the Bloom kinds; None for the others.");
+    c.def_property_readonly(
+        "seed", [](const filter& f) { return hash_function(f.get()).seed(); },
+        "The seed of its hash: filters merge and compare only with filters that hash alike.");
+    c.def_property_readonly(
+        "expected_items", [](const filter& f) { return sized_for(f.get()).expected_keys; },
+        "The number of keys it was sized for (0 when made from a geometry).");
+    c.def_property_readonly(
+        "target_fpr", [](const filter& f) { return sized_for(f.get()).fpr; },
+        "The false-positive rate it was sized for.");
+    c.def_property_readonly(
+        "key_format",
+        [](const filter& f) -> std::optional<std::string> {
+            if (f.keys() == key_format::unrecorded) return std::nullopt;
+            return std::string(to_string(f.keys()));
+        },
+        "What its keys are, as its file records them: 'text', 'u64', 'i64', or None before its first key.");
+    c.def_property_readonly("read_only", &filter::mapped, "Whether it is mapped read-only from its file (map()).");
+    c.def(
+        "fpr", [](const filter& f) { return current_fpr(f.get()); },
+        "Its false-positive rate now, at the keys it holds.");
     c.def("_inserted_count", [](const filter& f) { return inserted_count(f.get()); });
-    c.def("approx_len", [](const filter& f) { return approximate_count(header_of(f.get())); });
+    c.def(
+        "approx_len", [](const filter& f) { return approximate_count(header_of(f.get())); },
+        "The number of distinct keys it holds, estimated (exact for cuckoo and binary fuse filters).");
 }
 
 void bind_files(py::module_& m, py::class_<filter>& c) {
