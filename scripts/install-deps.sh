@@ -16,7 +16,7 @@ packages=(
     wamerican-huge cracklib-runtime  # word lists for `make demo`
     redis-server redis-tools libhiredis-dev  # the Redis filter (hiredis) and its tests' real servers
     postgresql libpq-dev     # the cache-guard example (a Redis filter in front of PostgreSQL)
-    python3-dev pybind11-dev python3-pybind11 python3-numpy python3-setuptools python3-pytest
+    python3-dev pybind11-dev python3-pybind11 python3-numpy python3-setuptools python3-pytest python3-hypothesis
                              # the Python bindings (python/), built and tested with /usr/bin/python3
 )
 if [[ "${1:-}" == "bench" ]]; then
@@ -27,6 +27,7 @@ if [[ "${1:-}" == "bench" ]]; then
         gnuplot-nox                   # bench/plots.sh draws the charts of docs/BENCHMARKS.md
         bc                            # bench/cli_throughput.sh does its arithmetic with bc
         time                          # bench/jobs.sh measures peak memory with /usr/bin/time
+        python3-flor                  # bench/python_bench.py's baseline: DCSO's flor
     )
 fi
 
