@@ -16,8 +16,8 @@ packages=(
     wamerican-huge cracklib-runtime  # word lists for `make demo`
     redis-server redis-tools libhiredis-dev  # the Redis filter (hiredis) and its tests' real servers
     postgresql libpq-dev     # the cache-guard example (a Redis filter in front of PostgreSQL)
-    python3-dev pybind11-dev python3-pybind11 python3-numpy python3-setuptools python3-pytest python3-hypothesis
-                             # the Python bindings (python/), built and tested with /usr/bin/python3
+    python3-dev pybind11-dev python3-pybind11 python3-numpy python3-setuptools  # the Python bindings (python/)
+    python3-pytest python3-hypothesis python3-redis python3-xxhash  # their tests, with /usr/bin/python3
 )
 if [[ "${1:-}" == "bench" ]]; then
     packages+=(

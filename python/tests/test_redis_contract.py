@@ -1,0 +1,106 @@
+"""The Redis layout is a contract any language can keep: the independent reference client
+(redis_reference_client.py, plain Redis commands and XXH3) and the C++ command give the same
+answers on the same filters, both ways, on a real redis-server; and the worked example of
+docs/FORMAT.md is what both compute."""
+import os
+import re
+import shutil
+import socket
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+redis = pytest.importorskip("redis", reason="python3-redis")
+pytest.importorskip("xxhash", reason="python3-xxhash")
+from redis_reference_client import ReferenceClient, parse_meta, positions  # noqa: E402
+
+from conftest import urls  # noqa: E402
+
+FORMAT_MD = Path(__file__).resolve().parents[2] / "docs" / "FORMAT.md"
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    """A throwaway redis-server on a free loopback port, stopped afterwards."""
+    binary = shutil.which("redis-server")
+    if not binary:
+        pytest.skip("redis-server is not installed")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    folder = tmp_path_factory.mktemp("redis")
+    process = subprocess.Popen([binary, "--port", str(port), "--bind", "127.0.0.1", "--dir", str(folder),
+                                "--save", "", "--appendonly", "no"], stdout=subprocess.DEVNULL)
+    client = redis.Redis(host="127.0.0.1", port=port)
+    for _ in range(200):
+        try:
+            client.ping()
+            break
+        except redis.ConnectionError:
+            time.sleep(0.05)
+    yield client, f"redis://127.0.0.1:{port}"
+    process.terminate()
+    process.wait(timeout=10)
+
+
+def command(cli, *arguments, stdin=None):
+    return subprocess.run([cli, *arguments], input=stdin, capture_output=True, text=True)
+
+
+def test_keys_the_command_added_are_in_the_reference_client(cli, server):
+    client, url = server
+    keys, absent = urls(5000), urls(5000, start=10**6)
+    assert command(cli, "redis", "create", "crawl", "-n", "5000", "--shard-size", "64KiB", "--url", url).returncode == 0
+    assert command(cli, "redis", "add", "crawl", "--url", url, stdin="\n".join(keys) + "\n").returncode == 0
+    reference = ReferenceClient(client, "crawl")
+    assert all(k in reference for k in keys)
+    false_positives = sum(k in reference for k in absent)
+    assert false_positives < 0.02 * len(absent)
+    # And the command answers the absent keys exactly as the reference client does.
+    run = command(cli, "redis", "check", "crawl", "--count", "--url", url, stdin="\n".join(absent) + "\n")
+    assert f"present\t{false_positives}" in run.stdout, run.stdout + run.stderr
+
+
+def test_keys_the_reference_client_added_are_in_the_command(cli, server):
+    client, url = server
+    keys = urls(3000, start=5 * 10**6)
+    assert command(cli, "redis", "create", "feed", "-n", "3000", "--shard-size", "64KiB", "--url", url).returncode == 0
+    reference = ReferenceClient(client, "feed")
+    for k in keys:
+        reference.add(k)
+    run = command(cli, "redis", "check", "feed", "--count", "--url", url, stdin="\n".join(keys) + "\n")
+    assert run.returncode == 0 and "present\t3000" in run.stdout and "absent\t0" in run.stdout, run.stdout + run.stderr
+
+
+def worked_example():
+    """The filter and the rows of docs/FORMAT.md's worked example."""
+    text = FORMAT_MD.read_text()
+    section = text[text.index("### A worked example"):]
+    parameters = dict(re.findall(r"^- `(\w+)` (\S+)$", section, re.M))
+    rows = re.findall(r"^\| `([^`]*)` \| (\d+) \| ([\d, ]+) \|$", section, re.M)
+    return parameters, [(key, int(shard), [int(o) for o in offsets.split(", ")]) for key, shard, offsets in rows]
+
+
+def test_the_documented_example_is_what_both_compute(cli, server):
+    client, url = server
+    parameters, rows = worked_example()
+    assert rows, "docs/FORMAT.md lost its worked example"
+    made = command(cli, "redis", "create", "example", "-n", parameters["expected_keys"], "-p", parameters["fpr"],
+                   "--shard-size", parameters["shard_size"], "--url", url)
+    assert made.returncode == 0, made.stderr
+    meta = parse_meta(client.get("example:meta"))
+    assert (meta["bits"], meta["hashes"], meta["blocks_per_shard"], meta["seed"]) == (
+        int(parameters["bits"]), int(parameters["hashes"]), int(parameters["blocks_per_shard"]), int(parameters["seed"]))
+    for key, shard, offsets in rows:
+        assert positions(meta, key) == (shard, offsets), key
+        before = {s: client.get(f"example:{s}") for s in range(int(client.get("example:meta").split(b"shards ")[1].split()[0]))}
+        assert command(cli, "redis", "add", "example", "--url", url, stdin=key + "\n").returncode == 0
+        changed = [(s, o) for s, old in before.items() for o in set_bits(client.get(f"example:{s}")) - set_bits(old)]
+        assert all(s == shard for s, _ in changed) and {o for _, o in changed} <= set(offsets), key
+
+
+def set_bits(value):
+    """The offsets of a Redis string's 1 bits, as Redis numbers them (from the top of each byte)."""
+    return {8 * i + (7 - b) for i, byte in enumerate(value) for b in range(8) if byte >> b & 1}
