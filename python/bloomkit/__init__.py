@@ -35,10 +35,12 @@ from typing import Any, Callable, Iterable, Optional
 from . import _bloomkit
 from ._bloomkit import Error, FilterFull, FormatError, IncompatibleFilters, InvalidArgument
 
+RedisError = getattr(_bloomkit, "RedisError", Error)  # without the Redis component: never raised
+
 __all__ = [
     "Filter", "BloomFilter", "CountingBloomFilter", "CuckooFilter", "ScalableBloomFilter",
-    "BinaryFuseFilter", "load", "map", "from_bytes", "kinds",
-    "Error", "InvalidArgument", "FormatError", "FilterFull", "IncompatibleFilters",
+    "BinaryFuseFilter", "RedisBloomFilter", "load", "map", "from_bytes", "kinds",
+    "Error", "InvalidArgument", "FormatError", "FilterFull", "IncompatibleFilters", "RedisError",
 ]
 
 
@@ -240,6 +242,84 @@ class BinaryFuseFilter(Filter):
             keys = (key(k) for k in keys)
         _bloomkit.Filter.__init__(self, _bloomkit.build("fuse", keys, 0.5, bits=bits, arity=arity, seed=seed))
         self._key = key
+
+
+class RedisBloomFilter:
+    """A block Bloom filter shared through Redis or a Redis Cluster by every process that opens
+    it by name — the layout of docs/FORMAT.md, the same as ``bloomkit redis``'s, so the command,
+    C++ services and this class share one filter. With `expected_items`, creates the filter (or
+    opens it if it exists with the same parameters); without, opens it.
+
+    url: "redis://[user:password@]host[:port][/db]", "unix:///path" or, with cluster=True, some
+    nodes "h1:p1,h2:p2". Keys, bulk calls and key= as for the local filters; ``pull()`` gives
+    the local BloomFilter, ``RedisBloomFilter.push(local, name)`` the reverse."""
+
+    def __init__(self, name: str, expected_items: Optional[int] = None, false_positive_rate: float = 0.01, *,
+                 url: str = "redis://127.0.0.1:6379", cluster: bool = False, user: str = "", password: str = "",
+                 timeout: float = 5.0, seed: Optional[int] = None, shard_bytes: Optional[int] = None,
+                 key: Optional[Callable] = None, _native=None):
+        if not hasattr(_bloomkit, "RedisFilter"):
+            raise Error("this bloomkit was built without its Redis component (a CMake build with libhiredis-dev)")
+        if _native is not None:
+            self._f = _native
+        elif expected_items is None:
+            self._f = _bloomkit.RedisFilter.open(name, url, cluster, user, password, timeout)
+        else:
+            self._f = _bloomkit.RedisFilter.create(name, expected_items, false_positive_rate, url, cluster, user,
+                                                   password, timeout, seed, shard_bytes)
+        self._key = key
+
+    def _ks(self, keys):
+        return keys if self._key is None else [self._key(k) for k in keys]
+
+    def add(self, key) -> None:
+        self._f.update(self._ks([key]))
+
+    def update(self, *iterables) -> None:
+        for keys in iterables:
+            self._f.update(self._ks(keys))
+
+    def add_many(self, keys):
+        return self._f.add_many(self._ks(keys))
+
+    def __contains__(self, key) -> bool:
+        return bool(self._f.contains_many(self._ks([key]))[0])
+
+    def contains_many(self, keys):
+        return self._f.contains_many(self._ks(keys))
+
+    def clear(self) -> None:
+        self._f.clear()
+
+    def fpr(self) -> float:
+        return self._f.fpr()
+
+    def approx_len(self) -> float:
+        return self._f.approx_len()
+
+    def pull(self) -> "BloomFilter":
+        """The filter as a local BloomFilter, byte for byte what a file of it would hold."""
+        return _as(BloomFilter, self._f.pull(), self._key)
+
+    @staticmethod
+    def push(local: "BloomFilter", name: str, *, url: str = "redis://127.0.0.1:6379", cluster: bool = False,
+             user: str = "", password: str = "", timeout: float = 5.0,
+             shard_bytes: Optional[int] = None) -> "RedisBloomFilter":
+        """Copies a local block Bloom filter into Redis as `name` (refused if it exists)."""
+        native = _bloomkit.RedisFilter.push(local, name, url, cluster, user, password, timeout, shard_bytes)
+        return RedisBloomFilter(name, _native=native, key=local._key)
+
+    @staticmethod
+    def drop(name: str, *, url: str = "redis://127.0.0.1:6379", cluster: bool = False, user: str = "",
+             password: str = "", timeout: float = 5.0) -> bool:
+        """Deletes the filter `name` from Redis; False if there was none."""
+        return _bloomkit.RedisFilter.drop(name, url, cluster, user, password, timeout)
+
+    def __getattr__(self, attribute):  # name, bits, hashes, nbytes, shards, seed, expected_items, ...
+        return getattr(self.__dict__["_f"], attribute)
+
+    def __repr__(self) -> str:
+        return f"<RedisBloomFilter {self.name!r}: {self.shards} shards, {self.nbytes} bytes, k = {self.hashes}>"
 
 
 _class_of_kind.update({"bloom": BloomFilter, "counting": CountingBloomFilter, "cuckoo": CuckooFilter,

@@ -14,6 +14,7 @@ import pytest
 
 redis = pytest.importorskip("redis", reason="python3-redis")
 pytest.importorskip("xxhash", reason="python3-xxhash")
+import bloomkit  # noqa: E402
 from redis_reference_client import ReferenceClient, parse_meta, positions  # noqa: E402
 
 from conftest import urls  # noqa: E402
@@ -104,3 +105,32 @@ def test_the_documented_example_is_what_both_compute(cli, server):
 def set_bits(value):
     """The offsets of a Redis string's 1 bits, as Redis numbers them (from the top of each byte)."""
     return {8 * i + (7 - b) for i, byte in enumerate(value) for b in range(8) if byte >> b & 1}
+
+
+def test_the_python_redis_filter_shares_the_commands_filter(cli, server):
+    if not hasattr(bloomkit._bloomkit, "RedisFilter"):
+        pytest.skip("built without the Redis component (sanitized builds; make test runs it from the Clang build)")
+    client, url = server
+    keys = urls(2000, start=7 * 10**6)
+    shared = bloomkit.RedisBloomFilter("shared", 100_000, 0.01, url=url, shard_bytes=64 * 1024)
+    assert shared.shards >= 2 and shared.expected_items == 100_000
+    shared.update(keys[:1000])
+    assert command(cli, "redis", "add", "shared", "--url", url, stdin="\n".join(keys[1000:]) + "\n").returncode == 0
+    opened = bloomkit.RedisBloomFilter("shared", url=url)  # opened by name, as another service would
+    assert opened.contains_many(keys).all() and keys[0] in opened
+    assert all(k in ReferenceClient(client, "shared") for k in keys)
+    assert opened.key_format == "text"
+    with pytest.raises(TypeError, match="text keys"):
+        opened.add(7)
+    local = opened.pull()
+    assert isinstance(local, bloomkit.BloomFilter) and local.contains_many(keys).all()
+    copy = bloomkit.RedisBloomFilter.push(local, "copy", url=url)
+    assert copy.contains_many(keys).all() and copy.pull() == local
+    with pytest.raises(bloomkit.RedisError, match="already exists"):
+        bloomkit.RedisBloomFilter.push(local, "copy", url=url)
+    assert bloomkit.RedisBloomFilter.drop("copy", url=url)
+    with pytest.raises(bloomkit.RedisError, match="no filter named copy"):
+        bloomkit.RedisBloomFilter("copy", url=url)
+    client.delete("shared:1")  # a lost shard is an error, never "absent"
+    with pytest.raises(bloomkit.RedisError, match="missing"):
+        opened.contains_many(keys)

@@ -1,0 +1,73 @@
+// python/src/errors.cpp — see errors.hpp.
+#include "errors.hpp"
+
+#include <exception>
+#include <string>
+
+#include "bloomkit/error.hpp"
+#ifdef BLOOMKIT_PYTHON_WITH_REDIS
+#include "bloomkit/redis.hpp"
+#endif
+
+namespace bloomkit::python {
+namespace {
+
+namespace py = pybind11;
+
+/// The exception types, alive as long as the interpreter (the module holds them too).
+struct exception_types {
+    py::object error, invalid_argument, format_error, filter_full, incompatible, redis;
+};
+
+exception_types& types() {
+    static exception_types held;
+    return held;
+}
+
+py::object new_exception(py::module_& m, const char* name, py::handle base, py::handle builtin = {}) {
+    const std::string qualified = std::string("bloomkit.") + name;
+    const py::object bases =
+        builtin ? py::object(py::make_tuple(base, builtin)) : py::reinterpret_borrow<py::object>(base);
+    py::object type = py::reinterpret_steal<py::object>(PyErr_NewException(qualified.c_str(), bases.ptr(), nullptr));
+    if (!type) throw py::error_already_set();
+    m.attr(name) = type;
+    return type;
+}
+
+void translate(std::exception_ptr thrown) {
+    const exception_types& t = types();
+    try {
+        if (thrown) std::rethrow_exception(thrown);
+    } catch (const file_format_error& e) {
+        PyErr_SetString(t.format_error.ptr(), e.what());
+    } catch (const filter_full& e) {
+        PyErr_SetString(t.filter_full.ptr(), e.what());
+    } catch (const incompatible_filters& e) {
+        PyErr_SetString(t.incompatible.ptr(), e.what());
+    } catch (const invalid_argument& e) {
+        PyErr_SetString(t.invalid_argument.ptr(), e.what());
+#ifdef BLOOMKIT_PYTHON_WITH_REDIS
+    } catch (const redis::error& e) {
+        PyErr_SetString(t.redis.ptr(), e.what());
+#endif
+    } catch (const bloomkit::error& e) {
+        PyErr_SetString(t.error.ptr(), e.what());
+    }
+}
+
+}  // namespace
+
+void register_exceptions(py::module_& m) {
+    exception_types& t = types();
+    t.error = new_exception(m, "Error", PyExc_Exception);
+    t.invalid_argument = new_exception(m, "InvalidArgument", t.error, PyExc_ValueError);
+    t.format_error = new_exception(m, "FormatError", t.error, PyExc_ValueError);
+    t.filter_full = new_exception(m, "FilterFull", t.error);
+    t.incompatible = new_exception(m, "IncompatibleFilters", t.error, PyExc_ValueError);
+#ifdef BLOOMKIT_PYTHON_WITH_REDIS
+    t.redis = new_exception(m, "RedisError", t.error);
+#endif
+    py::register_exception_translator(&translate);
+}
+
+}  // namespace bloomkit::python
