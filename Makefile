@@ -36,7 +36,7 @@ test: test-asan test-tsan test-clang test-fuzz
 
 test-asan: deps
 	cmake -S . -B build/asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBLOOMKIT_DEVELOPER=ON -DBLOOMKIT_SANITIZE=address,undefined \
-		-DBLOOMKIT_BUILD_BENCH=OFF $(CMAKE_FLAGS)
+		-DBLOOMKIT_BUILD_BENCH=OFF -DBLOOMKIT_BUILD_PYTHON=OFF $(CMAKE_FLAGS)
 	cmake --build build/asan -j $(JOBS)
 	cd build/asan && BLOOMKIT_CRASH_TRIALS=$(CRASH_TRIALS) ctest --output-on-failure --timeout 900
 
@@ -47,8 +47,9 @@ test-tsan: deps
 	cmake --build build/tsan -j $(JOBS)
 	cd build/tsan && ctest --output-on-failure --timeout 900 -L concurrency
 
-# Clang compiles everything too (warnings are errors); the suite runs under GCC above, but for the
-# Python tests again here, where the module also binds the (unsanitized) Redis library.
+# Clang compiles everything too (warnings are errors), every public header alone among it; the
+# suite runs under GCC above, the Python tests here (an extension is not built with sanitizers,
+# and here it binds the Redis library too).
 test-clang: deps
 	cmake -S . -B build/clang -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=Debug -DBLOOMKIT_DEVELOPER=ON $(CMAKE_FLAGS)
 	cmake --build build/clang -j $(JOBS)
