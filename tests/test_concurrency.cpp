@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "bloomkit/bloom_filter.hpp"
+#include "bloomkit/bulk.hpp"
 #include "bloomkit/io/bkf.hpp"
 #include "layout_types.hpp"
 
@@ -197,6 +198,40 @@ TYPED_TEST(ConcurrentInsert, SavingWhileInsertingAlwaysLoads) {
     EXPECT_GE(saves, 2U);
     const Filter final_copy = bloomkit::from_bytes<Filter>(bloomkit::to_bytes(filter));
     EXPECT_TRUE(final_copy == filter);
+}
+
+// The runtime bulk API's concurrent mode (what the Python bindings' concurrent filters call): any
+// kind that takes it, batches from several threads and lookups beside them, no key lost; the
+// kinds that cannot are refused, not raced.
+TEST(ConcurrentBulk, BatchesFromManyThreadsIntoAnyFilterLoseNoKey) {
+    const std::vector<std::uint64_t> keys = make_keys();
+    for (bloomkit::any_filter filter : {bloomkit::any_filter(bloomkit::block_bloom_filter(key_count, 0.01)),
+                                        bloomkit::any_filter(bloomkit::split_block_bloom_filter(key_count, 0.01))}) {
+        ASSERT_TRUE(bloomkit::capabilities(filter).concurrent);
+        std::vector<std::thread> writers;
+        for (std::size_t w = 0; w < writer_count; ++w)
+            writers.emplace_back([&, w] {
+                const std::span<const std::uint64_t> mine = slice_of(keys, w);
+                std::vector<char> added(mine.size() / 2);
+                (void)bloomkit::insert(filter, mine.first(mine.size() / 2), bloomkit::concurrent,
+                                       std::span<bool>(reinterpret_cast<bool*>(added.data()), added.size()));
+                (void)bloomkit::insert(filter, mine.subspan(mine.size() / 2), bloomkit::concurrent);
+                std::vector<char> answers(mine.size());
+                bloomkit::contains(filter, mine,
+                                   std::span<bool>(reinterpret_cast<bool*>(answers.data()), answers.size()),
+                                   bloomkit::concurrent);
+                EXPECT_TRUE(std::ranges::all_of(answers, [](char a) { return a != 0; })) << "a thread lost its own key";
+            });
+        for (auto& writer : writers) writer.join();
+        std::vector<char> answers(keys.size());
+        bloomkit::contains(filter, std::span<const std::uint64_t>(keys),
+                           std::span<bool>(reinterpret_cast<bool*>(answers.data()), answers.size()));
+        EXPECT_TRUE(std::ranges::all_of(answers, [](char a) { return a != 0; }));
+    }
+    bloomkit::any_filter counting = bloomkit::counting_bloom_filter(100, 0.01);
+    EXPECT_FALSE(bloomkit::capabilities(counting).concurrent);
+    EXPECT_THROW((void)bloomkit::insert(counting, std::span<const std::uint64_t>(keys).first(1), bloomkit::concurrent),
+                 bloomkit::invalid_argument);
 }
 
 }  // namespace

@@ -56,6 +56,8 @@ TEST(Registry, CapabilitiesAreReadOffEachTypesApi) {
     EXPECT_EQ(fuse, kind_capabilities{});  // lookups only: built once from its keys
     EXPECT_EQ(capabilities(any_filter(cuckoo_filter(100, 0.01))), cuckoo);
     EXPECT_EQ(kind_name(any_filter(cuckoo_filter(100, 0.01))), "cuckoo filter");
+    EXPECT_TRUE(capabilities_of<classic_bloom_filter>().concurrent && bloom.concurrent);  // atomic OR on the words
+    EXPECT_FALSE(counting.concurrent || cuckoo.concurrent || scalable.concurrent);
     EXPECT_TRUE(refusing_filter<cuckoo_filter>);  // fixed capacity: an insert can be refused
     EXPECT_FALSE(refusing_filter<block_bloom_filter> || refusing_filter<counting_bloom_filter>);
 }

@@ -94,11 +94,50 @@ std::uint64_t insert(any_filter& filter, std::span<const Key> keys, std::span<bo
         filter);
 }
 
+/// insert() from any number of threads at once, for the kinds that allow it
+/// (capabilities().concurrent: the Bloom filters, whose words take atomic ORs); lookups beside
+/// it use the concurrent contains(). `added`, when not empty, says of each key whether it was
+/// new (one key at a time then: the batch is not pipelined). Throws invalid_argument for the
+/// other kinds.
+template <batch_key Key>
+std::uint64_t insert(any_filter& filter, std::span<const Key> keys, concurrent_t, std::span<bool> added = {}) {
+    if (!added.empty()) detail::require_answers(keys, added.size());
+    return std::visit(
+        [&](auto& f) -> std::uint64_t {
+            using F = std::decay_t<decltype(f)>;
+            if constexpr (!concurrent_filter<F>) {
+                detail::cannot(kind_traits<F>::name(), "take keys from several threads at once");
+            } else if (added.empty()) {
+                return f.insert(keys.begin(), keys.end(), concurrent);
+            } else {
+                std::uint64_t fresh = 0;
+                for (std::size_t i = 0; i < keys.size(); ++i)
+                    fresh += (added[i] = f.insert(keys[i], concurrent)) ? 1 : 0;
+                return fresh;
+            }
+        },
+        filter);
+}
+
 /// Writes to answers[i] whether key i may be in the filter (false: certainly not).
 template <batch_key Key>
 void contains(const any_filter& filter, std::span<const Key> keys, std::span<bool> answers) {
     detail::require_answers(keys, answers.size());
     std::visit([&](const auto& f) { f.contains(keys.begin(), keys.end(), answers.begin()); }, filter);
+}
+
+/// contains() beside concurrent inserts (atomic loads), for the kinds that take them.
+template <batch_key Key>
+void contains(const any_filter& filter, std::span<const Key> keys, std::span<bool> answers, concurrent_t) {
+    detail::require_answers(keys, answers.size());
+    std::visit(
+        [&](const auto& f) {
+            using F = std::decay_t<decltype(f)>;
+            if constexpr (!concurrent_filter<F>)
+                detail::cannot(kind_traits<F>::name(), "answer beside concurrent inserts");
+            else f.contains(keys.begin(), keys.end(), answers.begin(), concurrent);
+        },
+        filter);
 }
 
 /// Removes every key of the batch, or none (kinds that remove: counting Bloom, cuckoo): returns

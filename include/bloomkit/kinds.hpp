@@ -62,7 +62,6 @@ template <class F>
 concept counting_filter = requires(const F& f, std::string_view key) {
     { f.count(key) } -> std::convertible_to<std::uint64_t>;
 };
-/// Takes the union of another of the same parameters (Bloom, counting Bloom, scalable).
 /// Has a fixed capacity and can refuse a key (cuckoo): try_insert(key) returns a status whose
 /// `stored` means the key went in as a new copy and `full` that the table could not take it.
 template <class F>
@@ -71,6 +70,14 @@ concept refusing_filter = requires(F& f, std::string_view key) {
     { f.try_insert(key) == decltype(f.try_insert(key))::full } -> std::convertible_to<bool>;
 };
 
+/// Takes keys and answers lookups from several threads at once (the Bloom filters: atomic OR and
+/// atomic loads on their words): insert(key, concurrent), contains(key, concurrent).
+template <class F>
+concept concurrent_filter = requires(F& f, const F& g, std::string_view key) {
+    f.insert(key, concurrent);
+    g.contains(key, concurrent);
+};
+/// Takes the union of another of the same parameters (Bloom, counting Bloom, scalable).
 template <class F>
 concept merging_filter = requires(F& a, const F& b) {
     a |= b;
@@ -90,6 +97,7 @@ struct kind_capabilities {
     bool intersects = false;        ///< intersection (&=)
     bool updates_in_place = false;  ///< its file takes keys in place (file_update.hpp): its operations only set bits
     bool grows = false;             ///< has no capacity: grows as keys come
+    bool concurrent = false;        ///< inserts and lookups from several threads at once (concurrent_filter)
     friend constexpr bool operator==(const kind_capabilities&, const kind_capabilities&) = default;
 };
 
@@ -102,6 +110,7 @@ template <class F>
     can.counts = counting_filter<F>;
     can.merges = merging_filter<F>;
     can.intersects = intersecting_filter<F>;
+    can.concurrent = concurrent_filter<F>;
     if constexpr (requires { kind_traits<F>::updates_in_place; })
         can.updates_in_place = kind_traits<F>::updates_in_place;
     if constexpr (requires { kind_traits<F>::grows; }) can.grows = kind_traits<F>::grows;

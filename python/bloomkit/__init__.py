@@ -192,13 +192,15 @@ def from_bytes(data) -> Filter:
 class BloomFilter(Filter):
     """A Bloom filter for `expected_items` keys at `false_positive_rate`: adds, no removal.
     layout: "block" (one cache line per key, the default), "classic" (fewest bits) or
-    "split_block" (Apache Parquet's)."""
+    "split_block" (Apache Parquet's). concurrent=True: threads insert at once (atomic OR on the
+    words, as C++'s insert(key, bloomkit::concurrent)) rather than one after another."""
 
     def __init__(self, expected_items: int, false_positive_rate: float, *, layout: str = "block",
-                 seed: Optional[int] = None, key: Optional[Callable] = None):
+                 seed: Optional[int] = None, key: Optional[Callable] = None, concurrent: bool = False):
         _bloomkit.Filter.__init__(self, _bloomkit.make("bloom", expected_items, false_positive_rate,
                                                        layout=_layout_name(layout), seed=seed))
         self._key = key
+        self.concurrent = concurrent
 
 
 class CountingBloomFilter(Filter):

@@ -33,6 +33,7 @@ class Filter:
     target_fpr: float
     key_format: Optional[str]
     read_only: bool
+    concurrent: bool
     def add(self, key: Any) -> None: ...
     def update(self, *iterables: Keys) -> None: ...
     def add_many(self, keys: Keys) -> npt.NDArray[np.bool_]: ...
@@ -59,7 +60,8 @@ class Filter:
 
 class BloomFilter(Filter):
     def __init__(self, expected_items: int, false_positive_rate: float, *, layout: str = "block",
-                 seed: Optional[int] = None, key: Optional[Callable[[Any], Key]] = None) -> None: ...
+                 seed: Optional[int] = None, key: Optional[Callable[[Any], Key]] = None,
+                 concurrent: bool = False) -> None: ...
 
 class CountingBloomFilter(Filter):
     def __init__(self, expected_items: int, false_positive_rate: float, *, seed: Optional[int] = None,

@@ -117,8 +117,7 @@ void bind_queries(py::class_<filter>& c) {
     c.def("__contains__", [](filter& f, py::handle key) {
         const digest d = f.one(key, false);
         bool answer = false;
-        const auto held = f.reading();
-        bloomkit::contains(f.get(), std::span<const digest>(&d, 1), std::span<bool>(&answer, 1));
+        f.contains(std::span<const digest>(&d, 1), std::span<bool>(&answer, 1));
         return answer;
     });
     c.def("contains_many", [](filter& f, py::handle keys) {
@@ -126,9 +125,7 @@ void bind_queries(py::class_<filter>& c) {
         std::vector<char> answers(d.size());
         {
             py::gil_scoped_release unlocked;
-            const auto held = f.reading();
-            bloomkit::contains(f.get(), std::span<const digest>(d),
-                               std::span<bool>(reinterpret_cast<bool*>(answers.data()), answers.size()));
+            f.contains(d, std::span<bool>(reinterpret_cast<bool*>(answers.data()), answers.size()));
         }
         return bool_array(answers);
     });
@@ -144,25 +141,19 @@ void bind_queries(py::class_<filter>& c) {
 void bind_changes(py::class_<filter>& c) {
     c.def("add", [](filter& f, py::handle key) {
         const digest d = f.one(key, true);
-        const auto held = f.writing();
-        (void)bloomkit::insert(f.to_change(), std::span<const digest>(&d, 1));
+        f.insert(std::span<const digest>(&d, 1));
     });
     c.def("update", [](filter& f, py::handle keys) {
         const std::vector<digest> d = f.digests(keys, true);
-        any_filter& target = f.to_change();
         py::gil_scoped_release unlocked;
-        const auto held = f.writing();
-        (void)bloomkit::insert(target, std::span<const digest>(d));
+        f.insert(d);
     });
     c.def("add_many", [](filter& f, py::handle keys) {
         const std::vector<digest> d = f.digests(keys, true);
-        any_filter& target = f.to_change();
         std::vector<char> added(d.size());
         {
             py::gil_scoped_release unlocked;
-            const auto held = f.writing();
-            (void)bloomkit::insert(target, std::span<const digest>(d),
-                                   std::span<bool>(reinterpret_cast<bool*>(added.data()), added.size()));
+            f.insert(d, std::span<bool>(reinterpret_cast<bool*>(added.data()), added.size()));
         }
         return bool_array(added);
     });
@@ -237,6 +228,9 @@ void bind_properties(py::class_<filter>& c) {
             return std::string(to_string(k));
         },
         "What its keys are, as its file records them: 'text', 'u64', 'i64', or None before its first key.");
+    c.def_property("concurrent", &filter::concurrent_mode, &filter::set_concurrent,
+                   "Concurrent mode: threads insert at once (atomic OR on the words) instead of one after another. "
+                   "Bloom filters only.");
     c.def_property_readonly("read_only", &filter::mapped, "Whether it is mapped read-only from its file (map()).");
     c.def(
         "fpr", [](const filter& f) { return current_fpr(f.get()); },

@@ -10,11 +10,13 @@
 #include <memory>
 #include <mutex>
 #include <shared_mutex>
+#include <span>
 #include <utility>
 #include <variant>
 #include <vector>
 
 #include "bloomkit/any_filter.hpp"
+#include "bloomkit/bulk.hpp"
 #include "bloomkit/file.hpp"
 #include "keys.hpp"
 
@@ -57,12 +59,38 @@ public:
         return digest_of(source, key, recording);
     }
 
+    /// Inserts the keys of `digests`: alone, or in concurrent mode beside other threads' inserts
+    /// (the kinds whose words take atomic ORs). `added`, when given, says which were new.
+    void insert(std::span<const digest> digests, std::span<bool> added = {}) {
+        any_filter& target = to_change();
+        if (concurrent_) {
+            const auto held = reading();
+            (void)bloomkit::insert(target, digests, concurrent, added);
+        } else {
+            const auto held = writing();
+            (void)bloomkit::insert(target, digests, added);
+        }
+    }
+    void contains(std::span<const digest> digests, std::span<bool> answers) const {
+        const auto held = reading();
+        if (concurrent_) bloomkit::contains(get(), digests, answers, concurrent);
+        else bloomkit::contains(get(), digests, answers);
+    }
+    /// Concurrent mode: inserts share the lock with each other and with lookups.
+    void set_concurrent(bool on) {
+        if (on && !capabilities(get()).concurrent)
+            throw py::type_error("a " + kind_name(get()) + " cannot take keys from several threads at once");
+        concurrent_ = on;
+    }
+    [[nodiscard]] bool concurrent_mode() const noexcept { return concurrent_; }
+
     [[nodiscard]] std::shared_lock<std::shared_mutex> reading() const { return std::shared_lock(*lock_); }
     [[nodiscard]] std::unique_lock<std::shared_mutex> writing() const { return std::unique_lock(*lock_); }
 
 private:
     std::variant<any_filter, std::shared_ptr<const mapped_filter<any_filter>>> held_;
     std::unique_ptr<std::shared_mutex> lock_ = std::make_unique<std::shared_mutex>();
+    bool concurrent_ = false;
 };
 
 /// Adds Filter, make, build, load, map, from_bytes and kinds to `m`.

@@ -181,3 +181,23 @@ def test_bulk_calls_from_many_threads_lose_no_key():
         for t in threads + readers:
             t.join()
         assert all(f.contains_many(c).all() for c in chunks), f.name
+
+
+def test_concurrent_bloom_filters_take_keys_from_many_threads_at_once():
+    for layout in ("block", "classic", "split_block"):
+        f = bloomkit.BloomFilter(400_000, 0.01, layout=layout, concurrent=True)
+        assert f.concurrent
+        chunks = [np.arange(i * 50_000, (i + 1) * 50_000, dtype=np.uint64) for i in range(8)]
+        workers = [threading.Thread(target=f.update, args=(c,)) for c in chunks]
+        workers += [threading.Thread(target=f.add_many, args=(c[:100],)) for c in chunks]
+        workers += [threading.Thread(target=f.contains_many, args=(c,)) for c in chunks]
+        for t in workers:
+            t.start()
+        for t in workers:
+            t.join()
+        assert all(f.contains_many(c).all() for c in chunks), layout
+        f.concurrent = False  # and back: one writer at a time again
+        f.add(10**9)
+        assert 10**9 in f
+    with pytest.raises(TypeError, match="several threads"):
+        bloomkit.CuckooFilter(1000, 0.01).concurrent = True
