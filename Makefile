@@ -38,7 +38,7 @@ test-asan: deps
 	cmake -S . -B build/asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBLOOMKIT_DEVELOPER=ON -DBLOOMKIT_SANITIZE=address,undefined \
 		-DBLOOMKIT_BUILD_BENCH=OFF -DBLOOMKIT_BUILD_PYTHON=OFF $(CMAKE_FLAGS)
 	cmake --build build/asan -j $(JOBS)
-	cd build/asan && BLOOMKIT_CRASH_TRIALS=$(CRASH_TRIALS) ctest --output-on-failure --timeout 900
+	cd build/asan && BLOOMKIT_CRASH_TRIALS=$(CRASH_TRIALS) ctest --output-on-failure --timeout 900 -j $(JOBS)
 
 test-tsan: deps
 	cmake -S . -B build/tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBLOOMKIT_DEVELOPER=ON -DBLOOMKIT_SANITIZE=thread \

@@ -103,7 +103,7 @@ py::dict registry() {
     py::dict kinds;
     for_each_filter_type([&](auto type) {
         using F = typename decltype(type)::type;
-        const py::str word(std::string(kind_traits<F>::word));
+        const py::str word{std::string(kind_traits<F>::word)};
         if (kinds.contains(word)) return;
         py::dict entry;
         entry["summary"] = std::string(kind_traits<F>::summary);

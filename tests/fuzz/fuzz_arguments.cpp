@@ -42,7 +42,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         const unsigned threads = parse_threads(text);
         if (threads == 0 || threads > max_threads()) std::abort();
     });
-    parse([&] { (void)parse_layout(text); });
+    parse([&] { (void)bloomkit::parse_bloom_layout(text); });
     parse([&] {
         if (parse_size("--memory", text) == 0) std::abort();
     });
