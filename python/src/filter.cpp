@@ -122,12 +122,7 @@ void bind_queries(py::class_<filter>& c) {
     });
     c.def("contains_many", [](filter& f, py::handle keys) {
         const std::vector<digest> d = f.digests(keys, false);
-        std::vector<char> answers(d.size());
-        {
-            py::gil_scoped_release unlocked;
-            f.contains(d, std::span<bool>(reinterpret_cast<bool*>(answers.data()), answers.size()));
-        }
-        return bool_array(answers);
+        return answered(d.size(), [&](std::span<bool> answers) { f.contains(d, answers); });
     });
     c.def("count", [](filter& f, py::handle key) {
         const digest d = f.one(key, false);
@@ -150,12 +145,7 @@ void bind_changes(py::class_<filter>& c) {
     });
     c.def("add_many", [](filter& f, py::handle keys) {
         const std::vector<digest> d = f.digests(keys, true);
-        std::vector<char> added(d.size());
-        {
-            py::gil_scoped_release unlocked;
-            f.insert(d, std::span<bool>(reinterpret_cast<bool*>(added.data()), added.size()));
-        }
-        return bool_array(added);
+        return answered(d.size(), [&](std::span<bool> added) { f.insert(d, added); });
     });
     c.def("_remove", [](filter& f, py::handle key) {
         const digest d = f.one(key, false);

@@ -137,10 +137,4 @@ digest digest_of(key_source& source, py::handle key, bool recording) {
     return k.value;
 }
 
-py::array_t<bool> bool_array(const std::vector<char>& answers) {
-    py::array_t<bool> out(static_cast<py::ssize_t>(answers.size()));
-    std::memcpy(out.mutable_data(), answers.data(), answers.size());
-    return out;
-}
-
 }  // namespace bloomkit::python

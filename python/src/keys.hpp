@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <span>
 #include <vector>
 
 #include "bloomkit/hash.hpp"
@@ -34,7 +35,15 @@ std::vector<digest> digests_of(key_source& source, py::handle keys, bool recordi
 /// One key's digest, checked and recorded as digests_of() does.
 digest digest_of(key_source& source, py::handle key, bool recording);
 
-/// A numpy bool array of `answers` (chars, as C++ cannot hand out a vector<bool>'s storage).
-py::array_t<bool> bool_array(const std::vector<char>& answers);
+/// A numpy bool array of `size` answers, written in place by run(std::span<bool>) with the GIL
+/// released: the bulk calls answer straight into the array Python gets.
+template <class Run>
+py::array_t<bool> answered(std::size_t size, Run run) {
+    py::array_t<bool> out(static_cast<py::ssize_t>(size));
+    const std::span<bool> answers(out.mutable_data(), size);
+    py::gil_scoped_release unlocked;
+    run(answers);
+    return out;
+}
 
 }  // namespace bloomkit::python

@@ -76,27 +76,21 @@ std::vector<digest> digests(redis_filter& f, py::handle keys, bool recording) {
 void bind_calls(py::class_<redis_filter>& c) {
     c.def("update", [](redis_filter& f, py::handle keys) {
         const std::vector<digest> d = digests(f, keys, true);
-        std::vector<char> added(d.size());
-        py::gil_scoped_release unlocked;
-        f.locked([&](redis::bloom_filter& r) { r.insert_digests(d, reinterpret_cast<bool*>(added.data())); });
+        (void)answered(d.size(), [&](std::span<bool> added) {  // each add's answer is asked of Redis anyway
+            f.locked([&](redis::bloom_filter& r) { r.insert_digests(d, added.data()); });
+        });
     });
     c.def("add_many", [](redis_filter& f, py::handle keys) {
         const std::vector<digest> d = digests(f, keys, true);
-        std::vector<char> added(d.size());
-        {
-            py::gil_scoped_release unlocked;
-            f.locked([&](redis::bloom_filter& r) { r.insert_digests(d, reinterpret_cast<bool*>(added.data())); });
-        }
-        return bool_array(added);
+        return answered(d.size(), [&](std::span<bool> added) {
+            f.locked([&](redis::bloom_filter& r) { r.insert_digests(d, added.data()); });
+        });
     });
     c.def("contains_many", [](redis_filter& f, py::handle keys) {
         const std::vector<digest> d = digests(f, keys, false);
-        std::vector<char> answers(d.size());
-        {
-            py::gil_scoped_release unlocked;
-            f.locked([&](redis::bloom_filter& r) { r.contains_digests(d, reinterpret_cast<bool*>(answers.data())); });
-        }
-        return bool_array(answers);
+        return answered(d.size(), [&](std::span<bool> answers) {
+            f.locked([&](redis::bloom_filter& r) { r.contains_digests(d, answers.data()); });
+        });
     });
     c.def("clear", [](redis_filter& f) {
         py::gil_scoped_release unlocked;
