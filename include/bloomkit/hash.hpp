@@ -107,7 +107,16 @@ enum class key_format : std::uint8_t {
     text = 1,        ///< byte strings: std::string, byte spans, a line's bytes as they are
     u64 = 2,         ///< integers, written as unsigned decimal numbers (0 to 2^64 - 1)
     i64 = 3,         ///< integers, written as signed decimal numbers (-2^63 to 2^63 - 1)
+    u32 = 4,         ///< integers, written as unsigned decimal numbers below 2^32 (IPv4 addresses, ids)
 };
+
+/// The last key_format a reader knows; a larger value in a file is refused.
+inline constexpr key_format last_key_format = key_format::u32;
+
+/// Whether keys of the format are integers (hashed as their value widened to 64 bits).
+[[nodiscard]] constexpr bool is_integer(key_format format) noexcept {
+    return format == key_format::u64 || format == key_format::i64 || format == key_format::u32;
+}
 
 [[nodiscard]] constexpr std::string_view to_string(key_format format) noexcept {
     switch (format) {
@@ -115,18 +124,18 @@ enum class key_format : std::uint8_t {
         case key_format::text: return "text";
         case key_format::u64: return "u64";
         case key_format::i64: return "i64";
+        case key_format::u32: return "u32";
     }
     return "unknown";
 }
 
-/// Whether keys written in formats `a` and `b` hash alike. u64 and i64 do: both are 64-bit
-/// integers (an integer key is hashed as its value widened to 64 bits, so -1 as i64 is
-/// 18446744073709551615 as u64), and they differ only in how a line spells one. Text and the
+/// Whether keys written in formats `a` and `b` hash alike. The integer formats do: an integer
+/// key is hashed as its value widened to 64 bits (so -1 as i64 is 18446744073709551615 as u64,
+/// and 7 as u32 is 7 as u64), and they differ only in how a line spells one, and its range. Text and the
 /// integers do not: the line "7" is another key than the integer 7. Unrecorded matches
 /// anything, since nothing is known.
 [[nodiscard]] constexpr bool same_keys(key_format a, key_format b) noexcept {
-    const auto integer = [](key_format f) { return f == key_format::u64 || f == key_format::i64; };
-    return a == key_format::unrecorded || b == key_format::unrecorded || a == b || (integer(a) && integer(b));
+    return a == key_format::unrecorded || b == key_format::unrecorded || a == b || (is_integer(a) && is_integer(b));
 }
 
 /// Customisation point: specialise for a user type to give it a byte representation.

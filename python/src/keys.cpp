@@ -66,7 +66,7 @@ void require(key_source& source, key_family family, bool recording) {
         }
         return;
     }
-    const bool integers = source.recorded == key_format::u64 || source.recorded == key_format::i64;
+    const bool integers = is_integer(source.recorded);
     if (integers == (family == key_family::integer)) return;
     throw py::type_error(std::string("this filter holds ") +
                          (integers ? "integer keys (" + std::string(to_string(source.recorded)) + "): give int keys"

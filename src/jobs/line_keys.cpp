@@ -10,7 +10,11 @@ namespace bloomkit::jobs {
 namespace {
 
 /// "0 to 18446744073709551615" for u64; nothing for i64, whose range is written as often.
-std::string_view range_of(key_format format) { return format == key_format::u64 ? ", 0 to 18446744073709551615" : ""; }
+std::string_view range_of(key_format format) {
+    return format == key_format::u64   ? ", 0 to 18446744073709551615"
+           : format == key_format::u32 ? ", 0 to 4294967295"
+                                       : "";
+}
 
 std::string quoted_head(std::uint64_t line, const std::string& input, key_format format, std::string_view text) {
     const std::string shown = text.size() > 40 ? std::string(text.substr(0, 40)) + "..." : std::string(text);
@@ -36,9 +40,10 @@ std::uint64_t parse_key_number(std::string_view line, key_format format, const l
     const char* end = line.data() + line.size();
     std::uint64_t value = 0;
     bool ok = false;
-    if (format == key_format::u64) {
+    if (format == key_format::u64 || format == key_format::u32) {
         const auto [stop, failure] = std::from_chars(begin, end, value);
-        ok = !line.empty() && failure == std::errc{} && stop == end;
+        ok = !line.empty() && failure == std::errc{} && stop == end &&
+             (format == key_format::u64 || value <= 0xffffffffu);
     } else {
         std::int64_t signed_value = 0;
         const auto [stop, failure] = std::from_chars(begin, end, signed_value);

@@ -1,7 +1,7 @@
 // src/jobs/line_keys.hpp — what a line means as a key, in a key_format (bloomkit/hash.hpp): its
 // bytes (text), or a decimal number hashed exactly as the library hashes an integer of that value
-// (u64: 0 to 2^64 - 1; i64: -2^63 to 2^63 - 1), so that a line "7" read as u64 finds what a C++
-// or Python program inserted as the integer 7, whatever its type.
+// (u64: 0 to 2^64 - 1; i64: -2^63 to 2^63 - 1; u32: 0 to 2^32 - 1), so that a line "7" read as
+// u64 finds what a C++ or Python program inserted as the integer 7, whatever its type.
 #pragma once
 
 #include <cstdint>
@@ -45,7 +45,7 @@ std::uint64_t parse_key_number(std::string_view line, key_format format, const l
 template <class Use>
 decltype(auto) with_keys(std::span<const std::string_view> lines, key_format format, const line_origin& origin,
                          Use&& use) {
-    if (format != key_format::u64 && format != key_format::i64) return use(lines);
+    if (!is_integer(format)) return use(lines);
     thread_local std::vector<std::uint64_t> numbers;
     numbers.resize(lines.size());
     for (std::size_t i = 0; i < lines.size(); ++i) numbers[i] = parse_key_number(lines[i], format, origin, i);

@@ -9,9 +9,14 @@
 
 namespace bloomkit::jobs {
 
-os::file_descriptor unnamed_temporary_file() {
+std::string temporary_directory() {
     const char* tmp = std::getenv("TMPDIR");
-    const std::string directory = tmp != nullptr && *tmp != '\0' ? tmp : "/tmp";
+    return tmp != nullptr && *tmp != '\0' ? tmp : "/tmp";
+}
+
+os::file_descriptor unnamed_temporary_file() { return unnamed_temporary_file(temporary_directory()); }
+
+os::file_descriptor unnamed_temporary_file(const std::string& directory) {
     os::file_descriptor file(::open(directory.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600));
     if (file.get() >= 0) return file;
     std::string name = directory + "/bloomkit-spool-XXXXXX";  // no O_TMPFILE here: unlink at once

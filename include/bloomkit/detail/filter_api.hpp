@@ -41,7 +41,7 @@ public:
     [[nodiscard]] double target_fpr() const noexcept { return target_.fpr; }
     [[nodiscard]] const sizing_target& sized_for() const noexcept { return target_; }
 
-    /// What the keys are (text, u64, i64), as recorded for the filter's readers; unrecorded
+    /// What the keys are (text, u64, i64, u32), as recorded for the filter's readers; unrecorded
     /// unless the filter was made with filter_options::keys, built from a typed range of keys,
     /// or read from a file that records it. Recorded, not enforced: the filter hashes whatever
     /// it is given.

@@ -213,7 +213,7 @@ inline header_bytes check_common_header(std::span<const std::byte> seen, std::op
                                     ": version 2 checks the payload by chunks, and keeps 0 there");
     }
     if (version >= 3) {
-        if (const auto keys = h.get<std::uint8_t>(f::key_format); keys > static_cast<std::uint8_t>(key_format::i64))
+        if (const auto keys = h.get<std::uint8_t>(f::key_format); keys > static_cast<std::uint8_t>(last_key_format))
             reject_field(where, "unknown key format " + std::to_string(keys));
         for (std::size_t i = f::key_format + 1; i < f::extra; ++i)
             if (h.bytes[i] != std::byte{0}) reject_field(where, "reserved byte " + std::to_string(i) + " is not zero");

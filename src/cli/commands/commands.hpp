@@ -34,6 +34,8 @@ action info_command(CLI::App& command);
 action dedup_command(CLI::App& command);
 action intersect_command(CLI::App& command);
 action subtract_command(CLI::App& command);
+action once_command(CLI::App& command);
+action top_command(CLI::App& command);
 action merge_command(CLI::App& command);
 action redis_command(CLI::App& command);
 
@@ -44,9 +46,12 @@ inline constexpr command command_table[] = {
     {"remove", "Remove lines from a counting Bloom or cuckoo filter file", remove_command},
     {"check", "Print the lines that may be in the filter", check_command},
     {"info", "Describe a filter file: kind, parameters, fill, estimated keys, FPR", info_command},
-    {"dedup", "Print each line the first time it is seen (across runs with --state)", dedup_command},
-    {"intersect", "Print the lines of B that are probably in A", intersect_command},
-    {"subtract", "Print the lines of A that are certainly not in B", subtract_command},
+    {"dedup", "Print each line the first time it is seen (across runs with --state; exactly with --exact)",
+     dedup_command},
+    {"intersect", "Print the lines of B that are probably in A (exactly with --exact)", intersect_command},
+    {"subtract", "Print the lines of A that are certainly not in B (all of them with --exact)", subtract_command},
+    {"once", "Print the lines that appear exactly once (or, --repeated, more than once), exactly", once_command},
+    {"top", "Print the K most frequent lines with their counts, exactly (or --approx in one pass)", top_command},
     {"merge", "Combine filters into one: union (or intersection) of their keys", merge_command},
 #ifdef BLOOMKIT_WITH_REDIS
     {"redis", "A filter shared through Redis or a Redis Cluster: create, add, check, info, push, pull, drop",

@@ -2,6 +2,9 @@
 //                [--invert] [--line-buffered] [--checkpoint SECONDS] — prints each line the first
 // time it is (probably) seen, in input order: the crawler's "have I fetched this URL?" as a
 // pipe stage.
+// bloomkit dedup --exact [INPUT...|-] [--memory SIZE] [--tmpdir DIR] — each distinct line once,
+// exactly, in order of first appearance (awk '!seen[$0]++' in bounded memory: exact_jobs.hpp);
+// its output comes once the input is read.
 //
 // A line is printed when inserting its key sets a bit that was clear, so a line is never
 // printed twice; a line never seen before is wrongly held back with the filter's current FPR
@@ -34,6 +37,7 @@
 #include "jobs/signals.hpp"
 #include "support/arguments.hpp"
 #include "support/common_options.hpp"
+#include "support/exact_job.hpp"
 #include "support/file_locking.hpp"
 #include "support/filter_files.hpp"
 #include "support/filter_work.hpp"
@@ -57,6 +61,7 @@ struct dedup_options {
     bool line_buffered = false;
     bool json = false;
     bool no_wait = false;
+    exact_options exact;
 };
 
 /// The initial capacity of a scalable filter without -n.
@@ -261,7 +266,20 @@ private:
     double expected_wrong_ = 0;
 };
 
+int run_exact_dedup(const dedup_options& options) {
+    refuse_filter_options(options.exact);
+    const jobs::spill::exact_settings settings =
+        exact_settings_of(options.exact, options.sizing.memory, options.threads, options.key);
+    jobs::line_reader lines(options.inputs);
+    jobs::output out;
+    const auto report = jobs::spill::distinct_in_order(lines, settings, [&](std::string_view line) { out.line(line); });
+    out.flush();
+    summarize_exact("dedup", report, lines.bytes_read(), options.json);
+    return success;
+}
+
 int run_dedup(const dedup_options& options) {
+    if (options.exact.exact) return run_exact_dedup(options);
     const sizing_request sizing = parse_sizing(options.sizing);
     const unsigned threads = parse_threads(options.threads);
     const double checkpoint_seconds = parse_seconds("--checkpoint", options.checkpoint);
@@ -311,11 +329,15 @@ action dedup_command(CLI::App& command) {
     add_key_option(command, options->key);
     add_thread_option(command, options->threads);
     add_no_wait_option(command, options->no_wait);
+    add_exact_options(command, options->exact, true, false);
+    for (const char* name : {"--keys", "--fpr", "--kind", "--seed", "--state", "--checkpoint", "--invert", "--no-wait"})
+        options->exact.filter_only.push_back(command.get_option(name));
     command.footer(
         "Examples:\n"
         "  crawler | bloomkit dedup --state seen.bkf --line-buffered | fetcher      # each URL once, across restarts\n"
         "  bloomkit dedup -n 10M -p 0.1% urls.txt > unique.txt                      # a fixed 10M-line filter\n"
-        "  bloomkit dedup --invert access.log.gz | sort | uniq -c                   # only the repeats");
+        "  bloomkit dedup --invert access.log.gz | sort | uniq -c                   # only the repeats\n"
+        "  bloomkit dedup --exact --memory 2G frontier.txt > unique.txt             # exactly, whatever the size");
     return [options] { return run_dedup(*options); };
 }
 

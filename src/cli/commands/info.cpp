@@ -129,6 +129,7 @@ std::string describe_keys(key_format keys) {
         case key_format::text: return "text (a line's bytes)";
         case key_format::u64: return "u64 (decimal numbers, hashed as 64-bit integers)";
         case key_format::i64: return "i64 (signed decimal numbers, hashed as 64-bit integers)";
+        case key_format::u32: return "u32 (decimal numbers below 2^32, hashed as 64-bit integers)";
         case key_format::unrecorded: break;
     }
     return "not recorded (an older bloomkit wrote the file): lines are read as text unless --key says otherwise";

@@ -37,7 +37,7 @@ inline std::uint64_t count_lines(jobs::line_reader& reader, key_format format) {
         const std::string_view text = block.text();
         lines += jobs::count_newlines(text);
         if (!text.empty() && text.back() != '\n') ++lines;
-        if (format == key_format::u64 || format == key_format::i64) {
+        if (is_integer(format)) {
             split.clear();
             jobs::split_lines(text, split);
             jobs::with_keys(std::span<const std::string_view>(split), format, block.origin, [](auto) {});

@@ -11,8 +11,6 @@
 namespace bloomkit::cli {
 namespace {
 
-bool integer(key_format format) { return format == key_format::u64 || format == key_format::i64; }
-
 bool looks_numeric(std::string_view line) {
     if (!line.empty() && line.front() == '-') line.remove_prefix(1);
     return !line.empty() && line.size() <= 20 && std::ranges::all_of(line, [](char c) { return c >= '0' && c <= '9'; });
@@ -24,15 +22,16 @@ key_format parse_key_format(const std::string& text) {
     if (text == "text") return key_format::text;
     if (text == "u64") return key_format::u64;
     if (text == "i64") return key_format::i64;
-    throw invalid_argument(fmt::format("--key is text, u64 or i64, not '{}'", text));
+    if (text == "u32") return key_format::u32;
+    throw invalid_argument(fmt::format("--key is text, u64, i64 or u32, not '{}'", text));
 }
 
 void add_key_option(CLI::App& command, std::string& format) {
     command
         .add_option("--key", format,
-                    "What a line is: text (its bytes), u64 or i64 (a decimal number, hashed as the library hashes "
-                    "that integer). Default: what the filter records, text for a new one")
-        ->type_name("text|u64|i64");
+                    "What a line is: text (its bytes), u64, i64 or u32 (a decimal number, hashed as the library "
+                    "hashes that integer). Default: what the filter records, text for a new one")
+        ->type_name("text|u64|i64|u32");
 }
 
 key_format key_format_to_build(const std::string& option) {
@@ -48,8 +47,8 @@ key_format key_format_for(key_format recorded, const std::string& option, std::s
             "out "
             "(the filter's own format is used), or rebuild the filter with --key {}",
             option, filter,
-            integer(recorded) ? fmt::format("integers (--key {})", to_string(recorded)) : std::string("text"),
-            integer(asked) ? "numbers" : "lines", option));
+            is_integer(recorded) ? fmt::format("integers (--key {})", to_string(recorded)) : std::string("text"),
+            is_integer(asked) ? "numbers" : "lines", option));
     return asked;
 }
 

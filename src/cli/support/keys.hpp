@@ -1,5 +1,5 @@
-// src/cli/support/keys.hpp — the option that says what a line means as a key (--key text, u64 or
-// i64; the lines are parsed by jobs/line_keys.hpp), so that `--key u64` finds what a C++ or
+// src/cli/support/keys.hpp — the option that says what a line means as a key (--key text, u64,
+// i64 or u32; the lines are parsed by jobs/line_keys.hpp), so that `--key u64` finds what a C++ or
 // Python program inserted as the integer 7, whatever its type.
 //
 // A filter records the format it was built with (bloomkit::key_format, in its file's header and
@@ -22,10 +22,10 @@ namespace bloomkit::cli {
 
 using bloomkit::key_format;
 
-/// "text", "u64" or "i64".
+/// "text", "u64", "i64" or "u32".
 key_format parse_key_format(const std::string& text);
 
-/// --key text|u64|i64; left empty when not given (then the filter's record decides).
+/// --key text|u64|i64|u32; left empty when not given (then the filter's record decides).
 void add_key_option(CLI::App& command, std::string& format);
 
 /// The format of the keys of a filter about to be built: --key, or text.

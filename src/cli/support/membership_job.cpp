@@ -36,6 +36,9 @@ void add_membership_options(CLI::App& command, membership_options& options, cons
     command.add_flag("--json", options.json, "Print the summary as JSON (on stderr)");
     add_key_option(command, options.key);
     add_thread_option(command, options.threads);
+    add_exact_options(command, options.exact, true, true);
+    for (const char* name : {"--keys", "--fpr", "--kind", "--seed", "--all"})
+        options.exact.filter_only.push_back(command.get_option(name));
 }
 
 double wrongly_placed(std::uint64_t kept_right, std::uint64_t placed, double fpr) {
@@ -53,7 +56,29 @@ struct hashed_answers {
 
 }  // namespace
 
+namespace {
+
+bool run_exact_membership_job(const char* job, const membership_options& options, bool present) {
+    refuse_filter_options(options.exact);
+    if (options.held == "-" && options.streamed == "-")
+        throw invalid_argument("only one of the two inputs can be standard input");
+    const jobs::spill::exact_settings settings =
+        exact_settings_of(options.exact, options.sizing.memory, options.threads, options.key);
+    // The first input is A: intersect's held one, subtract's streamed one (their order of arguments).
+    jobs::line_reader first({present ? options.held : options.streamed});
+    jobs::line_reader second({present ? options.streamed : options.held});
+    jobs::output out(options.line_buffered ? jobs::output::buffering::line : jobs::output::buffering::block);
+    const auto report = jobs::spill::shared_lines(first, second, settings, present,
+                                                  [&](std::string_view line) { out.line(line); });
+    out.flush();
+    summarize_exact(job, report, first.bytes_read() + second.bytes_read(), options.json);
+    return report.lines_written > 0;
+}
+
+}  // namespace
+
 bool run_membership_job(const char* job, const membership_options& options, bool present) {
+    if (options.exact.exact) return run_exact_membership_job(job, options, present);
     const sizing_request sizing = parse_sizing(options.sizing);
     const key_format keys = key_format_to_build(options.key);
     const filter_options hashing{.seed = parse_seed(options.seed), .keys = keys};

@@ -2,7 +2,8 @@
 // input (built as `build` builds one: sized by -n, -p or --memory, or from the input's count of
 // lines, with threads), stream the other input and print the lines whose answer is the one the
 // job wants, in their order, each once unless --all; then say how many lines were read and
-// written, and how many are expected to be wrong.
+// written, and how many are expected to be wrong. With --exact, the exact answer instead
+// (exact_jobs.hpp: every distinct line once, in bounded memory).
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -10,6 +11,7 @@
 #include <cstdint>
 #include <string>
 
+#include "support/exact_job.hpp"
 #include "support/sizing_options.hpp"
 
 namespace bloomkit::cli {
@@ -24,6 +26,7 @@ struct membership_options {
     bool all = false;
     bool line_buffered = false;
     bool json = false;
+    exact_options exact;
 };
 
 /// The options both jobs take (the inputs excepted); `held_input` names the input the filter is

@@ -4,6 +4,8 @@
 #include "bloomkit/error.hpp"
 #include "bloomkit/kind_request.hpp"
 #include "jobs/line_keys.hpp"
+#include "jobs/spill/distinct_lines.hpp"
+#include "jobs/spill/exact_jobs.hpp"
 #include "jobs/line_reader.hpp"
 #include "jobs/threads_unavailable.hpp"
 
@@ -36,6 +38,10 @@ std::string command_message(const std::exception& e) {
         return std::string(e.what()) + ": to combine filters, use bloomkit merge";
     if (dynamic_cast<const jobs::threads_unavailable*>(&e) != nullptr)
         return std::string(e.what()) + ": use fewer (-t)";
+    if (dynamic_cast<const jobs::spill::not_enough_space*>(&e) != nullptr)
+        return std::string(e.what()) + " (--tmpdir DIR puts it on another disk; a larger --memory spills less)";
+    if (dynamic_cast<const jobs::spill::line_exceeds_memory*>(&e) != nullptr)
+        return std::string(e.what()) + " (--memory)";
     return e.what();
 }
 

@@ -1,0 +1,79 @@
+// src/cli/support/exact_job.cpp — see exact_job.hpp.
+#include "support/exact_job.hpp"
+
+#include <fmt/core.h>
+
+#include <filesystem>
+
+#include "jobs/temporary_file.hpp"
+#include "support/arguments.hpp"
+#include "support/keys.hpp"
+#include "support/summary.hpp"
+
+namespace bloomkit::cli {
+namespace {
+
+constexpr std::uint64_t default_memory = std::uint64_t{1} << 30;
+constexpr std::uint64_t least_memory = std::uint64_t{1} << 20;
+
+std::string checked_directory(const std::string& tmpdir) {
+    const std::string directory = tmpdir.empty() ? jobs::temporary_directory() : tmpdir;
+    std::error_code failed;
+    if (!std::filesystem::is_directory(directory, failed))
+        throw invalid_argument(fmt::format("--tmpdir '{}' is not a directory{}", directory,
+                                           tmpdir.empty() ? " (it comes from $TMPDIR)" : ""));
+    return directory;
+}
+
+}  // namespace
+
+void add_exact_options(CLI::App& command, exact_options& options, bool flag, bool two_inputs) {
+    if (flag)
+        command.add_flag("--exact", options.exact,
+                         "The exact answer, in bounded memory (--memory, default 1G): lines that do not fit are "
+                         "partitioned onto disk (--tmpdir)");
+    command
+        .add_option("--tmpdir", options.tmpdir,
+                    flag ? "With --exact: where the partitions go (default $TMPDIR, or /tmp)"
+                         : "Where the partitions go when the lines do not fit in --memory (default $TMPDIR, or /tmp)")
+        ->type_name("DIR");
+    if (two_inputs)
+        command.add_flag("--no-prune", options.no_prune,
+                         "With --exact: do not keep a filter of A to drop the lines of B that are certainly not in A "
+                         "before they reach the disk");
+}
+
+void refuse_filter_options(const exact_options& options) {
+    for (const CLI::Option* option : options.filter_only)
+        if (option->count() > 0)
+            throw invalid_argument(fmt::format(
+                "{} sizes or shapes a filter: --exact keeps none you can size (its memory is --memory)",
+                option->get_name()));
+}
+
+jobs::spill::exact_settings exact_settings_of(const exact_options& options, const std::string& memory,
+                                              const std::string& threads, const std::string& key) {
+    jobs::spill::exact_settings settings;
+    settings.limits.memory = memory.empty() ? default_memory : parse_size("--memory", memory);
+    if (settings.limits.memory < least_memory)
+        throw invalid_argument(
+            fmt::format("--memory {} is too little for an exact job: give it at least 1M", memory));
+    settings.limits.directory = checked_directory(options.tmpdir);
+    settings.threads = parse_threads(threads);
+    settings.keys = key_format_to_build(key);
+    settings.prune = !options.no_prune;
+    return settings;
+}
+
+void summarize_exact(const char* job, const jobs::spill::exact_report& report, std::uint64_t bytes_read, bool json) {
+    job_summary summary(job);
+    summary.count("lines read", report.lines_read).count("lines written", report.lines_written);
+    if (report.distinct > 0) summary.count("distinct lines", report.distinct);
+    if (report.filter_bytes > 0)
+        summary.count("lines pruned by the filter", report.pruned).count("filter bytes", report.filter_bytes);
+    if (report.bitmap_bytes > 0) summary.count("bitmap bytes", report.bitmap_bytes);
+    summary.count("bytes spilled", report.spill.bytes_spilled).count("partition levels", report.spill.levels);
+    summary.bytes_read(bytes_read).print(json, true);
+}
+
+}  // namespace bloomkit::cli

@@ -1,0 +1,37 @@
+// src/cli/support/exact_job.hpp — what the exact jobs share on the command line: the options that
+// turn a job exact (--exact, --tmpdir, --no-prune), the memory budget (--memory, 1G unless given),
+// the refusal of the options only a filter's job takes, and the summary.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <string>
+#include <vector>
+
+#include "jobs/line_reader.hpp"
+#include "jobs/spill/exact_jobs.hpp"
+
+namespace bloomkit::cli {
+
+struct exact_options {
+    bool exact = false;
+    std::string tmpdir;  // empty: $TMPDIR, or /tmp
+    bool no_prune = false;
+    std::vector<CLI::Option*> filter_only;  // options of the approximate job, refused with --exact
+};
+
+/// --exact (unless the command is exact anyway), --tmpdir, and --no-prune for the jobs over two
+/// inputs.
+void add_exact_options(CLI::App& command, exact_options& options, bool flag, bool two_inputs);
+
+/// Throws invalid_argument naming the first option of the approximate job given with --exact.
+void refuse_filter_options(const exact_options& options);
+
+/// The settings of an exact job from the options: `memory` as --memory gave it (empty: 1G).
+jobs::spill::exact_settings exact_settings_of(const exact_options& options, const std::string& memory,
+                                              const std::string& threads, const std::string& key);
+
+/// Prints the summary of an exact job (on stderr: stdout holds its lines).
+void summarize_exact(const char* job, const jobs::spill::exact_report& report, std::uint64_t bytes_read, bool json);
+
+}  // namespace bloomkit::cli

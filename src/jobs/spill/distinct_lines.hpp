@@ -1,0 +1,99 @@
+// src/jobs/spill/distinct_lines.hpp — the distinct lines of inputs of any size, folded
+// (line_record.hpp) in a fixed amount of memory: the engine of the exact jobs.
+//
+// Grace hash partitioning (Kitsuregawa, Tanaka and Moto-oka, "Application of hash to data base
+// machine and its architecture", 1983), made adaptive:
+//   - Lines are folded into a line_table. Input whose distinct lines fit never touches the disk.
+//   - When the table is full, its entries are spilled to P partition files, routed by their hash
+//     (the digest the job computed once per line: the same one a pruning filter is asked with), and
+//     the table starts again. It goes on folding between spills, so a line repeated a billion
+//     times costs one record per spill, whatever the skew.
+//   - At the end, each partition is folded back into the table alone. One that still does not fit
+//     (skewed data, a bad guess of the input's size) is split again, by other bits of the hash,
+//     into the partitions of the next level, recursively.
+// Every line's records meet in exactly one part, so each part the visitor sees is complete: its
+// lines' counts, first positions and tags are those of the whole input.
+//
+// Memory: the table takes 3/4 of the budget; the partitions' write buffers (4 KiB to 1 MiB each)
+// and the read buffer share the rest. P is chosen so that a partition of the expected input fills
+// about half the table (at most 256, and fewer when the buffers would not fit in the budget).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bloomkit/error.hpp"
+#include "jobs/spill/line_table.hpp"
+#include "jobs/spill/spill_file.hpp"
+
+namespace bloomkit::jobs::spill {
+
+/// Where an exact job may spill and how much memory it may use.
+struct spill_limits {
+    std::string directory;
+    std::uint64_t memory = 0;
+};
+
+/// Thrown for a line too long for the memory the job was given.
+class line_exceeds_memory : public error {
+public:
+    line_exceeds_memory(std::uint64_t line_bytes, std::uint64_t memory);
+    [[nodiscard]] std::uint64_t line_bytes() const noexcept { return line_bytes_; }
+
+private:
+    std::uint64_t line_bytes_;
+};
+
+struct spill_statistics {
+    std::uint64_t spills = 0;         // times the table was written out
+    std::uint64_t bytes_spilled = 0;  // to partition files, every level
+    std::uint64_t parts = 0;          // visited
+    unsigned levels = 0;              // of partitioning: 0 when nothing was spilled
+};
+
+class distinct_lines {
+public:
+    /// `input_bytes`: about how many bytes of lines will be added (0: not known), to choose how
+    /// many partitions a spill makes.
+    distinct_lines(spill_limits limits, std::uint64_t input_bytes);
+    ~distinct_lines();
+    distinct_lines(const distinct_lines&) = delete;
+    distinct_lines& operator=(const distinct_lines&) = delete;
+
+    /// Folds a record in. Throws line_exceeds_memory, or io_error when spilling fails.
+    void add(const line_record& record);
+
+    /// Whether the table was ever spilled: if not, it holds every line added so far.
+    [[nodiscard]] bool spilled() const noexcept { return top_ != nullptr; }
+
+    /// The table (while nothing is spilled, every line added so far).
+    [[nodiscard]] line_table& table() noexcept { return table_; }
+
+    /// Calls visit(table) once for each part of the distinct lines, every line in exactly one
+    /// part, the table holding that part alone. Called once, last.
+    void for_each_part(const std::function<void(line_table&)>& visit);
+
+    [[nodiscard]] const spill_statistics& statistics() const noexcept { return statistics_; }
+
+    /// The budget of the table for `memory`, and of each buffer.
+    static std::uint64_t table_budget(std::uint64_t memory) noexcept { return memory / 4 * 3; }
+
+private:
+    struct partitions;
+
+    void spill(partitions& into);
+    void solve(partitions& parts, const std::function<void(line_table&)>& visit);
+    [[nodiscard]] std::unique_ptr<partitions> partitions_for(unsigned level, std::uint64_t bytes);
+
+    spill_limits limits_;
+    std::uint64_t input_bytes_;
+    line_table table_;
+    std::unique_ptr<partitions> top_;
+    spill_statistics statistics_;
+};
+
+}  // namespace bloomkit::jobs::spill

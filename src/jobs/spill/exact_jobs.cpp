@@ -1,0 +1,262 @@
+// src/jobs/spill/exact_jobs.cpp — see exact_jobs.hpp.
+#include "jobs/spill/exact_jobs.hpp"
+
+#include <fmt/core.h>
+#include <sys/statvfs.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstring>
+#include <optional>
+#include <queue>
+#include <string>
+#include <vector>
+
+#include "bloomkit/bloom_filter.hpp"
+#include "jobs/line_keys.hpp"
+#include "jobs/ordered_pipeline.hpp"
+#include "jobs/spill/ordered_runs.hpp"
+
+namespace bloomkit::jobs::spill {
+namespace {
+
+// ---------------------------------------------------------------------------------------------
+// Lines as keyed records
+
+/// A block of lines hashed by a worker: each line's digest, and for integer keys its value,
+/// whose 8 bytes are the record's text.
+struct keyed_block {
+    std::vector<digest> digests;
+    std::vector<std::uint64_t> numbers;
+    std::vector<line_record> records;
+};
+
+/// Reads every line of `input` as a record tagged `tag`, positioned from `position` on when
+/// `positioned` (else no_position), and hands each block's records with their digests to
+/// take(records, digests), in input order. Returns the number of lines.
+template <class Take>
+std::uint64_t read_records(line_reader& input, const exact_settings& settings, std::uint8_t tag, bool positioned,
+                           std::uint64_t position, Take take) {
+    const hasher hash;  // the default: a pruning filter's too, so its digests are these
+    const bool integers = is_integer(settings.keys);
+    std::uint64_t lines = 0;
+    for_each_block_in_order<keyed_block>(
+        input, settings.threads,
+        [&](std::span<const std::string_view> batch, const line_origin& origin, keyed_block& block) {
+            block.digests.resize(batch.size());
+            block.records.resize(batch.size());
+            if (integers) {
+                block.numbers.resize(batch.size());
+                for (std::size_t i = 0; i < batch.size(); ++i) {
+                    block.numbers[i] = parse_key_number(batch[i], settings.keys, origin, i);
+                    block.digests[i] = hash(block.numbers[i]);
+                    block.records[i].text = {reinterpret_cast<const char*>(&block.numbers[i]), 8};
+                }
+            } else {
+                for (std::size_t i = 0; i < batch.size(); ++i) {
+                    block.digests[i] = hash(batch[i]);
+                    block.records[i].text = batch[i];
+                }
+            }
+            for (std::size_t i = 0; i < batch.size(); ++i) {
+                block.records[i].hash = block.digests[i].low;
+                block.records[i].tags = tag;
+            }
+        },
+        [&](std::span<const std::string_view> batch, const line_origin&, keyed_block& block) {
+            for (auto& record : block.records) record.position = positioned ? position++ : no_position;
+            take(std::span<const line_record>(block.records), std::span<const digest>(block.digests));
+            lines += batch.size();
+        });
+    return lines;
+}
+
+/// The text a job prints for a key: the line itself, or an integer's decimal digits.
+class key_text {
+public:
+    explicit key_text(key_format keys) : keys_(keys) {}
+
+    std::string_view operator()(std::string_view key) {
+        if (!is_integer(keys_)) return key;
+        std::uint64_t value = 0;
+        std::memcpy(&value, key.data(), sizeof value);
+        const auto [end, failed] = keys_ == key_format::i64
+                                       ? std::to_chars(digits_, digits_ + sizeof digits_, static_cast<std::int64_t>(value))
+                                       : std::to_chars(digits_, digits_ + sizeof digits_, value);
+        return {digits_, static_cast<std::size_t>(end - digits_)};
+    }
+
+private:
+    key_format keys_;
+    char digits_[24] = {};
+};
+
+// ---------------------------------------------------------------------------------------------
+// Disk space
+
+/// Refuses to start a job that will spill more than its directory can hold: an input of known
+/// size larger than the table is spilled once as records (a little more than its bytes), and the
+/// lines an ordered job keeps are written once more as runs while partitions are freed.
+void check_space(const exact_settings& settings, std::uint64_t input_bytes) {
+    if (input_bytes == 0 || input_bytes <= distinct_lines::table_budget(settings.limits.memory)) return;
+    struct statvfs disk {};
+    if (::statvfs(settings.limits.directory.c_str(), &disk) != 0) return;  // an error comes with the first spill
+    const std::uint64_t have = static_cast<std::uint64_t>(disk.f_bavail) * disk.f_frsize;
+    const auto need = static_cast<std::uint64_t>(static_cast<double>(input_bytes) * 1.3);
+    if (need > have) throw not_enough_space(settings.limits.directory, need, have);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The jobs on distinct_lines
+
+/// Folds every line of `input` into `lines`.
+std::uint64_t fold_all(line_reader& input, const exact_settings& settings, distinct_lines& lines) {
+    return read_records(input, settings, 1, true, 0, [&](std::span<const line_record> records, std::span<const digest>) {
+        for (const line_record& record : records) lines.add(record);
+    });
+}
+
+/// Prints, in order of first position, the distinct lines keep(entry) selects.
+template <class Keep>
+void print_in_order(distinct_lines& lines, const exact_settings& settings, const line_printer& print, Keep keep,
+                    exact_report& report) {
+    key_text text(settings.keys);
+    ordered_runs runs(settings.limits.directory, settings.limits.memory, [&](std::string_view key) { print(text(key)); });
+    lines.for_each_part([&](line_table& part) {
+        report.distinct += part.size();
+        runs.add(part.sorted_by_position(keep), !lines.spilled());
+    });
+    lines.table().release();  // the merge's buffers take its place
+    runs.finish();
+    report.lines_written = runs.size();
+    report.spill = lines.statistics();
+}
+
+template <class Keep>
+exact_report print_kept(line_reader& input, const exact_settings& settings, const line_printer& print, Keep keep) {
+    check_space(settings, input.total_bytes());
+    exact_report report;
+    distinct_lines lines(settings.limits, input.total_bytes());
+    report.lines_read = fold_all(input, settings, lines);
+    print_in_order(lines, settings, print, keep, report);
+    return report;
+}
+
+/// A line that ranks before another among the most frequent: more often, or as often and
+/// smaller bytes.
+struct ranked {
+    std::uint64_t count;
+    std::string text;
+    friend bool operator<(const ranked& a, const ranked& b) {  // a ranks before b
+        return a.count != b.count ? a.count > b.count : a.text < b.text;
+    }
+};
+
+/// The pruning filter of an intersect or subtract: a Bloom filter of the first input in an
+/// eighth of the memory, made when the first input may not fit in the table (unknown or larger
+/// size), and sized for the lines it is expected to hold (~32 bytes each when unknown).
+std::optional<bloom_filter> pruning_filter(const exact_settings& settings, std::uint64_t first_bytes) {
+    const std::uint64_t memory = settings.limits.memory;
+    if (!settings.prune || (first_bytes != 0 && first_bytes < distinct_lines::table_budget(memory))) return {};
+    const std::uint64_t bits = memory / 8 * 8;
+    const double keys = first_bytes != 0 ? static_cast<double>(first_bytes) / 32 : static_cast<double>(bits) / 10;
+    const auto hashes =
+        static_cast<std::uint32_t>(std::clamp(std::round(static_cast<double>(bits) / keys * std::log(2.0)), 1.0, 8.0));
+    return bloom_filter(bloom_geometry{.bits = bits, .hashes = hashes});
+}
+
+}  // namespace
+
+not_enough_space::not_enough_space(const std::string& directory, std::uint64_t need, std::uint64_t have)
+    : error(fmt::format("not enough space in the temporary directory '{}': the job needs about {:.1f} MB there, "
+                        "and {:.1f} MB are free",
+                        directory, static_cast<double>(need) / 1e6, static_cast<double>(have) / 1e6)),
+      need_(need),
+      have_(have) {}
+
+exact_report distinct_in_order(line_reader& input, const exact_settings& settings, const line_printer& print) {
+    return print_kept(input, settings, print, [](const table_entry&) { return true; });
+}
+
+exact_report lines_seen_once(line_reader& input, const exact_settings& settings, bool repeated,
+                             const line_printer& print) {
+    return print_kept(input, settings, print, [repeated](const table_entry& line) { return (line.count > 1) == repeated; });
+}
+
+exact_report most_frequent(line_reader& input, const exact_settings& settings, std::uint64_t k,
+                           const std::function<void(std::uint64_t count, std::string_view line)>& print) {
+    check_space(settings, input.total_bytes());
+    exact_report report;
+    distinct_lines lines(settings.limits, input.total_bytes());
+    report.lines_read = fold_all(input, settings, lines);
+    key_text text(settings.keys);
+    std::priority_queue<ranked> best;  // the k best so far, the last of them on top
+    lines.for_each_part([&](line_table& part) {
+        report.distinct += part.size();
+        part.for_each([&](const table_entry& line) {
+            if (best.size() == k && line.count < best.top().count) return;  // cannot rank among them
+            ranked candidate{line.count, std::string(text(line.text()))};
+            if (best.size() < k) {
+                best.push(std::move(candidate));
+            } else if (candidate < best.top()) {
+                best.pop();
+                best.push(std::move(candidate));
+            }
+        });
+    });
+    report.spill = lines.statistics();
+    std::vector<ranked> order;
+    for (; !best.empty(); best.pop()) order.push_back(best.top());
+    for (auto it = order.rbegin(); it != order.rend(); ++it) print(it->count, it->text);
+    report.lines_written = order.size();
+    return report;
+}
+
+exact_report shared_lines(line_reader& first, line_reader& second, const exact_settings& settings, bool present,
+                          const line_printer& print) {
+    check_space(settings, first.total_bytes() + second.total_bytes());
+    std::optional<bloom_filter> filter = pruning_filter(settings, first.total_bytes());
+    exact_settings within = settings;
+    within.limits.memory -= filter ? filter->size_in_bytes() : 0;
+    exact_report report;
+    report.filter_bytes = filter ? filter->size_in_bytes() : 0;
+    distinct_lines lines(within.limits, first.total_bytes() + second.total_bytes());
+
+    // The first input: every line, and its digest into the filter. Positions count for subtract,
+    // whose output follows the first input.
+    report.lines_read = read_records(first, within, 1, !present, 0,
+                                     [&](std::span<const line_record> records, std::span<const digest> digests) {
+                                         for (const line_record& record : records) lines.add(record);
+                                         if (filter) filter->insert(digests.begin(), digests.end());
+                                     });
+    // The second: a line can matter only if it is in the first. While the first is all in the
+    // table, the table says so exactly; once it spilled, the filter says "certainly not" for most
+    // of those that are not, and they never reach the disk.
+    const bool first_in_memory = !lines.spilled();
+    report.lines_read += read_records(
+        second, within, 2, present, report.lines_read,
+        [&](std::span<const line_record> records, std::span<const digest> digests) {
+            for (std::size_t i = 0; i < records.size(); ++i) {
+                if (first_in_memory) {
+                    table_entry* line = lines.table().find(records[i].hash, records[i].text);
+                    if (line == nullptr) {
+                        ++report.pruned;
+                        continue;
+                    }
+                    line->tags |= 2;
+                    line->position = std::min(line->position, records[i].position);
+                } else if (filter && !filter->contains(digests[i])) {
+                    ++report.pruned;
+                } else {
+                    lines.add(records[i]);
+                }
+            }
+        });
+    const std::uint8_t kept = present ? 3 : 1;
+    print_in_order(lines, within, print, [kept](const table_entry& line) { return line.tags == kept; }, report);
+    report.distinct = 0;  // of both inputs, partly: not a count anyone asked for
+    return report;
+}
+
+}  // namespace bloomkit::jobs::spill

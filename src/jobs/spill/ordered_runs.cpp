@@ -1,0 +1,84 @@
+// src/jobs/spill/ordered_runs.cpp — see ordered_runs.hpp. A run's record: the position (8 bytes,
+// little-endian), the text's length (8 bytes) and the text.
+#include "jobs/spill/ordered_runs.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <queue>
+
+namespace bloomkit::jobs::spill {
+namespace {
+
+constexpr std::uint64_t smallest_buffer = 4096, largest_buffer = std::uint64_t{1} << 20;
+
+std::uint64_t read_u64(const char* at) noexcept {
+    std::uint64_t value = 0;
+    for (std::size_t i = 8; i-- > 0;) value = value << 8 | static_cast<std::uint8_t>(at[i]);
+    return value;
+}
+
+void put_u64(char* at, std::uint64_t value) noexcept {
+    for (std::size_t i = 0; i < 8; ++i, value >>= 8) at[i] = static_cast<char>(value);
+}
+
+// One run being merged: its reader and the position of its next line.
+struct run_cursor {
+    spill_reader reader;
+    std::uint64_t position = 0;
+    bool next() {
+        if (reader.at_end()) return false;
+        position = read_u64(reader.take(8));
+        return true;
+    }
+    std::string_view text() {
+        const auto size = static_cast<std::size_t>(read_u64(reader.take(8)));
+        return {reader.take(size), size};
+    }
+};
+
+}  // namespace
+
+ordered_runs::ordered_runs(std::string directory, std::uint64_t memory, printer print)
+    : directory_(std::move(directory)), memory_(memory), print_(std::move(print)) {}
+
+ordered_runs::~ordered_runs() = default;
+
+void ordered_runs::add(std::span<const table_entry* const> lines, bool whole) {
+    lines_ += lines.size();
+    if (whole) {
+        for (const table_entry* line : lines) print_(line->text());
+        return;
+    }
+    if (lines.empty()) return;
+    auto run = std::make_unique<spill_file>(directory_, static_cast<std::size_t>(std::clamp(memory_ / 16, smallest_buffer, largest_buffer)));
+    char head[16];
+    for (const table_entry* line : lines) {
+        put_u64(head, line->position);
+        put_u64(head + 8, line->size);
+        run->append(head, sizeof head);
+        run->append(line->text().data(), line->size);
+    }
+    run->finish_writing();
+    runs_.push_back(std::move(run));
+}
+
+void ordered_runs::finish() {
+    if (runs_.empty()) return;
+    const std::uint64_t buffer = std::clamp(memory_ / 2 / runs_.size(), smallest_buffer, largest_buffer);
+    std::vector<run_cursor> cursors;
+    cursors.reserve(runs_.size());
+    for (const auto& run : runs_) cursors.push_back({spill_reader(*run, static_cast<std::size_t>(buffer))});
+    const auto later = [&](std::size_t a, std::size_t b) { return cursors[a].position > cursors[b].position; };
+    std::priority_queue<std::size_t, std::vector<std::size_t>, decltype(later)> next(later);
+    for (std::size_t i = 0; i < cursors.size(); ++i)
+        if (cursors[i].next()) next.push(i);
+    while (!next.empty()) {
+        const std::size_t i = next.top();
+        next.pop();
+        print_(cursors[i].text());
+        if (cursors[i].next()) next.push(i);
+    }
+    runs_.clear();
+}
+
+}  // namespace bloomkit::jobs::spill
