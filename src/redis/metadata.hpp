@@ -15,7 +15,7 @@
 //     blocks_per_shard 512      shard s holds blocks [s·512, (s+1)·512); the last may hold fewer
 //     hash xxh3-mum             the hash algorithm (hash.hpp) and its seed
 //     seed 0
-//     keys u64                  what the keys are: text, u64, i64 or unrecorded
+//     keys u64                  what the keys are: text, u64, i64, u32 or unrecorded
 //     inserted 0                the inserted count of the file it was pushed from
 //     expected_keys 100000      what it was sized for (0 0 when pushed from a bare geometry)
 //     fpr 0.01

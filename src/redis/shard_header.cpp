@@ -60,7 +60,7 @@ std::optional<shard_header> decode_header(std::string_view bytes) {
     const auto complete = get<std::uint8_t>(bytes, header_complete_offset);
     if (hash < static_cast<std::uint8_t>(hash_algorithm::xxh3_128) ||
         hash > static_cast<std::uint8_t>(hash_algorithm::xxh3_mum) ||
-        keys > static_cast<std::uint8_t>(key_format::i64) || complete > 1)
+        keys > static_cast<std::uint8_t>(last_key_format) || complete > 1)
         return std::nullopt;
     shard_header t;
     filter_description& d = t.description;

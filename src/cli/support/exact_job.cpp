@@ -71,8 +71,10 @@ void summarize_exact(const char* job, const jobs::spill::exact_report& report, s
     if (report.distinct > 0) summary.count("distinct lines", report.distinct);
     if (report.filter_bytes > 0)
         summary.count("lines pruned by the filter", report.pruned).count("filter bytes", report.filter_bytes);
-    if (report.bitmap_bytes > 0) summary.count("bitmap bytes", report.bitmap_bytes);
-    summary.count("bytes spilled", report.spill.bytes_spilled).count("partition levels", report.spill.levels);
+    if (report.bitmap_bytes > 0)
+        summary.count("bitmap bytes", report.bitmap_bytes);
+    else
+        summary.count("bytes spilled", report.spill.bytes_spilled).count("partition levels", report.spill.levels);
     summary.bytes_read(bytes_read).print(json, true);
 }
 

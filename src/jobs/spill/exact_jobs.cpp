@@ -16,6 +16,8 @@
 #include "bloomkit/bloom_filter.hpp"
 #include "jobs/line_keys.hpp"
 #include "jobs/ordered_pipeline.hpp"
+#include "jobs/progress.hpp"
+#include "jobs/spill/integer_bitmap.hpp"
 #include "jobs/spill/ordered_runs.hpp"
 
 namespace bloomkit::jobs::spill {
@@ -25,49 +27,46 @@ namespace {
 // Lines as keyed records
 
 /// A block of lines hashed by a worker: each line's digest, and for integer keys its value,
-/// whose 8 bytes are the record's text.
+/// whose 8 bytes are the record's text. (The records themselves are made as they are taken:
+/// blocks in flight hold 16 bytes a line beyond the lines.)
 struct keyed_block {
     std::vector<digest> digests;
     std::vector<std::uint64_t> numbers;
-    std::vector<line_record> records;
 };
 
 /// Reads every line of `input` as a record tagged `tag`, positioned from `position` on when
-/// `positioned` (else no_position), and hands each block's records with their digests to
-/// take(records, digests), in input order. Returns the number of lines.
+/// `positioned` (else no_position), and hands each to take(record, digest), in input order.
+/// Returns the number of lines.
 template <class Take>
 std::uint64_t read_records(line_reader& input, const exact_settings& settings, std::uint8_t tag, bool positioned,
                            std::uint64_t position, Take take) {
     const hasher hash;  // the default: a pruning filter's too, so its digests are these
     const bool integers = is_integer(settings.keys);
     std::uint64_t lines = 0;
+    progress shown("reading", input.total_bytes());
     for_each_block_in_order<keyed_block>(
         input, settings.threads,
         [&](std::span<const std::string_view> batch, const line_origin& origin, keyed_block& block) {
             block.digests.resize(batch.size());
-            block.records.resize(batch.size());
-            if (integers) {
-                block.numbers.resize(batch.size());
-                for (std::size_t i = 0; i < batch.size(); ++i) {
-                    block.numbers[i] = parse_key_number(batch[i], settings.keys, origin, i);
-                    block.digests[i] = hash(block.numbers[i]);
-                    block.records[i].text = {reinterpret_cast<const char*>(&block.numbers[i]), 8};
-                }
-            } else {
-                for (std::size_t i = 0; i < batch.size(); ++i) {
-                    block.digests[i] = hash(batch[i]);
-                    block.records[i].text = batch[i];
-                }
+            if (!integers) {
+                for (std::size_t i = 0; i < batch.size(); ++i) block.digests[i] = hash(batch[i]);
+                return;
             }
+            block.numbers.resize(batch.size());
             for (std::size_t i = 0; i < batch.size(); ++i) {
-                block.records[i].hash = block.digests[i].low;
-                block.records[i].tags = tag;
+                block.numbers[i] = parse_key_number(batch[i], settings.keys, origin, i);
+                block.digests[i] = hash(block.numbers[i]);
             }
         },
         [&](std::span<const std::string_view> batch, const line_origin&, keyed_block& block) {
-            for (auto& record : block.records) record.position = positioned ? position++ : no_position;
-            take(std::span<const line_record>(block.records), std::span<const digest>(block.digests));
+            for (std::size_t i = 0; i < batch.size(); ++i) {
+                const std::string_view text =
+                    integers ? std::string_view(reinterpret_cast<const char*>(&block.numbers[i]), 8) : batch[i];
+                take(line_record{block.digests[i].low, positioned ? position++ : no_position, 1, tag, text},
+                     block.digests[i]);
+            }
             lines += batch.size();
+            shown.update(input.bytes_read());
         });
     return lines;
 }
@@ -112,9 +111,7 @@ void check_space(const exact_settings& settings, std::uint64_t input_bytes) {
 
 /// Folds every line of `input` into `lines`.
 std::uint64_t fold_all(line_reader& input, const exact_settings& settings, distinct_lines& lines) {
-    return read_records(input, settings, 1, true, 0, [&](std::span<const line_record> records, std::span<const digest>) {
-        for (const line_record& record : records) lines.add(record);
-    });
+    return read_records(input, settings, 1, true, 0, [&](const line_record& record, const digest&) { lines.add(record); });
 }
 
 /// Prints, in order of first position, the distinct lines keep(entry) selects.
@@ -166,6 +163,75 @@ std::optional<bloom_filter> pruning_filter(const exact_settings& settings, std::
     return bloom_filter(bloom_geometry{.bits = bits, .hashes = hashes});
 }
 
+// ---------------------------------------------------------------------------------------------
+// u32 keys in bitmaps
+
+/// Whether a job over the keys can keep `count` bitmaps of every u32 in its memory.
+bool bitmaps_fit(const exact_settings& settings, std::uint64_t count) {
+    return settings.keys == key_format::u32 && settings.limits.memory >= count * integer_bitmap::bytes;
+}
+
+std::uint32_t u32_of(const line_record& record) {
+    std::uint64_t value = 0;
+    std::memcpy(&value, record.text.data(), sizeof value);
+    return static_cast<std::uint32_t>(value);
+}
+
+/// Reads `input` twice: first its keys into `seen` and, for those seen before, `twice`; then
+/// again in order, printing each key once if it appeared once (or, `repeated`, more than once).
+/// An input that cannot be read twice (stdin, a pipe) is kept in a temporary file as it is read.
+exact_report once_in_bitmaps(line_reader& input, const exact_settings& settings, bool repeated,
+                             const line_printer& print) {
+    exact_report report;
+    report.bitmap_bytes = 2 * integer_bitmap::bytes;
+    integer_bitmap seen, twice;
+    std::vector<std::string_view> lines;
+    input.read_and_keep([&](line_block&& block) {
+        lines.clear();
+        split_lines(block.text(), lines);
+        with_keys(std::span<const std::string_view>(lines), settings.keys, block.origin, [&](auto keys) {
+            if constexpr (!std::is_same_v<decltype(keys), std::span<const std::string_view>>)
+                for (const std::uint64_t key : keys)
+                    if (!seen.insert(static_cast<std::uint32_t>(key))) twice.set(static_cast<std::uint32_t>(key));
+        });
+        report.lines_read += lines.size();
+    });
+    input.rewind();
+    key_text text(settings.keys);
+    read_records(input, settings, 1, false, 0, [&](const line_record& record, const digest&) {
+        const std::uint32_t key = u32_of(record);
+        integer_bitmap& printed_once = repeated ? twice : seen;  // cleared as the key is printed
+        if (!printed_once.test(key) || (!repeated && twice.test(key))) return;
+        printed_once.reset(key);
+        print(text(record.text));
+        ++report.lines_written;
+    });
+    return report;
+}
+
+/// intersect: the keys of `second` set in a bitmap of `first`, each printed once (its bit
+/// cleared); subtract: the keys of `first` not in a bitmap of `second`, each printed once (its
+/// bit set).
+exact_report shared_in_bitmap(line_reader& first, line_reader& second, const exact_settings& settings, bool present,
+                              const line_printer& print) {
+    exact_report report;
+    report.bitmap_bytes = integer_bitmap::bytes;
+    integer_bitmap held;
+    line_reader& kept = present ? first : second;
+    line_reader& streamed = present ? second : first;
+    report.lines_read = read_records(kept, settings, 1, false, 0,
+                                     [&](const line_record& record, const digest&) { held.set(u32_of(record)); });
+    key_text text(settings.keys);
+    report.lines_read += read_records(streamed, settings, 2, false, 0, [&](const line_record& record, const digest&) {
+        const std::uint32_t key = u32_of(record);
+        if (present ? !held.test(key) : !held.insert(key)) return;
+        if (present) held.reset(key);
+        print(text(record.text));
+        ++report.lines_written;
+    });
+    return report;
+}
+
 }  // namespace
 
 not_enough_space::not_enough_space(const std::string& directory, std::uint64_t need, std::uint64_t have)
@@ -176,11 +242,25 @@ not_enough_space::not_enough_space(const std::string& directory, std::uint64_t n
       have_(have) {}
 
 exact_report distinct_in_order(line_reader& input, const exact_settings& settings, const line_printer& print) {
+    if (bitmaps_fit(settings, 1)) {  // in input order as it comes: a key is new when its bit was clear
+        exact_report report;
+        report.bitmap_bytes = integer_bitmap::bytes;
+        integer_bitmap seen;
+        key_text text(settings.keys);
+        report.lines_read = read_records(input, settings, 1, false, 0, [&](const line_record& record, const digest&) {
+            if (!seen.insert(u32_of(record))) return;
+            print(text(record.text));
+            ++report.lines_written;
+        });
+        report.distinct = report.lines_written;
+        return report;
+    }
     return print_kept(input, settings, print, [](const table_entry&) { return true; });
 }
 
 exact_report lines_seen_once(line_reader& input, const exact_settings& settings, bool repeated,
                              const line_printer& print) {
+    if (bitmaps_fit(settings, 2)) return once_in_bitmaps(input, settings, repeated, print);
     return print_kept(input, settings, print, [repeated](const table_entry& line) { return (line.count > 1) == repeated; });
 }
 
@@ -215,6 +295,7 @@ exact_report most_frequent(line_reader& input, const exact_settings& settings, s
 
 exact_report shared_lines(line_reader& first, line_reader& second, const exact_settings& settings, bool present,
                           const line_printer& print) {
+    if (bitmaps_fit(settings, 1)) return shared_in_bitmap(first, second, settings, present, print);
     check_space(settings, first.total_bytes() + second.total_bytes());
     std::optional<bloom_filter> filter = pruning_filter(settings, first.total_bytes());
     exact_settings within = settings;
@@ -225,32 +306,28 @@ exact_report shared_lines(line_reader& first, line_reader& second, const exact_s
 
     // The first input: every line, and its digest into the filter. Positions count for subtract,
     // whose output follows the first input.
-    report.lines_read = read_records(first, within, 1, !present, 0,
-                                     [&](std::span<const line_record> records, std::span<const digest> digests) {
-                                         for (const line_record& record : records) lines.add(record);
-                                         if (filter) filter->insert(digests.begin(), digests.end());
-                                     });
+    report.lines_read = read_records(first, within, 1, !present, 0, [&](const line_record& record, const digest& d) {
+        lines.add(record);
+        if (filter) filter->insert(d);
+    });
     // The second: a line can matter only if it is in the first. While the first is all in the
     // table, the table says so exactly; once it spilled, the filter says "certainly not" for most
     // of those that are not, and they never reach the disk.
     const bool first_in_memory = !lines.spilled();
-    report.lines_read += read_records(
-        second, within, 2, present, report.lines_read,
-        [&](std::span<const line_record> records, std::span<const digest> digests) {
-            for (std::size_t i = 0; i < records.size(); ++i) {
-                if (first_in_memory) {
-                    table_entry* line = lines.table().find(records[i].hash, records[i].text);
-                    if (line == nullptr) {
-                        ++report.pruned;
-                        continue;
-                    }
-                    line->tags |= 2;
-                    line->position = std::min(line->position, records[i].position);
-                } else if (filter && !filter->contains(digests[i])) {
+    report.lines_read +=
+        read_records(second, within, 2, present, report.lines_read, [&](const line_record& record, const digest& d) {
+            if (first_in_memory) {
+                table_entry* line = lines.table().find(record.hash, record.text);
+                if (line == nullptr) {
                     ++report.pruned;
-                } else {
-                    lines.add(records[i]);
+                    return;
                 }
+                line->tags |= 2;
+                line->position = std::min(line->position, record.position);
+            } else if (filter && !filter->contains(d)) {
+                ++report.pruned;
+            } else {
+                lines.add(record);
             }
         });
     const std::uint8_t kept = present ? 3 : 1;
