@@ -5,7 +5,7 @@
 #   make test    all tests, in developer mode (-Wall -Wextra -Werror): the suite under ASan+UBSan,
 #                the concurrency tests again under TSan, a plain build with Clang, and each fuzz
 #                target for a few seconds
-#   make bench   the benchmark program (Release; speed, space, instructions per call, charts), the command's, its jobs' and the Redis filter's benchmarks, and Python beside set and flor
+#   make bench   the benchmark program (Release; speed, space, instructions per call, charts), the command's, its jobs' (filter and exact) and the Redis filter's benchmarks, and Python beside set and flor
 #   make fuzz    the fuzz targets, FUZZ_SECONDS each (default 600)
 # Each first installs whatever Debian packages are missing (scripts/install-deps.sh).
 
@@ -77,6 +77,7 @@ bench: release
 	bench/plots.sh build/release
 	bench/cli_throughput.sh build/release
 	bench/jobs.sh build/release
+	bench/exact.sh build/release
 	bench/redis.sh build/release
 	PYTHONPATH=build/release/python /usr/bin/python3 bench/python_bench.py
 

@@ -35,11 +35,13 @@ struct keyed_block {
 };
 
 /// Reads every line of `input` as a record tagged `tag`, positioned from `position` on when
-/// `positioned` (else no_position), and hands each to take(record, digest), in input order.
-/// Returns the number of lines.
+/// `positioned` (else no_position), and hands each to take(record, digest), in input order;
+/// `table`, if given, is told a few records ahead which hashes will be looked up. Returns the
+/// number of lines.
 template <class Take>
 std::uint64_t read_records(line_reader& input, const exact_settings& settings, std::uint8_t tag, bool positioned,
-                           std::uint64_t position, Take take) {
+                           std::uint64_t position, Take take, const line_table* table = nullptr) {
+    constexpr std::size_t prefetch_distance = 8;
     const hasher hash;  // the default: a pruning filter's too, so its digests are these
     const bool integers = is_integer(settings.keys);
     std::uint64_t lines = 0;
@@ -60,6 +62,8 @@ std::uint64_t read_records(line_reader& input, const exact_settings& settings, s
         },
         [&](std::span<const std::string_view> batch, const line_origin&, keyed_block& block) {
             for (std::size_t i = 0; i < batch.size(); ++i) {
+                if (table != nullptr && i + prefetch_distance < batch.size())
+                    table->prefetch(block.digests[i + prefetch_distance].low);
                 const std::string_view text =
                     integers ? std::string_view(reinterpret_cast<const char*>(&block.numbers[i]), 8) : batch[i];
                 take(line_record{block.digests[i].low, positioned ? position++ : no_position, 1, tag, text},
@@ -111,7 +115,9 @@ void check_space(const exact_settings& settings, std::uint64_t input_bytes) {
 
 /// Folds every line of `input` into `lines`.
 std::uint64_t fold_all(line_reader& input, const exact_settings& settings, distinct_lines& lines) {
-    return read_records(input, settings, 1, true, 0, [&](const line_record& record, const digest&) { lines.add(record); });
+    return read_records(
+        input, settings, 1, true, 0, [&](const line_record& record, const digest&) { lines.add(record); },
+        &lines.table());
 }
 
 /// Prints, in order of first position, the distinct lines keep(entry) selects.
@@ -306,10 +312,13 @@ exact_report shared_lines(line_reader& first, line_reader& second, const exact_s
 
     // The first input: every line, and its digest into the filter. Positions count for subtract,
     // whose output follows the first input.
-    report.lines_read = read_records(first, within, 1, !present, 0, [&](const line_record& record, const digest& d) {
-        lines.add(record);
-        if (filter) filter->insert(d);
-    });
+    report.lines_read = read_records(
+        first, within, 1, !present, 0,
+        [&](const line_record& record, const digest& d) {
+            lines.add(record);
+            if (filter) filter->insert(d);
+        },
+        &lines.table());
     // The second: a line can matter only if it is in the first. While the first is all in the
     // table, the table says so exactly; once it spilled, the filter says "certainly not" for most
     // of those that are not, and they never reach the disk.
@@ -329,7 +338,8 @@ exact_report shared_lines(line_reader& first, line_reader& second, const exact_s
             } else {
                 lines.add(record);
             }
-        });
+        },
+        &lines.table());
     const std::uint8_t kept = present ? 3 : 1;
     print_in_order(lines, within, print, [kept](const table_entry& line) { return line.tags == kept; }, report);
     report.distinct = 0;  // of both inputs, partly: not a count anyone asked for

@@ -10,7 +10,7 @@
 //
 // Memory: `limits.memory` bounds the table, the partition buffers, the merge buffers and the
 // pruning filter together; the line reader's blocks (two per thread, ~4 MiB each) and the
-X
+// output's buffer (1 MiB) come on top, as the README states.
 #pragma once
 
 #include <cstdint>

@@ -109,7 +109,8 @@ const table_entry** line_table::begin_ordering() {
 }
 
 std::span<const table_entry* const> line_table::finish_ordering(const table_entry** order, std::size_t kept) {
-    std::sort(order, order + kept, [](const table_entry* a, const table_entry* b) { return a->position < b->position; });
+    const auto earlier = [](const table_entry* a, const table_entry* b) { return a->position < b->position; };
+    if (!std::is_sorted(order, order + kept, earlier)) std::sort(order, order + kept, earlier);
     return {order, kept};
 }
 
