@@ -50,7 +50,11 @@ locate() {
         include/bloomkit/kinds.hpp) layer=4 ;;
         include/bloomkit/io/*) layer=5 ;;
         include/bloomkit/*) layer=7 ;;
-        src/jobs/* | src/redis/*) layer=8 ;;
+        src/jobs/*)  # spill/ included: one library, whose exact jobs stand on its line engine
+            layer=8
+            folder=src/jobs
+            ;;
+        src/redis/*) layer=8 ;;
         src/cli/support/*) layer=9 ;;
         bench/* | examples/* | python/*)
             layer=9

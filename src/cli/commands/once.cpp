@@ -26,11 +26,12 @@ struct once_options {
 };
 
 int run_once(const once_options& options) {
-    const jobs::spill::exact_settings settings = exact_settings_of(options.exact, options.memory, options.threads, options.key);
+    const jobs::spill::exact_settings settings =
+        exact_settings_of(options.exact, options.memory, options.threads, options.key);
     jobs::line_reader lines(options.inputs);
     jobs::output out;
-    const auto report = jobs::spill::lines_seen_once(lines, settings, options.repeated,
-                                                     [&](std::string_view line) { out.line(line); });
+    const auto report =
+        jobs::spill::lines_seen_once(lines, settings, options.repeated, [&](std::string_view line) { out.line(line); });
     out.flush();
     summarize_exact(options.repeated ? "once --repeated" : "once", report, lines.bytes_read(), options.json);
     return success;

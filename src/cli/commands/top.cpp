@@ -48,8 +48,7 @@ int run_approximate_top(const top_options& options, std::uint64_t k, const jobs:
     lines.read([&](std::span<const std::string_view> batch, const jobs::line_origin& origin) {
         jobs::with_keys(batch, settings.keys, origin, [&](auto keys) {
             for (std::size_t i = 0; i < batch.size(); ++i) {
-                if constexpr (std::is_same_v<decltype(keys), std::span<const std::string_view>>)
-                    hitters.add(keys[i]);
+                if constexpr (std::is_same_v<decltype(keys), std::span<const std::string_view>>) hitters.add(keys[i]);
                 else
                     hitters.add(settings.keys == key_format::i64 ? fmt::format("{}", static_cast<std::int64_t>(keys[i]))
                                                                  : fmt::format("{}", keys[i]));
@@ -78,7 +77,8 @@ int run_approximate_top(const top_options& options, std::uint64_t k, const jobs:
 
 int run_top(const top_options& options) {
     const std::uint64_t k = parse_key_count("-k", options.k);
-    const jobs::spill::exact_settings settings = exact_settings_of(options.exact, options.memory, options.threads, options.key);
+    const jobs::spill::exact_settings settings =
+        exact_settings_of(options.exact, options.memory, options.threads, options.key);
     if (options.approx) return run_approximate_top(options, k, settings);
     jobs::line_reader lines(options.inputs);
     jobs::output out;

@@ -46,9 +46,9 @@ void add_exact_options(CLI::App& command, exact_options& options, bool flag, boo
 void refuse_filter_options(const exact_options& options) {
     for (const CLI::Option* option : options.filter_only)
         if (option->count() > 0)
-            throw invalid_argument(fmt::format(
-                "{} sizes or shapes a filter: --exact keeps none you can size (its memory is --memory)",
-                option->get_name()));
+            throw invalid_argument(
+                fmt::format("{} sizes or shapes a filter: --exact keeps none you can size (its memory is --memory)",
+                            option->get_name()));
 }
 
 jobs::spill::exact_settings exact_settings_of(const exact_options& options, const std::string& memory,
@@ -56,8 +56,7 @@ jobs::spill::exact_settings exact_settings_of(const exact_options& options, cons
     jobs::spill::exact_settings settings;
     settings.limits.memory = memory.empty() ? default_memory : parse_size("--memory", memory);
     if (settings.limits.memory < least_memory)
-        throw invalid_argument(
-            fmt::format("--memory {} is too little for an exact job: give it at least 1M", memory));
+        throw invalid_argument(fmt::format("--memory {} is too little for an exact job: give it at least 1M", memory));
     settings.limits.directory = checked_directory(options.tmpdir);
     settings.threads = parse_threads(threads);
     settings.keys = key_format_to_build(key);
@@ -71,10 +70,8 @@ void summarize_exact(const char* job, const jobs::spill::exact_report& report, s
     if (report.distinct > 0) summary.count("distinct lines", report.distinct);
     if (report.filter_bytes > 0)
         summary.count("lines pruned by the filter", report.pruned).count("filter bytes", report.filter_bytes);
-    if (report.bitmap_bytes > 0)
-        summary.count("bitmap bytes", report.bitmap_bytes);
-    else
-        summary.count("bytes spilled", report.spill.bytes_spilled).count("partition levels", report.spill.levels);
+    if (report.bitmap_bytes > 0) summary.count("bitmap bytes", report.bitmap_bytes);
+    else summary.count("bytes spilled", report.spill.bytes_spilled).count("partition levels", report.spill.levels);
     summary.bytes_read(bytes_read).print(json, true);
 }
 

@@ -68,8 +68,8 @@ bool run_exact_membership_job(const char* job, const membership_options& options
     jobs::line_reader first({present ? options.held : options.streamed});
     jobs::line_reader second({present ? options.streamed : options.held});
     jobs::output out(options.line_buffered ? jobs::output::buffering::line : jobs::output::buffering::block);
-    const auto report = jobs::spill::shared_lines(first, second, settings, present,
-                                                  [&](std::string_view line) { out.line(line); });
+    const auto report =
+        jobs::spill::shared_lines(first, second, settings, present, [&](std::string_view line) { out.line(line); });
     out.flush();
     summarize_exact(job, report, first.bytes_read() + second.bytes_read(), options.json);
     return report.lines_written > 0;

@@ -4,9 +4,9 @@
 #include "bloomkit/error.hpp"
 #include "bloomkit/kind_request.hpp"
 #include "jobs/line_keys.hpp"
+#include "jobs/line_reader.hpp"
 #include "jobs/spill/distinct_lines.hpp"
 #include "jobs/spill/exact_jobs.hpp"
-#include "jobs/line_reader.hpp"
 #include "jobs/threads_unavailable.hpp"
 
 namespace bloomkit::cli {

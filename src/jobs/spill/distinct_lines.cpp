@@ -56,12 +56,14 @@ distinct_lines::~distinct_lines() = default;
 
 std::unique_ptr<distinct_lines::partitions> distinct_lines::partitions_for(unsigned level, std::uint64_t bytes) {
     if (level > deepest_level)
-        throw error("the exact job cannot split its lines into parts that fit in memory (do many lines share "
-                    "one 64-bit hash?)");
+        throw error(
+            "the exact job cannot split its lines into parts that fit in memory (do many lines share "
+            "one 64-bit hash?)");
     const auto target = static_cast<double>(table_.budget()) / 2;
     std::uint64_t fanout =
-        bytes == 0 ? unknown_input_fanout
-                   : std::bit_ceil(static_cast<std::uint64_t>(static_cast<double>(bytes) * record_overhead / target) + 1);
+        bytes == 0
+            ? unknown_input_fanout
+            : std::bit_ceil(static_cast<std::uint64_t>(static_cast<double>(bytes) * record_overhead / target) + 1);
     const std::uint64_t affordable = std::max<std::uint64_t>(2, buffers_budget(limits_.memory) / smallest_buffer);
     fanout = std::clamp<std::uint64_t>(fanout, 2, std::min(largest_fanout, std::bit_floor(affordable)));
     const std::uint64_t buffer = std::clamp(buffers_budget(limits_.memory) / fanout, smallest_buffer, largest_buffer);

@@ -84,9 +84,9 @@ public:
         if (!is_integer(keys_)) return key;
         std::uint64_t value = 0;
         std::memcpy(&value, key.data(), sizeof value);
-        const auto [end, failed] = keys_ == key_format::i64
-                                       ? std::to_chars(digits_, digits_ + sizeof digits_, static_cast<std::int64_t>(value))
-                                       : std::to_chars(digits_, digits_ + sizeof digits_, value);
+        const auto [end, failed] = keys_ == key_format::i64 ? std::to_chars(digits_, digits_ + sizeof digits_,
+                                                                            static_cast<std::int64_t>(value))
+                                                            : std::to_chars(digits_, digits_ + sizeof digits_, value);
         return {digits_, static_cast<std::size_t>(end - digits_)};
     }
 
@@ -125,7 +125,8 @@ template <class Keep>
 void print_in_order(distinct_lines& lines, const exact_settings& settings, const line_printer& print, Keep keep,
                     exact_report& report) {
     key_text text(settings.keys);
-    ordered_runs runs(settings.limits.directory, settings.limits.memory, [&](std::string_view key) { print(text(key)); });
+    ordered_runs runs(settings.limits.directory, settings.limits.memory,
+                      [&](std::string_view key) { print(text(key)); });
     lines.for_each_part([&](line_table& part) {
         report.distinct += part.size();
         runs.add(part.sorted_by_position(keep), !lines.spilled());
@@ -267,7 +268,8 @@ exact_report distinct_in_order(line_reader& input, const exact_settings& setting
 exact_report lines_seen_once(line_reader& input, const exact_settings& settings, bool repeated,
                              const line_printer& print) {
     if (bitmaps_fit(settings, 2)) return once_in_bitmaps(input, settings, repeated, print);
-    return print_kept(input, settings, print, [repeated](const table_entry& line) { return (line.count > 1) == repeated; });
+    return print_kept(input, settings, print,
+                      [repeated](const table_entry& line) { return (line.count > 1) == repeated; });
 }
 
 exact_report most_frequent(line_reader& input, const exact_settings& settings, std::uint64_t k,
@@ -323,8 +325,9 @@ exact_report shared_lines(line_reader& first, line_reader& second, const exact_s
     // table, the table says so exactly; once it spilled, the filter says "certainly not" for most
     // of those that are not, and they never reach the disk.
     const bool first_in_memory = !lines.spilled();
-    report.lines_read +=
-        read_records(second, within, 2, present, report.lines_read, [&](const line_record& record, const digest& d) {
+    report.lines_read += read_records(
+        second, within, 2, present, report.lines_read,
+        [&](const line_record& record, const digest& d) {
             if (first_in_memory) {
                 table_entry* line = lines.table().find(record.hash, record.text);
                 if (line == nullptr) {
@@ -341,7 +344,8 @@ exact_report shared_lines(line_reader& first, line_reader& second, const exact_s
         },
         &lines.table());
     const std::uint8_t kept = present ? 3 : 1;
-    print_in_order(lines, within, print, [kept](const table_entry& line) { return line.tags == kept; }, report);
+    print_in_order(
+        lines, within, print, [kept](const table_entry& line) { return line.tags == kept; }, report);
     report.distinct = 0;  // of both inputs, partly: not a count anyone asked for
     return report;
 }

@@ -28,17 +28,18 @@ struct exact_settings {
     spill_limits limits;
     unsigned threads = 1;
     key_format keys = key_format::text;
-    bool prune = true;  // intersect and subtract: a filter of the first input keeps the second's other lines off the disk
+    bool prune =
+        true;  // intersect and subtract: a filter of the first input keeps the second's other lines off the disk
 };
 
 /// What a job did, for its summary.
 struct exact_report {
     std::uint64_t lines_read = 0;
     std::uint64_t lines_written = 0;
-    std::uint64_t distinct = 0;          // distinct lines (keys), where the job counted them
-    std::uint64_t pruned = 0;            // lines of the second input dropped before the disk
-    std::uint64_t filter_bytes = 0;      // of the pruning filter (0: none)
-    std::uint64_t bitmap_bytes = 0;      // of the bitmaps an integer job used instead of the table (0: none)
+    std::uint64_t distinct = 0;      // distinct lines (keys), where the job counted them
+    std::uint64_t pruned = 0;        // lines of the second input dropped before the disk
+    std::uint64_t filter_bytes = 0;  // of the pruning filter (0: none)
+    std::uint64_t bitmap_bytes = 0;  // of the bitmaps an integer job used instead of the table (0: none)
     spill_statistics spill;
 };
 

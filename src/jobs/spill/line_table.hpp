@@ -32,9 +32,7 @@ struct table_entry {
     std::uint32_t size;
     std::uint8_t tags;
 
-    [[nodiscard]] std::string_view text() const noexcept {
-        return {reinterpret_cast<const char*>(this + 1), size};
-    }
+    [[nodiscard]] std::string_view text() const noexcept { return {reinterpret_cast<const char*>(this + 1), size}; }
     [[nodiscard]] line_record record() const noexcept { return {hash, position, count, tags, text()}; }
 };
 

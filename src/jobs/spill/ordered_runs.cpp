@@ -50,7 +50,8 @@ void ordered_runs::add(std::span<const table_entry* const> lines, bool whole) {
         return;
     }
     if (lines.empty()) return;
-    auto run = std::make_unique<spill_file>(directory_, static_cast<std::size_t>(std::clamp(memory_ / 16, smallest_buffer, largest_buffer)));
+    auto run = std::make_unique<spill_file>(
+        directory_, static_cast<std::size_t>(std::clamp(memory_ / 16, smallest_buffer, largest_buffer)));
     char head[16];
     for (const table_entry* line : lines) {
         put_u64(head, line->position);

@@ -15,7 +15,9 @@ const std::string spilled = "a temporary file of the exact job in";
 }  // namespace
 
 spill_file::spill_file(const std::string& directory, std::size_t buffer_size)
-    : directory_(directory), file_(unnamed_temporary_file(directory)), buffer_size_(std::max<std::size_t>(buffer_size, 1)) {}
+    : directory_(directory),
+      file_(unnamed_temporary_file(directory)),
+      buffer_size_(std::max<std::size_t>(buffer_size, 1)) {}
 
 void spill_file::append(const void* data, std::size_t size) {
     const char* bytes = static_cast<const char*>(data);
