@@ -8,26 +8,17 @@
 
 #include "commands/commands.hpp"
 #include "jobs/output.hpp"
-#include "support/common_options.hpp"
 #include "support/exact_job.hpp"
-#include "support/keys.hpp"
 
 namespace bloomkit::cli {
 namespace {
 
-struct once_options {
-    std::vector<std::string> inputs;
+struct once_options : exact_command_options {
     bool repeated = false;
-    std::string memory;
-    std::string threads = "0";
-    std::string key;
-    bool json = false;
-    exact_options exact;
 };
 
 int run_once(const once_options& options) {
-    const jobs::spill::exact_settings settings =
-        exact_settings_of(options.exact, options.memory, options.threads, options.key);
+    const jobs::spill::exact_settings settings = exact_settings_of(options);
     jobs::line_reader lines(options.inputs);
     jobs::output out;
     const auto report =
@@ -41,14 +32,8 @@ int run_once(const once_options& options) {
 
 action once_command(CLI::App& command) {
     auto options = std::make_shared<once_options>();
-    command.add_option("inputs", options->inputs, "Input files; '-' or none reads stdin")->type_name("FILE");
+    add_exact_command_options(command, *options);
     command.add_flag("--repeated", options->repeated, "Print the lines that appear more than once instead (each once)");
-    command.add_option("--memory", options->memory, "Memory the job may use (default 1G): the rest goes to disk")
-        ->type_name("SIZE");
-    command.add_flag("--json", options->json, "Print the summary as JSON (on stderr)");
-    add_key_option(command, options->key);
-    add_thread_option(command, options->threads);
-    add_exact_options(command, options->exact, false, false);
     command.footer(
         "Examples:\n"
         "  bloomkit once --key u32 ids.txt > singletons.txt          # the ids seen exactly once\n"

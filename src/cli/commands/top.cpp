@@ -16,23 +16,15 @@
 #include "jobs/output.hpp"
 #include "jobs/progress.hpp"
 #include "support/arguments.hpp"
-#include "support/common_options.hpp"
 #include "support/exact_job.hpp"
-#include "support/keys.hpp"
 #include "support/summary.hpp"
 
 namespace bloomkit::cli {
 namespace {
 
-struct top_options {
-    std::vector<std::string> inputs;
+struct top_options : exact_command_options {
     std::string k = "10";
     bool approx = false;
-    std::string memory;
-    std::string threads = "0";
-    std::string key;
-    bool json = false;
-    exact_options exact;
 };
 
 /// A line as `uniq -c` prints it: the count right-aligned in seven columns, a space, the line.
@@ -77,8 +69,7 @@ int run_approximate_top(const top_options& options, std::uint64_t k, const jobs:
 
 int run_top(const top_options& options) {
     const std::uint64_t k = parse_key_count("-k", options.k);
-    const jobs::spill::exact_settings settings =
-        exact_settings_of(options.exact, options.memory, options.threads, options.key);
+    const jobs::spill::exact_settings settings = exact_settings_of(options);
     if (options.approx) return run_approximate_top(options, k, settings);
     jobs::line_reader lines(options.inputs);
     jobs::output out;
@@ -93,17 +84,11 @@ int run_top(const top_options& options) {
 
 action top_command(CLI::App& command) {
     auto options = std::make_shared<top_options>();
-    command.add_option("inputs", options->inputs, "Input files; '-' or none reads stdin")->type_name("FILE");
+    add_exact_command_options(command, *options);
     command.add_option("-k", options->k, "How many lines")->type_name("K")->capture_default_str();
     command.add_flag("--approx", options->approx,
                      "One pass in fixed memory (Space-Saving): counts may be too high, by at most the bound the "
                      "summary prints; every line more frequent than that bound is found");
-    command.add_option("--memory", options->memory, "Memory the job may use (default 1G): the rest goes to disk")
-        ->type_name("SIZE");
-    command.add_flag("--json", options->json, "Print the summary as JSON (on stderr)");
-    add_key_option(command, options->key);
-    add_thread_option(command, options->threads);
-    add_exact_options(command, options->exact, false, false);
     command.footer(
         "Prints 'COUNT LINE' as uniq -c does, most frequent first; lines of equal count in byte order (as\n"
         "LC_ALL=C sort), so the output equals: sort | uniq -c | sort -k1,1nr -k2 | head -n K\n"

@@ -7,6 +7,7 @@
 
 #include "jobs/temporary_file.hpp"
 #include "support/arguments.hpp"
+#include "support/common_options.hpp"
 #include "support/keys.hpp"
 #include "support/summary.hpp"
 
@@ -41,6 +42,20 @@ void add_exact_options(CLI::App& command, exact_options& options, bool flag, boo
         command.add_flag("--no-prune", options.no_prune,
                          "With --exact: do not keep a filter of A to drop the lines of B that are certainly not in A "
                          "before they reach the disk");
+}
+
+void add_exact_command_options(CLI::App& command, exact_command_options& options) {
+    command.add_option("inputs", options.inputs, "Input files; '-' or none reads stdin")->type_name("FILE");
+    command.add_option("--memory", options.memory, "Memory the job may use (default 1G): the rest goes to disk")
+        ->type_name("SIZE");
+    command.add_flag("--json", options.json, "Print the summary as JSON (on stderr)");
+    add_key_option(command, options.key);
+    add_thread_option(command, options.threads);
+    add_exact_options(command, options.exact, false, false);
+}
+
+jobs::spill::exact_settings exact_settings_of(const exact_command_options& options) {
+    return exact_settings_of(options.exact, options.memory, options.threads, options.key);
 }
 
 void refuse_filter_options(const exact_options& options) {

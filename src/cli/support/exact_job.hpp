@@ -20,6 +20,19 @@ struct exact_options {
     std::vector<CLI::Option*> filter_only;  // options of the approximate job, refused with --exact
 };
 
+/// The options of a command that is exact anyway (once, top).
+struct exact_command_options {
+    std::vector<std::string> inputs;
+    std::string memory;  // empty: 1G
+    std::string threads = "0";
+    std::string key;
+    bool json = false;
+    exact_options exact;
+};
+
+/// Its inputs, --memory, --json, --key, -t and --tmpdir.
+void add_exact_command_options(CLI::App& command, exact_command_options& options);
+
 /// --exact (unless the command is exact anyway), --tmpdir, and --no-prune for the jobs over two
 /// inputs.
 void add_exact_options(CLI::App& command, exact_options& options, bool flag, bool two_inputs);
@@ -30,6 +43,8 @@ void refuse_filter_options(const exact_options& options);
 /// The settings of an exact job from the options: `memory` as --memory gave it (empty: 1G).
 jobs::spill::exact_settings exact_settings_of(const exact_options& options, const std::string& memory,
                                               const std::string& threads, const std::string& key);
+
+jobs::spill::exact_settings exact_settings_of(const exact_command_options& options);
 
 /// Prints the summary of an exact job (on stderr: stdout holds its lines).
 void summarize_exact(const char* job, const jobs::spill::exact_report& report, std::uint64_t bytes_read, bool json);

@@ -81,7 +81,7 @@ void distinct_lines::add(const line_record& record) {
     if (!table_.could_hold(record.text.size())) throw line_exceeds_memory(record.text.size(), limits_.memory);
     if (!top_) top_ = partitions_for(0, input_bytes_);
     spill(*top_);
-    table_.add(record);  // an empty table holds it
+    if (!table_.add(record)) throw line_exceeds_memory(record.text.size(), limits_.memory);  // could_hold said it fits
 }
 
 void distinct_lines::spill(partitions& into) {
@@ -115,7 +115,7 @@ void distinct_lines::solve(partitions& parts, const std::function<void(line_tabl
                 if (table_.add(record)) continue;
                 if (!split) split = partitions_for(parts.level + 1, file->size());
                 spill(*split);
-                table_.add(record);
+                if (!table_.add(record)) throw line_exceeds_memory(record.text.size(), limits_.memory);
             }
         }
         file.reset();  // its disk space is free

@@ -280,6 +280,7 @@ exact_report most_frequent(line_reader& input, const exact_settings& settings, s
     report.lines_read = fold_all(input, settings, lines);
     key_text text(settings.keys);
     std::priority_queue<ranked> best;  // the k best so far, the last of them on top
+    if (k == 0) return report;
     lines.for_each_part([&](line_table& part) {
         report.distinct += part.size();
         part.for_each([&](const table_entry& line) {

@@ -52,6 +52,11 @@ bool line_table::add(const line_record& record) {
         return true;
     }
     const std::uint64_t bytes = entry_bytes(record.text.size());
+    if (size_ == 0 && capacity_ > first_capacity && bytes + index_bytes(capacity_) > budget_) {
+        ::munmap(slots_, index_bytes(capacity_));  // an index grown for many short lines, cleared: the
+        slots_ = nullptr;                          // first line of a new round may be a long one
+        capacity_ = 0;
+    }
     if (record.text.size() > 0xffffffffu || !reserve_slot()) return false;
     if (used_ + bytes + index_bytes(capacity_) > budget_ || used_ + bytes > largest_arena) return false;
     auto* entry = reinterpret_cast<table_entry*>(arena_ + used_);
