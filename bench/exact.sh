@@ -32,6 +32,7 @@ build=${1:-build/release}
 lines=${2:-20000000}
 ints=${INTS:-$((lines * 10))}
 bloomkit="$(cd "$build" && pwd)/src/cli/bloomkit"
+[[ -x $bloomkit ]] || { echo "bench/exact.sh: no $bloomkit (make release first)" >&2; exit 2; }
 work=$(mktemp -d "${TMPDIR:-/tmp}/bloomkit-exact.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 cd "$work"
