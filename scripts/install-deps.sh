@@ -17,6 +17,8 @@ packages=(
     redis-server redis-tools libhiredis-dev  # the Redis filter (hiredis) and its tests' real servers
     postgresql libpq-dev     # the cache-guard example (a Redis filter in front of PostgreSQL)
     python3-dev pybind11-dev python3-pybind11 python3-numpy python3-setuptools  # the Python bindings (python/)
+    python3-pip python3-venv # pip install ./python, in a venv over Debian's packages
+    time                     # the exact jobs' tests assert peak memory with /usr/bin/time
     python3-pytest python3-hypothesis python3-redis python3-xxhash  # their tests, with /usr/bin/python3
 )
 if [[ "${1:-}" == "bench" ]]; then
@@ -26,7 +28,6 @@ if [[ "${1:-}" == "bench" ]]; then
         valgrind                      # bench/instructions.sh counts instructions per call
         gnuplot-nox                   # bench/plots.sh draws the charts of docs/BENCHMARKS.md
         bc                            # bench/cli_throughput.sh does its arithmetic with bc
-        time                          # bench/jobs.sh measures peak memory with /usr/bin/time
         python3-flor                  # bench/python_bench.py's baseline: DCSO's flor
     )
 fi

@@ -159,14 +159,18 @@ TEST(DistinctLines, NothingAddedIsOneEmptyPart) {
 TEST(DistinctLines, SpilledLinesComeBackFoldedOnceEach) {
     // Memory for a few thousand lines against tens of thousands; the input's size guessed well,
     // not at all, or far too small (so that the first partitions do not fit and are split again).
+    // Folded back by one thread, or by three at once (each with a third of the table).
     struct run {
         std::uint64_t memory, input_bytes, count, distinct;
+        unsigned threads;
     };
-    for (const run r : {run{1 << 20, 700'000, 40'000, 25'000}, run{1 << 20, 0, 40'000, 25'000},
-                        run{256 << 10, 1, 30'000, 12'000}, run{64 << 10, 0, 12'000, 6'000}}) {
-        SCOPED_TRACE("memory " + std::to_string(r.memory) + ", input_bytes " + std::to_string(r.input_bytes));
+    for (const run r : {run{1 << 20, 700'000, 40'000, 25'000, 1}, run{1 << 20, 0, 40'000, 25'000, 1},
+                        run{256 << 10, 1, 30'000, 12'000, 1}, run{64 << 10, 0, 12'000, 6'000, 1},
+                        run{1 << 20, 700'000, 40'000, 25'000, 3}, run{256 << 10, 1, 30'000, 12'000, 3}}) {
+        SCOPED_TRACE("memory " + std::to_string(r.memory) + ", input_bytes " + std::to_string(r.input_bytes) +
+                     ", threads " + std::to_string(r.threads));
         const temp_dir dir;
-        distinct_lines lines({dir.path().string(), r.memory}, r.input_bytes);
+        distinct_lines lines({dir.path().string(), r.memory, r.threads}, r.input_bytes);
         const reference expected = add_all(lines, random_records(r.count, r.distinct, r.memory + r.input_bytes));
         EXPECT_TRUE(lines.spilled());
         std::uint64_t parts = 0;

@@ -4,7 +4,11 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
+#include <exception>
+#include <system_error>
+#include <thread>
 
 namespace bloomkit::jobs::spill {
 namespace {
@@ -50,28 +54,33 @@ struct distinct_lines::partitions {
 };
 
 distinct_lines::distinct_lines(spill_limits limits, std::uint64_t input_bytes)
-    : limits_(std::move(limits)), input_bytes_(input_bytes), table_(table_budget(limits_.memory)) {}
+    : limits_(std::move(limits)),
+      input_bytes_(input_bytes),
+      solvers_(std::max(1u, limits_.threads)),
+      table_(table_budget(limits_.memory)) {}
 
 distinct_lines::~distinct_lines() = default;
 
-std::unique_ptr<distinct_lines::partitions> distinct_lines::partitions_for(unsigned level, std::uint64_t bytes) {
+std::unique_ptr<distinct_lines::partitions> distinct_lines::partitions_for(unsigned level, std::uint64_t bytes,
+                                                                           std::uint64_t buffers) {
     if (level > deepest_level)
         throw error(
             "the exact job cannot split its lines into parts that fit in memory (do many lines share "
             "one 64-bit hash?)");
-    const auto target = static_cast<double>(table_.budget()) / 2;
+    const auto target = static_cast<double>(solver_table_budget()) / 2;
     std::uint64_t fanout =
         bytes == 0
             ? unknown_input_fanout
             : std::bit_ceil(static_cast<std::uint64_t>(static_cast<double>(bytes) * record_overhead / target) + 1);
-    const std::uint64_t affordable = std::max<std::uint64_t>(2, buffers_budget(limits_.memory) / smallest_buffer);
+    const std::uint64_t affordable = std::max<std::uint64_t>(2, buffers / smallest_buffer);
     fanout = std::clamp<std::uint64_t>(fanout, 2, std::min(largest_fanout, std::bit_floor(affordable)));
-    const std::uint64_t buffer = std::clamp(buffers_budget(limits_.memory) / fanout, smallest_buffer, largest_buffer);
+    const std::uint64_t buffer = std::clamp(buffers / fanout, smallest_buffer, largest_buffer);
     auto made = std::make_unique<partitions>();
     made->level = level;
     made->bits = static_cast<unsigned>(std::countr_zero(fanout));
     for (std::uint64_t i = 0; i < fanout; ++i)
         made->files.push_back(std::make_unique<spill_file>(limits_.directory, static_cast<std::size_t>(buffer)));
+    const std::lock_guard lock(mutex_);
     statistics_.levels = std::max(statistics_.levels, level + 1);
     return made;
 }
@@ -79,15 +88,26 @@ std::unique_ptr<distinct_lines::partitions> distinct_lines::partitions_for(unsig
 void distinct_lines::add(const line_record& record) {
     if (table_.add(record)) return;
     if (!table_.could_hold(record.text.size())) throw line_exceeds_memory(record.text.size(), limits_.memory);
-    if (!top_) top_ = partitions_for(0, input_bytes_);
-    spill(*top_);
+    if (!top_) top_ = partitions_for(0, input_bytes_, buffers_budget(limits_.memory));
+    spill(table_, *top_);
     if (!table_.add(record)) throw line_exceeds_memory(record.text.size(), limits_.memory);  // could_hold said it fits
 }
 
-void distinct_lines::spill(partitions& into) {
-    table_.for_each([&](const table_entry& entry) { into.write(entry.record()); });
-    table_.clear();
+void distinct_lines::spill(line_table& table, partitions& into) {
+    table.for_each([&](const table_entry& entry) { into.write(entry.record()); });
+    table.clear();
+    const std::lock_guard lock(mutex_);
     ++statistics_.spills;
+}
+
+void distinct_lines::finish_writing(partitions& parts) {
+    std::uint64_t bytes = 0;
+    for (auto& file : parts.files) {
+        file->finish_writing();  // its buffer is free for the reading
+        bytes += file->size();
+    }
+    const std::lock_guard lock(mutex_);
+    statistics_.bytes_spilled += bytes;
 }
 
 void distinct_lines::for_each_part(const std::function<void(line_table&)>& visit) {
@@ -96,37 +116,67 @@ void distinct_lines::for_each_part(const std::function<void(line_table&)>& visit
         visit(table_);
         return;
     }
-    spill(*top_);
-    solve(*top_, visit);
+    spill(table_, *top_);
+    finish_writing(*top_);
+    table_.release();  // its memory goes to the solvers' tables
+    solve_in_parallel(*top_, visit);
     top_.reset();
 }
 
-void distinct_lines::solve(partitions& parts, const std::function<void(line_table&)>& visit) {
-    for (auto& file : parts.files) {
-        file->finish_writing();  // its buffer is free for the reading
-        statistics_.bytes_spilled += file->size();
-    }
-    for (auto& file : parts.files) {
-        std::unique_ptr<partitions> split;  // made when the part does not fit in the table
-        {
-            record_reader records(*file, static_cast<std::size_t>(reader_buffer(limits_.memory)));
-            line_record record;
-            while (records.next(record)) {
-                if (table_.add(record)) continue;
-                if (!split) split = partitions_for(parts.level + 1, file->size());
-                spill(*split);
-                if (!table_.add(record)) throw line_exceeds_memory(record.text.size(), limits_.memory);
+void distinct_lines::solve_in_parallel(partitions& parts, const std::function<void(line_table&)>& visit) {
+    std::atomic<std::size_t> next{0};
+    std::atomic<bool> failed{false};
+    std::exception_ptr failure;
+    const auto solver = [&] {
+        try {
+            line_table table(solver_table_budget());
+            for (std::size_t i; !failed && (i = next++) < parts.files.size();)
+                solve(std::move(parts.files[i]), parts.level, table, visit);
+        } catch (...) {
+            const std::lock_guard lock(mutex_);
+            if (!failure) failure = std::current_exception();
+            failed = true;
+        }
+    };
+    {
+        std::vector<std::jthread> helpers;
+        for (unsigned i = 1; i < solvers_; ++i) {
+            try {
+                helpers.emplace_back(solver);
+            } catch (const std::system_error&) {
+                break;  // fewer solvers, each within its share of the budget all the same
             }
         }
-        file.reset();  // its disk space is free
-        if (split) {
-            spill(*split);
-            solve(*split, visit);
-        } else if (!table_.empty()) {
-            ++statistics_.parts;
-            visit(table_);
-            table_.clear();
+        solver();
+    }
+    if (failure) std::rethrow_exception(failure);
+}
+
+void distinct_lines::solve(std::unique_ptr<spill_file> file, unsigned level, line_table& table,
+                           const std::function<void(line_table&)>& visit) {
+    std::unique_ptr<partitions> split;  // made when the part does not fit in the table
+    {
+        record_reader records(*file, static_cast<std::size_t>(reader_buffer(limits_.memory / solvers_)));
+        line_record record;
+        while (records.next(record)) {
+            if (table.add(record)) continue;
+            if (!split) split = partitions_for(level + 1, file->size(), buffers_budget(limits_.memory) / solvers_);
+            spill(table, *split);
+            if (!table.add(record)) throw line_exceeds_memory(record.text.size(), limits_.memory);
         }
+    }
+    file.reset();  // its disk space is free
+    if (split) {
+        spill(table, *split);
+        finish_writing(*split);
+        for (auto& part : split->files) solve(std::move(part), level + 1, table, visit);
+    } else if (!table.empty()) {
+        {
+            const std::lock_guard lock(mutex_);
+            ++statistics_.parts;
+            visit(table);
+        }
+        table.clear();
     }
 }
 

@@ -16,12 +16,15 @@
 //
 // Memory: the table takes 3/4 of the budget; the partitions' write buffers (4 KiB to 1 MiB each)
 // and the read buffer share the rest. P is chosen so that a partition of the expected input fills
-// about half the table (at most 256, and fewer when the buffers would not fit in the budget).
+// about half a solver's table (at most 256, and fewer when the buffers would not fit in the
+// budget). With T threads, T solvers fold partitions at once, each with 1/T of the table, of the
+// buffers and of the read buffer.
 #pragma once
 
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -32,10 +35,12 @@
 
 namespace bloomkit::jobs::spill {
 
-/// Where an exact job may spill and how much memory it may use.
+/// Where an exact job may spill, how much memory it may use, and how many threads may fold
+/// the parts back.
 struct spill_limits {
     std::string directory;
     std::uint64_t memory = 0;
+    unsigned threads = 1;
 };
 
 /// Thrown for a line too long for the memory the job was given.
@@ -74,7 +79,9 @@ public:
     [[nodiscard]] line_table& table() noexcept { return table_; }
 
     /// Calls visit(table) once for each part of the distinct lines, every line in exactly one
-    /// part, the table holding that part alone. Called once, last.
+    /// part, the table holding that part alone. Called once, last. With several threads the
+    /// parts are folded at once, each in a table of its own (the budget shared between them),
+    /// and the calls to visit come one at a time, in no particular order.
     void for_each_part(const std::function<void(line_table&)>& visit);
 
     [[nodiscard]] const spill_statistics& statistics() const noexcept { return statistics_; }
@@ -85,14 +92,21 @@ public:
 private:
     struct partitions;
 
-    void spill(partitions& into);
-    void solve(partitions& parts, const std::function<void(line_table&)>& visit);
-    [[nodiscard]] std::unique_ptr<partitions> partitions_for(unsigned level, std::uint64_t bytes);
+    void spill(line_table& table, partitions& into);
+    void finish_writing(partitions& parts);
+    void solve_in_parallel(partitions& parts, const std::function<void(line_table&)>& visit);
+    void solve(std::unique_ptr<spill_file> file, unsigned level, line_table& table,
+               const std::function<void(line_table&)>& visit);
+    [[nodiscard]] std::unique_ptr<partitions> partitions_for(unsigned level, std::uint64_t bytes,
+                                                             std::uint64_t buffers);
+    [[nodiscard]] std::uint64_t solver_table_budget() const noexcept { return table_budget(limits_.memory) / solvers_; }
 
     spill_limits limits_;
     std::uint64_t input_bytes_;
-    line_table table_;
+    unsigned solvers_;
+    line_table table_;  // while the lines come; its memory goes to the solvers' at the end
     std::unique_ptr<partitions> top_;
+    std::mutex mutex_;  // statistics_, and the calls to the visitor
     spill_statistics statistics_;
 };
 

@@ -26,21 +26,38 @@ namespace {
 // ---------------------------------------------------------------------------------------------
 // Lines as keyed records
 
-/// A block of lines hashed by a worker: each line's digest, and for integer keys its value,
-/// whose 8 bytes are the record's text. (The records themselves are made as they are taken:
-/// blocks in flight hold 16 bytes a line beyond the lines.)
+/// A block of lines hashed by a worker: each line's digest, for integer keys its value (whose 8
+/// bytes are the record's text), and which lines a screen let through. (The records themselves
+/// are made as they are taken: blocks in flight hold ~17 bytes a line beyond the lines.)
 struct keyed_block {
     std::vector<digest> digests;
     std::vector<std::uint64_t> numbers;
+    std::vector<char> passed;
+};
+
+/// What the workers do with a block's digests beyond hashing, in parallel: nothing, or put them
+/// in a filter (at once from every worker), or ask a filter which to let through.
+struct screen {
+    enum { none, insert, ask } action = none;
+    bloom_filter* filter = nullptr;
+
+    void operator()(keyed_block& block) const {
+        if (action == insert) filter->insert(block.digests.begin(), block.digests.end(), concurrent);
+        if (action != ask) return;
+        block.passed.resize(block.digests.size());
+        filter->contains(block.digests.begin(), block.digests.end(), block.passed.begin());
+    }
 };
 
 /// Reads every line of `input` as a record tagged `tag`, positioned from `position` on when
-/// `positioned` (else no_position), and hands each to take(record, digest), in input order;
-/// `table`, if given, is told a few records ahead which hashes will be looked up. Returns the
-/// number of lines.
+/// `positioned` (else no_position), and hands each that `screened` lets through to
+/// take(record, digest), in input order; `table`, if given, is told a few records ahead which
+/// hashes will be looked up. Returns the number of lines (`screened_out`: of them, those the
+/// screen held back).
 template <class Take>
 std::uint64_t read_records(line_reader& input, const exact_settings& settings, std::uint8_t tag, bool positioned,
-                           std::uint64_t position, Take take, const line_table* table = nullptr) {
+                           std::uint64_t position, Take take, const line_table* table = nullptr, screen screened = {},
+                           std::uint64_t* screened_out = nullptr) {
     constexpr std::size_t prefetch_distance = 8;
     const hasher hash;  // the default: a pruning filter's too, so its digests are these
     const bool integers = is_integer(settings.keys);
@@ -52,27 +69,40 @@ std::uint64_t read_records(line_reader& input, const exact_settings& settings, s
             block.digests.resize(batch.size());
             if (!integers) {
                 for (std::size_t i = 0; i < batch.size(); ++i) block.digests[i] = hash(batch[i]);
-                return;
+            } else {
+                block.numbers.resize(batch.size());
+                for (std::size_t i = 0; i < batch.size(); ++i) {
+                    block.numbers[i] = parse_key_number(batch[i], settings.keys, origin, i);
+                    block.digests[i] = hash(block.numbers[i]);
+                }
             }
-            block.numbers.resize(batch.size());
-            for (std::size_t i = 0; i < batch.size(); ++i) {
-                block.numbers[i] = parse_key_number(batch[i], settings.keys, origin, i);
-                block.digests[i] = hash(block.numbers[i]);
-            }
+            screened(block);
         },
         [&](std::span<const std::string_view> batch, const line_origin&, keyed_block& block) {
+            const bool asked = screened.action == screen::ask;
             for (std::size_t i = 0; i < batch.size(); ++i) {
                 if (table != nullptr && i + prefetch_distance < batch.size())
                     table->prefetch(block.digests[i + prefetch_distance].low);
+                const std::uint64_t at = positioned ? position++ : no_position;
+                if (asked && block.passed[i] == 0) {
+                    ++*screened_out;
+                    continue;
+                }
                 const std::string_view text =
                     integers ? std::string_view(reinterpret_cast<const char*>(&block.numbers[i]), 8) : batch[i];
-                take(line_record{block.digests[i].low, positioned ? position++ : no_position, 1, tag, text},
-                     block.digests[i]);
+                take(line_record{block.digests[i].low, at, 1, tag, text}, block.digests[i]);
             }
             lines += batch.size();
             shown.update(input.bytes_read());
         });
     return lines;
+}
+
+/// The spill limits of a job, whose threads also fold the parts back.
+spill_limits limits_of(const exact_settings& settings) {
+    spill_limits limits = settings.limits;
+    limits.threads = settings.threads;
+    return limits;
 }
 
 /// The text a job prints for a key: the line itself, or an integer's decimal digits.
@@ -141,7 +171,7 @@ template <class Keep>
 exact_report print_kept(line_reader& input, const exact_settings& settings, const line_printer& print, Keep keep) {
     check_space(settings, input.total_bytes());
     exact_report report;
-    distinct_lines lines(settings.limits, input.total_bytes());
+    distinct_lines lines(limits_of(settings), input.total_bytes());
     report.lines_read = fold_all(input, settings, lines);
     print_in_order(lines, settings, print, keep, report);
     return report;
@@ -276,7 +306,7 @@ exact_report most_frequent(line_reader& input, const exact_settings& settings, s
                            const std::function<void(std::uint64_t count, std::string_view line)>& print) {
     check_space(settings, input.total_bytes());
     exact_report report;
-    distinct_lines lines(settings.limits, input.total_bytes());
+    distinct_lines lines(limits_of(settings), input.total_bytes());
     report.lines_read = fold_all(input, settings, lines);
     key_text text(settings.keys);
     std::priority_queue<ranked> best;  // the k best so far, the last of them on top
@@ -311,39 +341,34 @@ exact_report shared_lines(line_reader& first, line_reader& second, const exact_s
     within.limits.memory -= filter ? filter->size_in_bytes() : 0;
     exact_report report;
     report.filter_bytes = filter ? filter->size_in_bytes() : 0;
-    distinct_lines lines(within.limits, first.total_bytes() + second.total_bytes());
+    distinct_lines lines(limits_of(within), first.total_bytes() + second.total_bytes());
 
-    // The first input: every line, and its digest into the filter. Positions count for subtract,
-    // whose output follows the first input.
+    // The first input: every line, and its digest into the filter (by the workers, at once).
+    // Positions count for subtract, whose output follows the first input.
     report.lines_read = read_records(
-        first, within, 1, !present, 0,
-        [&](const line_record& record, const digest& d) {
-            lines.add(record);
-            if (filter) filter->insert(d);
-        },
-        &lines.table());
+        first, within, 1, !present, 0, [&](const line_record& record, const digest&) { lines.add(record); },
+        &lines.table(), {filter ? screen::insert : screen::none, filter ? &*filter : nullptr});
     // The second: a line can matter only if it is in the first. While the first is all in the
-    // table, the table says so exactly; once it spilled, the filter says "certainly not" for most
-    // of those that are not, and they never reach the disk.
+    // table, the table says so exactly; once it spilled, the filter (asked by the workers) says
+    // "certainly not" for most of those that are not, and they never reach the disk.
     const bool first_in_memory = !lines.spilled();
     report.lines_read += read_records(
         second, within, 2, present, report.lines_read,
-        [&](const line_record& record, const digest& d) {
-            if (first_in_memory) {
-                table_entry* line = lines.table().find(record.hash, record.text);
-                if (line == nullptr) {
-                    ++report.pruned;
-                    return;
-                }
-                line->tags |= 2;
-                line->position = std::min(line->position, record.position);
-            } else if (filter && !filter->contains(d)) {
-                ++report.pruned;
-            } else {
+        [&](const line_record& record, const digest&) {
+            if (!first_in_memory) {
                 lines.add(record);
+                return;
             }
+            table_entry* line = lines.table().find(record.hash, record.text);
+            if (line == nullptr) {
+                ++report.pruned;
+                return;
+            }
+            line->tags |= 2;
+            line->position = std::min(line->position, record.position);
         },
-        &lines.table());
+        &lines.table(), {filter && !first_in_memory ? screen::ask : screen::none, filter ? &*filter : nullptr},
+        &report.pruned);
     const std::uint8_t kept = present ? 3 : 1;
     print_in_order(
         lines, within, print, [kept](const table_entry& line) { return line.tags == kept; }, report);

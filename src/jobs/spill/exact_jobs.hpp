@@ -6,7 +6,8 @@
 // Lines are keys as the command reads them (line_reader.hpp: a trailing '\r' is not part of a
 // line) in a key_format: text, or integers (u64, i64, u32) printed back as canonical decimal
 // numbers ("007" is the key 7, printed "7"). Every line is hashed once, on any of `threads`
-// threads: the digest routes it to its partition and is what a pruning filter is asked with.
+// threads: the digest routes it to its partition and is what a pruning filter is asked with (by
+// the same threads). The partitions are folded back by `threads` threads at once.
 //
 // Memory: `limits.memory` bounds the table, the partition buffers, the merge buffers and the
 // pruning filter together; the line reader's blocks (two per thread, ~4 MiB each) and the
