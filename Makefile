@@ -53,7 +53,7 @@ test-tsan: deps
 test-clang: deps
 	cmake -S . -B build/clang -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=Debug -DBLOOMKIT_DEVELOPER=ON $(CMAKE_FLAGS)
 	cmake --build build/clang -j $(JOBS)
-	cd build/clang && ctest --output-on-failure -L python
+	cd build/clang && ctest --output-on-failure -j $(JOBS) -L python
 
 fuzz-build: deps
 	cmake -S . -B build/fuzz -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBLOOMKIT_DEVELOPER=ON \
