@@ -79,7 +79,8 @@ bench: release
 	bench/jobs.sh build/release
 	bench/exact.sh build/release
 	bench/redis.sh build/release
-	PYTHONPATH=build/release/python /usr/bin/python3 bench/python_bench.py
+	PYTHONPATH=build/release/python /usr/bin/python3 bench/python_bench.py 1e6 1e8
+	PYTHONPATH=build/release/python /usr/bin/python3 bench/python_bench.py 1e7 0
 
 clean:
 	rm -rf build

@@ -10,6 +10,8 @@
 #include <system_error>
 #include <thread>
 
+#include "jobs/progress.hpp"
+
 namespace bloomkit::jobs::spill {
 namespace {
 
@@ -124,14 +126,20 @@ void distinct_lines::for_each_part(const std::function<void(line_table&)>& visit
 }
 
 void distinct_lines::solve_in_parallel(partitions& parts, const std::function<void(line_table&)>& visit) {
+    progress shown("folding partitions", statistics_.bytes_spilled);
+    std::uint64_t folded = 0;  // bytes of the first level's partitions done, under mutex_
     std::atomic<std::size_t> next{0};
     std::atomic<bool> failed{false};
     std::exception_ptr failure;
     const auto solver = [&] {
         try {
             line_table table(solver_table_budget());
-            for (std::size_t i; !failed && (i = next++) < parts.files.size();)
+            for (std::size_t i; !failed && (i = next++) < parts.files.size();) {
+                const std::uint64_t bytes = parts.files[i]->size();
                 solve(std::move(parts.files[i]), parts.level, table, visit);
+                const std::lock_guard lock(mutex_);
+                shown.update(folded += bytes);
+            }
         } catch (...) {
             const std::lock_guard lock(mutex_);
             if (!failure) failure = std::current_exception();
