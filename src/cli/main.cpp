@@ -4,6 +4,7 @@
 // Data goes to stdout, everything else to stderr. Exit codes follow grep: 0 found / success,
 // 1 nothing found, 2 any error — with a message that says what is wrong, prefixed "bloomkit:".
 #include <fmt/core.h>
+#include <sys/resource.h>
 
 #include <cstdio>
 #include <exception>
@@ -93,10 +94,21 @@ int run(int argc, char** argv) {
     return failure;
 }
 
+/// An exact job over a big input holds a few hundred partition and run files open at once:
+/// more than the usual soft limit of 1024 descriptors allows with several threads. The soft
+/// limit is raised to the hard one, as far as the system lets.
+void raise_open_file_limit() noexcept {
+    struct rlimit files {};
+    if (::getrlimit(RLIMIT_NOFILE, &files) != 0 || files.rlim_cur == files.rlim_max) return;
+    files.rlim_cur = files.rlim_max;
+    ::setrlimit(RLIMIT_NOFILE, &files);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
     bloomkit::jobs::install_signal_handlers("bloomkit");
+    raise_open_file_limit();
     try {
         return run(argc, argv);
     } catch (const std::bad_alloc&) {

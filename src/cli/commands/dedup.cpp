@@ -330,7 +330,8 @@ action dedup_command(CLI::App& command) {
     add_thread_option(command, options->threads);
     add_no_wait_option(command, options->no_wait);
     add_exact_options(command, options->exact, true, false);
-    for (const char* name : {"--keys", "--fpr", "--kind", "--seed", "--state", "--checkpoint", "--invert", "--no-wait"})
+    for (const char* name :
+         {"--keys", "--fpr", "--kind", "--seed", "--state", "--checkpoint", "--invert", "--no-wait", "--line-buffered"})
         options->exact.filter_only.push_back(command.get_option(name));
     command.footer(
         "Examples:\n"

@@ -30,11 +30,12 @@ struct top_options : exact_command_options {
 /// A line as `uniq -c` prints it: the count right-aligned in seven columns, a space, the line.
 std::string counted(std::uint64_t count, std::string_view line) { return fmt::format("{:7} {}", count, line); }
 
-/// Space-Saving over the lines, with as many counters as a tenth of --memory holds at ~160
-/// bytes each (the line, its map entry and its heap places), and at least 100 per line asked.
+/// Space-Saving over the lines, with as many counters as --memory holds at ~512 bytes each (a
+/// line of ~100 bytes twice — the counter's and the map's key — the map's node and the heap's
+/// places), and at least k.
 int run_approximate_top(const top_options& options, std::uint64_t k, const jobs::spill::exact_settings& settings) {
     jobs::line_reader lines(options.inputs);
-    const std::uint64_t counters = std::max<std::uint64_t>(settings.limits.memory / 10 / 160, 100 * k);
+    const std::uint64_t counters = std::max<std::uint64_t>(settings.limits.memory / 512, k);
     jobs::heavy_hitters hitters(static_cast<std::size_t>(counters));
     jobs::progress shown("counting", lines.total_bytes());
     lines.read([&](std::span<const std::string_view> batch, const jobs::line_origin& origin) {

@@ -41,11 +41,12 @@ std::uint64_t reader_buffer(std::uint64_t memory) noexcept {
 
 }  // namespace
 
-line_exceeds_memory::line_exceeds_memory(std::uint64_t line_bytes, std::uint64_t memory)
+line_exceeds_memory::line_exceeds_memory(std::uint64_t line_bytes, std::uint64_t memory, std::uint64_t needed)
     : error(fmt::format("a line of {} bytes does not fit in the {} bytes of memory the job may use: give it "
                         "at least {} bytes",
-                        line_bytes, memory, (line_table::entry_bytes(line_bytes) + (1u << 16)) * 4 / 3 + 4096)),
-      line_bytes_(line_bytes) {}
+                        line_bytes, memory, needed)),
+      line_bytes_(line_bytes),
+      needed_(needed) {}
 
 struct distinct_lines::partitions {
     unsigned level = 0;
@@ -87,12 +88,24 @@ std::unique_ptr<distinct_lines::partitions> distinct_lines::partitions_for(unsig
     return made;
 }
 
+void distinct_lines::refuse(std::uint64_t line_bytes) const {
+    throw line_exceeds_memory(line_bytes, limits_.memory, memory_to_hold(line_bytes));
+}
+
+void distinct_lines::choose_solvers() noexcept {
+    constexpr std::uint64_t least_share = std::uint64_t{1} << 20;
+    const std::uint64_t share = std::max(least_share, line_table::budget_to_hold(longest_));
+    solvers_ = static_cast<unsigned>(
+        std::clamp<std::uint64_t>(table_budget(limits_.memory) / share, 1, std::max(1u, limits_.threads)));
+}
+
 void distinct_lines::add(const line_record& record) {
+    longest_ = std::max<std::uint64_t>(longest_, record.text.size());
     if (table_.add(record)) return;
-    if (!table_.could_hold(record.text.size())) throw line_exceeds_memory(record.text.size(), limits_.memory);
+    if (!table_.could_hold(record.text.size())) refuse(record.text.size());
     if (!top_) top_ = partitions_for(0, input_bytes_, buffers_budget(limits_.memory));
     spill(table_, *top_);
-    if (!table_.add(record)) throw line_exceeds_memory(record.text.size(), limits_.memory);  // could_hold said it fits
+    if (!table_.add(record)) refuse(record.text.size());  // could_hold said it fits
 }
 
 void distinct_lines::spill(line_table& table, partitions& into) {
@@ -121,6 +134,7 @@ void distinct_lines::for_each_part(const std::function<void(line_table&)>& visit
     spill(table_, *top_);
     finish_writing(*top_);
     table_.release();  // its memory goes to the solvers' tables
+    choose_solvers();
     solve_in_parallel(*top_, visit);
     top_.reset();
 }
@@ -170,7 +184,7 @@ void distinct_lines::solve(std::unique_ptr<spill_file> file, unsigned level, lin
             if (table.add(record)) continue;
             if (!split) split = partitions_for(level + 1, file->size(), buffers_budget(limits_.memory) / solvers_);
             spill(table, *split);
-            if (!table.add(record)) throw line_exceeds_memory(record.text.size(), limits_.memory);
+            if (!table.add(record)) refuse(record.text.size());  // choose_solvers() made room for it
         }
     }
     file.reset();  // its disk space is free

@@ -17,8 +17,9 @@
 // Memory: the table takes 3/4 of the budget; the partitions' write buffers (4 KiB to 1 MiB each)
 // and the read buffer share the rest. P is chosen so that a partition of the expected input fills
 // about half a solver's table (at most 256, and fewer when the buffers would not fit in the
-// budget). With T threads, T solvers fold partitions at once, each with 1/T of the table, of the
-// buffers and of the read buffer.
+// budget). With T threads, up to T solvers fold partitions at once, each with 1/T of the table,
+// of the buffers and of the read buffer — fewer when the longest line would not fit such a share
+// (or a share would be under 1 MiB): the answer never depends on T.
 #pragma once
 
 #include <cstdint>
@@ -46,11 +47,13 @@ struct spill_limits {
 /// Thrown for a line too long for the memory the job was given.
 class line_exceeds_memory : public error {
 public:
-    line_exceeds_memory(std::uint64_t line_bytes, std::uint64_t memory);
+    /// `memory`: what the job was given; `needed`: what would hold the line.
+    line_exceeds_memory(std::uint64_t line_bytes, std::uint64_t memory, std::uint64_t needed);
     [[nodiscard]] std::uint64_t line_bytes() const noexcept { return line_bytes_; }
+    [[nodiscard]] std::uint64_t needed() const noexcept { return needed_; }
 
 private:
-    std::uint64_t line_bytes_;
+    std::uint64_t line_bytes_, needed_;
 };
 
 struct spill_statistics {
@@ -86,8 +89,13 @@ public:
 
     [[nodiscard]] const spill_statistics& statistics() const noexcept { return statistics_; }
 
-    /// The budget of the table for `memory`, and of each buffer.
+    /// The budget of the table for `memory`.
     static std::uint64_t table_budget(std::uint64_t memory) noexcept { return memory / 4 * 3; }
+
+    /// The memory whose table holds a line of `size` bytes (and a page of buffers beside).
+    static std::uint64_t memory_to_hold(std::uint64_t size) noexcept {
+        return line_table::budget_to_hold(size) / 3 * 4 + 8192;
+    }
 
 private:
     struct partitions;
@@ -100,13 +108,16 @@ private:
     [[nodiscard]] std::unique_ptr<partitions> partitions_for(unsigned level, std::uint64_t bytes,
                                                              std::uint64_t buffers);
     [[nodiscard]] std::uint64_t solver_table_budget() const noexcept { return table_budget(limits_.memory) / solvers_; }
+    void choose_solvers() noexcept;
+    [[noreturn]] void refuse(std::uint64_t line_bytes) const;
 
     spill_limits limits_;
     std::uint64_t input_bytes_;
     unsigned solvers_;
     line_table table_;  // while the lines come; its memory goes to the solvers' at the end
     std::unique_ptr<partitions> top_;
-    std::mutex mutex_;  // statistics_, and the calls to the visitor
+    std::uint64_t longest_ = 0;  // line added, for the solvers' tables to hold
+    std::mutex mutex_;           // statistics_, and the calls to the visitor
     spill_statistics statistics_;
 };
 

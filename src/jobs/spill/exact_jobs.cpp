@@ -269,6 +269,48 @@ exact_report shared_in_bitmap(line_reader& first, line_reader& second, const exa
     return report;
 }
 
+/// shared_lines() with `filter` (or none) in an eighth of the memory.
+exact_report shared_lines_pruned(line_reader& first, line_reader& second, const exact_settings& settings, bool present,
+                                 const line_printer& print, std::optional<bloom_filter>& filter) {
+    exact_settings within = settings;
+    within.limits.memory -= filter ? filter->size_in_bytes() : 0;
+    exact_report report;
+    report.filter_bytes = filter ? filter->size_in_bytes() : 0;
+    distinct_lines lines(limits_of(within), first.total_bytes() + second.total_bytes());
+
+    // The first input: every line, and its digest into the filter (by the workers, at once).
+    // Positions count for subtract, whose output follows the first input.
+    report.lines_read = read_records(
+        first, within, 1, !present, 0, [&](const line_record& record, const digest&) { lines.add(record); },
+        &lines.table(), {filter ? screen::insert : screen::none, filter ? &*filter : nullptr});
+    // The second: a line can matter only if it is in the first. While the first is all in the
+    // table, the table says so exactly; once it spilled, the filter (asked by the workers) says
+    // "certainly not" for most of those that are not, and they never reach the disk.
+    const bool first_in_memory = !lines.spilled();
+    report.lines_read += read_records(
+        second, within, 2, present, report.lines_read,
+        [&](const line_record& record, const digest&) {
+            if (!first_in_memory) {
+                lines.add(record);
+                return;
+            }
+            table_entry* line = lines.table().find(record.hash, record.text);
+            if (line == nullptr) {
+                ++report.pruned;
+                return;
+            }
+            line->tags |= 2;
+            line->position = std::min(line->position, record.position);
+        },
+        &lines.table(), {filter && !first_in_memory ? screen::ask : screen::none, filter ? &*filter : nullptr},
+        &report.pruned);
+    const std::uint8_t kept = present ? 3 : 1;
+    print_in_order(
+        lines, within, print, [kept](const table_entry& line) { return line.tags == kept; }, report);
+    report.distinct = 0;  // of both inputs, partly: not a count anyone asked for
+    return report;
+}
+
 }  // namespace
 
 not_enough_space::not_enough_space(const std::string& directory, std::uint64_t need, std::uint64_t have)
@@ -277,6 +319,19 @@ not_enough_space::not_enough_space(const std::string& directory, std::uint64_t n
                         directory, static_cast<double>(need) / 1e6, static_cast<double>(have) / 1e6)),
       need_(need),
       have_(have) {}
+
+exact_report shared_lines(line_reader& first, line_reader& second, const exact_settings& settings, bool present,
+                          const line_printer& print) {
+    if (bitmaps_fit(settings, 1)) return shared_in_bitmap(first, second, settings, present, print);
+    check_space(settings, first.total_bytes() + second.total_bytes());
+    std::optional<bloom_filter> filter = pruning_filter(settings, first.total_bytes());
+    try {
+        return shared_lines_pruned(first, second, settings, present, print, filter);
+    } catch (const line_exceeds_memory& e) {
+        if (!filter) throw;  // the memory it needs beside the filter, which takes an eighth
+        throw line_exceeds_memory(e.line_bytes(), settings.limits.memory, e.needed() / 7 * 8 + 8);
+    }
+}
 
 exact_report distinct_in_order(line_reader& input, const exact_settings& settings, const line_printer& print) {
     if (bitmaps_fit(settings, 1)) {  // in input order as it comes: a key is new when its bit was clear
@@ -329,50 +384,6 @@ exact_report most_frequent(line_reader& input, const exact_settings& settings, s
     for (; !best.empty(); best.pop()) order.push_back(best.top());
     for (auto it = order.rbegin(); it != order.rend(); ++it) print(it->count, it->text);
     report.lines_written = order.size();
-    return report;
-}
-
-exact_report shared_lines(line_reader& first, line_reader& second, const exact_settings& settings, bool present,
-                          const line_printer& print) {
-    if (bitmaps_fit(settings, 1)) return shared_in_bitmap(first, second, settings, present, print);
-    check_space(settings, first.total_bytes() + second.total_bytes());
-    std::optional<bloom_filter> filter = pruning_filter(settings, first.total_bytes());
-    exact_settings within = settings;
-    within.limits.memory -= filter ? filter->size_in_bytes() : 0;
-    exact_report report;
-    report.filter_bytes = filter ? filter->size_in_bytes() : 0;
-    distinct_lines lines(limits_of(within), first.total_bytes() + second.total_bytes());
-
-    // The first input: every line, and its digest into the filter (by the workers, at once).
-    // Positions count for subtract, whose output follows the first input.
-    report.lines_read = read_records(
-        first, within, 1, !present, 0, [&](const line_record& record, const digest&) { lines.add(record); },
-        &lines.table(), {filter ? screen::insert : screen::none, filter ? &*filter : nullptr});
-    // The second: a line can matter only if it is in the first. While the first is all in the
-    // table, the table says so exactly; once it spilled, the filter (asked by the workers) says
-    // "certainly not" for most of those that are not, and they never reach the disk.
-    const bool first_in_memory = !lines.spilled();
-    report.lines_read += read_records(
-        second, within, 2, present, report.lines_read,
-        [&](const line_record& record, const digest&) {
-            if (!first_in_memory) {
-                lines.add(record);
-                return;
-            }
-            table_entry* line = lines.table().find(record.hash, record.text);
-            if (line == nullptr) {
-                ++report.pruned;
-                return;
-            }
-            line->tags |= 2;
-            line->position = std::min(line->position, record.position);
-        },
-        &lines.table(), {filter && !first_in_memory ? screen::ask : screen::none, filter ? &*filter : nullptr},
-        &report.pruned);
-    const std::uint8_t kept = present ? 3 : 1;
-    print_in_order(
-        lines, within, print, [kept](const table_entry& line) { return line.tags == kept; }, report);
-    report.distinct = 0;  // of both inputs, partly: not a count anyone asked for
     return report;
 }
 

@@ -93,7 +93,8 @@ void line_table::rehash(std::uint64_t capacity) {
 }
 
 bool line_table::could_hold(std::size_t size) const noexcept {
-    return entry_bytes(size) + 2 * index_bytes(first_capacity) <= budget_ && entry_bytes(size) <= largest_arena;
+    static_assert(budget_to_hold(0) - entry_bytes(0) == 2 * first_capacity * 8);
+    return budget_to_hold(size) <= budget_ && entry_bytes(size) <= largest_arena && size <= 0xffffffffu;
 }
 
 void line_table::clear() noexcept {

@@ -87,6 +87,10 @@ public:
     /// Whether a line of `size` bytes could be held by an empty table.
     [[nodiscard]] bool could_hold(std::size_t size) const noexcept;
 
+    /// The smallest budget whose empty table holds a line of `size` bytes (its entry and the
+    /// first index, twice while it grows).
+    static constexpr std::uint64_t budget_to_hold(std::uint64_t size) noexcept { return entry_bytes(size) + 16384; }
+
     /// Empties the table, keeping its memory for the next use.
     void clear() noexcept;
 

@@ -39,9 +39,25 @@ struct run_cursor {
 }  // namespace
 
 ordered_runs::ordered_runs(std::string directory, std::uint64_t memory, printer print)
-    : directory_(std::move(directory)), memory_(memory), print_(std::move(print)) {}
+    : directory_(std::move(directory)),
+      memory_(memory),
+      fan_in_(static_cast<std::size_t>(std::clamp<std::uint64_t>(memory / 2 / smallest_buffer, 2, 128))),
+      print_(std::move(print)) {}
 
 ordered_runs::~ordered_runs() = default;
+
+std::unique_ptr<spill_file> ordered_runs::new_run() const {
+    return std::make_unique<spill_file>(
+        directory_, static_cast<std::size_t>(std::clamp(memory_ / 16, smallest_buffer, largest_buffer)));
+}
+
+void ordered_runs::write_line(spill_file& run, std::uint64_t position, std::string_view text) {
+    char head[16];
+    put_u64(head, position);
+    put_u64(head + 8, text.size());
+    run.append(head, sizeof head);
+    run.append(text.data(), text.size());
+}
 
 void ordered_runs::add(std::span<const table_entry* const> lines, bool whole) {
     lines_ += lines.size();
@@ -50,25 +66,42 @@ void ordered_runs::add(std::span<const table_entry* const> lines, bool whole) {
         return;
     }
     if (lines.empty()) return;
-    auto run = std::make_unique<spill_file>(
-        directory_, static_cast<std::size_t>(std::clamp(memory_ / 16, smallest_buffer, largest_buffer)));
-    char head[16];
-    for (const table_entry* line : lines) {
-        put_u64(head, line->position);
-        put_u64(head + 8, line->size);
-        run->append(head, sizeof head);
-        run->append(line->text().data(), line->size);
-    }
+    auto run = new_run();
+    for (const table_entry* line : lines) write_line(*run, line->position, line->text());
     run->finish_writing();
-    runs_.push_back(std::move(run));
+    runs_.push_back({0, std::move(run)});
+    compact();
+}
+
+void ordered_runs::compact() {
+    for (unsigned level = 0;; ++level) {
+        const auto at_level = [level](const leveled_run& run) { return run.level == level; };
+        if (static_cast<std::size_t>(std::ranges::count_if(runs_, at_level)) < fan_in_) return;
+        std::vector<std::unique_ptr<spill_file>> same;
+        for (auto& run : runs_)
+            if (at_level(run)) same.push_back(std::move(run.file));
+        std::erase_if(runs_, at_level);
+        auto merged = new_run();
+        merge(same, [&](std::uint64_t position, std::string_view text) { write_line(*merged, position, text); });
+        merged->finish_writing();
+        runs_.push_back({level + 1, std::move(merged)});
+    }
 }
 
 void ordered_runs::finish() {
-    if (runs_.empty()) return;
-    const std::uint64_t buffer = std::clamp(memory_ / 2 / runs_.size(), smallest_buffer, largest_buffer);
+    std::vector<std::unique_ptr<spill_file>> all;
+    for (auto& run : runs_) all.push_back(std::move(run.file));
+    runs_.clear();
+    merge(all, [&](std::uint64_t, std::string_view text) { print_(text); });
+}
+
+void ordered_runs::merge(std::vector<std::unique_ptr<spill_file>>& runs,
+                         const std::function<void(std::uint64_t, std::string_view)>& emit) const {
+    if (runs.empty()) return;
+    const std::uint64_t buffer = std::clamp(memory_ / 2 / runs.size(), smallest_buffer, largest_buffer);
     std::vector<run_cursor> cursors;
-    cursors.reserve(runs_.size());
-    for (const auto& run : runs_) cursors.push_back({spill_reader(*run, static_cast<std::size_t>(buffer))});
+    cursors.reserve(runs.size());
+    for (const auto& run : runs) cursors.push_back({spill_reader(*run, static_cast<std::size_t>(buffer))});
     const auto later = [&](std::size_t a, std::size_t b) { return cursors[a].position > cursors[b].position; };
     std::priority_queue<std::size_t, std::vector<std::size_t>, decltype(later)> next(later);
     for (std::size_t i = 0; i < cursors.size(); ++i)
@@ -76,10 +109,11 @@ void ordered_runs::finish() {
     while (!next.empty()) {
         const std::size_t i = next.top();
         next.pop();
-        print_(cursors[i].text());
+        emit(cursors[i].position, cursors[i].text());
         if (cursors[i].next()) next.push(i);
     }
-    runs_.clear();
+    cursors.clear();
+    runs.clear();  // their disk space is free
 }
 
 }  // namespace bloomkit::jobs::spill
