@@ -79,7 +79,7 @@ constexpr std::uint32_t interrupted_update = 1;
 }
 /// The key formats (version 3).
 namespace key_code {
-constexpr std::uint8_t unrecorded = 0, text = 1, u64 = 2, i64 = 3;
+constexpr std::uint8_t unrecorded = 0, text = 1, u64 = 2, i64 = 3, u32 = 4;
 }
 /// What an in-place update writes into the table entry of a chunk it is writing (io/chunks.hpp).
 constexpr std::uint64_t chunk_being_written = 0xc3a5'6e1d'0b9f'4d27;

@@ -104,6 +104,8 @@ static_assert(flag::interrupted_update == bloomkit::update_in_progress);
 static_assert(field::key_format == hf::key_format &&
               key_code::u64 == static_cast<std::uint8_t>(bloomkit::key_format::u64) &&
               key_code::i64 == static_cast<std::uint8_t>(bloomkit::key_format::i64) &&
+              key_code::u32 == static_cast<std::uint8_t>(bloomkit::key_format::u32) &&
+              key_code::u32 == static_cast<std::uint8_t>(bloomkit::last_key_format) &&
               key_code::text == static_cast<std::uint8_t>(bloomkit::key_format::text));
 static_assert(chunk_being_written == bloomkit::detail::chunk_being_written);
 

@@ -442,7 +442,7 @@ std::vector<forgery> bloom_forgeries() {
         forge<B>("target_fpr_NaN", target(not_a_number), {invalid, "target false-positive rate"}),
         forge<B>("payload_offset_64", set(field::payload_offset, 64, 8), {invalid, "payload offset 64"}),
         // Version 3's key format (88) and the zeros after it; version 2 kept all of 88..95 zero.
-        forge<B>("key_format_4", set(field::key_format, 4, 1), {invalid, "unknown key format 4"}),
+        forge<B>("key_format_5", set(field::key_format, 5, 1), {invalid, "unknown key format 5"}),
         forge<B>("key_format_255", set(field::key_format, 255, 1), {invalid, "unknown key format 255"}),
         forge<B>("reserved_byte_89", set(89, 1, 1), {invalid, "reserved byte 89"}),
         forge<B>("reserved_byte_95", set(95, 0x80, 1), {invalid, "reserved byte 95"}),
