@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "bloomkit/bloom_filter.hpp"
+#include "jobs/heavy_hitters.hpp"
 #include "jobs/line_keys.hpp"
 #include "jobs/ordered_pipeline.hpp"
 #include "jobs/progress.hpp"
@@ -319,6 +320,38 @@ not_enough_space::not_enough_space(const std::string& directory, std::uint64_t n
                         directory, static_cast<double>(need) / 1e6, static_cast<double>(have) / 1e6)),
       need_(need),
       have_(have) {}
+
+approximate_report approximately_most_frequent(
+    line_reader& input, const exact_settings& settings, std::uint64_t k,
+    const std::function<void(std::uint64_t count, std::string_view line)>& print) {
+    // ~512 bytes a counter: a line of ~100 bytes twice (the counter's and the map's key), the
+    // map's node and the heap's places.
+    approximate_report report;
+    report.counters = std::max<std::uint64_t>(settings.limits.memory / 512, k);
+    heavy_hitters hitters(static_cast<std::size_t>(report.counters));
+    const bool integers = is_integer(settings.keys);
+    key_text text(settings.keys);  // integers counted as printed: ties go by the printed digits
+    progress shown("counting", input.total_bytes());
+    input.read([&](std::span<const std::string_view> batch, const line_origin& origin) {
+        for (std::size_t i = 0; i < batch.size(); ++i) {
+            if (!integers) {
+                hitters.add(batch[i]);
+                continue;
+            }
+            const std::uint64_t value = parse_key_number(batch[i], settings.keys, origin, i);
+            hitters.add(text({reinterpret_cast<const char*>(&value), sizeof value}));
+        }
+        shown.update(input.bytes_read());
+    });
+    for (const auto& best : hitters.top(static_cast<std::size_t>(k))) {
+        print(best.count, best.line);
+        report.largest_overcount = std::max(report.largest_overcount, best.error);
+        ++report.lines.lines_written;
+    }
+    report.lines.lines_read = hitters.lines();
+    report.overcount_bound = hitters.error_bound();
+    return report;
+}
 
 exact_report shared_lines(line_reader& first, line_reader& second, const exact_settings& settings, bool present,
                           const line_printer& print) {

@@ -72,6 +72,22 @@ exact_report lines_seen_once(line_reader& input, const exact_settings& settings,
 exact_report most_frequent(line_reader& input, const exact_settings& settings, std::uint64_t k,
                            const std::function<void(std::uint64_t count, std::string_view line)>& print);
 
+/// What approximately_most_frequent() adds to its report: Space-Saving's counters and how far
+/// a count may be too high.
+struct approximate_report {
+    exact_report lines;
+    std::uint64_t counters = 0;
+    std::uint64_t largest_overcount = 0;  // among the counts printed
+    std::uint64_t overcount_bound = 0;    // for any count: lines read / counters
+};
+
+/// The k most frequent lines in one pass and fixed memory (heavy_hitters.hpp: as many counters
+/// as `settings.limits.memory` holds at ~512 bytes each, and at least k): counts may be too high,
+/// by at most the report's bound; every line more frequent than the bound is found.
+approximate_report approximately_most_frequent(
+    line_reader& input, const exact_settings& settings, std::uint64_t k,
+    const std::function<void(std::uint64_t count, std::string_view line)>& print);
+
 /// The distinct lines of `second` that are in `first` (`present`), in order of first appearance
 /// in `second`; or (`!present`) the distinct lines of `first` not in `second`, in order of first
 /// appearance in `first`.

@@ -24,8 +24,7 @@ std::size_t put_varint(std::uint8_t* at, std::uint64_t value) noexcept {
 
 void write_record(spill_file& file, const line_record& record) {
     std::array<std::uint8_t, 8 + 4 * 10> head{};
-    std::uint64_t hash = record.hash;
-    for (std::size_t i = 0; i < 8; ++i, hash >>= 8) head[i] = static_cast<std::uint8_t>(hash);
+    store_le64(reinterpret_cast<char*>(head.data()), record.hash);
     std::size_t size = 8;
     size += put_varint(head.data() + size, record.position + 1);  // no_position wraps to 0
     size += put_varint(head.data() + size, record.count);
@@ -47,9 +46,7 @@ std::uint64_t record_reader::varint() {
 
 bool record_reader::next(line_record& record) {
     if (bytes_.at_end()) return false;
-    const char* hash = bytes_.take(8);
-    record.hash = 0;
-    for (std::size_t i = 8; i-- > 0;) record.hash = record.hash << 8 | static_cast<std::uint8_t>(hash[i]);
+    record.hash = load_le64(bytes_.take(8));
     record.position = varint() - 1;
     record.count = varint();
     record.tags = static_cast<std::uint8_t>(varint());

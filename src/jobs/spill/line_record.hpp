@@ -32,6 +32,16 @@ struct line_record {
     std::string_view text;
 };
 
+/// A 64-bit value as 8 little-endian bytes, and back: the fixed-width fields of spill files.
+inline void store_le64(char* at, std::uint64_t value) noexcept {
+    for (std::size_t i = 0; i < 8; ++i, value >>= 8) at[i] = static_cast<char>(value);
+}
+inline std::uint64_t load_le64(const char* at) noexcept {
+    std::uint64_t value = 0;
+    for (std::size_t i = 8; i-- > 0;) value = value << 8 | static_cast<std::uint8_t>(at[i]);
+    return value;
+}
+
 /// Appends `record` to `file`.
 void write_record(spill_file& file, const line_record& record);
 

@@ -11,27 +11,17 @@ namespace {
 
 constexpr std::uint64_t smallest_buffer = 4096, largest_buffer = std::uint64_t{1} << 20;
 
-std::uint64_t read_u64(const char* at) noexcept {
-    std::uint64_t value = 0;
-    for (std::size_t i = 8; i-- > 0;) value = value << 8 | static_cast<std::uint8_t>(at[i]);
-    return value;
-}
-
-void put_u64(char* at, std::uint64_t value) noexcept {
-    for (std::size_t i = 0; i < 8; ++i, value >>= 8) at[i] = static_cast<char>(value);
-}
-
 // One run being merged: its reader and the position of its next line.
 struct run_cursor {
     spill_reader reader;
     std::uint64_t position = 0;
     bool next() {
         if (reader.at_end()) return false;
-        position = read_u64(reader.take(8));
+        position = load_le64(reader.take(8));
         return true;
     }
     std::string_view text() {
-        const auto size = static_cast<std::size_t>(read_u64(reader.take(8)));
+        const auto size = static_cast<std::size_t>(load_le64(reader.take(8)));
         return {reader.take(size), size};
     }
 };
@@ -53,8 +43,8 @@ std::unique_ptr<spill_file> ordered_runs::new_run() const {
 
 void ordered_runs::write_line(spill_file& run, std::uint64_t position, std::string_view text) {
     char head[16];
-    put_u64(head, position);
-    put_u64(head + 8, text.size());
+    store_le64(head, position);
+    store_le64(head + 8, text.size());
     run.append(head, sizeof head);
     run.append(text.data(), text.size());
 }
