@@ -2,7 +2,7 @@
 // machine's memory floor, on the same keys, in one run. Prints Markdown tables (or --json).
 //
 //   bloomkit_bench [--n 1e6,1e8] [--fpr 0.01,0.001] [--keys int,url] [--sample 1e7] [--json | --tsv]
-//                  [--only hash,block,split-block,classic,counting,cuckoo,scalable,fuse8,fuse8-4wise,
+//                  [--only hash,block,split-block,classic,guava,dcso,counting,cuckoo,scalable,fuse8,fuse8-4wise,
 //                          libbloom,unordered_set]
 //   bloomkit_bench --space [--tsv]
 //
@@ -134,6 +134,18 @@ struct workload {
     }
 };
 
+/// A filter of type Filter for the workload: a Guava filter takes the funnel of its keys
+/// (longFunnel for integers, stringFunnel for strings), as the Java side would.
+template <class Filter, class Key>
+std::unique_ptr<Filter> make_filter(const workload& w) {
+    if constexpr (std::is_same_v<Filter, bloomkit::guava_bloom_filter>)
+        return std::make_unique<Filter>(
+            w.n, w.target_fpr,
+            bloomkit::filter_options{.funnel = std::is_integral_v<Key> ? bloomkit::guava_funnel::long_integer
+                                                                       : bloomkit::guava_funnel::string_utf8});
+    else return std::make_unique<Filter>(w.n, w.target_fpr);
+}
+
 /// What the lookups of a structure are measured through: its single-key call, made the way a
 /// user makes it (a direct call in a loop, inlined — never through a std::function, whose
 /// indirect call would be timed too), and its bulk call if it has one.
@@ -250,13 +262,13 @@ void insert_or_fail(Filter& filter, const Key& key, const char* name) {
 
 template <class Filter, class Key>
 void bench_bloomkit(const char* name, const workload& w, std::vector<row>& rows) {
-    auto filter = std::make_unique<Filter>(w.n, w.target_fpr);
+    auto filter = make_filter<Filter, Key>(w);
     const double insert_ns = insert_all<Key>(
         w, [&] { filter->clear(); },
         [&](const std::vector<Key>& chunk) {
             for (const Key& key : chunk) insert_or_fail(*filter, key, name);
         });
-    auto bulk_filter = std::make_unique<Filter>(w.n, w.target_fpr);
+    auto bulk_filter = make_filter<Filter, Key>(w);
     const double bulk_insert_ns = insert_all<Key>(
         w, [&] { bulk_filter->clear(); },
         [&](const std::vector<Key>& chunk) {
@@ -421,6 +433,9 @@ result run(const workload& w, key_kind kind) {
     if (w.measures("split-block"))
         bench_bloomkit<bloomkit::split_block_bloom_filter, Key>("bloomkit split-block", w, r.rows);
     if (w.measures("classic")) bench_bloomkit<bloomkit::classic_bloom_filter, Key>("bloomkit classic", w, r.rows);
+    // The foreign layouts, to say what converting a Guava or DCSO filter to a native one buys.
+    if (w.measures("guava")) bench_bloomkit<bloomkit::guava_bloom_filter, Key>("bloomkit guava layout", w, r.rows);
+    if (w.measures("dcso")) bench_bloomkit<bloomkit::dcso_bloom_filter, Key>("bloomkit dcso layout", w, r.rows);
     if (w.measures("counting")) bench_bloomkit<bloomkit::counting_bloom_filter, Key>("bloomkit counting", w, r.rows);
     if (w.measures("cuckoo") && w.target_fpr >= 0.000123) {
         bench_bloomkit<bloomkit::cuckoo_filter, Key>("bloomkit cuckoo", w, r.rows);
@@ -626,7 +641,7 @@ int main(int argc, char** argv) {
                          "usage: bloomkit_bench [--n 1e6,1e8] [--fpr 0.01,0.001] [--keys int,url] [--sample 1e7] "
                          "[--json | --tsv]\n"
                          "                      [--only "
-                         "hash,block,split-block,classic,counting,cuckoo,scalable,fuse8,fuse8-4wise,"
+                         "hash,block,split-block,classic,guava,dcso,counting,cuckoo,scalable,fuse8,fuse8-4wise,"
                          "libbloom,unordered_set]\n"
                          "       bloomkit_bench --space [--tsv]\n");
             return 2;

@@ -39,7 +39,8 @@ namespace bloomkit {
             if constexpr (merging_filter<F> && requires { F(f.geometry(), filter_options{}); }) {
                 F twin(f.geometry(), {.seed = f.hash_function().seed(),
                                       .hash = f.hash_function().algorithm(),
-                                      .keys = f.recorded_key_format()});
+                                      .keys = f.recorded_key_format(),
+                                      .funnel = f.hash_function().funnel()});
                 return any_filter(std::move(twin));
             } else {
                 return std::nullopt;

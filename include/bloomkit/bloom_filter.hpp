@@ -45,6 +45,8 @@
 #include "bloomkit/kind_request.hpp"
 #include "bloomkit/layouts/block.hpp"
 #include "bloomkit/layouts/classic.hpp"
+#include "bloomkit/layouts/dcso.hpp"
+#include "bloomkit/layouts/guava.hpp"
 #include "bloomkit/layouts/split_block.hpp"
 #include "bloomkit/options.hpp"
 #include "bloomkit/sizing/bloom.hpp"
@@ -80,6 +82,7 @@ public:
     basic_bloom_filter(bloom_geometry geometry, const hasher& h, storage_type words, sizing_target target = {},
                        size_type inserted = 0)
         : api(h, target), layout_(geometry), words_(std::move(words)), inserted_(inserted) {
+        require_own_hash();
         if (words_.size() != layout_.word_count())
             throw invalid_argument("a " + std::string(to_string(Layout::id)) + " Bloom filter of " +
                                    std::to_string(geometry.bits) + " bits has " + std::to_string(layout_.word_count()) +
@@ -117,7 +120,7 @@ public:
     template <class Access = detail::plain_access>
     bool insert_digest(const digest& d) {
         const bool added = layout_.template set<Access>(words_.mutable_data(), layout_.locate(d));
-        count_inserted<Access>(1);
+        count_inserted<Access>(counts_new_keys_only && !added ? 0 : 1);
         return added;
     }
 
@@ -224,7 +227,8 @@ public:
 
     /// How many keys were inserted (summed over unions), repeats included: a count that does
     /// not depend on the order of the inserts, so a filter built by several threads is the
-    /// same file as one built by one. approximate_count() estimates the distinct keys. (A
+    /// same file as one built by one. (A DCSO filter counts as DCSO's N does: the keys that
+    /// set a bit.) approximate_count() estimates the distinct keys. (A
     /// relaxed atomic load: save() may ask while other threads insert.)
     [[nodiscard]] size_type inserted_count() const noexcept { return __atomic_load_n(&inserted_, __ATOMIC_RELAXED); }
 
@@ -251,9 +255,19 @@ public:
 
 private:
     basic_bloom_filter(bloom_geometry geometry, filter_options options, sizing_target target)
-        : api(hasher(options.hash.value_or(Layout::default_hash), options.seed), target, options.keys),
+        : api(hasher(options.hash.value_or(Layout::default_hash), options.seed, options.funnel), target, options.keys),
           layout_(bloom_geometry{round_bits(Layout::id, geometry.bits), geometry.hashes}),
-          words_(layout_.word_count()) {}
+          words_(layout_.word_count()) {
+        require_own_hash();
+    }
+
+    // A foreign layout answers as its program only with that program's hash.
+    void require_own_hash() const {
+        if (is_foreign(Layout::id) && this->hasher_.algorithm() != Layout::default_hash)
+            throw invalid_argument("a " + std::string(to_string(Layout::id)) + " Bloom filter hashes with " +
+                                   std::string(to_string(Layout::default_hash)) + ", not " +
+                                   std::string(to_string(this->hasher_.algorithm())));
+    }
 
     // Inserts [first, last) in order, writing for each whether it was new; digest_of maps an
     // element to its digest (the hasher, or nothing for digests).
@@ -264,8 +278,11 @@ private:
         pipeline(
             first, last,
             [&](const auto& probes) {
-                for (const auto& p : probes) *out++ = layout_.template set<detail::plain_access>(words, p);
-                keys += probes.size();
+                for (const auto& p : probes) {
+                    const bool added = layout_.template set<detail::plain_access>(words, p);
+                    *out++ = added;
+                    keys += counts_new_keys_only && !added ? 0 : 1;
+                }
             },
             digest_of);
         count_inserted<detail::plain_access>(keys);
@@ -280,7 +297,7 @@ private:
             added += layout_.template set_batch<Access>(words, probes);
             keys += probes.size();
         });
-        count_inserted<Access>(keys);
+        count_inserted<Access>(counts_new_keys_only ? added : keys);
         return added;
     }
 
@@ -337,6 +354,12 @@ private:
             .same_hashing(this->hasher_, other.hasher_);
     }
 
+    // Whether inserted_count() counts only the keys that set a bit (DCSO's layout, as its N).
+    static constexpr bool counts_new_keys_only = [] {
+        if constexpr (requires { Layout::counts_new_keys_only; }) return Layout::counts_new_keys_only;
+        else return false;
+    }();
+
     Layout layout_;
     storage_type words_;
     size_type inserted_ = 0;
@@ -345,6 +368,13 @@ private:
 using classic_bloom_filter = basic_bloom_filter<classic_layout>;
 using block_bloom_filter = basic_bloom_filter<block_layout>;
 using split_block_bloom_filter = basic_bloom_filter<split_block_layout>;
+/// Guava's BloomFilter (MURMUR128_MITZ_64 / legacy MURMUR128_MITZ_32), answering and stored
+/// exactly as in Java for the funnel its hasher carries (io/guava.hpp reads and writes its
+/// streams).
+using guava_bloom_filter = basic_bloom_filter<guava_layout>;
+using guava_mitz32_bloom_filter = basic_bloom_filter<guava_mitz32_layout>;
+/// DCSO's bloom filter, answering exactly as its `bloom` tool does (io/dcso.hpp: its files).
+using dcso_bloom_filter = basic_bloom_filter<dcso_layout>;
 
 /// The default Bloom filter: the cache-blocked layout.
 using bloom_filter = block_bloom_filter;
@@ -356,10 +386,20 @@ struct kind_traits<basic_bloom_filter<Layout>> {
     static constexpr std::string_view word = "bloom";
     static constexpr bool updates_in_place = true;  // its operations only set bits (file_update.hpp)
     static constexpr std::string_view summary =
-        Layout::id == bloom_layout::block     ? "one cache line per key (the default)"
-        : Layout::id == bloom_layout::classic ? "fewest bits of the Bloom filters, k cache lines per key"
-                                              : "Apache Parquet compatible";
-    static std::string name() { return std::string(to_string(Layout::id)) + " Bloom filter"; }
+        Layout::id == bloom_layout::block          ? "one cache line per key (the default)"
+        : Layout::id == bloom_layout::classic      ? "fewest bits of the Bloom filters, k cache lines per key"
+        : Layout::id == bloom_layout::split_block  ? "Apache Parquet compatible"
+        : Layout::id == bloom_layout::guava        ? "Guava's BloomFilter, bit for bit (MURMUR128_MITZ_64)"
+        : Layout::id == bloom_layout::guava_mitz32 ? "Guava's BloomFilter before 17.0 (MURMUR128_MITZ_32)"
+                                                   : "DCSO bloom's, bit for bit";
+    static std::string name() {
+        switch (Layout::id) {
+            case bloom_layout::guava: return "Guava Bloom filter";
+            case bloom_layout::guava_mitz32: return "Guava Bloom filter (MURMUR128_MITZ_32)";
+            case bloom_layout::dcso: return "DCSO Bloom filter";
+            default: return std::string(to_string(Layout::id)) + " Bloom filter";
+        }
+    }
     static kind_request request() {
         kind_request r{std::string(word), {}, {}, {}};
         if (Layout::id != bloom_layout::block) r.layout = Layout::id;

@@ -26,7 +26,11 @@
 //        as 4 bytes). It yields 64 bits; the high half of the digest is a fixed bijective
 //        remix of the low half;
 //      - xxh3_128: XXH3-128 over the bytes, integers in their own width: file format version
-//        1's default, kept so its filters answer as they were built.
+//        1's default, kept so its filters answer as they were built;
+//      - murmur3_128 and fnv1_64: the hashes of the foreign filters bloomkit reads and writes,
+//        Guava's BloomFilter (MurmurHash3_x64_128 over the bytes of the filter's funnel:
+//        hash/guava_funnel.hpp, hash/murmur3.hpp) and DCSO's bloom (FNV-1 64: hash/fnv.hpp);
+//        a foreign filter answers here exactly as it does in its own program.
 //
 // The seed belongs to the filter and is saved with it. The default seed (0) keeps files
 // reproducible and matches Parquet; when keys may come from an adversary who wants to
@@ -48,6 +52,7 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <vector>
 
 #ifndef XXH_INLINE_ALL
 #define XXH_INLINE_ALL
@@ -55,6 +60,10 @@
 #include <xxhash.h>
 
 #include "bloomkit/error.hpp"
+#include "bloomkit/hash/endian.hpp"
+#include "bloomkit/hash/fnv.hpp"
+#include "bloomkit/hash/guava_funnel.hpp"
+#include "bloomkit/hash/murmur3.hpp"
 
 namespace bloomkit {
 
@@ -68,11 +77,16 @@ struct digest {
 
 /// Hash functions a filter may use; the numeric values are stored in files.
 enum class hash_algorithm : std::uint8_t {
-    xxh3_128 = 1,  ///< XXH3-128 over the bytes, integers in their own width (format version 1's default)
-    xxh64 = 2,     ///< XXH64, as the Parquet split-block Bloom filter spec prescribes
-    xxh3_mix = 3,  ///< XXH3-128 over byte keys, a three-multiplication mixer over 64-bit integers
-    xxh3_mum = 4,  ///< the default: XXH3-128 over byte keys, a two-multiplication keyed mixer over 64-bit integers
+    xxh3_128 = 1,     ///< XXH3-128 over the bytes, integers in their own width (format version 1's default)
+    xxh64 = 2,        ///< XXH64, as the Parquet split-block Bloom filter spec prescribes
+    xxh3_mix = 3,     ///< XXH3-128 over byte keys, a three-multiplication mixer over 64-bit integers
+    xxh3_mum = 4,     ///< the default: XXH3-128 over byte keys, a two-multiplication keyed mixer over 64-bit integers
+    murmur3_128 = 5,  ///< Guava's: MurmurHash3_x64_128 (seed 0) over the bytes of the filter's Guava funnel
+    fnv1_64 = 6,      ///< DCSO bloom's: FNV-1 64 over the bytes, integers in their own width
 };
+
+/// The last hash_algorithm a reader knows.
+inline constexpr hash_algorithm last_hash_algorithm = hash_algorithm::fnv1_64;
 
 /// The hashing of a filter that does not choose (split-block filters choose xxh64).
 inline constexpr hash_algorithm default_hash_algorithm = hash_algorithm::xxh3_mum;
@@ -93,6 +107,8 @@ inline std::uint64_t random_seed() {
         case hash_algorithm::xxh64: return "xxh64";
         case hash_algorithm::xxh3_mix: return "xxh3-mix";
         case hash_algorithm::xxh3_mum: return "xxh3-mum";
+        case hash_algorithm::murmur3_128: return "murmur3-128";
+        case hash_algorithm::fnv1_64: return "fnv1-64";
     }
     return "unknown";
 }
@@ -155,25 +171,6 @@ template <class Key>
 struct key_bytes;
 
 namespace detail {
-
-template <class T>
-requires std::is_unsigned_v<T>
-constexpr T byteswap(T value) noexcept {
-    T result = 0;
-    for (std::size_t i = 0; i < sizeof(T); ++i) {
-        result = static_cast<T>((result << 8) | (value & 0xffU));
-        if constexpr (sizeof(T) > 1) value >>= 8;
-    }
-    return result;
-}
-
-/// Converts between the machine's byte order and little-endian (the same operation both ways).
-template <class T>
-requires std::is_unsigned_v<T>
-constexpr T little_endian(T value) noexcept {
-    if constexpr (std::endian::native == std::endian::little) return value;
-    else return byteswap(value);
-}
 
 template <class T>
 inline constexpr bool is_byte_like_v =
@@ -432,17 +429,25 @@ struct mum_secrets {
 class hasher {
 public:
     constexpr hasher() noexcept = default;
-    constexpr explicit hasher(hash_algorithm algorithm, std::uint64_t seed = default_seed)
+    /// A hasher of the algorithm and seed. murmur3_128 also takes the Guava funnel its keys go
+    /// through (string_utf8 when none is given) and seed 0, as Guava's BloomFilter; every other
+    /// algorithm takes no funnel. Throws invalid_argument otherwise.
+    constexpr explicit hasher(hash_algorithm algorithm, std::uint64_t seed = default_seed,
+                              guava_funnel funnel = guava_funnel::none)
         : algorithm_(checked(algorithm)),
           seed_(seed),
           seed_key_(seed_key_of(seed)),
-          secrets_(detail::mum_secrets_of(seed)) {}
+          secrets_(detail::mum_secrets_of(seed)),
+          funnel_(checked_funnel(algorithm, seed, funnel)) {}
 
     [[nodiscard]] constexpr hash_algorithm algorithm() const noexcept { return algorithm_; }
     [[nodiscard]] constexpr std::uint64_t seed() const noexcept { return seed_; }
+    /// The Guava funnel of a murmur3_128 hasher; none for the others.
+    [[nodiscard]] constexpr guava_funnel funnel() const noexcept { return funnel_; }
 
-    /// The digest of a run of bytes.
-    [[nodiscard]] digest hash_bytes(std::span<const std::byte> bytes) const noexcept { return hash_span(bytes); }
+    /// The digest of a run of bytes. (For a Guava hasher: the bytes its funnel makes of a key;
+    /// unencoded_chars transcodes them from UTF-8.)
+    [[nodiscard]] digest hash_bytes(std::span<const std::byte> bytes) const { return hash_span(bytes); }
 
     /// The digest of a key. Always inlined, so that an integer key's hash — nine instructions
     /// by default, about twenty by XXH64 for split block — is never behind a call of its own;
@@ -463,6 +468,8 @@ public:
             }
             return hash_integer_otherwise(key);
         } else {
+            if (takes_integers(funnel_)) [[unlikely]]
+                refuse_key("bytes or a string");
             return hash_key_bytes(key);
         }
     }
@@ -471,9 +478,49 @@ public:
 
 private:
     template <integer_key Key>
-    [[nodiscard, gnu::noinline]] digest hash_integer_otherwise(Key key) const noexcept {
+    [[nodiscard, gnu::noinline]] digest hash_integer_otherwise(Key key) const {
         if (algorithm_ == hash_algorithm::xxh3_mix) return detail::mix_integer(detail::widened(key), seed_key_);
+        if (algorithm_ == hash_algorithm::murmur3_128) return hash_guava_integer(detail::widened(key));
         return hash_key_bytes(key);
+    }
+
+    // An integer key through an integer or long funnel: the value as a Java int (4 bytes) or
+    // long (8 bytes), little-endian. A 64-bit value is read as a two's complement long, as the
+    // library's integer keys are (-1 and 2^64 - 1 are one key).
+    [[nodiscard]] digest hash_guava_integer(std::uint64_t value) const {
+        const auto signed_value = static_cast<std::int64_t>(value);
+        if (funnel_ == guava_funnel::long_integer) {
+            const detail::little_endian_bytes<std::uint64_t> bytes(value);
+            return murmur3_digest(bytes.span());
+        }
+        if (funnel_ != guava_funnel::integer) refuse_key("an integer");
+        if (signed_value < INT32_MIN || signed_value > INT32_MAX)
+            throw invalid_argument("the key " + std::to_string(signed_value) +
+                                   " is not a Java int (-2147483648 to 2147483647), which a Guava filter of "
+                                   "Funnels.integerFunnel() takes");
+        const detail::little_endian_bytes<std::uint32_t> bytes(static_cast<std::uint32_t>(signed_value));
+        return murmur3_digest(bytes.span());
+    }
+
+    [[noreturn]] void refuse_key(const char* given) const {
+        throw invalid_argument("a Guava filter of " + std::string(java_name(funnel_)) + " takes " +
+                               (takes_integers(funnel_) ? "integer keys" : "strings or bytes") + ", not " + given);
+    }
+
+    [[nodiscard]] static digest murmur3_digest(std::span<const std::byte> bytes) noexcept {
+        const murmur3_128_hash h = murmur3_x64_128(bytes);
+        return {h.h1, h.h2};
+    }
+
+    // The foreign hashes of byte keys, out of line: the native ones' inlined path stays short.
+    [[nodiscard, gnu::noinline]] digest hash_foreign_bytes(std::span<const std::byte> bytes) const {
+        if (algorithm_ == hash_algorithm::fnv1_64) return {fnv1_64(bytes), 0};
+        if (funnel_ == guava_funnel::unencoded_chars) {
+            thread_local std::vector<std::byte> units;
+            utf16le_of_utf8(bytes, units);
+            return murmur3_digest(units);
+        }
+        return murmur3_digest(bytes);
     }
 
     template <hashable_key Key>
@@ -484,17 +531,31 @@ private:
     // Inlined with the length known at compile time when it is (integer keys: a fixed-extent
     // span), so XXH3's dispatch on length folds away (docs/design/performance.md, "Hashing a key").
     template <std::size_t Extent>
-    [[nodiscard, gnu::always_inline]] digest hash_span(std::span<const std::byte, Extent> bytes) const noexcept {
+    [[nodiscard, gnu::always_inline]] digest hash_span(std::span<const std::byte, Extent> bytes) const {
+        if (algorithm_ >= hash_algorithm::murmur3_128) [[unlikely]]
+            return hash_foreign_bytes(bytes);
         if (algorithm_ == hash_algorithm::xxh64) return detail::xxh64_digest(XXH64(bytes.data(), bytes.size(), seed_));
         const XXH128_hash_t h = XXH3_128bits_withSeed(bytes.data(), bytes.size(), seed_);
         return {h.low64, h.high64};
     }
 
     static constexpr hash_algorithm checked(hash_algorithm algorithm) {
-        if (algorithm != hash_algorithm::xxh3_128 && algorithm != hash_algorithm::xxh64 &&
-            algorithm != hash_algorithm::xxh3_mix && algorithm != hash_algorithm::xxh3_mum)
+        if (algorithm < hash_algorithm::xxh3_128 || algorithm > last_hash_algorithm)
             throw invalid_argument("unknown hash algorithm code " + std::to_string(static_cast<int>(algorithm)));
         return algorithm;
+    }
+
+    static constexpr guava_funnel checked_funnel(hash_algorithm algorithm, std::uint64_t seed, guava_funnel funnel) {
+        if (funnel > last_guava_funnel)
+            throw invalid_argument("unknown Guava funnel code " + std::to_string(static_cast<int>(funnel)));
+        if (algorithm != hash_algorithm::murmur3_128) {
+            if (funnel != guava_funnel::none)
+                throw invalid_argument("a Guava funnel goes with Guava's hash (murmur3-128), not " +
+                                       std::string(to_string(algorithm)));
+            return funnel;
+        }
+        if (seed != 0) throw invalid_argument("Guava's hash (murmur3-128) has seed 0, not " + std::to_string(seed));
+        return funnel == guava_funnel::none ? guava_funnel::string_utf8 : funnel;
     }
 
     /// xxh3_mix's key: the seed scrambled, so that seeds 0, 1, 2... give unrelated keys.
@@ -506,6 +567,7 @@ private:
     std::uint64_t seed_ = default_seed;
     std::uint64_t seed_key_ = seed_key_of(default_seed);                  // derived from seed_; equal when seeds are
     detail::mum_secrets secrets_ = detail::mum_secrets_of(default_seed);  // likewise
+    guava_funnel funnel_ = guava_funnel::none;
 };
 
 }  // namespace bloomkit

@@ -34,7 +34,8 @@ namespace bloomkit {
 /// Every filter type, the default first: the registry.
 using any_filter = std::variant<block_bloom_filter, classic_bloom_filter, split_block_bloom_filter,
                                 counting_bloom_filter, cuckoo_filter, scalable_bloom_filter, binary_fuse8_filter,
-                                binary_fuse16_filter, binary_fuse8_4wise_filter, binary_fuse16_4wise_filter>;
+                                binary_fuse16_filter, binary_fuse8_4wise_filter, binary_fuse16_4wise_filter,
+                                guava_bloom_filter, guava_mitz32_bloom_filter, dcso_bloom_filter>;
 
 /// Calls visit(std::type_identity<F>{}) for every type F of the registry, in order.
 template <class Visit>

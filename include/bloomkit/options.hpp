@@ -21,11 +21,15 @@ inline constexpr concurrent_t concurrent{};
 /// secret) when an adversary chooses the keys.
 struct filter_options {
     std::uint64_t seed = default_seed;
-    /// Defaults to the kind's own: xxh3_mum, or XXH64 for split block (as Parquet requires).
+    /// Defaults to the kind's own: xxh3_mum, XXH64 for split block (as Parquet requires),
+    /// murmur3_128 for Guava's layouts and fnv1_64 for DCSO's (which take no other).
     std::optional<hash_algorithm> hash{};
     /// What the keys are, recorded in the filter's file for its readers (hash.hpp). A filter
     /// built from a range of keys records their type when this is left unrecorded.
     key_format keys = key_format::unrecorded;
+    /// For a Guava filter (hash murmur3_128): the funnel its keys go through, as the Java side's
+    /// (hash/guava_funnel.hpp); none means Funnels.stringFunnel(UTF_8).
+    guava_funnel funnel = guava_funnel::none;
 };
 
 /// How a scalable Bloom filter grows and hashes. The defaults are RedisBloom's: each new stage

@@ -5,13 +5,13 @@
 #
 #   bash tests/layers/check_layers.sh [project-dir]
 #
-#   0 basics       error.hpp options.hpp simd.hpp hash.hpp kind_request.hpp sizing.hpp sizing/ os/
+#   0 basics       error.hpp options.hpp simd.hpp hash.hpp hash/ kind_request.hpp sizing.hpp sizing/ os/
 #   1 machinery    detail/
 #   2 layouts      layouts/
 #   3 kinds        *_filter.hpp
 #   4 the registry kinds.hpp
 #   5 formats      io/
-#   6 dispatch     any_filter.hpp bulk.hpp file.hpp file_update.hpp
+#   6 dispatch     any_filter.hpp bulk.hpp file.hpp file_update.hpp formats.hpp
 #   7 the rest     bloomkit.hpp (the umbrella), redis.hpp
 #   8 libraries    src/jobs (bloomkit::jobs), src/redis (bloomkit::redis)
 #   9 programs     src/cli/support, bench/, examples/, python/
@@ -41,10 +41,10 @@ locate() {
     case $1 in
         include/bloomkit/error.hpp | include/bloomkit/options.hpp | include/bloomkit/simd.hpp | \
             include/bloomkit/hash.hpp | include/bloomkit/kind_request.hpp | include/bloomkit/sizing.hpp | \
-            include/bloomkit/sizing/* | include/bloomkit/os/*) layer=0 ;;
+            include/bloomkit/sizing/* | include/bloomkit/os/* | include/bloomkit/hash/*) layer=0 ;;
         include/bloomkit/detail/*) layer=1 ;;
         include/bloomkit/layouts/*) layer=2 ;;
-        include/bloomkit/any_filter.hpp | include/bloomkit/bulk.hpp | include/bloomkit/file.hpp | \
+        include/bloomkit/any_filter.hpp | include/bloomkit/bulk.hpp | include/bloomkit/file.hpp | include/bloomkit/formats.hpp | \
             include/bloomkit/file_update.hpp) layer=6 ;;
         include/bloomkit/*_filter.hpp) layer=3 ;;
         include/bloomkit/kinds.hpp) layer=4 ;;

@@ -26,15 +26,17 @@ public:
         return *this;
     }
 
-    /// Same hash algorithm and seed: the same key gives the same digest in both.
+    /// Same hash algorithm, seed and (Guava's) funnel: the same key gives the same digest in both.
     const compatibility_check& same_hashing(const hasher& a, const hasher& b) const {
-        return same("hash algorithms", a.algorithm(), b.algorithm()).same("seeds", a.seed(), b.seed());
+        return same("hash algorithms", a.algorithm(), b.algorithm())
+            .same("seeds", a.seed(), b.seed())
+            .same("Guava funnels", a.funnel(), b.funnel());
     }
 
 private:
     template <class T>
     static std::string show(const T& value) {
-        if constexpr (std::is_same_v<T, hash_algorithm>) {
+        if constexpr (std::is_same_v<T, hash_algorithm> || std::is_same_v<T, guava_funnel>) {
             return std::string(to_string(value));
         } else if constexpr (std::is_floating_point_v<T>) {
             return show_number(static_cast<double>(value));

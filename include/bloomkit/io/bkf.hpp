@@ -43,6 +43,7 @@
 #include "bloomkit/io/header.hpp"
 #include "bloomkit/io/payload.hpp"
 #include "bloomkit/io/scalable_bloom_codec.hpp"
+#include "bloomkit/io/stream_reading.hpp"
 #include "bloomkit/kinds.hpp"
 
 namespace bloomkit {
@@ -114,7 +115,10 @@ inline file_header decode_header(std::span<const std::byte> seen, std::optional<
     h.inserted_count = b.get<std::uint64_t>(f::inserted_count);
     h.payload_size = b.get<std::uint64_t>(f::payload_size);
     if (h.version == 1) h.payload_checksum = b.get<std::uint64_t>(f::payload_checksum);
-    if (h.version >= 3) h.keys = static_cast<key_format>(b.get<std::uint8_t>(f::key_format));
+    if (h.version >= 3) {
+        h.keys = static_cast<key_format>(b.get<std::uint8_t>(f::key_format));
+        h.funnel = static_cast<guava_funnel>(b.get<std::uint8_t>(f::funnel));
+    }
     if (h.version >= 2) {
         h.flags = b.get<std::uint32_t>(f::flags);
         h.chunk_shift = b.get<std::uint32_t>(f::chunk_shift);
@@ -143,6 +147,7 @@ header_bytes encode_header(const file_header& h) {
     b.set<std::uint64_t>(f::inserted_count, h.inserted_count);
     b.set<std::uint64_t>(f::payload_size, h.payload_size);
     b.set<std::uint8_t>(f::key_format, static_cast<std::uint8_t>(h.keys));
+    b.set<std::uint8_t>(f::funnel, static_cast<std::uint8_t>(h.funnel));
     b.set<std::uint32_t>(f::flags, h.flags);
     b.set<std::uint32_t>(f::chunk_shift, h.chunk_shift);
     file_codec<Filter>::write_parameters(h, b);
@@ -202,12 +207,6 @@ Target assemble(const file_header& h, payload_source& payload, const std::string
     }
 }
 
-/// Memory for a payload of `size` bytes read from `where`, 64-byte aligned.
-inline zeroed_block payload_memory(std::uint64_t size) {
-    if (size > std::numeric_limits<std::size_t>::max()) throw std::bad_alloc();
-    return zeroed_block(static_cast<std::size_t>(size));
-}
-
 /// The rest of a read: `payload` holds the payload of the filter `h` describes, and `trailer`
 /// what follows it.
 template <loadable_filter Target>
@@ -223,13 +222,6 @@ Target finish_read(const file_header& h, zeroed_block payload, std::span<const s
 /// How many bytes follow the payload of the filter `h` describes.
 inline std::size_t trailer_size(const file_header& h) {
     return static_cast<std::size_t>(trailer_bytes(h.version, h.payload_size, h.chunk_shift));
-}
-
-/// Reads up to `size` bytes from `in`; returns how many there were (fewer only at its end).
-inline std::size_t read_some(std::istream& in, void* buffer, std::size_t size) {
-    in.read(static_cast<char*>(buffer), static_cast<std::streamsize>(size));
-    if (in.bad()) throw io_error("cannot read the stream", std::make_error_code(std::io_errc::stream));
-    return static_cast<std::size_t>(in.gcount());
 }
 
 }  // namespace detail
@@ -299,28 +291,14 @@ Target load(std::istream& in, const std::string& name = "stream") {
                        "truncated: the filter's payload is " + std::to_string(h.payload_size) +
                            " bytes, but the input ends after " + std::to_string(got));
     };
-    std::optional<detail::zeroed_block> payload;
-    try {
-        payload.emplace(detail::payload_memory(h.payload_size));
-    } catch (const std::bad_alloc&) {
-        // More memory than the machine will reserve: most likely a forged or damaged header on a
-        // short input, which reading on (and discarding) tells apart from a real shortage.
-        std::vector<char> sink(std::size_t{1} << 20);
-        std::uint64_t got = 0;
-        for (std::size_t step; got < h.payload_size && (step = detail::read_some(in, sink.data(), sink.size())) > 0;)
-            got += step;
-        if (got < h.payload_size) truncated(got);
-        throw;
-    }
-    const std::size_t got = detail::read_some(in, payload->data(), static_cast<std::size_t>(h.payload_size));
-    if (got != h.payload_size) truncated(got);
+    detail::zeroed_block payload = detail::read_payload(in, h.payload_size, truncated);
     std::vector<std::byte> trailer(detail::trailer_size(h));
     if (const std::size_t tail = detail::read_some(in, trailer.data(), trailer.size()); tail != trailer.size())
         detail::reject(format_errc::truncated, name,
                        "truncated: the input ends " + std::to_string(trailer.size() - tail) +
                            " bytes before the end of the "
                            "filter's chunk table");
-    return detail::finish_read<Target>(h, std::move(*payload), trailer, name);
+    return detail::finish_read<Target>(h, std::move(payload), trailer, name);
 }
 
 }  // namespace bloomkit

@@ -1,8 +1,9 @@
 // bloomkit/io/bloom_codec.hpp — the bkf codec of the Bloom filters (kind 1, docs/FORMAT.md).
 //
 // Header: [14] layout, [24] bits, [32] hashes, [36] block bits, [64] bits set. Payload: the
-// words, 64-bit (classic: ⌈m/64⌉, the last one padded with zero bits; block: m/64) or 32-bit
-// (split block: m/32, so the payload is exactly a Parquet bitset).
+// words, 64-bit (classic, Guava's and DCSO's: ⌈m/64⌉, the last one padded with zero bits;
+// block: m/64) or 32-bit (split block: m/32, so the payload is exactly a Parquet bitset). A
+// Guava filter's funnel is the header's common byte 89 (io/header.hpp).
 #pragma once
 
 #include <cstdint>
@@ -17,9 +18,9 @@ namespace bloomkit {
 namespace detail {
 
 /// Payload bytes of a Bloom filter: whole words (the blocked layouts' blocks are whole words
-/// already; classic rounds up to a 64-bit word).
+/// already; classic and the foreign layouts round up to a 64-bit word).
 inline std::uint64_t bloom_payload_bytes(bloom_layout layout, bloom_geometry g) noexcept {
-    return layout == bloom_layout::classic ? (g.bits / 64 + (g.bits % 64 != 0)) * 8 : g.bits / 8;
+    return block_bits(layout) == 0 ? (g.bits / 64 + (g.bits % 64 != 0)) * 8 : g.bits / 8;
 }
 
 /// The Bloom filter a validated header describes, from its words at `offset` bytes into the
@@ -36,8 +37,16 @@ basic_bloom_filter<Layout> assemble_bloom(const file_header& h, payload_source& 
 inline std::uint64_t read_bloom_parameters(const header_bytes& b, file_header& h, const std::string& where) {
     namespace f = header_field;
     const auto layout = b.get<std::uint8_t>(f::layout);
-    if (layout < 1 || layout > 3) reject_field(where, "unknown Bloom filter layout " + std::to_string(layout));
+    if (layout < 1 || layout > static_cast<std::uint8_t>(bloom_layout::dcso))
+        reject_field(where, "unknown Bloom filter layout " + std::to_string(layout));
     h.layout = static_cast<bloom_layout>(layout);
+    if (is_foreign(h.layout)) {  // Guava's and DCSO's layouts answer as their programs only with their hash
+        const hash_algorithm own =
+            h.layout == bloom_layout::dcso ? hash_algorithm::fnv1_64 : hash_algorithm::murmur3_128;
+        if (h.hash != own)
+            reject_field(where, "a " + std::string(to_string(h.layout)) + " Bloom filter hashed with " +
+                                    std::string(to_string(h.hash)) + ", not " + std::string(to_string(own)));
+    }
     h.geometry = {b.get<std::uint64_t>(f::bits), b.get<std::uint32_t>(f::hashes)};
     check_field(where, [&] { check_geometry(h.layout, h.geometry); });
     if (const auto stored = b.get<std::uint32_t>(f::block_bits); stored != block_bits(h.layout))

@@ -19,8 +19,8 @@
 #include <string>
 #include <vector>
 
-#include "bloomkit/detail/endian.hpp"
 #include "bloomkit/error.hpp"
+#include "bloomkit/hash/endian.hpp"
 #include "bloomkit/io/header.hpp"
 
 namespace bloomkit::detail {

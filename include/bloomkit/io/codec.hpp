@@ -43,12 +43,13 @@ void describe_common(const Filter& filter, file_header& h) {
     h.kind = file_codec<Filter>::kind;
     h.hash = filter.hash_function().algorithm();
     h.seed = filter.hash_function().seed();
+    h.funnel = filter.hash_function().funnel();
     h.expected_keys = filter.expected_keys();
     h.target_fpr = filter.target_fpr();
     h.keys = filter.recorded_key_format();
 }
 
-inline hasher hasher_of(const file_header& h) { return hasher(h.hash, h.seed); }
+inline hasher hasher_of(const file_header& h) { return hasher(h.hash, h.seed, h.funnel); }
 inline sizing_target sizing_of(const file_header& h) { return {h.expected_keys, h.target_fpr}; }
 
 /// Runs a parameter check that throws invalid_argument, reporting a failure as an invalid

@@ -18,9 +18,9 @@
 #include <string>
 
 #include "bloomkit/cuckoo_filter.hpp"
-#include "bloomkit/detail/endian.hpp"
 #include "bloomkit/error.hpp"
 #include "bloomkit/hash.hpp"
+#include "bloomkit/hash/endian.hpp"
 #include "bloomkit/sizing.hpp"
 
 namespace bloomkit {
@@ -93,6 +93,7 @@ struct file_header {
     std::uint64_t payload_size = 0;
     std::uint64_t payload_checksum = 0;               ///< version 1 only: of the whole payload
     key_format keys = key_format::unrecorded;         ///< version 3: what the keys are (hash.hpp)
+    guava_funnel funnel = guava_funnel::none;         ///< version 3: a murmur3_128 hasher's Guava funnel
     std::uint32_t flags = 0;                          ///< version 2: file_flags
     std::uint32_t chunk_shift = default_chunk_shift;  ///< version 2: the payload's chunks are 2^shift bytes
 
@@ -124,8 +125,8 @@ namespace header_field {
 inline constexpr std::size_t magic = 0, version = 8, header_size = 10, kind = 12, variant = 14, hash = 15, seed = 16,
                              parameter64 = 24, parameter32a = 32, parameter32b = 36, expected_keys = 40,
                              target_fpr = 48, inserted_count = 56, parameter_aux = 64, payload_offset = 72,
-                             payload_size = 80, payload_checksum = 88, key_format = 88, extra = 96, flags = 112,
-                             chunk_shift = 116, header_checksum = 120;
+                             payload_size = 80, payload_checksum = 88, key_format = 88, funnel = 89, extra = 96,
+                             flags = 112, chunk_shift = 116, header_checksum = 120;
 // The historical names of the Bloom filter's parameters.
 inline constexpr std::size_t layout = variant, bits = parameter64, hashes = parameter32a, block_bits = parameter32b,
                              set_bits = parameter_aux, reserved = extra;
@@ -200,7 +201,8 @@ inline header_bytes check_common_header(std::span<const std::byte> seen, std::op
                      "header size is " + std::to_string(declared) + ", expected " + std::to_string(file_header_size));
     if (const auto kind = h.get<std::uint16_t>(f::kind); kind < 1 || kind > 5)
         reject_field(where, "unknown filter kind " + std::to_string(kind));
-    if (const auto hash = h.get<std::uint8_t>(f::hash); hash < 1 || hash > (version == 1 ? 2 : 4))
+    const auto last_hash = version == 1 ? 2 : version == 2 ? 4 : static_cast<int>(last_hash_algorithm);
+    if (const auto hash = h.get<std::uint8_t>(f::hash); hash < 1 || hash > last_hash)
         reject_field(where, "unknown hash algorithm " + std::to_string(hash));
     if (const double fpr = h.get<double>(f::target_fpr); !(fpr == 0 || (fpr > 0 && fpr < 1)))
         reject_field(where, "target false-positive rate " + show_number(fpr) + " is not in (0, 1)");
@@ -215,7 +217,15 @@ inline header_bytes check_common_header(std::span<const std::byte> seen, std::op
     if (version >= 3) {
         if (const auto keys = h.get<std::uint8_t>(f::key_format); keys > static_cast<std::uint8_t>(last_key_format))
             reject_field(where, "unknown key format " + std::to_string(keys));
-        for (std::size_t i = f::key_format + 1; i < f::extra; ++i)
+        const auto funnel = h.get<std::uint8_t>(f::funnel);
+        const bool guava_hash = h.get<std::uint8_t>(f::hash) == static_cast<std::uint8_t>(hash_algorithm::murmur3_128);
+        if (funnel > static_cast<std::uint8_t>(last_guava_funnel) || (funnel != 0) != guava_hash)
+            reject_field(where, "Guava funnel code " + std::to_string(funnel) +
+                                    (guava_hash ? " is not one of Guava's funnels" : " with a hash that has none"));
+        if (guava_hash && h.get<std::uint64_t>(f::seed) != 0)
+            reject_field(where,
+                         "Guava's hash (murmur3-128) has seed 0, not " + std::to_string(h.get<std::uint64_t>(f::seed)));
+        for (std::size_t i = f::funnel + 1; i < f::extra; ++i)
             if (h.bytes[i] != std::byte{0}) reject_field(where, "reserved byte " + std::to_string(i) + " is not zero");
     }
     if (version >= 2) {

@@ -22,8 +22,8 @@
 #include <type_traits>
 #include <vector>
 
-#include "bloomkit/detail/endian.hpp"
 #include "bloomkit/detail/word_storage.hpp"
+#include "bloomkit/hash/endian.hpp"
 #include "bloomkit/io/chunks.hpp"
 
 namespace bloomkit::detail {

@@ -16,49 +16,64 @@
 #include <utility>
 
 #include "bloomkit/error.hpp"
+#include "bloomkit/sizing/dcso.hpp"
+#include "bloomkit/sizing/guava.hpp"
 #include "bloomkit/sizing/models.hpp"
 
 namespace bloomkit {
 
 /// How a Bloom filter places a key's probes. The numeric values are stored in files.
 enum class bloom_layout : std::uint8_t {
-    classic = 1,      ///< k probes anywhere in the m bits (k cache lines per key)
-    block = 2,        ///< k probes inside one 512-bit block (one cache line per key)
-    split_block = 3,  ///< Apache Parquet: 256-bit blocks, one probe in each of 8 32-bit words
+    classic = 1,       ///< k probes anywhere in the m bits (k cache lines per key)
+    block = 2,         ///< k probes inside one 512-bit block (one cache line per key)
+    split_block = 3,   ///< Apache Parquet: 256-bit blocks, one probe in each of 8 32-bit words
+    guava = 4,         ///< Guava's BloomFilter, MURMUR128_MITZ_64 (layouts/guava.hpp): k probes anywhere
+    guava_mitz32 = 5,  ///< Guava's BloomFilter, legacy MURMUR128_MITZ_32
+    dcso = 6,          ///< DCSO's bloom (layouts/dcso.hpp): k probes anywhere
 };
+
+/// The layouts bloomkit reads and writes for the sake of other programs' filters, sized and
+/// probed as those programs do: they have no bits per block, and their own sizing rules.
+[[nodiscard]] constexpr bool is_foreign(bloom_layout layout) noexcept {
+    return layout == bloom_layout::guava || layout == bloom_layout::guava_mitz32 || layout == bloom_layout::dcso;
+}
+
+/// The most probes per key a layout takes: 255 for Guava's (a byte in its stream) and DCSO's;
+/// max_hashes for bloomkit's own.
+[[nodiscard]] constexpr std::uint32_t max_hashes_of(bloom_layout layout) noexcept {
+    return is_foreign(layout) ? 255 : max_hashes;
+}
 
 [[nodiscard]] constexpr std::string_view to_string(bloom_layout layout) noexcept {
     switch (layout) {
         case bloom_layout::classic: return "classic";
         case bloom_layout::block: return "block";
         case bloom_layout::split_block: return "split-block";
+        case bloom_layout::guava: return "guava";
+        case bloom_layout::guava_mitz32: return "guava-mitz32";
+        case bloom_layout::dcso: return "dcso";
     }
     return "unknown";
 }
 
 /// The layout named `name` as to_string() names it. Throws invalid_argument for another name.
 [[nodiscard]] inline bloom_layout parse_bloom_layout(std::string_view name) {
-    for (const bloom_layout layout : {bloom_layout::block, bloom_layout::classic, bloom_layout::split_block})
+    for (const bloom_layout layout : {bloom_layout::block, bloom_layout::classic, bloom_layout::split_block,
+                                      bloom_layout::guava, bloom_layout::guava_mitz32, bloom_layout::dcso})
         if (name == to_string(layout)) return layout;
-    throw invalid_argument("unknown layout '" + std::string(name) + "': choose block, classic or split-block");
+    throw invalid_argument("unknown layout '" + std::string(name) +
+                           "': choose block, classic, split-block, guava, guava-mitz32 or dcso");
 }
 
-/// Bits per block of a layout; 0 for classic, whose "block" is the whole array.
+/// Bits per block of a layout; 0 for those whose probes go anywhere (classic, the foreign ones).
 [[nodiscard]] constexpr std::uint64_t block_bits(bloom_layout layout) noexcept {
     switch (layout) {
         case bloom_layout::block: return 512;
         case bloom_layout::split_block: return 256;
-        case bloom_layout::classic: break;
+        default: break;
     }
     return 0;
 }
-
-/// Number of bits (m) and probes per key (k) of a Bloom filter.
-struct bloom_geometry {
-    std::uint64_t bits = 0;
-    std::uint32_t hashes = 0;
-    friend constexpr bool operator==(const bloom_geometry&, const bloom_geometry&) = default;
-};
 
 /// What plan_bloom() recommends for (n, p): the geometry and the FPR its model predicts at n.
 struct bloom_plan {
@@ -73,18 +88,24 @@ struct bloom_plan {
     if (n <= 0) return 0.0;
     const auto m = static_cast<double>(g.bits);
     switch (layout) {
-        case bloom_layout::classic: return classic_fpr(n, m, g.hashes);
         case bloom_layout::block: return blocked_fpr(n, m, g.hashes, 512);
         case bloom_layout::split_block: return split_block_fpr(n, m);
+        default: return classic_fpr(n, m, g.hashes);  // k probes anywhere
     }
-    return 1.0;
+}
+
+/// The bit counts a layout takes are multiples of this: its block, 64 for Guava's (whole Java
+/// longs), 1 for classic and DCSO's.
+[[nodiscard]] constexpr std::uint64_t bit_granularity(bloom_layout layout) noexcept {
+    if (layout == bloom_layout::guava || layout == bloom_layout::guava_mitz32) return 64;
+    return std::max<std::uint64_t>(block_bits(layout), 1);
 }
 
 /// Smallest allowed bit count of a layout at or above `bits`: whole blocks (at least one), or
 /// at least one bit for classic. Throws when that does not fit in 64 bits.
 [[nodiscard]] inline std::uint64_t round_bits(bloom_layout layout, std::uint64_t bits) {
-    const std::uint64_t block = block_bits(layout);
-    if (block == 0) return std::max<std::uint64_t>(bits, 1);
+    const std::uint64_t block = bit_granularity(layout);
+    if (block == 1) return std::max<std::uint64_t>(bits, 1);
     if (bits > std::numeric_limits<std::uint64_t>::max() - (block - 1))
         throw invalid_argument("a filter of " + std::to_string(bits) + " bits does not fit in 64-bit sizes");
     return std::max<std::uint64_t>((bits + block - 1) / block, 1) * block;
@@ -105,12 +126,17 @@ inline std::pair<std::uint32_t, double> blocked_optimum(bloom_layout layout, dou
 
 }  // namespace detail
 
-/// The geometry with the fewest bits whose modelled FPR at n keys is at most p.
+/// The geometry with the fewest bits whose modelled FPR at n keys is at most p; for a foreign
+/// layout, the geometry its own program chooses (sizing/guava.hpp, sizing/dcso.hpp).
 /// Throws bloomkit::invalid_argument for n < 1, p outside (0, 1) or NaN, and when the
 /// answer would exceed 2^64 bits.
 [[nodiscard]] inline bloom_plan plan_bloom(bloom_layout layout, double n, double p) {
     detail::require_keys(n);
     detail::require_probability(p);
+    if (is_foreign(layout)) {  // sized as the program the layout comes from sizes it
+        const bloom_geometry g = layout == bloom_layout::dcso ? dcso_geometry(n, p) : guava_geometry(n, p);
+        return {g, expected_fpr(layout, n, g)};
+    }
     // The ideal classic size is a lower bound for every layout; blocked ones need a bit more.
     const double ideal = -n * std::log(p) / (std::log(2.0) * std::log(2.0));
     const double ceiling = 0x1p64 - 0x1p12;  // largest bit count still representable, whole blocks
@@ -171,12 +197,11 @@ inline std::pair<std::uint32_t, double> blocked_optimum(bloom_layout layout, dou
     const auto m = static_cast<double>(g.bits);
     const double clear_fraction_log = std::log1p(-static_cast<double>(set_bits) / m);
     switch (layout) {
-        case bloom_layout::classic:  // one range, no Poisson averaging: (1-1/m)^(k·n) = 1 - X/m exactly
-            return clear_fraction_log / (g.hashes * std::log1p(-1.0 / m));
         case bloom_layout::block: return detail::blocked_key_estimate(m, 512, g.hashes, clear_fraction_log);
         case bloom_layout::split_block: return -(m / 256) * clear_fraction_log * 32;  // 1 - q = 1/32
+        default:  // k probes anywhere, one range, no Poisson averaging: (1-1/m)^(k·n) = 1 - X/m exactly
+            return clear_fraction_log / (g.hashes * std::log1p(-1.0 / m));
     }
-    return 0.0;
 }
 
 /// The FPR a filter has now, from its fill: the model at the estimated key count. For the

@@ -30,6 +30,13 @@ namespace bloomkit {
 /// The most probes any layout allows; beyond it a filter is slower and no smaller.
 inline constexpr std::uint32_t max_hashes = 64;
 
+/// Number of bits (m) and probes per key (k) of a Bloom filter.
+struct bloom_geometry {
+    std::uint64_t bits = 0;
+    std::uint32_t hashes = 0;
+    friend constexpr bool operator==(const bloom_geometry&, const bloom_geometry&) = default;
+};
+
 namespace detail {
 
 inline void require_keys(double n) {

@@ -42,6 +42,7 @@ constexpr std::uint64_t staged_keys = std::uint64_t{1} << 22;
 
 struct add_options {
     std::string filter;
+    filter_reading reading;
     std::vector<std::string> inputs;
     std::string threads = "0";
     std::string key;  // empty: as the filter records
@@ -130,6 +131,19 @@ file_header add_by_rewriting(const add_options& options, jobs::line_reader& line
     return header_of(filter);
 }
 
+/// Reads a Guava or DCSO file whole, adds the lines and rewrites it as it was (its format,
+/// gzip, a DCSO file's attached data), atomically.
+file_header add_to_foreign_file(const add_options& options, jobs::line_reader& lines, unsigned threads) {
+    filter_read read = read_filter_contents(options.filter, options.reading);
+    any_filter& filter = read.contents.filter;
+    const key_format keys = key_format_for(recorded_key_format(filter), options.key, options.filter);
+    insert_lines(filter, lines, keys, threads);
+    const jobs::termination_signals_blocked replacing;
+    jobs::set_termination_note({});
+    write_filter(filter, options.filter, read.as_stored());
+    return header_of(filter);
+}
+
 int run_add_or_leave_unchanged(const add_options& options);
 
 /// Adds, and says so when an error leaves the filter as it was (every error before the commit).
@@ -152,14 +166,15 @@ int run_add_or_leave_unchanged(const add_options& options) {
     const jobs::writer_lock lock = lock_for_writing(options.filter, options.no_wait);
     jobs::set_termination_note(fmt::format(
         "bloomkit: stopped by a signal before anything was written: '{}' was not changed\n", options.filter));
-    const file_header h = read_header(options.filter);
-    const key_format keys = key_format_for(h.keys, options.key, options.filter);
     const auto report = [&](const file_header& now) {
         warn_if_overfull(now);
         if (job_summary::wanted(options.json))
             summarize_filter(job_summary("add"), now, lines).print(options.json, false);
         return success;
     };
+    if (!stored_as_bkf(options.filter, options.reading)) return report(add_to_foreign_file(options, lines, threads));
+    const file_header h = read_header(options.filter);
+    const key_format keys = key_format_for(h.keys, options.key, options.filter);
     if (h.version >= 2)
         if (const std::optional<int> done = visit_kind(h, [&](auto type) -> std::optional<int> {
                 using F = typename decltype(type)::type;
@@ -182,10 +197,12 @@ action add_command(CLI::App& command) {
         ->type_name("FILE");
     command.add_option("inputs", options->inputs, "Input files; '-' or none reads stdin")->type_name("FILE");
     add_key_option(command, options->key);
+    add_filter_reading_options(command, options->reading);
     add_thread_option(command, options->threads);
     add_no_wait_option(command, options->no_wait);
     command.add_flag("--json", options->json, "Print the summary as JSON");
     command.footer(
+        "A Guava stream or DCSO bloom file is read whole and rewritten as it was.\n"
         "Every line is read before the filter changes: a bad line, a damaged input or Ctrl-C leaves it as it was.\n"
         "Examples:\n"
         "  echo https://example.org/ | bloomkit add seen.bkf     # milliseconds, however large seen.bkf is\n"

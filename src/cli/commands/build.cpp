@@ -39,27 +39,67 @@ struct build_options {
     std::string arity;
     std::string seed = "0";
     std::string output;
+    std::string format = "bkf";
+    std::string funnel;  // empty: utf8 for a Guava filter
+    bool gzip = false;
     std::vector<std::string> inputs;
     std::string threads = "0";
-    std::string key;  // empty: text
+    std::string key;  // empty: text (or, for a Guava filter of ints or longs, i64)
     bool no_wait = false;
     bool json = false;
 };
 
-/// What `--kind ... --layout ... --bits ... --arity ...` asked for.
+/// The layout a foreign format holds (Guava's streams, DCSO's files), or none for bkf.
+std::optional<bloom_layout> layout_of_format(const std::string& format) {
+    if (format == io::guava::format::word) return bloom_layout::guava;
+    if (format == io::dcso::format::word) return bloom_layout::dcso;
+    if (!io::known_format(format))
+        throw invalid_argument("unknown format '" + format + "': choose " + io::format_words());
+    return std::nullopt;
+}
+
+/// What `--kind ... --layout ... --bits ... --arity ... --format ...` asked for.
 kind_request parse_kind_request(const build_options& options) {
     kind_request request{options.kind, {}, {}, {}};
     if (!options.layout.empty()) request.layout = parse_bloom_layout(options.layout);
+    if (const std::optional<bloom_layout> foreign = layout_of_format(options.format)) {
+        if (!request.layout) request.layout = foreign;  // --format guava alone: MITZ_64, Guava's default
+        const bool holds = request.kind == "bloom" &&
+                           (*request.layout == *foreign ||
+                            (*foreign == bloom_layout::guava && *request.layout == bloom_layout::guava_mitz32));
+        if (!holds)
+            throw invalid_argument("a " + options.format + " file holds a " + options.format +
+                                   " Bloom filter only (--kind bloom, --layout " + std::string(to_string(*foreign)) +
+                                   (*foreign == bloom_layout::guava ? " or guava-mitz32)" : ")"));
+    }
     if (!options.bits.empty()) request.fingerprint_bits = parse_small_number("--bits", options.bits);
     if (!options.arity.empty()) request.arity = parse_small_number("--arity", options.arity);
     return request;
 }
 
+/// The Guava funnel of the filter to build (none unless it is a Guava filter), and the key
+/// format its lines are read in: a Guava filter of Java ints or longs reads decimal numbers.
+std::pair<guava_funnel, key_format> funnel_and_keys(const build_options& options, const kind_request& request) {
+    const bool guava = request.layout == bloom_layout::guava || request.layout == bloom_layout::guava_mitz32;
+    if (!guava) {
+        if (!options.funnel.empty()) throw invalid_argument("--funnel is for a Guava filter (--format guava)");
+        return {guava_funnel::none, key_format_to_build(options.key)};
+    }
+    const guava_funnel funnel = parse_funnel(options.funnel.empty() ? "utf8" : options.funnel);
+    const key_format keys = options.key.empty() ? io::guava::key_format_of(funnel) : key_format_to_build(options.key);
+    if (is_integer(keys) != takes_integers(funnel))
+        throw invalid_argument("--key " + std::string(to_string(keys)) + " does not go with --funnel " +
+                               std::string(to_string(funnel)) +
+                               (takes_integers(funnel) ? ", whose keys are numbers" : ", whose keys are text"));
+    return {funnel, keys};
+}
+
 int run_build(const build_options& options) {
     const kind_request request = parse_kind_request(options);
     const sizing_request sizing = parse_sizing(options.sizing);
-    const key_format keys = key_format_to_build(options.key);
-    const filter_options hashing{.seed = parse_seed(options.seed), .keys = keys};
+    const auto [funnel, keys] = funnel_and_keys(options, request);
+    if (options.gzip && options.format == "bkf") throw invalid_argument("--gzip is for --format dcso or guava");
+    const filter_options hashing{.seed = parse_seed(options.seed), .keys = keys, .funnel = funnel};
     const std::optional<jobs::writer_lock> lock = lock_output(options.output, options.no_wait);
     jobs::line_reader lines(options.inputs);  // a missing file is reported before anything else happens
     refuse_input_as_output(lines, options.output);
@@ -68,7 +108,8 @@ int run_build(const build_options& options) {
         return build_filter<typename decltype(type)::type>(request, lines, keys, sizing, hashing,
                                                            parse_threads(options.threads));
     });
-    write_filter(filter, options.output);  // atomic: on any failure no partial file is left behind
+    // Atomic: on any failure no partial file is left behind.
+    write_filter(filter, options.output, {options.format, options.gzip, {}});
     warn_if_overfull(filter);
     if (job_summary::wanted(options.json))
         summarize_filter(job_summary("build"), filter, lines).print(options.json, options.output == "-");
@@ -89,7 +130,19 @@ action build_command(CLI::App& command) {
     add_sizing_options(
         command, options->sizing,
         "Keys the filter is sized for (1e6, 10M); default: count the input (scalable: start at 100000 and grow)");
-    command.add_option("--layout", options->layout, "For --kind bloom: block (default), classic or split-block");
+    command.add_option("--layout", options->layout,
+                       "For --kind bloom: block (default), classic or split-block; guava, guava-mitz32 and dcso are "
+                       "those programs' own, bit for bit");
+    command
+        .add_option("--format", options->format,
+                    "The file to write: bkf, guava (a Guava BloomFilter stream, as Java's writeTo writes it) or "
+                    "dcso (a DCSO bloom file); guava and dcso make their programs' filters, sized as they size them")
+        ->capture_default_str();
+    command
+        .add_option("--funnel", options->funnel,
+                    "For a Guava filter, the funnel the Java side uses: utf8 (default), chars, int, long or bytes")
+        ->type_name("FUNNEL");
+    command.add_flag("--gzip", options->gzip, "Gzip the file written (as `bloom --gzip` does)");
     command.add_option("--bits", options->bits,
                        "Fingerprint bits: cuckoo 8, 12 or 16; fuse 8 or 16 (default: from -p)");
     command.add_option("--arity", options->arity, "For --kind fuse: 3 (default) or 4 (smaller, slower to build)");
@@ -106,7 +159,9 @@ action build_command(CLI::App& command) {
         "Examples:\n"
         "  bloomkit build -p 0.1% -o weak.bkf /usr/share/dict/*       # sized for the lines it counts\n"
         "  zcat urls.gz | bloomkit build -n 50M --memory 64M -o urls.bkf  # the rate 64 MB allows\n"
-        "  bloomkit build --kind fuse -o static.bkf keys.txt            # the smallest, for a set that never changes");
+        "  bloomkit build --kind fuse -o static.bkf keys.txt            # the smallest, for a set that never changes\n"
+        "  bloomkit build --format guava -n 1M -p 0.03 -o users.guava ids.txt  # what Java's create(n, p) makes\n"
+        "  bloomkit build --format dcso -n 100000 -p 0.001 -o iocs.bloom iocs.txt  # for Suricata/FEVER");
     return [options] { return run_build(*options); };
 }
 

@@ -24,6 +24,7 @@ namespace {
 
 struct check_options {
     std::string filter;
+    filter_reading reading;
     std::vector<std::string> inputs;
     check_report report;
     bool no_verify = false;
@@ -36,7 +37,7 @@ int run_check(const check_options& options) {
         throw invalid_argument(
             "the filter and the lines cannot both come from standard input: name a file for one of them");
     jobs::line_reader lines(options.inputs);
-    const filter_input opened(options.filter);
+    const filter_input opened(options.filter, options.reading);
     if (!options.no_verify) opened.verify();
     const key_format keys = key_format_for(opened.header().keys, options.key, opened.name());
     unrecorded_format_warning numeric_lines(opened.header().keys, options.key, opened.name());
@@ -56,13 +57,17 @@ action check_command(CLI::App& command) {
         ->type_name("FILE");
     command.add_option("inputs", options->inputs, "Input files; '-' or none reads stdin")->type_name("FILE");
     add_check_report_options(command, options->report);
+    add_filter_reading_options(command, options->reading);
     add_key_option(command, options->key);
     add_thread_option(command, options->threads);
     command.footer(
         "Examples:\n"
         "  bloomkit check weak.bkf passwords.txt                 # the lines that may be weak passwords\n"
         "  bloomkit check --absent seen.bkf urls.txt > new.txt   # the lines certainly not seen\n"
-        "  bloomkit check --count --json seen.bkf urls.txt.gz    # how many of each, as JSON");
+        "  bloomkit check --count --json seen.bkf urls.txt.gz    # how many of each, as JSON\n"
+        "  bloomkit check users.guava ids.txt                    # a Java service's Guava filter (--funnel: its "
+        "funnel)\n"
+        "  bloomkit check iocs.bloom domains.txt                 # a DCSO bloom file, gzipped or not");
     command.add_flag("--no-verify", options->no_verify,
                      "Skip the payload checksum (instant start on a huge filter; corruption goes unnoticed)");
     return [options] { return run_check(*options); };

@@ -37,6 +37,7 @@ action subtract_command(CLI::App& command);
 action once_command(CLI::App& command);
 action top_command(CLI::App& command);
 action merge_command(CLI::App& command);
+action convert_command(CLI::App& command);
 action redis_command(CLI::App& command);
 
 inline constexpr command command_table[] = {
@@ -53,6 +54,8 @@ inline constexpr command command_table[] = {
     {"once", "Print the lines that appear exactly once (or, --repeated, more than once), exactly", once_command},
     {"top", "Print the K most frequent lines with their counts, exactly (or --approx in one pass)", top_command},
     {"merge", "Combine filters into one: union (or intersection) of their keys", merge_command},
+    {"convert", "Rewrite a filter in another format (bkf, Guava stream, DCSO bloom file) where that is exact",
+     convert_command},
 #ifdef BLOOMKIT_WITH_REDIS
     {"redis", "A filter shared through Redis or a Redis Cluster: create, add, check, info, push, pull, drop",
      redis_command},

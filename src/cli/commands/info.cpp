@@ -12,6 +12,7 @@
 #include "bloomkit/any_filter.hpp"
 #include "commands/commands.hpp"
 #include "support/arguments.hpp"
+#include "support/common_options.hpp"
 #include "support/filter_files.hpp"
 
 namespace bloomkit::cli {
@@ -19,6 +20,7 @@ namespace {
 
 struct info_options {
     std::string filter;
+    filter_reading reading;
     bool json = false;
     bool verify = false;
 };
@@ -53,8 +55,10 @@ void describe(const Filter&, const file_header&, fields_builder& out) {
 
 template <class Layout>
 void describe(const basic_bloom_filter<Layout>&, const file_header& h, fields_builder& out) {
-    out.add("kind", fmt::format("Bloom filter, {} layout", to_string(h.layout)), "layout",
-            json_string(to_string(h.layout)));
+    out.add("kind",
+            is_foreign(h.layout) ? kind_traits<basic_bloom_filter<Layout>>::name()
+                                 : fmt::format("Bloom filter, {} layout", to_string(h.layout)),
+            "layout", json_string(to_string(h.layout)));
     out.add("size", fmt::format("{} bits, {} hash probes per key", h.geometry.bits, h.geometry.hashes), "bits",
             number(h.geometry.bits));
     out.add("", "", "hashes", number(h.geometry.hashes));
@@ -135,16 +139,69 @@ std::string describe_keys(key_format keys) {
     return "not recorded (an older bloomkit wrote the file): lines are read as text unless --key says otherwise";
 }
 
+/// The rate at which `filter` answers "maybe" for keys never inserted, measured on `trials`
+/// distinct keys no one inserts: what a DCSO filter's index rule makes of its fill.
+double measured_fpr(const any_filter& filter, std::uint64_t trials) {
+    return std::visit(
+        [&](const auto& f) {
+            std::uint64_t positives = 0;
+            for (std::uint64_t i = 0; i < trials; ++i)
+                positives += f.contains("bloomkit info: a key no one inserts #" + std::to_string(i)) ? 1 : 0;
+            return static_cast<double>(positives) / static_cast<double>(trials);
+        },
+        filter);
+}
+
+/// What `info` says of the format a foreign file is in, and of a DCSO filter's measured rate.
+void describe_format(const filter_input& opened, fields_builder& out) {
+    const file_header& h = opened.header();
+    if (opened.format() == io::guava::format::word)
+        out.add("format",
+                fmt::format("Guava BloomFilter stream ({}){}",
+                            h.layout == bloom_layout::guava ? "MURMUR128_MITZ_64" : "MURMUR128_MITZ_32",
+                            opened.gzipped() ? ", gzip" : ""),
+                "format", json_string(opened.format()));
+    if (opened.format() == io::dcso::format::word)
+        out.add("format",
+                fmt::format("DCSO bloom file{}, {} bytes of attached data", opened.gzipped() ? " (gzip)" : "",
+                            opened.attached().size()),
+                "format", json_string(opened.format()));
+    if (h.funnel != guava_funnel::none)
+        out.add(
+            "funnel",
+            fmt::format("{}{}", java_name(h.funnel),
+                        opened.format() == io::guava::format::word
+                            ? " (a Guava stream does not record it: --funnel names the Java writer's; utf8 unless told)"
+                            : ""),
+            "funnel", json_string(to_string(h.funnel)));
+    if (h.layout == bloom_layout::dcso && h.kind == filter_kind::bloom) {
+        constexpr std::uint64_t trials = 100000;
+        const double measured = measured_fpr(opened.filter(), trials), model = current_fpr(h);
+        out.add("measured FPR", fmt::format("{:.4g}% on {} keys never inserted", 100 * measured, trials),
+                "measured_fpr", json_number(measured));
+        // Far above the model, beyond what chance explains (~4 standard deviations): DCSO's weak index rule.
+        if (measured > 2 * model + 4 * std::sqrt(model / trials) + 1e-4)
+            fmt::print(stderr,
+                       "bloomkit: warning: '{}' answers \"maybe\" for {:.3g}% of keys never inserted, far above the "
+                       "{:.3g}% its fill predicts: DCSO's index rule is weak when the bit count ({}) has a large "
+                       "power of two as a factor (DCSO/bloom#19); size it for another capacity, or rebuild it from "
+                       "the keys as a native filter\n",
+                       opened.name(), 100 * measured, 100 * model, h.geometry.bits);
+    }
+}
+
 int run_info(const info_options& options) {
-    const filter_input opened(options.filter);
+    const filter_input opened(options.filter, options.reading);
     if (options.verify) opened.verify();
     const file_header& h = opened.header();
     fields_builder builder;
     std::visit([&](const auto& filter) { describe(filter, h, builder); }, opened.filter());
+    describe_format(opened, builder);
     const std::vector<field> fields = builder.take();
     opened.require_unchanged();
     const double keys = approximate_count(h);
     const std::uint64_t file_bytes = h.file_size();
+    const bool bkf = opened.format() == io::bkf_format::word;
     const bool interrupted = (h.flags & update_in_progress) != 0;
     if (interrupted)
         fmt::print(stderr,
@@ -159,10 +216,10 @@ int run_info(const info_options& options) {
             "\"hash\": {}, \"seed\": {}, \"expected_keys\": {}, \"target_fpr\": {}, "
             "\"inserted_keys\": {}, \"estimated_keys\": {}, \"current_fpr\": {}, \"verified\": {}, "
             "\"key_format\": {}, \"interrupted_update\": {}",
-            json_string(opened.name()), h.version, json_string(to_string(h.kind)), h.payload_size, file_bytes,
-            json_string(to_string(h.hash)), json_string(std::to_string(h.seed)), h.expected_keys,
-            json_number(h.target_fpr), h.inserted_count, json_number(keys), json_number(current_fpr(h)),
-            options.verify ? "true" : "false",
+            json_string(opened.name()), bkf ? std::to_string(h.version) : "null", json_string(to_string(h.kind)),
+            h.payload_size, bkf ? std::to_string(file_bytes) : "null", json_string(to_string(h.hash)),
+            json_string(std::to_string(h.seed)), h.expected_keys, json_number(h.target_fpr), h.inserted_count,
+            json_number(keys), json_number(current_fpr(h)), options.verify ? "true" : "false",
             h.keys == key_format::unrecorded ? "null" : json_string(to_string(h.keys)), interrupted ? "true" : "false");
         for (const field& f : fields)
             if (!f.json_name.empty()) members += fmt::format(", {}: {}", json_string(f.json_name), f.json_value);
@@ -170,8 +227,10 @@ int run_info(const info_options& options) {
         return success;
     }
     auto line = [](std::string_view label, const std::string& text) { fmt::print("{:<15} {}\n", label, text); };
-    line("file", fmt::format("{} ({}, format version {})", opened.name(), human_bytes(static_cast<double>(file_bytes)),
-                             h.version));
+    if (bkf)
+        line("file", fmt::format("{} ({}, format version {})", opened.name(),
+                                 human_bytes(static_cast<double>(file_bytes)), h.version));
+    else line("file", opened.name());
     for (const field& f : fields)
         if (!f.label.empty() && f.label != "current FPR") line(f.label, f.text);
     line("memory", human_bytes(static_cast<double>(h.payload_size)));
@@ -203,13 +262,15 @@ action info_command(CLI::App& command) {
     command.add_option("filter", options->filter, "Filter file; '-' reads it from stdin")
         ->required()
         ->type_name("FILE");
+    add_filter_reading_options(command, options->reading);
     command.add_flag("--json", options->json, "Print JSON");
     command.add_flag("--verify", options->verify, "Also verify the payload checksums (reads the whole file)");
     command.footer(
         "Examples:\n"
         "  bloomkit info seen.bkf                           # kind, size, keys, false-positive rate now\n"
         "  bloomkit info --verify seen.bkf                  # and check every byte against its checksum\n"
-        "  bloomkit info --json seen.bkf | jq .current_fpr  # one figure, for a script");
+        "  bloomkit info --json seen.bkf | jq .current_fpr  # one figure, for a script\n"
+        "  bloomkit info --funnel long ids.guava            # a Java service's Guava filter of longs");
     return [options] { return run_info(*options); };
 }
 

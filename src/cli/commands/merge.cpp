@@ -27,6 +27,8 @@ namespace {
 
 struct merge_options {
     std::vector<std::string> filters;
+    filter_reading reading;
+    std::string to;  // empty: the first filter's format
     std::string output;
     bool intersection = false;
     bool json = false;
@@ -56,16 +58,19 @@ int run_merge(const merge_options& options) {
     if (std::ranges::count(options.filters, "-") > 1)
         throw invalid_argument("only one of the filters can come from standard input");
     const std::optional<jobs::writer_lock> lock = lock_output(options.output, options.no_wait);
-    any_filter result = read_filter(options.filters.front());
+    filter_read first = read_filter_contents(options.filters.front(), options.reading);
+    any_filter& result = first.contents.filter;
     for (std::size_t i = 1; i < options.filters.size(); ++i) {
         try {
-            merge_into(result, read_filter(options.filters[i]), options, options.filters[i]);
+            merge_into(result, read_filter(options.filters[i], options.reading), options, options.filters[i]);
         } catch (const incompatible_filters& e) {
             throw incompatible_filters(
                 fmt::format("'{}' and '{}': {}", options.filters.front(), options.filters[i], e.what()));
         }
     }
-    write_filter(result, options.output);
+    filter_writing writing = first.as_stored();  // a Guava or DCSO merge stays one (DCSO: the first's data)
+    if (!options.to.empty() && options.to != writing.format) writing = {options.to, false, {}};
+    write_filter(result, options.output, writing);
     if (!job_summary::wanted(options.json)) return success;
     const file_header h = header_of(result);
     job_summary("merge")
@@ -87,12 +92,16 @@ action merge_command(CLI::App& command) {
         ->required()
         ->type_name("FILE");
     command.add_flag("--intersection", options->intersection, "Keep the keys every filter holds (Bloom filters only)");
+    add_filter_reading_options(command, options->reading);
+    command.add_option("--to", options->to, "The format to write: bkf, guava or dcso (default: the first filter's)")
+        ->type_name("FORMAT");
     command.add_flag("--json", options->json, "Print the summary as JSON");
     add_no_wait_option(command, options->no_wait);
     command.footer(
         "Examples:\n"
         "  bloomkit merge -o all.bkf shard-*.bkf                    # filters built in parallel, then joined\n"
-        "  bloomkit merge --intersection -o both.bkf a.bkf b.bkf    # keys in both (Bloom filters)");
+        "  bloomkit merge --intersection -o both.bkf a.bkf b.bkf    # keys in both (Bloom filters)\n"
+        "  bloomkit merge -o all.bloom day1.bloom day2.bloom        # DCSO bloom files, as `bloom join` does");
     return [options] { return run_merge(*options); };
 }
 

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "support/arguments.hpp"
+#include "support/filter_files.hpp"
 
 namespace bloomkit::cli {
 
@@ -21,6 +22,22 @@ inline void add_thread_option(CLI::App& command, std::string& threads) {
 inline void add_no_wait_option(CLI::App& command, bool& no_wait) {
     command.add_flag("--no-wait", no_wait,
                      "If another bloomkit process is writing the filter file, fail at once instead of waiting for it");
+}
+
+/// --format and --funnel: how a filter file is read (filter_reading).
+inline void add_filter_reading_options(CLI::App& command, filter_reading& reading) {
+    command
+        .add_option("--format", reading.format,
+                    "The filter file's format: auto (told by its bytes), bkf, guava (a Guava BloomFilter stream) or "
+                    "dcso (a DCSO bloom file, gzipped or not)")
+        ->type_name("FORMAT")
+        ->capture_default_str();
+    command
+        .add_option("--funnel", reading.funnel,
+                    "For a Guava stream, the funnel its Java writer used (not recorded in the stream): utf8 "
+                    "(Funnels.stringFunnel(UTF_8)), chars (unencodedCharsFunnel), int, long or bytes")
+        ->type_name("FUNNEL")
+        ->capture_default_str();
 }
 
 }  // namespace bloomkit::cli

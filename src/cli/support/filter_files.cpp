@@ -5,12 +5,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <array>
 #include <istream>
+#include <optional>
 #include <ostream>
+#include <span>
 #include <system_error>
+#include <vector>
 
 #include "bloomkit/os/file.hpp"
 #include "jobs/fd_stream.hpp"
+#include "jobs/gzip_bytes.hpp"
 #include "jobs/signals.hpp"
 
 namespace bloomkit::cli {
@@ -30,10 +35,51 @@ bool read_as_stream(const std::string& path) {
 
 }  // namespace
 
+io::read_options filter_reading::options() const { return {parse_funnel(funnel)}; }
+
+guava_funnel parse_funnel(const std::string& word) {
+    std::string words;
+    for (auto f = static_cast<int>(guava_funnel::string_utf8); f <= static_cast<int>(last_guava_funnel); ++f) {
+        const auto funnel = static_cast<guava_funnel>(f);
+        if (word == to_string(funnel)) return funnel;
+        words += (words.empty() ? "" : ", ") + std::string(to_string(funnel));
+    }
+    throw invalid_argument("unknown Guava funnel '" + word + "': choose " + words);
+}
+
 namespace {
 
-/// The filter `path` names, read as a stream.
-any_filter stream_filter(const std::string& path, const std::string& name) {
+std::string name_of(const std::string& path) { return is_standard_stream(path) ? "standard input" : path; }
+
+/// Whether the filter must be read as bkf: the format says so, or is told from the first bytes.
+bool read_as_bkf(const filter_reading& reading, bool bkf_signature) {
+    if (reading.format != "auto") {
+        if (!io::known_format(reading.format))
+            throw invalid_argument("unknown format '" + reading.format + "': choose auto, " + io::format_words());
+        return reading.format == io::bkf_format::word;
+    }
+    return bkf_signature;
+}
+
+/// The filter in the rest of `in`, read whole: ungzipped when it is gzip (DCSO's --gzip files),
+/// then in the format `reading` names or its bytes tell.
+filter_read read_whole(std::istream& in, const std::string& name, const filter_reading& reading) {
+    std::vector<std::byte> bytes;
+    std::vector<char> piece(std::size_t{1} << 20);
+    while (in.read(piece.data(), static_cast<std::streamsize>(piece.size())) || in.gcount() > 0)
+        bytes.insert(bytes.end(), reinterpret_cast<const std::byte*>(piece.data()),
+                     reinterpret_cast<const std::byte*>(piece.data()) + in.gcount());
+    if (in.bad()) throw io_error("cannot read " + name, std::make_error_code(std::io_errc::stream));
+    const bool gzip = io::dcso::is_gzip(bytes);
+    if (gzip) bytes = jobs::gunzip_bytes(bytes, name);
+    std::optional<std::string_view> format;
+    if (reading.format != "auto") format = reading.format;
+    return {io::read_any(bytes, format, reading.options(), name), gzip};
+}
+
+/// The filter `path` names, read as a stream: a bkf filter as it comes, any other read whole.
+filter_read stream_filter(const std::string& path, const filter_reading& reading) {
+    const std::string name = name_of(path);
     int fd = STDIN_FILENO;
     os::file_descriptor opened;
     if (!is_standard_stream(path)) {
@@ -43,17 +89,36 @@ any_filter stream_filter(const std::string& path, const std::string& name) {
     jobs::fd_streambuf buffer(fd);
     std::istream in(&buffer);
     try {
-        return load<any_filter>(in, name);
+        const bool signature = in.peek() == std::istream::traits_type::to_int_type(char(file_magic[0]));
+        if (read_as_bkf(reading, signature)) return {{load<any_filter>(in, name), io::bkf_format::word, {}}, false};
+        return read_whole(in, name, reading);
     } catch (const io_error&) {
         stream_failed("cannot read", name, buffer.error());
     }
 }
 
+/// Whether the regular file `path` starts with the bkf signature.
+bool has_bkf_signature(const std::string& path) {
+    const os::file_descriptor file = os::open_for_reading(path);
+    std::array<std::byte, file_magic.size()> first{};
+    const std::size_t got = os::read_at(file, path, first.data(), first.size(), 0);
+    return starts_with_magic(std::span(first.data(), got));
+}
+
 }  // namespace
 
-any_filter read_filter(const std::string& path) {
-    if (!read_as_stream(path)) return load<any_filter>(path);
-    return stream_filter(path, is_standard_stream(path) ? "standard input" : path);
+bool stored_as_bkf(const std::string& path, const filter_reading& reading) {
+    return !read_as_stream(path) && read_as_bkf(reading, has_bkf_signature(path));
+}
+
+filter_read read_filter_contents(const std::string& path, const filter_reading& reading) {
+    if (!read_as_stream(path) && read_as_bkf(reading, has_bkf_signature(path)))
+        return {{load<any_filter>(path), io::bkf_format::word, {}}, false};
+    return stream_filter(path, reading);
+}
+
+any_filter read_filter(const std::string& path, const filter_reading& reading) {
+    return std::move(read_filter_contents(path, reading).contents.filter);
 }
 
 namespace {
@@ -67,20 +132,24 @@ bool sparse(const std::string& path) {
 
 }  // namespace
 
-filter_input::filter_input(const std::string& path) : name_(is_standard_stream(path) ? "standard input" : path) {
-    if (!read_as_stream(path) && sparse(path)) {
+filter_input::filter_input(const std::string& path, const filter_reading& reading) : name_(name_of(path)) {
+    if (read_as_stream(path) || !read_as_bkf(reading, has_bkf_signature(path))) {
+        filter_read read = stream_filter(path, reading);
+        loaded_.emplace(std::move(read.contents.filter));
+        header_ = header_of(*loaded_);
+        format_ = read.contents.format;
+        attached_ = std::move(read.contents.attached);
+        gzip_ = read.gzip;
+        return;
+    }
+    if (sparse(path)) {
         loaded_.emplace(load<any_filter>(path));
         header_ = header_of(*loaded_);
         return;
     }
-    if (!read_as_stream(path)) {
-        jobs::set_mapped_file(path);
-        mapped_.emplace(map<any_filter>(path));
-        header_ = mapped_->header();
-        return;
-    }
-    loaded_.emplace(stream_filter(path, name_));
-    header_ = header_of(*loaded_);
+    jobs::set_mapped_file(path);
+    mapped_.emplace(map<any_filter>(path));
+    header_ = mapped_->header();
 }
 
 void filter_input::require_unchanged() const {
@@ -98,7 +167,30 @@ void refuse_input_as_output(const jobs::line_reader& lines, const std::string& o
                                ": writing it would destroy the lines being read; name another file");
 }
 
-void write_filter(const any_filter& filter, const std::string& path) {
+namespace {
+
+/// Writes `bytes` to `path` atomically, or to standard output for "-".
+void write_bytes(std::span<const std::byte> bytes, const std::string& path) {
+    if (!is_standard_stream(path)) {
+        os::replace_file(
+            path, [&](const os::file_descriptor& file) { os::write_all(file, path, bytes.data(), bytes.size()); });
+        return;
+    }
+    jobs::fd_streambuf buffer(STDOUT_FILENO);
+    std::ostream out(&buffer);
+    if (!out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size())) ||
+        !out.flush())
+        stream_failed("cannot write to", "standard output", buffer.error());
+}
+
+}  // namespace
+
+void write_filter(const any_filter& filter, const std::string& path, const filter_writing& writing) {
+    if (writing.format != io::bkf_format::word || writing.gzip) {
+        std::vector<std::byte> bytes = io::write_as(writing.format, filter, writing.attached);
+        write_bytes(writing.gzip ? jobs::gzip_bytes(bytes) : bytes, path);
+        return;
+    }
     if (!is_standard_stream(path)) {
         save(filter, path);
         return;

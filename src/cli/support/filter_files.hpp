@@ -3,6 +3,10 @@
 // it is); standard input, a pipe, a FIFO or a device is read as a stream; a filter written to
 // '-' goes to standard output, anything else replaces its file atomically.
 //
+// Filters of the foreign formats bloomkit speaks — Guava streams, DCSO bloom files, gzipped or
+// not — are told by their bytes (formats.hpp; --format forces one) and read whole into
+// memory; a bkf file is mapped.
+//
 // A mapped file changed in place under a reader (by another tool: bloomkit's own writers
 // replace files by rename) is caught: truncation raises SIGBUS, whose handler names the file
 // (jobs/signals.hpp), and any other change is found by require_unchanged() once the work is done.
@@ -13,21 +17,55 @@
 
 #include "bloomkit/any_filter.hpp"
 #include "bloomkit/file.hpp"
+#include "bloomkit/formats.hpp"
 #include "jobs/line_reader.hpp"
 
 namespace bloomkit::cli {
+
+/// How a filter file is read: its format ("auto": told by its bytes) and, for a Guava stream,
+/// the funnel its Java writer used (--format, --funnel).
+struct filter_reading {
+    std::string format = "auto";
+    std::string funnel = "utf8";
+    [[nodiscard]] io::read_options options() const;
+};
+
+/// How a filter file is written: its format and whether it is gzipped (DCSO's --gzip files),
+/// and the data a DCSO file carries after its bits.
+struct filter_writing {
+    std::string format = "bkf";
+    bool gzip = false;
+    std::vector<std::byte> attached;
+};
+
+/// A filter read whole, with how it was stored: what a command that rewrites it in its own
+/// format (merge, add, convert) keeps.
+struct filter_read {
+    io::filter_contents contents;
+    bool gzip = false;
+    /// What writing it back as it was takes.
+    [[nodiscard]] filter_writing as_stored() const { return {std::string(contents.format), gzip, contents.attached}; }
+};
+
+/// The Guava funnel named `word` ("utf8", "chars", "int", "long", "bytes"). Throws
+/// invalid_argument naming the choices for another word.
+guava_funnel parse_funnel(const std::string& word);
 
 /// A filter opened for reading.
 class filter_input {
 public:
     /// Opens `path` ("-": standard input). Throws bloomkit::error (io_error, file_format_error)
     /// naming the path when it cannot be read or is not a valid filter.
-    explicit filter_input(const std::string& path);
+    explicit filter_input(const std::string& path, const filter_reading& reading = {});
 
     [[nodiscard]] const any_filter& filter() const noexcept { return mapped_ ? mapped_->filter() : *loaded_; }
     [[nodiscard]] const file_header& header() const noexcept { return header_; }
     /// How messages name it: the path, or "standard input".
     [[nodiscard]] const std::string& name() const noexcept { return name_; }
+    /// The format it is in ("bkf", "guava", "dcso"), and what a DCSO file carries after its bits.
+    [[nodiscard]] std::string_view format() const noexcept { return format_; }
+    [[nodiscard]] const std::vector<std::byte>& attached() const noexcept { return attached_; }
+    [[nodiscard]] bool gzipped() const noexcept { return gzip_; }
 
     /// Checks the payload checksum (a stream's was checked as it was read).
     void verify() const {
@@ -44,17 +82,28 @@ private:
     std::optional<mapped_filter<any_filter>> mapped_;
     std::optional<any_filter> loaded_;
     file_header header_;
+    std::string_view format_ = io::bkf_format::word;
+    std::vector<std::byte> attached_;
+    bool gzip_ = false;
 };
 
 /// Whether `path` names standard input/output ("-").
 [[nodiscard]] inline bool is_standard_stream(const std::string& path) noexcept { return path == "-"; }
 
+/// Whether the file `path` is a bkf file (--format bkf, or told by its first bytes): one that
+/// is mapped and updated in place, where the foreign formats are read whole and rewritten.
+bool stored_as_bkf(const std::string& path, const filter_reading& reading);
+
 /// The filter at `path`, in memory (owned: it can be changed): a file read whole, or standard
 /// input ("-"), a pipe or a FIFO read as a stream.
-any_filter read_filter(const std::string& path);
+any_filter read_filter(const std::string& path, const filter_reading& reading = {});
+/// The same, with the format it was in (and a DCSO file's attached data).
+filter_read read_filter_contents(const std::string& path, const filter_reading& reading = {});
 
-/// Writes `filter` to `path`: atomically replacing the file, or to standard output for "-".
-void write_filter(const any_filter& filter, const std::string& path);
+/// Writes `filter` to `path` in the format `writing` names: atomically replacing the file, or to
+/// standard output for "-". Throws invalid_argument, saying why, when the format cannot hold the
+/// filter (a block filter as a Guava stream).
+void write_filter(const any_filter& filter, const std::string& path, const filter_writing& writing = {});
 
 /// Throws invalid_argument when `output`, a file the command is about to write, is one of the
 /// files `lines` reads: no command destroys one of its own inputs.

@@ -1,0 +1,133 @@
+// bloomkit/formats.hpp — the file formats bloomkit reads and writes, listed once: its own
+// (bkf), Guava's BloomFilter streams and DCSO bloom files. A filter's bytes are recognised by
+// what they are, whatever the file is called; each format says which filters it can hold, so a
+// conversion it cannot make exactly is refused with the reason, never approximated.
+//
+//     bloomkit::io::filter_contents opened = bloomkit::io::read_any(bytes);        // any of them
+//     std::vector<std::byte> java = bloomkit::io::write_as("guava", opened.filter); // for readFrom
+//
+// A format is a struct of static members (io/guava.hpp and io/dcso.hpp hold theirs):
+//   word, name                               "guava", "Guava BloomFilter stream"
+//   recognizes(bytes)                        whether the whole input `bytes` is one of its files
+//   read(bytes, options, where)              the filter and attached data; file_format_error if not
+//   refusal(filter)                          why it cannot hold `filter`, or empty when it can
+//   write(filter, attached)                  the bytes
+// Adding a format: its codec under io/, its layout, and its line in `file_formats` below.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "bloomkit/any_filter.hpp"
+#include "bloomkit/error.hpp"
+#include "bloomkit/io/bkf.hpp"
+#include "bloomkit/io/dcso.hpp"
+#include "bloomkit/io/filter_contents.hpp"
+#include "bloomkit/io/guava.hpp"
+
+namespace bloomkit::io {
+
+/// bloomkit's own format (io/bkf.hpp, docs/FORMAT.md): every kind, checksummed.
+struct bkf_format {
+    static constexpr std::string_view word = "bkf";
+    static constexpr std::string_view name = "bloomkit filter file";
+    static bool recognizes(std::span<const std::byte> bytes) noexcept { return starts_with_magic(bytes); }
+    static filter_contents read(std::span<const std::byte> bytes, const read_options&, const std::string& where) {
+        return {from_bytes<any_filter>(bytes, where), word, {}};
+    }
+    static std::string refusal(const any_filter&) { return {}; }
+    static std::vector<std::byte> write(const any_filter& filter, std::span<const std::byte>) {
+        return to_bytes(filter);
+    }
+};
+
+/// Every format, in the order their bytes are tried.
+using file_formats = std::tuple<bkf_format, guava::format, dcso::format>;
+
+/// Calls visit(std::type_identity<Format>{}) for each format, in order.
+template <class Visit>
+constexpr void for_each_format(Visit&& visit) {
+    std::apply([&](auto... format) { (visit(std::type_identity<decltype(format)>{}), ...); }, file_formats{});
+}
+
+/// The words of the formats, "bkf, guava, dcso": for messages and option help.
+[[nodiscard]] inline std::string format_words() {
+    std::string words;
+    for_each_format([&](auto type) { words += (words.empty() ? "" : ", ") + std::string(decltype(type)::type::word); });
+    return words;
+}
+
+/// Whether `word` names a format.
+[[nodiscard]] inline bool known_format(std::string_view word) {
+    bool known = false;
+    for_each_format([&](auto type) { known = known || decltype(type)::type::word == word; });
+    return known;
+}
+
+namespace detail {
+
+/// Calls use(type) for the format whose word is `word`; throws invalid_argument naming the
+/// choices for another word.
+template <class Use>
+auto with_format(std::string_view word, Use use) {
+    using result = decltype(use(std::type_identity<bkf_format>{}));
+    std::optional<std::conditional_t<std::is_void_v<result>, bool, result>> done;
+    for_each_format([&](auto type) {
+        if (done || decltype(type)::type::word != word) return;
+        if constexpr (std::is_void_v<result>) use(type), done = true;
+        else done.emplace(use(type));
+    });
+    if (!done) throw invalid_argument("unknown format '" + std::string(word) + "': choose " + format_words());
+    if constexpr (!std::is_void_v<result>) return std::move(*done);
+}
+
+}  // namespace detail
+
+/// The word of the format `bytes` (a whole file) is in. Throws file_format_error (bad_magic)
+/// naming the formats it is not.
+[[nodiscard]] inline std::string_view detect_format(std::span<const std::byte> bytes,
+                                                    const std::string& where = "buffer") {
+    std::string_view found;
+    for_each_format([&](auto type) {
+        if (found.empty() && decltype(type)::type::recognizes(bytes)) found = decltype(type)::type::word;
+    });
+    if (found.empty()) {
+        if (bytes.empty())
+            bloomkit::detail::reject(format_errc::truncated, where, "empty (0 bytes): not a filter file");
+        std::string names;
+        for_each_format(
+            [&](auto type) { names += (names.empty() ? "" : ", nor a ") + std::string(decltype(type)::type::name); });
+        bloomkit::detail::reject(format_errc::bad_magic, where, "not a filter file: neither a " + names);
+    }
+    return found;
+}
+
+/// The filter in `bytes`, in the format named by `format` or else recognised from the bytes.
+/// Throws file_format_error naming what is wrong, invalid_argument for an unknown format word.
+[[nodiscard]] inline filter_contents read_any(std::span<const std::byte> bytes,
+                                              std::optional<std::string_view> format = std::nullopt,
+                                              const read_options& options = {}, const std::string& where = "buffer") {
+    return detail::with_format(format ? *format : detect_format(bytes, where),
+                               [&](auto type) { return decltype(type)::type::read(bytes, options, where); });
+}
+
+/// Why a file of format `format` cannot hold `filter` exactly, or empty when it can.
+[[nodiscard]] inline std::string refusal(std::string_view format, const any_filter& filter) {
+    return detail::with_format(format, [&](auto type) { return decltype(type)::type::refusal(filter); });
+}
+
+/// `filter` (and, for DCSO, its attached data) in format `format`. Throws invalid_argument
+/// with refusal()'s reason when the format cannot hold the filter.
+[[nodiscard]] inline std::vector<std::byte> write_as(std::string_view format, const any_filter& filter,
+                                                     std::span<const std::byte> attached = {}) {
+    if (std::string why = refusal(format, filter); !why.empty()) throw invalid_argument(why);
+    return detail::with_format(format, [&](auto type) { return decltype(type)::type::write(filter, attached); });
+}
+
+}  // namespace bloomkit::io

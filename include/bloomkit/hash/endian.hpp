@@ -1,0 +1,71 @@
+// bloomkit/hash/endian.hpp — byte order: integers to and from little-endian (every bloomkit
+// file, and the bytes an integer key hashes as) and big-endian (Guava's streams) bytes at an
+// address, whatever the machine's own order. The lowest layer: everything may include it.
+#pragma once
+
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+namespace bloomkit::detail {
+
+template <class T>
+requires std::is_unsigned_v<T>
+constexpr T byteswap(T value) noexcept {
+    T result = 0;
+    for (std::size_t i = 0; i < sizeof(T); ++i) {
+        result = static_cast<T>((result << 8) | (value & 0xffU));
+        if constexpr (sizeof(T) > 1) value >>= 8;
+    }
+    return result;
+}
+
+/// Converts between the machine's byte order and little-endian (the same operation both ways).
+template <class T>
+requires std::is_unsigned_v<T>
+constexpr T little_endian(T value) noexcept {
+    if constexpr (std::endian::native == std::endian::little) return value;
+    else return byteswap(value);
+}
+
+/// Converts between the machine's byte order and big-endian.
+template <class T>
+requires std::is_unsigned_v<T>
+constexpr T big_endian(T value) noexcept {
+    if constexpr (std::endian::native == std::endian::big) return value;
+    else return byteswap(value);
+}
+
+template <class T>
+requires std::is_unsigned_v<T> T load_le(const std::byte* at)
+noexcept {
+    T value;
+    std::memcpy(&value, at, sizeof(T));
+    return little_endian(value);
+}
+
+template <class T>
+requires std::is_unsigned_v<T>
+void store_le(std::byte* at, T value) noexcept {
+    value = little_endian(value);
+    std::memcpy(at, &value, sizeof(T));
+}
+
+template <class T>
+requires std::is_unsigned_v<T> T load_be(const std::byte* at)
+noexcept {
+    T value;
+    std::memcpy(&value, at, sizeof(T));
+    return big_endian(value);
+}
+
+template <class T>
+requires std::is_unsigned_v<T>
+void store_be(std::byte* at, T value) noexcept {
+    value = big_endian(value);
+    std::memcpy(at, &value, sizeof(T));
+}
+
+}  // namespace bloomkit::detail

@@ -1,0 +1,89 @@
+// bloomkit/hash/murmur3.hpp — MurmurHash3_x64_128 (Austin Appleby, SMHasher's MurmurHash3.cpp):
+// the hash Guava's BloomFilter hashes every key with (Hashing.murmur3_128(), seed 0), written
+// out so that a Guava filter answers here exactly as it does in Java.
+//
+// The input is read as little-endian 64-bit lanes whatever the machine's byte order, as Guava
+// reads it (AbstractStreamingHasher's little-endian buffer) and as SMHasher does on x86. The
+// 16-byte result is h1 then h2, each little-endian: Guava's HashCode bytes, whose asLong() is
+// h1. SMHasher's verification value for this function is 0x6384BA69 (tests check it).
+#pragma once
+
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+#include "bloomkit/hash/endian.hpp"
+
+namespace bloomkit {
+
+/// The two 64-bit halves of a MurmurHash3_x64_128 hash.
+struct murmur3_128_hash {
+    std::uint64_t h1 = 0;
+    std::uint64_t h2 = 0;
+};
+
+namespace detail {
+
+inline constexpr std::uint64_t murmur3_c1 = 0x87c37b91114253d5ULL;
+inline constexpr std::uint64_t murmur3_c2 = 0x4cf5ad432745937fULL;
+
+/// The finaliser: a bijection with full avalanche (every input bit flips each output bit with
+/// probability ~1/2).
+[[nodiscard]] constexpr std::uint64_t murmur3_fmix64(std::uint64_t k) noexcept {
+    k ^= k >> 33;
+    k *= 0xff51afd7ed558ccdULL;
+    k ^= k >> 33;
+    k *= 0xc4ceb9fe1a85ec53ULL;
+    k ^= k >> 33;
+    return k;
+}
+
+[[nodiscard]] constexpr std::uint64_t murmur3_mix_k1(std::uint64_t k1) noexcept {
+    return std::rotl(k1 * murmur3_c1, 31) * murmur3_c2;
+}
+[[nodiscard]] constexpr std::uint64_t murmur3_mix_k2(std::uint64_t k2) noexcept {
+    return std::rotl(k2 * murmur3_c2, 33) * murmur3_c1;
+}
+
+}  // namespace detail
+
+/// MurmurHash3_x64_128 of `bytes` with a 32-bit seed (Guava's BloomFilter uses 0). The length
+/// is taken modulo 2^64, as SMHasher's size_t; Guava's int length agrees below 2 GiB.
+[[nodiscard]] inline murmur3_128_hash murmur3_x64_128(std::span<const std::byte> bytes,
+                                                      std::uint32_t seed = 0) noexcept {
+    using namespace detail;
+    const std::byte* p = bytes.data();
+    const std::size_t length = bytes.size();
+    std::uint64_t h1 = seed, h2 = seed;
+
+    const std::size_t blocks = length / 16;
+    for (std::size_t i = 0; i < blocks; ++i, p += 16) {
+        h1 ^= murmur3_mix_k1(load_le<std::uint64_t>(p));
+        h1 = (std::rotl(h1, 27) + h2) * 5 + 0x52dce729;
+        h2 ^= murmur3_mix_k2(load_le<std::uint64_t>(p + 8));
+        h2 = (std::rotl(h2, 31) + h1) * 5 + 0x38495ab5;
+    }
+
+    // The 0..15 bytes left: bytes 0..7 into k1 and 8..14 into k2, byte i at bit 8·(i mod 8),
+    // as SMHasher's fall-through switch does.
+    const std::size_t tail = length % 16;
+    std::uint64_t k1 = 0, k2 = 0;
+    for (std::size_t i = tail; i-- > 8;) k2 |= std::uint64_t(std::to_integer<unsigned char>(p[i])) << (8 * (i - 8));
+    for (std::size_t i = tail < 8 ? tail : 8; i-- > 0;)
+        k1 |= std::uint64_t(std::to_integer<unsigned char>(p[i])) << (8 * i);
+    h2 ^= murmur3_mix_k2(k2);  // mixing 0 gives 0, so an absent part changes nothing
+    h1 ^= murmur3_mix_k1(k1);
+
+    h1 ^= length;
+    h2 ^= length;
+    h1 += h2;
+    h2 += h1;
+    h1 = murmur3_fmix64(h1);
+    h2 = murmur3_fmix64(h2);
+    h1 += h2;
+    h2 += h1;
+    return {h1, h2};
+}
+
+}  // namespace bloomkit

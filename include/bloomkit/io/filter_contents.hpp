@@ -1,0 +1,29 @@
+// bloomkit/io/filter_contents.hpp — what reading a filter file of any format gives and takes
+// (formats.hpp): the filter, the format it was in and the bytes some formats carry beside
+// it; and what a reader must be told that a format does not record.
+#pragma once
+
+#include <cstddef>
+#include <string_view>
+#include <vector>
+
+#include "bloomkit/hash.hpp"
+#include "bloomkit/kinds.hpp"
+
+namespace bloomkit::io {
+
+/// How a reader takes what a format does not record.
+struct read_options {
+    /// The Guava funnel of a Guava stream: the Java writer's (a stream does not say).
+    guava_funnel funnel = guava_funnel::string_utf8;
+};
+
+/// A filter as read from a file of any format: the filter, the format's word, and the bytes a
+/// DCSO file carries after its bits (`bloom set-data`; empty for the others).
+struct filter_contents {
+    any_filter filter;
+    std::string_view format;
+    std::vector<std::byte> attached;
+};
+
+}  // namespace bloomkit::io

@@ -1,0 +1,53 @@
+// bloomkit/sizing/guava.hpp — how Guava's BloomFilter.create(funnel, n, p) sizes a filter, to
+// the bit, so that a filter made here from (n, p) is the filter a Java program makes from them
+// (Guava 18 to 33.3, Debian's 31.1; BloomFilter.java optimalNumOfBits and
+// optimalNumOfHashFunctions):
+//
+//   m = (long)(-n·ln p / (ln 2)²)            truncated, from the double
+//   words = ⌈m / 64⌉, bits = 64·words         a long[] of that many words, every bit probed
+//   k = max(1, Math.round(m / n · ln 2))      from the unrounded m
+//
+// Java's Math.log and glibc's log agree on every (n, p) checked (500,000 of them); a filter
+// whose k and size must match a Java peer exactly whatever happens can also be made from its
+// geometry. (Guava after 33.3 computes k = round(-ln p / ln 2); the two differ only for a
+// handful of n ≤ 5.)
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <string>
+
+#include "bloomkit/error.hpp"
+#include "bloomkit/sizing/models.hpp"
+
+namespace bloomkit {
+
+namespace detail {
+/// Java's Math.round(double) for the non-negative values sizing rounds: the nearest integer,
+/// halves up.
+[[nodiscard]] inline double java_round(double x) noexcept {
+    const double whole = std::floor(x);
+    return x - whole >= 0.5 ? whole + 1 : whole;
+}
+}  // namespace detail
+
+/// The geometry Guava's create(funnel, n, p) gives (n ≥ 1, 0 < p < 1, checked by the caller).
+/// Throws invalid_argument where Guava's create throws: more than 2^31 - 1 words, or k > 255.
+[[nodiscard]] inline bloom_geometry guava_geometry(double n, double p) {
+    const auto keys = static_cast<std::int64_t>(std::min(n, 0x1p62));
+    const double ln2 = std::log(2.0);
+    const double ideal = static_cast<double>(-keys) * std::log(p) / (ln2 * ln2);
+    const auto m = static_cast<std::int64_t>(std::min(ideal, 0x1p62));
+    const std::int64_t words = (m + 63) / 64;
+    if (m <= 0 || words > INT32_MAX)
+        throw invalid_argument("Guava cannot make a filter of " + std::to_string(m) + " bits for " + show_number(n) +
+                               " keys at p = " + show_number(p) + " (it holds 1 to 2^31 - 1 longs)");
+    const double k = std::max(1.0, detail::java_round(static_cast<double>(m) / static_cast<double>(keys) * ln2));
+    if (k > 255)
+        throw invalid_argument("Guava takes at most 255 hash functions; p = " + show_number(p) + " needs " +
+                               show_number(k));
+    return {static_cast<std::uint64_t>(words) * 64, static_cast<std::uint32_t>(k)};
+}
+
+}  // namespace bloomkit

@@ -1,0 +1,80 @@
+// bloomkit convert IN -o OUT --to bkf|guava|dcso — the same filter in another format: a Guava
+// stream or a DCSO bloom file into bkf (checksummed, mapped, updatable in place; the Guava
+// funnel recorded) and back. A conversion happens only where it is exact: a Guava or DCSO
+// program places a key's bits itself, so only its own filters convert to its format, and a
+// filter of another kind or hashing is refused with the reason (rebuild it from the keys).
+#include <fmt/core.h>
+
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include "commands/commands.hpp"
+#include "support/common_options.hpp"
+#include "support/file_locking.hpp"
+#include "support/filter_files.hpp"
+#include "support/summary.hpp"
+
+namespace bloomkit::cli {
+namespace {
+
+struct convert_options {
+    std::string input;
+    filter_reading reading;
+    std::string to;
+    std::string output;
+    bool gzip = false;
+    bool json = false;
+    bool no_wait = false;
+};
+
+int run_convert(const convert_options& options) {
+    if (!io::known_format(options.to))
+        throw invalid_argument("unknown format '" + options.to + "': choose " + io::format_words());
+    const std::optional<jobs::writer_lock> lock = lock_output(options.output, options.no_wait);
+    filter_read read = read_filter_contents(options.input, options.reading);
+    const io::filter_contents& in = read.contents;
+    if (std::string why = io::refusal(options.to, in.filter); !why.empty())
+        throw invalid_argument("cannot convert '" + options.input + "' to " + options.to + ": " + why);
+    const bool keeps_data = options.to == io::dcso::format::word;
+    if (!in.attached.empty() && !keeps_data)
+        fmt::print(stderr,
+                   "bloomkit: note: the {} bytes of data attached to '{}' are DCSO's; a {} file does not keep "
+                   "them\n",
+                   in.attached.size(), options.input, options.to);
+    write_filter(in.filter, options.output,
+                 {options.to, options.gzip, keeps_data ? in.attached : std::vector<std::byte>{}});
+    if (job_summary::wanted(options.json))
+        job_summary("convert")
+            .text("from", std::string(in.format))
+            .text("to", options.to)
+            .text("kind", kind_name(in.filter))
+            .count("bytes", size_in_bytes(in.filter))
+            .print(options.json, options.output == "-");
+    return success;
+}
+
+}  // namespace
+
+action convert_command(CLI::App& command) {
+    auto options = std::make_shared<convert_options>();
+    command.add_option("input", options->input, "Filter file to convert; '-' reads it from stdin")
+        ->required()
+        ->type_name("FILE");
+    command.add_option("--to", options->to, "The format to write: bkf, guava or dcso")->required()->type_name("FORMAT");
+    command.add_option("-o,--output", options->output, "Filter file to write (replaced atomically); '-' for stdout")
+        ->required();
+    add_filter_reading_options(command, options->reading);
+    command.add_flag("--gzip", options->gzip, "Gzip the file written (as `bloom --gzip` does)");
+    command.add_flag("--json", options->json, "Print the summary as JSON");
+    add_no_wait_option(command, options->no_wait);
+    command.footer(
+        "Examples:\n"
+        "  bloomkit convert --funnel long ids.guava --to bkf -o ids.bkf   # a Java service's filter, mapped and "
+        "checksummed\n"
+        "  bloomkit convert ids.bkf --to guava -o ids.guava               # back, for BloomFilter.readFrom\n"
+        "  bloomkit convert hashlookup.bloom --to bkf -o hashlookup.bkf   # CIRCL's DCSO filter, opened in no time");
+    return [options] { return run_convert(*options); };
+}
+
+}  // namespace bloomkit::cli
