@@ -47,11 +47,13 @@ test-tsan: deps
 	cmake --build build/tsan -j $(JOBS)
 	cd build/tsan && ctest --output-on-failure --timeout 900 -L concurrency
 
-# Clang compiles everything too (warnings are errors), every public header alone among it; the
-# suite runs under GCC above, the Python tests here (an extension is not built with sanitizers,
-# and here it binds the Redis library too).
+# Clang compiles everything a user builds too (warnings are errors): every public header alone,
+# the command, the benchmarks, the examples and the Python module; the suite's programs are
+# compiled and run under GCC above, the Python tests here (an extension is not built with
+# sanitizers, and here it binds the Redis library too).
 test-clang: deps
-	cmake -S . -B build/clang -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=Debug -DBLOOMKIT_DEVELOPER=ON $(CMAKE_FLAGS)
+	cmake -S . -B build/clang -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=Debug -DBLOOMKIT_DEVELOPER=ON \
+		-DBLOOMKIT_BUILD_TEST_PROGRAMS=OFF $(CMAKE_FLAGS)
 	cmake --build build/clang -j $(JOBS)
 	cd build/clang && ctest --output-on-failure -j $(JOBS) -L python
 

@@ -69,7 +69,7 @@ namespace field {
 constexpr std::size_t version = 8, header_size = 10, kind = 12, variant = 14, hash = 15, seed = 16, parameter64 = 24,
                       parameter32a = 32, parameter32b = 36, expected_keys = 40, target_fpr = 48, inserted_count = 56,
                       parameter_aux = 64, payload_offset = 72, payload_size = 80, payload_checksum = 88,
-                      key_format = 88, extra = 96, flags = 112, chunk_shift = 116, header_checksum = 120;
+                      key_format = 88, funnel = 89, extra = 96, flags = 112, chunk_shift = 116, header_checksum = 120;
 /// Where the kind's extra bytes end: version 2, and version 1.
 constexpr std::size_t extra_end = flags, extra_end_v1 = header_checksum;
 }  // namespace field

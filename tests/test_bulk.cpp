@@ -19,11 +19,12 @@ namespace {
 
 using namespace bloomkit;
 
-/// An empty filter of every type that is made before its keys come, or a fuse filter of `keys`.
+/// An empty filter, made for integer keys, of every type that is made before its keys come, or a
+/// fuse filter of `keys`.
 template <class F>
 any_filter made_for(const std::vector<std::uint64_t>& keys) {
     if constexpr (requires { kind_traits<F>::make(1, 0.01, kind_request{}, filter_options{}); })
-        return kind_traits<F>::make(4000, 0.01, kind_traits<F>::request(), {});
+        return kind_traits<F>::make(4000, 0.01, kind_traits<F>::request(), {.keys = key_format::u64});
     else return F(keys);
 }
 

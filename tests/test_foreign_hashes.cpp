@@ -138,6 +138,10 @@ TEST(Fnv, ReferenceValues) {  // FNV-1 64 (not 1a): draft-eastlake-fnv test vect
     EXPECT_EQ(fnv1_64(bytes_of("a")), 0xaf63bd4c8601b7beULL);
     EXPECT_EQ(fnv1_64(bytes_of("foobar")), 0x340d8765a4dda9c2ULL);
     EXPECT_EQ(hasher(hash_algorithm::fnv1_64)("foobar").low, 0x340d8765a4dda9c2ULL);
+    const hasher dcso(hash_algorithm::fnv1_64);
+    EXPECT_EQ(dcso(7), dcso(std::uint64_t{7}));  // an integer is its value, widened, as in every kind
+    EXPECT_EQ(dcso(-1), dcso(~std::uint64_t{0}));
+    EXPECT_THROW(hasher(hash_algorithm::fnv1_64, 1), invalid_argument);  // DCSO's hash has no seed
 }
 
 }  // namespace

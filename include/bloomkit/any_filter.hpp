@@ -31,12 +31,17 @@ namespace bloomkit {
 /// An empty filter of the same type and parameters as the one `filter` holds — geometry, hash,
 /// seed, what it was sized for, key format — which its union takes in exactly: for the kinds
 /// made of a geometry alone (Bloom, counting Bloom), so that threads can fill copies privately
-/// and unite them. Empty for the others.
+/// and unite them. Empty for the others, and for a DCSO filter, whose count of keys depends on
+/// the order of the inserts.
 [[nodiscard]] inline std::optional<any_filter> empty_like(const any_filter& filter) {
     return std::visit(
         [](const auto& f) -> std::optional<any_filter> {
             using F = std::decay_t<decltype(f)>;
-            if constexpr (merging_filter<F> && requires { F(f.geometry(), filter_options{}); }) {
+            constexpr bool order_dependent = [] {
+                if constexpr (requires { F::counts_new_keys_only; }) return F::counts_new_keys_only;
+                else return false;
+            }();
+            if constexpr (merging_filter<F> && !order_dependent && requires { F(f.geometry(), filter_options{}); }) {
                 F twin(f.geometry(), {.seed = f.hash_function().seed(),
                                       .hash = f.hash_function().algorithm(),
                                       .keys = f.recorded_key_format(),

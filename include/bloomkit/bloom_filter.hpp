@@ -64,6 +64,14 @@ public:
     using size_type = std::uint64_t;
     using storage_type = detail::word_storage<word_type>;
 
+    /// Whether inserted_count() counts only the keys that set a bit (DCSO's layout, as its N):
+    /// then the count depends on the order of the inserts, and copies filled apart and united
+    /// do not add up to it.
+    static constexpr bool counts_new_keys_only = [] {
+        if constexpr (requires { Layout::counts_new_keys_only; }) return Layout::counts_new_keys_only;
+        else return false;
+    }();
+
     /// A filter sized so that its FPR, once it holds `expected_keys` keys, is at most `fpr`.
     /// Throws invalid_argument for expected_keys = 0 or fpr outside (0, 1).
     basic_bloom_filter(size_type expected_keys, double fpr, filter_options options = {})
@@ -255,10 +263,20 @@ public:
 
 private:
     basic_bloom_filter(bloom_geometry geometry, filter_options options, sizing_target target)
-        : api(hasher(options.hash.value_or(Layout::default_hash), options.seed, options.funnel), target, options.keys),
+        : api(hasher_for(options), target, options.keys),
           layout_(bloom_geometry{round_bits(Layout::id, geometry.bits), geometry.hashes}),
           words_(layout_.word_count()) {
         require_own_hash();
+    }
+
+    // The hasher `options` ask for. A Guava filter made for integer keys and told no funnel takes
+    // Java longs (Funnels.longFunnel()), as stringFunnel takes no integers.
+    static hasher hasher_for(const filter_options& options) {
+        const hash_algorithm algorithm = options.hash.value_or(Layout::default_hash);
+        guava_funnel funnel = options.funnel;
+        if (algorithm == hash_algorithm::murmur3_128 && funnel == guava_funnel::none && is_integer(options.keys))
+            funnel = guava_funnel::long_integer;
+        return hasher(algorithm, options.seed, funnel);
     }
 
     // A foreign layout answers as its program only with that program's hash.
@@ -353,12 +371,6 @@ private:
             .same("numbers of probes", hash_count(), other.hash_count())
             .same_hashing(this->hasher_, other.hasher_);
     }
-
-    // Whether inserted_count() counts only the keys that set a bit (DCSO's layout, as its N).
-    static constexpr bool counts_new_keys_only = [] {
-        if constexpr (requires { Layout::counts_new_keys_only; }) return Layout::counts_new_keys_only;
-        else return false;
-    }();
 
     Layout layout_;
     storage_type words_;

@@ -29,8 +29,9 @@
 //        1's default, kept so its filters answer as they were built;
 //      - murmur3_128 and fnv1_64: the hashes of the foreign filters bloomkit reads and writes,
 //        Guava's BloomFilter (MurmurHash3_x64_128 over the bytes of the filter's funnel:
-//        hash/guava_funnel.hpp, hash/murmur3.hpp) and DCSO's bloom (FNV-1 64: hash/fnv.hpp);
-//        a foreign filter answers here exactly as it does in its own program.
+//        hash/guava_funnel.hpp, hash/murmur3.hpp; an integer as a Java int or long) and DCSO's
+//        bloom (FNV-1 64: hash/fnv.hpp; an integer as its 8 bytes, widened); a foreign filter
+//        answers here exactly as it does in its own program. Neither takes a seed.
 //
 // The seed belongs to the filter and is saved with it. The default seed (0) keeps files
 // reproducible and matches Parquet; when keys may come from an adversary who wants to
@@ -481,6 +482,10 @@ private:
     [[nodiscard, gnu::noinline]] digest hash_integer_otherwise(Key key) const {
         if (algorithm_ == hash_algorithm::xxh3_mix) return detail::mix_integer(detail::widened(key), seed_key_);
         if (algorithm_ == hash_algorithm::murmur3_128) return hash_guava_integer(detail::widened(key));
+        if (algorithm_ == hash_algorithm::fnv1_64) {  // DCSO takes bytes: an integer is its 8, widened
+            const detail::little_endian_bytes<std::uint64_t> bytes(detail::widened(key));
+            return hash_span(bytes.span());
+        }
         return hash_key_bytes(key);
     }
 
@@ -548,6 +553,8 @@ private:
     static constexpr guava_funnel checked_funnel(hash_algorithm algorithm, std::uint64_t seed, guava_funnel funnel) {
         if (funnel > last_guava_funnel)
             throw invalid_argument("unknown Guava funnel code " + std::to_string(static_cast<int>(funnel)));
+        if (algorithm == hash_algorithm::fnv1_64 && seed != 0)
+            throw invalid_argument("DCSO's hash (fnv1-64) has no seed, not " + std::to_string(seed));
         if (algorithm != hash_algorithm::murmur3_128) {
             if (funnel != guava_funnel::none)
                 throw invalid_argument("a Guava funnel goes with Guava's hash (murmur3-128), not " +

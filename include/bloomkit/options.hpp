@@ -28,7 +28,8 @@ struct filter_options {
     /// built from a range of keys records their type when this is left unrecorded.
     key_format keys = key_format::unrecorded;
     /// For a Guava filter (hash murmur3_128): the funnel its keys go through, as the Java side's
-    /// (hash/guava_funnel.hpp); none means Funnels.stringFunnel(UTF_8).
+    /// (hash/guava_funnel.hpp); none means Funnels.stringFunnel(UTF_8), or Funnels.longFunnel()
+    /// for a Bloom filter whose `keys` are integers.
     guava_funnel funnel = guava_funnel::none;
 };
 

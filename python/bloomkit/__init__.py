@@ -29,7 +29,9 @@ library's message.
 
 from __future__ import annotations
 
+import gzip
 import os
+import tempfile
 from typing import Any, Callable, Iterable, Optional
 
 from . import _bloomkit
@@ -140,10 +142,25 @@ class Filter(_bloomkit.Filter):
     __hash__ = None  # mutable
 
     # -- files ------------------------------------------------------------------------------
-    def save(self, path: "os.PathLike | str") -> None:
-        """Writes the filter to a file (lock, temporary, fsync, rename), readable by C++ and the
-        command."""
-        super().save(os.fspath(path))
+    def save(self, path: "os.PathLike | str", *, format: str = "bkf") -> None:  # noqa: A002
+        """Writes the filter to a file (temporary, fsync, rename), readable by C++ and the
+        command. format="guava" writes a Guava filter as Java's ``BloomFilter.writeTo`` does,
+        format="dcso" a DCSO filter as DCSO's ``bloom`` does."""
+        if format == "bkf":
+            super().save(os.fspath(path))
+            return
+        data = self.to_bytes(format=format)
+        directory = os.path.dirname(os.path.abspath(os.fspath(path)))
+        fd, temporary = tempfile.mkstemp(prefix=".bloomkit-", dir=directory)
+        try:
+            with os.fdopen(fd, "wb") as out:
+                out.write(data)
+                out.flush()
+                os.fsync(out.fileno())
+            os.replace(temporary, path)
+        except BaseException:
+            os.unlink(temporary)
+            raise
 
     def __reduce__(self):
         return (_from_pickle, (type(self), self.to_bytes()))
@@ -174,9 +191,27 @@ def _from_pickle(cls, data: bytes):
     return _as(cls, _bloomkit.from_bytes(data))
 
 
-def load(path: "os.PathLike | str") -> Filter:
-    """A filter read from a file written by any bloomkit (C++, the command, Python)."""
-    return _typed(_bloomkit.load(os.fspath(path)))
+_BKF_SIGNATURE = b"\x89BLM\r\n\x1a\n"
+
+
+def load(path: "os.PathLike | str", *, format: Optional[str] = None,  # noqa: A002
+         funnel: str = "utf8") -> Filter:
+    """A filter read from a file written by any bloomkit (C++, the command, Python), or by
+    Java's Guava (``BloomFilter.writeTo``: `funnel` names the Java side's funnel, which the
+    stream does not record: "utf8", "chars", "int", "long" or "bytes") or DCSO's ``bloom``
+    (gzipped or not). The format is told from the bytes unless `format` names it."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(len(_BKF_SIGNATURE))
+    except OSError:
+        head = _BKF_SIGNATURE  # the library says what is wrong, as for any file
+    if format == "bkf" or (format is None and head == _BKF_SIGNATURE):
+        return _typed(_bloomkit.load(os.fspath(path)))
+    with open(path, "rb") as f:
+        data = f.read()
+    if data[:2] == b"\x1f\x8b":
+        data = gzip.decompress(data)
+    return _typed(_bloomkit.from_bytes(data, format, funnel))
 
 
 def map(path: "os.PathLike | str") -> Filter:  # noqa: A001 - the library's name
@@ -184,21 +219,26 @@ def map(path: "os.PathLike | str") -> Filter:  # noqa: A001 - the library's name
     return _typed(_bloomkit.map(os.fspath(path)))
 
 
-def from_bytes(data) -> Filter:
-    """A filter from the bytes ``to_bytes()`` (or C++'s ``bloomkit::to_bytes``) gave."""
-    return _typed(_bloomkit.from_bytes(data))
+def from_bytes(data, *, format: Optional[str] = None, funnel: str = "utf8") -> Filter:  # noqa: A002
+    """A filter from the bytes ``to_bytes()`` (or C++'s ``bloomkit::to_bytes``) gave, or a Guava
+    stream or DCSO file's bytes (told from the bytes unless `format` names it; `funnel`: as in
+    ``load``)."""
+    return _typed(_bloomkit.from_bytes(data, format, funnel))
 
 
 class BloomFilter(Filter):
     """A Bloom filter for `expected_items` keys at `false_positive_rate`: adds, no removal.
-    layout: "block" (one cache line per key, the default), "classic" (fewest bits) or
-    "split_block" (Apache Parquet's). concurrent=True: threads insert at once (atomic OR on the
-    words, as C++'s insert(key, bloomkit::concurrent)) rather than one after another."""
+    layout: "block" (one cache line per key, the default), "classic" (fewest bits),
+    "split_block" (Apache Parquet's), "guava" (Java's Guava BloomFilter, bit for bit, with the
+    Java side's `funnel`: "utf8", "chars", "int", "long" or "bytes"; save(format="guava")) or
+    "dcso" (DCSO's bloom). concurrent=True: threads insert at once (atomic OR on the words, as
+    C++'s insert(key, bloomkit::concurrent)) rather than one after another."""
 
     def __init__(self, expected_items: int, false_positive_rate: float, *, layout: str = "block",
-                 seed: Optional[int] = None, key: Optional[Callable] = None, concurrent: bool = False):
+                 seed: Optional[int] = None, key: Optional[Callable] = None, concurrent: bool = False,
+                 funnel: Optional[str] = None):
         _bloomkit.Filter.__init__(self, _bloomkit.make("bloom", expected_items, false_positive_rate,
-                                                       layout=_layout_name(layout), seed=seed))
+                                                       layout=_layout_name(layout), seed=seed, funnel=funnel))
         self._key = key
         self.concurrent = concurrent
 

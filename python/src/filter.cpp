@@ -21,6 +21,7 @@
 #include "bloomkit/any_filter.hpp"
 #include "bloomkit/bulk.hpp"
 #include "bloomkit/file.hpp"
+#include "bloomkit/formats.hpp"
 #include "bloomkit/io/any_codec.hpp"
 #include "bloomkit/io/bkf.hpp"
 #include "bloomkit/kinds.hpp"
@@ -43,9 +44,17 @@ std::pair<std::unique_lock<std::shared_mutex>, std::shared_lock<std::shared_mute
 
 /// The filter of the kind `request` names, for n keys at rate p (a kind that takes keys after it
 /// is made; binary fuse filters are built from theirs, build()).
-filter make(const kind_request& request, std::uint64_t n, double p, std::optional<std::uint64_t> seed) {
+/// The Guava funnel named `word` ("utf8", "chars", "int", "long", "bytes").
+guava_funnel funnel_named(const std::string& word) {
+    if (const guava_funnel funnel = guava_funnel_named(word); funnel != guava_funnel::none) return funnel;
+    throw py::value_error("unknown Guava funnel '" + word + "': choose utf8, chars, int, long or bytes");
+}
+
+filter make(const kind_request& request, std::uint64_t n, double p, std::optional<std::uint64_t> seed,
+            const std::optional<std::string>& funnel = std::nullopt) {
     filter_options options;
     if (seed) options.seed = *seed;
+    if (funnel) options.funnel = funnel_named(*funnel);
     return with_requested_type(request, p, [&](auto type) -> filter {
         using F = typename decltype(type)::type;
         if constexpr (requires { kind_traits<F>::make(n, p, request, options); }) {
@@ -232,11 +241,14 @@ void bind_properties(py::class_<filter>& c) {
 }
 
 void bind_files(py::module_& m, py::class_<filter>& c) {
-    c.def("to_bytes", [](const filter& f) {
-        const auto held = f.reading();
-        const std::vector<std::byte> bytes = to_bytes(f.get());
-        return py::bytes(reinterpret_cast<const char*>(bytes.data()), bytes.size());
-    });
+    c.def(
+        "to_bytes",
+        [](const filter& f, const std::string& format) {
+            const auto held = f.reading();
+            const std::vector<std::byte> bytes = io::write_as(format, f.get());
+            return py::bytes(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+        },
+        py::arg("format") = "bkf");
     c.def("save", [](const filter& f, const std::filesystem::path& path) {
         py::gil_scoped_release unlocked;
         const auto held = f.reading();
@@ -259,12 +271,17 @@ void bind_files(py::module_& m, py::class_<filter>& c) {
     c.def("verify", [](const filter& f) {
         if (f.mapping() != nullptr) f.mapping()->verify();
     });
-    m.def("from_bytes", [](py::buffer data) {
-        const py::buffer_info info = data.request();
-        const std::span<const std::byte> bytes(static_cast<const std::byte*>(info.ptr),
-                                               static_cast<std::size_t>(info.size));
-        return filter(from_bytes<any_filter>(bytes, "bytes"));
-    });
+    m.def(
+        "from_bytes",
+        [](py::buffer data, std::optional<std::string> format, const std::string& funnel) {
+            const py::buffer_info info = data.request();
+            const std::span<const std::byte> bytes(static_cast<const std::byte*>(info.ptr),
+                                                   static_cast<std::size_t>(info.size));
+            std::optional<std::string_view> named;
+            if (format) named = *format;
+            return filter(io::read_any(bytes, named, {funnel_named(funnel)}, "bytes").filter);
+        },
+        py::arg("data"), py::arg("format") = py::none(), py::arg("funnel") = "utf8");
     m.def("load", [](const std::filesystem::path& path) {
         py::gil_scoped_release unlocked;
         return filter(load<any_filter>(path));
@@ -288,11 +305,12 @@ void bind_filter(py::module_& m) {
     m.def(
         "make",
         [](const std::string& kind, std::uint64_t n, double p, std::optional<std::string> layout,
-           std::optional<std::uint32_t> bits, std::optional<std::uint32_t> arity, std::optional<std::uint64_t> seed) {
-            return make({kind, layout_of(layout), bits, arity}, n, p, seed);
+           std::optional<std::uint32_t> bits, std::optional<std::uint32_t> arity, std::optional<std::uint64_t> seed,
+           std::optional<std::string> funnel) {
+            return make({kind, layout_of(layout), bits, arity}, n, p, seed, funnel);
         },
         py::arg("kind"), py::arg("n"), py::arg("p"), py::arg("layout") = py::none(), py::arg("bits") = py::none(),
-        py::arg("arity") = py::none(), py::arg("seed") = py::none());
+        py::arg("arity") = py::none(), py::arg("seed") = py::none(), py::arg("funnel") = py::none());
     m.def(
         "build",
         [](const std::string& kind, py::handle keys, double p, std::optional<std::uint32_t> bits,

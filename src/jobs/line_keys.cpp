@@ -18,7 +18,8 @@ std::string_view range_of(key_format format) {
 
 std::string quoted_head(std::uint64_t line, const std::string& input, key_format format, std::string_view text) {
     const std::string shown = text.size() > 40 ? std::string(text.substr(0, 40)) + "..." : std::string(text);
-    return fmt::format("line {} of '{}' is not a {} number: '{}'", line, input, to_string(format), shown);
+    const char* article = format == key_format::i64 ? "an" : "a";  // "an i64", "a u64"
+    return fmt::format("line {} of '{}' is not {} {} number: '{}'", line, input, article, to_string(format), shown);
 }
 
 }  // namespace

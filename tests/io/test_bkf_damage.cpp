@@ -199,11 +199,10 @@ TYPED_TEST(Bkf, Version1FilesStillLoadAndAnswerAsBefore) {
     // A version 1 file (hash 1 or 2, the payload's checksum at 88, no chunk table) of each sample
     // a version 1 file can hold: every reader opens it as the same filter, and saved again it is
     // the version 2 file of that filter, hash algorithm kept.
+    if (!has_version_1_sample<TypeParam>()) GTEST_SKIP() << "Guava's and DCSO's layouts came after version 1";
     std::size_t tried = 0;
     for (const auto& s : samples<TypeParam>()) {
-        if (s.filter.hash_function().algorithm() == hash_algorithm::xxh3_mix ||
-            s.filter.hash_function().algorithm() == hash_algorithm::xxh3_mum)
-            continue;  // not in version 1
+        if (!in_version_1(s.filter.hash_function().algorithm())) continue;  // not in version 1
         SCOPED_TRACE(s.name);
         ++tried;
         bytes v2 = saved_bytes(this->dir_, s.filter);
@@ -275,6 +274,7 @@ TYPED_TEST(Bkf, Version1FilesStillLoadAndAnswerAsBefore) {
 }
 
 TYPED_TEST(Bkf, Version1FilesAreCheckedAsVersion1) {
+    if (!has_version_1_sample<TypeParam>()) GTEST_SKIP() << "Guava's and DCSO's layouts came after version 1";
     const sample<TypeParam>& s = version_1_sample<TypeParam>();
     const bytes v1 = to_version_1(saved_bytes(this->dir_, s.filter));
     {

@@ -433,7 +433,7 @@ std::vector<forgery> bloom_forgeries() {
         forge<B>("kind_zero", set(field::kind, 0, 2), {invalid, "unknown filter kind 0"}),
         forge<B>("relabelled_counting", set(field::kind, 2, 2), {invalid, "unknown counting Bloom filter layout"}),
         forge<B>("hash_0", set(field::hash, 0, 1), {invalid, "unknown hash algorithm 0"}),
-        forge<B>("hash_5", set(field::hash, 5, 1), {invalid, "unknown hash algorithm 5"}),  // 4 is the default
+        forge<B>("hash_7", set(field::hash, 7, 1), {invalid, "unknown hash algorithm 7"}),  // 6 is the last
         forge<B>("hash_255", set(field::hash, 255, 1), {invalid, "unknown hash algorithm 255"}),
         forge<B>("header_size_64", set(field::header_size, 64, 2), {invalid, "header size is 64"}),
         forge<B>("target_fpr_1_5", target(1.5), {invalid, "target false-positive rate"}),
@@ -444,7 +444,9 @@ std::vector<forgery> bloom_forgeries() {
         // Version 3's key format (88) and the zeros after it; version 2 kept all of 88..95 zero.
         forge<B>("key_format_5", set(field::key_format, 5, 1), {invalid, "unknown key format 5"}),
         forge<B>("key_format_255", set(field::key_format, 255, 1), {invalid, "unknown key format 255"}),
-        forge<B>("reserved_byte_89", set(89, 1, 1), {invalid, "reserved byte 89"}),
+        forge<B>("funnel_without_guava_hash", set(89, 1, 1),
+                 {invalid, "Guava funnel code 1 with a hash that has none"}),
+        forge<B>("reserved_byte_90", set(90, 1, 1), {invalid, "reserved byte 90"}),
         forge<B>("reserved_byte_95", set(95, 0x80, 1), {invalid, "reserved byte 95"}),
         forge<B>("version_2_key_format_set",
                  [](bytes& f) { put_le(f, field::version, version_2, 2), put_le(f, 88, 2, 1); },
@@ -466,7 +468,9 @@ std::vector<forgery> bloom_forgeries() {
         forge<B>("relabelled_version_1_hash_3", set(field::version, 1, 2), {invalid, "unknown hash algorithm 3"},
                  "xxh3_mix"),
         forge<B>("layout_0", set(b::layout, 0, 1), {invalid, "unknown Bloom filter layout 0"}),
-        forge<B>("layout_4", set(b::layout, 4, 1), {invalid, "unknown Bloom filter layout 4"}),
+        forge<B>("layout_4_without_its_hash", set(b::layout, 4, 1),
+                 {invalid, "a guava Bloom filter hashed with xxh3-mum, not murmur3-128"}),
+        forge<B>("layout_7", set(b::layout, 7, 1), {invalid, "unknown Bloom filter layout 7"}),
         // A block file relabelled classic: the stored block size gives it away.
         forge<B>("relabelled_classic", set(b::layout, 1, 1), {invalid, "does not match the classic layout"}),
         forge<B>("bits_0", set(b::bits, 0, 8), {invalid, "at least one bit"}),

@@ -272,7 +272,8 @@ TYPED_TEST(Bkf, HeaderDescribesTheFile) {
         EXPECT_EQ(get_le(file, field::payload_offset, 8), header_size);
         EXPECT_EQ(get_le(file, field::payload_size, 8), payload);
         EXPECT_EQ(file[field::key_format], static_cast<unsigned>(s.filter.recorded_key_format()));
-        EXPECT_TRUE(zero_bytes(file, field::key_format + 1, field::extra));
+        EXPECT_EQ(file[field::funnel], static_cast<unsigned>(s.filter.hash_function().funnel()));
+        EXPECT_TRUE(zero_bytes(file, field::funnel + 1, field::extra));
         EXPECT_EQ(get_le(file, field::flags, 4), 0U);
         EXPECT_EQ(get_le(file, field::chunk_shift, 4), default_chunk_shift);
         EXPECT_EQ(get_le(file, field::header_checksum, 8), XXH3_64bits(file.data(), field::header_checksum));

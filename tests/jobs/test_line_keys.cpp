@@ -56,7 +56,7 @@ TEST(LineKeys, ALongLineIsShortenedInTheMessage) {
         parse_key_number(line, key_format::i64, {nullptr, 1}, 0);
         FAIL();
     } catch (const not_a_number& e) {
-        EXPECT_EQ(std::string(e.what()), "line 1 of 'input' is not a i64 number: '" + std::string(40, '9') +
+        EXPECT_EQ(std::string(e.what()), "line 1 of 'input' is not an i64 number: '" + std::string(40, '9') +
                                              "...' (one decimal number per line)");
     }
 }

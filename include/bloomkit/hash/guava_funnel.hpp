@@ -62,6 +62,13 @@ inline constexpr guava_funnel last_guava_funnel = guava_funnel::byte_array;
     return "unknown";
 }
 
+/// The funnel whose short word is `word` ("utf8", "chars", "int", "long", "bytes"), or none.
+[[nodiscard]] constexpr guava_funnel guava_funnel_named(std::string_view word) noexcept {
+    for (auto f = static_cast<int>(guava_funnel::string_utf8); f <= static_cast<int>(last_guava_funnel); ++f)
+        if (word == to_string(static_cast<guava_funnel>(f))) return static_cast<guava_funnel>(f);
+    return guava_funnel::none;
+}
+
 /// Whether the funnel's keys are integers (Java int or long) rather than strings or bytes.
 [[nodiscard]] constexpr bool takes_integers(guava_funnel funnel) noexcept {
     return funnel == guava_funnel::integer || funnel == guava_funnel::long_integer;

@@ -200,10 +200,13 @@ T from_bytes(std::span<const std::byte> bytes, guava_funnel funnel = guava_funne
     if (bytes.size() < expected)
         bloomkit::detail::reject(format_errc::truncated, name,
                                  "truncated: " + bloomkit::detail::byte_count(bytes.size()) +
-                                     ", but its header announces a Guava filter of " + std::to_string(expected));
+                                     ", but its header announces a Guava filter of " +
+                                     bloomkit::detail::byte_count(expected));
     if (bytes.size() > expected)
         bloomkit::detail::reject(format_errc::invalid_field, name,
-                                 std::to_string(bytes.size() - expected) + " unexpected bytes after the Guava filter");
+                                 std::to_string(bytes.size() - expected) +
+                                     " unexpected bytes after the Guava filter (Java's readFrom would leave them "
+                                     "unread: several filters in one stream? load() reads them one by one)");
     bloomkit::detail::zeroed_block payload = bloomkit::detail::payload_memory(h.payload_size());
     std::memcpy(payload.data(), bytes.data() + header_size, static_cast<std::size_t>(h.payload_size()));
     return detail::assemble<T>(h, std::move(payload), funnel, name);

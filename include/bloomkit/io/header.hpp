@@ -222,9 +222,10 @@ inline header_bytes check_common_header(std::span<const std::byte> seen, std::op
         if (funnel > static_cast<std::uint8_t>(last_guava_funnel) || (funnel != 0) != guava_hash)
             reject_field(where, "Guava funnel code " + std::to_string(funnel) +
                                     (guava_hash ? " is not one of Guava's funnels" : " with a hash that has none"));
-        if (guava_hash && h.get<std::uint64_t>(f::seed) != 0)
-            reject_field(where,
-                         "Guava's hash (murmur3-128) has seed 0, not " + std::to_string(h.get<std::uint64_t>(f::seed)));
+        const bool dcso_hash = h.get<std::uint8_t>(f::hash) == static_cast<std::uint8_t>(hash_algorithm::fnv1_64);
+        if ((guava_hash || dcso_hash) && h.get<std::uint64_t>(f::seed) != 0)
+            reject_field(where, std::string(guava_hash ? "Guava's hash (murmur3-128)" : "DCSO's hash (fnv1-64)") +
+                                    " has no seed, not " + std::to_string(h.get<std::uint64_t>(f::seed)));
         for (std::size_t i = f::funnel + 1; i < f::extra; ++i)
             if (h.bytes[i] != std::byte{0}) reject_field(where, "reserved byte " + std::to_string(i) + " is not zero");
     }

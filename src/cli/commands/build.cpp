@@ -85,7 +85,9 @@ std::pair<guava_funnel, key_format> funnel_and_keys(const build_options& options
         if (!options.funnel.empty()) throw invalid_argument("--funnel is for a Guava filter (--format guava)");
         return {guava_funnel::none, key_format_to_build(options.key)};
     }
-    const guava_funnel funnel = parse_funnel(options.funnel.empty() ? "utf8" : options.funnel);
+    // Without --funnel: longFunnel for numbers (--key u64, i64, u32), stringFunnel for text.
+    const bool numbers = !options.key.empty() && is_integer(key_format_to_build(options.key));
+    const guava_funnel funnel = parse_funnel(options.funnel.empty() ? (numbers ? "long" : "utf8") : options.funnel);
     const key_format keys = options.key.empty() ? io::guava::key_format_of(funnel) : key_format_to_build(options.key);
     if (is_integer(keys) != takes_integers(funnel))
         throw invalid_argument("--key " + std::string(to_string(keys)) + " does not go with --funnel " +

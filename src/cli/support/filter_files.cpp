@@ -38,13 +38,8 @@ bool read_as_stream(const std::string& path) {
 io::read_options filter_reading::options() const { return {parse_funnel(funnel)}; }
 
 guava_funnel parse_funnel(const std::string& word) {
-    std::string words;
-    for (auto f = static_cast<int>(guava_funnel::string_utf8); f <= static_cast<int>(last_guava_funnel); ++f) {
-        const auto funnel = static_cast<guava_funnel>(f);
-        if (word == to_string(funnel)) return funnel;
-        words += (words.empty() ? "" : ", ") + std::string(to_string(funnel));
-    }
-    throw invalid_argument("unknown Guava funnel '" + word + "': choose " + words);
+    if (const guava_funnel funnel = guava_funnel_named(word); funnel != guava_funnel::none) return funnel;
+    throw invalid_argument("unknown Guava funnel '" + word + "': choose utf8, chars, int, long or bytes");
 }
 
 namespace {
