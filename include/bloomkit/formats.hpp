@@ -103,7 +103,7 @@ auto with_format(std::string_view word, Use use) {
         std::string names;
         for_each_format(
             [&](auto type) { names += (names.empty() ? "" : ", nor a ") + std::string(decltype(type)::type::name); });
-        bloomkit::detail::reject(format_errc::bad_magic, where, "not a filter file: neither a " + names);
+        bloomkit::detail::reject(format_errc::bad_magic, where, "not a " + names);
     }
     return found;
 }

@@ -43,6 +43,9 @@ std::vector<plan_row> plan_all(const sizing_request& r) {
     for_each_filter_type([&](auto type) {
         using F = typename decltype(type)::type;
         using traits = kind_traits<F>;
+        // Guava's and DCSO's layouts are there for those programs' files, not to be chosen
+        // (build --format guava|dcso makes them, sized as their programs size them).
+        if (const std::optional<bloom_layout> layout = traits::request().layout; layout && is_foreign(*layout)) return;
         plan_row row{
             flags_of(traits::request()), abilities_of(capabilities_of<F>()), std::string(traits::summary), {}, 0, {}};
         try {
