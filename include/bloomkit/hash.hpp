@@ -315,16 +315,9 @@ void byte_sink::operator()(const Part& part) {
     with_key_bytes(part, [this](std::span<const std::byte> bytes) { append(bytes); });
 }
 
-/// MurmurHash3's 64-bit finaliser (Appleby): a bijection with full avalanche, used to derive
-/// the high half of a 64-bit hash's digest.
-constexpr std::uint64_t mix64(std::uint64_t x) noexcept {
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdULL;
-    x ^= x >> 33;
-    x *= 0xc4ceb9fe1a85ec53ULL;
-    x ^= x >> 33;
-    return x;
-}
+/// MurmurHash3's 64-bit finaliser (Appleby; hash/murmur3.hpp): a bijection with full
+/// avalanche, used to derive the high half of a 64-bit hash's digest.
+constexpr std::uint64_t mix64(std::uint64_t x) noexcept { return murmur3_fmix64(x); }
 
 /// XXH64 (xxHash's spec, "XXH64 algorithm description") of a 4- or 8-byte input given as its
 /// little-endian value: for inputs this short the algorithm is the seeded accumulator, one

@@ -64,32 +64,35 @@ same_answers() {
 # ---------------------------------------------------------------------------------------------
 # Keys for each funnel (no '\r' and no empty lines: GuavaTool keeps a '\r', bloomkit strips it)
 #
-# utf8: 200000 keys, a quarter of them non-ASCII (Cyrillic, CJK, an emoji outside the BMP);
-# chars: 50000 of them; int: -50000..49999 and the extremes; long: around 10^12 and the extremes;
-# bytes: binary lines (bytes 0x80-0xff, invalid UTF-8, a NUL, a tab). Absent: as many others.
+# utf8: N keys (200000; GUAVA_TEST_KEYS=1000000 for the full-size run), a quarter of them
+# non-ASCII (Cyrillic, CJK, an emoji outside the BMP); chars: N/4 of them; int: -N/4..N/4-1 and
+# the extremes; long: around 10^12 and the extremes; bytes: binary lines (bytes 0x80-0xff, invalid
+# UTF-8, a NUL, a tab). Absent: as many others.
+N=${GUAVA_TEST_KEYS:-200000}
+Q=$((N / 4))
 
-awk 'BEGIN { for (i = 1; i <= 200000; i++) {
+awk -v n="$N" 'BEGIN { for (i = 1; i <= n; i++) {
         r = i % 4
         if (r == 0) printf "ключ-%d\n", i; else if (r == 1) printf "鍵-%d-é\n", i
         else if (r == 2) printf "key-%d-\360\237\230\200\n", i; else printf "key-%d\n", i } }' >"$G/utf8.keys"
-awk 'BEGIN { for (i = 1; i <= 200000; i++) {
+awk -v n="$N" 'BEGIN { for (i = 1; i <= n; i++) {
         r = i % 4
         if (r == 0) printf "ключ+%d\n", i; else if (r == 1) printf "鍵+%d-é\n", i
         else if (r == 2) printf "other-%d-\360\237\230\200\n", i; else printf "other-%d\n", i } }' >"$G/utf8.absent"
-head -n 50000 "$G/utf8.keys" >"$G/chars.keys"
-head -n 50000 "$G/utf8.absent" >"$G/chars.absent"
-{ seq -50000 49999; echo -2147483648; echo 2147483647; } >"$G/int.keys"
-{ seq 1000000 1049999; seq -1049999 -1000000; } >"$G/int.absent"
-{ seq -f '%.0f' 1000000000000 1000000049999; seq -f '%.0f' -25000 -1;
+head -n "$Q" "$G/utf8.keys" >"$G/chars.keys"
+head -n "$Q" "$G/utf8.absent" >"$G/chars.absent"
+{ seq -"$Q" $((Q - 1)); echo -2147483648; echo 2147483647; } >"$G/int.keys"
+{ seq 100000000 $((100000000 + Q - 1)); seq -$((100000000 + Q - 1)) -100000000; } >"$G/int.absent"
+{ seq -f '%.0f' 1000000000000 $((1000000000000 + Q - 1)); seq -f '%.0f' -$((Q / 2)) -1;
   echo -9223372036854775808; echo 9223372036854775807; } >"$G/long.keys"
-{ seq -f '%.0f' 2000000000000 2000000049999; seq -f '%.0f' -9000000000025000 -9000000000000001; } >"$G/long.absent"
-awk 'BEGIN { for (i = 1; i <= 50000; i++) printf "%c%c\t%d%c\n", 128 + i % 128, 192 + i % 7, i, 255 - i % 3 }' >"$G/bytes.keys"
+{ seq -f '%.0f' 2000000000000 $((2000000000000 + Q - 1)); seq -f '%.0f' -$((9000000000000000 + Q / 2)) -9000000000000001; } >"$G/long.absent"
+awk -v n="$Q" 'BEGIN { for (i = 1; i <= n; i++) printf "%c%c\t%d%c\n", 128 + i % 128, 192 + i % 7, i, 255 - i % 3 }' >"$G/bytes.keys"
 printf 'a\000b\n' >>"$G/bytes.keys"
-awk 'BEGIN { for (i = 1; i <= 50000; i++) printf "%c%c\t%d%c\n", 128 + i % 128, 248 + i % 7, i, 250 - i % 3 }' >"$G/bytes.absent"
+awk -v n="$Q" 'BEGIN { for (i = 1; i <= n; i++) printf "%c%c\t%d%c\n", 128 + i % 128, 248 + i % 7, i, 250 - i % 3 }' >"$G/bytes.absent"
 printf 'a\000c\n' >>"$G/bytes.absent"
 
 FUNNELS=(utf8 chars int long bytes)
-declare -A NKEYS=([utf8]=200000 [chars]=50000 [int]=100002 [long]=75002 [bytes]=50001)
+declare -A NKEYS=([utf8]=$N [chars]=$Q [int]=$((2 * Q + 2)) [long]=$((Q + Q / 2 + 2)) [bytes]=$((Q + 1)))
 
 # ---------------------------------------------------------------------------------------------
 # Java's filters, read by bloomkit: the same answers as mightContain, for every funnel
@@ -173,10 +176,10 @@ same_answers "Java's answers on bloomkit's overfull filter (20000 keys at n=1000
 # ---------------------------------------------------------------------------------------------
 # MURMUR128_MITZ_32 (ordinal 0, Guava before 17): both ways
 
-java_create "java-mitz32.guava" utf8 50000 0.01 "$G/chars.keys" "$G/java-mitz32.guava" mitz32
+java_create "java-mitz32.guava" utf8 "$Q" 0.01 "$G/chars.keys" "$G/java-mitz32.guava" mitz32
 check_eq "Java's mitz32 stream starts with strategy byte 0" 0 "$(od -An -tu1 -N 1 "$G/java-mitz32.guava" | tr -d ' ')"
 same_answers "Java's mitz32 utf8 filter" utf8 "$G/java-mitz32.guava" "$G/chars.mixed"
-run "$B" build --format guava --layout guava-mitz32 -n 50000 -p 0.01 -o "$G/bk-mitz32.guava" "$G/chars.keys"
+run "$B" build --format guava --layout guava-mitz32 -n "$Q" -p 0.01 -o "$G/bk-mitz32.guava" "$G/chars.keys"
 check_rc "build --layout guava-mitz32 exits 0" 0
 check_same "build --layout guava-mitz32 = Java's mitz32 stream" "$G/java-mitz32.guava" "$G/bk-mitz32.guava"
 java_create "java-mitz32-int.guava" int 100002 0.001 "$G/int.keys" "$G/java-mitz32-int.guava" mitz32
@@ -189,10 +192,10 @@ check_in "info names MURMUR128_MITZ_32 for a mitz32 stream" "$OUT" "MITZ_32"
 # ---------------------------------------------------------------------------------------------
 # merge = Java's putAll; add = Java's put; merge of unlike streams refused
 
-head -n 100000 "$G/utf8.keys" >"$G/half-a.keys"
-tail -n +100001 "$G/utf8.keys" >"$G/half-b.keys"
-java_create "half-a.guava" utf8 200000 0.01 "$G/half-a.keys" "$G/half-a.guava"
-java_create "half-b.guava" utf8 200000 0.01 "$G/half-b.keys" "$G/half-b.guava"
+head -n $((N / 2)) "$G/utf8.keys" >"$G/half-a.keys"
+tail -n +$((N / 2 + 1)) "$G/utf8.keys" >"$G/half-b.keys"
+java_create "half-a.guava" utf8 "$N" 0.01 "$G/half-a.keys" "$G/half-a.guava"
+java_create "half-b.guava" utf8 "$N" 0.01 "$G/half-b.keys" "$G/half-b.guava"
 gt merge "$G/java-merged.guava" utf8 "$G/half-a.guava" "$G/half-b.guava" 2>"$G/java.err" ||
     fail "fixture java-merged.guava (GuavaTool merge)" "$(head -c 160 "$G/java.err")"
 run "$B" merge -o "$G/bk-merged.guava" "$G/half-a.guava" "$G/half-b.guava"

@@ -43,7 +43,7 @@
 #include "bloomkit/io/header.hpp"
 #include "bloomkit/io/payload.hpp"
 #include "bloomkit/io/scalable_bloom_codec.hpp"
-#include "bloomkit/io/stream_reading.hpp"
+#include "bloomkit/io/streams.hpp"
 #include "bloomkit/kinds.hpp"
 
 namespace bloomkit {
@@ -270,11 +270,7 @@ Target from_bytes(std::span<const std::byte> bytes, const std::string& name = "b
 /// fails.
 template <storable_filter Filter>
 void save(const Filter& filter, std::ostream& out) {
-    const auto fail = [] { throw io_error("cannot write the stream", std::make_error_code(std::io_errc::stream)); };
-    detail::write_bkf(filter, [&](std::span<const std::byte> piece) {
-        if (!out.write(reinterpret_cast<const char*>(piece.data()), static_cast<std::streamsize>(piece.size()))) fail();
-    });
-    if (!out.flush()) fail();
+    detail::write_to(out, [&](const auto& write) { detail::write_bkf(filter, write); });
 }
 
 /// Reads one filter from `in`, checked as a file is, and leaves the stream just past it.

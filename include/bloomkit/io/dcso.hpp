@@ -41,7 +41,7 @@
 #include "bloomkit/hash/endian.hpp"
 #include "bloomkit/io/filter_contents.hpp"
 #include "bloomkit/io/header.hpp"
-#include "bloomkit/io/stream_reading.hpp"
+#include "bloomkit/io/streams.hpp"
 #include "bloomkit/kinds.hpp"
 
 namespace bloomkit::io::dcso {
@@ -198,11 +198,7 @@ inline dcso_bloom_filter from_bytes(std::span<const std::byte> bytes, std::vecto
 
 /// Writes the filter and `data` to `out` as DCSO's bloom does. Throws io_error when it fails.
 inline void save(const dcso_bloom_filter& filter, std::ostream& out, std::span<const std::byte> data = {}) {
-    const auto fail = [] { throw io_error("cannot write the stream", std::make_error_code(std::io_errc::stream)); };
-    detail::write_file(filter, data, [&](std::span<const std::byte> p) {
-        if (!out.write(reinterpret_cast<const char*>(p.data()), static_cast<std::streamsize>(p.size()))) fail();
-    });
-    if (!out.flush()) fail();
+    bloomkit::detail::write_to(out, [&](const auto& write) { detail::write_file(filter, data, write); });
 }
 inline void save(const any_filter& filter, std::ostream& out, std::span<const std::byte> data = {}) {
     dcso::save(detail::dcso_filter_of(filter), out, data);

@@ -33,9 +33,10 @@
 #include "bloomkit/bloom_filter.hpp"
 #include "bloomkit/error.hpp"
 #include "bloomkit/hash/endian.hpp"
+#include "bloomkit/io/bkf.hpp"
 #include "bloomkit/io/filter_contents.hpp"
 #include "bloomkit/io/header.hpp"
-#include "bloomkit/io/stream_reading.hpp"
+#include "bloomkit/io/streams.hpp"
 #include "bloomkit/kinds.hpp"
 
 namespace bloomkit::io::guava {
@@ -106,7 +107,7 @@ T assemble(const stream_header& h, bloomkit::detail::zeroed_block payload, guava
             return T(std::move(filter));
         } else {
             reject(format_errc::wrong_kind, where,
-                   "holds a " + kind_traits<F>::name() + ", not a " + kind_traits<T>::name());
+                   "holds a " + kind_traits<F>::name() + ", not a " + bloomkit::detail::type_name<T>());
         }
     };
     if (h.kind == strategy::murmur128_mitz64) return make(std::type_identity<guava_bloom_filter>{});
@@ -158,8 +159,11 @@ namespace detail {
 /// refusal()'s reason for any other kind.
 template <class Use>
 decltype(auto) with_guava_filter(const any_filter& filter, Use use) {
+    // The result type named outside the lambda: Clang 14 crashes on a trailing return type
+    // that names a capture.
+    using result = decltype(use(std::declval<const guava_bloom_filter&>()));
     return std::visit(
-        [&](const auto& f) -> decltype(use(std::declval<const guava_bloom_filter&>())) {
+        [&](const auto& f) -> result {
             using F = std::decay_t<decltype(f)>;
             if constexpr (guava_filter<F>) return use(f);
             else throw invalid_argument(refusal_for<F>());
@@ -217,11 +221,7 @@ T from_bytes(std::span<const std::byte> bytes, guava_funnel funnel = guava_funne
 /// Writes the filter to `out` as Guava's writeTo does. Throws io_error when the stream fails.
 template <guava_filter F>
 void save(const F& filter, std::ostream& out) {
-    const auto fail = [] { throw io_error("cannot write the stream", std::make_error_code(std::io_errc::stream)); };
-    detail::write_stream(filter, [&](std::span<const std::byte> p) {
-        if (!out.write(reinterpret_cast<const char*>(p.data()), static_cast<std::streamsize>(p.size()))) fail();
-    });
-    if (!out.flush()) fail();
+    bloomkit::detail::write_to(out, [&](const auto& write) { detail::write_stream(filter, write); });
 }
 /// Writes the Guava filter `filter` holds; throws invalid_argument for another kind.
 inline void save(const any_filter& filter, std::ostream& out) {

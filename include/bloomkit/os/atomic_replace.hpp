@@ -233,9 +233,14 @@ inline void replace_file(const std::filesystem::path& typed, const std::function
                 else if (errno != EEXIST || attempt == 100) throw_io("cannot write", typed);
             }
             registered.emplace(named);
+            // Renamed at once: a kill -9 between the link and the rename is what could leave the
+            // name behind, so nothing (not even the close) comes between them.
+            if (::rename(named.c_str(), target.real.c_str()) != 0) throw_io("cannot replace", typed);
+            named.clear();
+        } else {
+            if (file.close() != 0) throw_io("cannot write", typed);
+            if (::rename(named.c_str(), target.real.c_str()) != 0) throw_io("cannot replace", typed);
         }
-        if (file.close() != 0) throw_io("cannot write", typed);
-        if (::rename(named.c_str(), target.real.c_str()) != 0) throw_io("cannot replace", typed);
     } catch (...) {
         if (!named.empty()) ::unlink(named.c_str());
         throw;

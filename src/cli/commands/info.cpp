@@ -218,8 +218,9 @@ int run_info(const info_options& options) {
             "\"key_format\": {}, \"interrupted_update\": {}",
             json_string(opened.name()), bkf ? std::to_string(h.version) : "null", json_string(to_string(h.kind)),
             h.payload_size, bkf ? std::to_string(file_bytes) : "null", json_string(to_string(h.hash)),
-            json_string(std::to_string(h.seed)), h.expected_keys, json_number(h.target_fpr), h.inserted_count,
-            json_number(keys), json_number(current_fpr(h)), options.verify ? "true" : "false",
+            json_string(std::to_string(h.seed)), h.expected_keys, json_number(h.target_fpr),
+            opened.format() == io::guava::format::word ? "null" : std::to_string(h.inserted_count), json_number(keys),
+            json_number(current_fpr(h)), options.verify ? "true" : "false",
             h.keys == key_format::unrecorded ? "null" : json_string(to_string(h.keys)), interrupted ? "true" : "false");
         for (const field& f : fields)
             if (!f.json_name.empty()) members += fmt::format(", {}: {}", json_string(f.json_name), f.json_value);
@@ -240,7 +241,9 @@ int run_info(const info_options& options) {
         line("update",
              "INTERRUPTED: an update in place did not finish; the counts below are those of the last one that did");
     if (h.expected_keys > 0) line("sized for", fmt::format("{} keys at {:g}%", h.expected_keys, 100 * h.target_fpr));
-    line(h.kind == filter_kind::binary_fuse ? "keys" : "keys added", fmt::format("{}", h.inserted_count));
+    if (opened.format() == io::guava::format::word)
+        line("keys added", "not recorded (a Guava stream does not count them)");
+    else line(h.kind == filter_kind::binary_fuse ? "keys" : "keys added", fmt::format("{}", h.inserted_count));
     if (h.kind == filter_kind::bloom || h.kind == filter_kind::counting_bloom)
         line("estimated keys", std::isfinite(keys) ? fmt::format("{:.0f}", keys) : "unknown (every bit is set)");
     bool printed_fpr = false;

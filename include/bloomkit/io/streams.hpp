@@ -1,7 +1,8 @@
-// bloomkit/io/stream_reading.hpp — reading a filter's bits from a std::istream that does not say
-// how long it is, for every format (bkf, Guava, DCSO): what a header announces is reserved up
-// front (untouched memory costs nothing until written), read in one call, and a header that
-// announces more than the stream holds ends as "truncated", not as gigabytes allocated.
+// bloomkit/io/streams.hpp — filters on std::istream / std::ostream, for every format (bkf,
+// Guava, DCSO). Reading from a stream that does not say how long it is: what a header announces
+// is reserved up front (untouched memory costs nothing until written), read in one call, and a
+// header that announces more than the stream holds ends as "truncated", not as gigabytes
+// allocated. Writing: pieces in order, and a failed stream is an io_error.
 #pragma once
 
 #include <cstddef>
@@ -10,6 +11,8 @@
 #include <limits>
 #include <new>
 #include <optional>
+#include <ostream>
+#include <span>
 #include <string>
 #include <system_error>
 #include <vector>
@@ -51,6 +54,17 @@ zeroed_block read_payload(std::istream& in, std::uint64_t size, Truncated trunca
     if (const std::size_t got = read_some(in, payload->data(), static_cast<std::size_t>(size)); got != size)
         truncated(got);
     return std::move(*payload);
+}
+
+/// Calls produce(write), whose write(span of bytes) appends to `out`, then flushes `out`.
+/// Throws io_error when the stream fails.
+template <class Produce>
+void write_to(std::ostream& out, Produce produce) {
+    const auto fail = [] { throw io_error("cannot write the stream", std::make_error_code(std::io_errc::stream)); };
+    produce([&](std::span<const std::byte> piece) {
+        if (!out.write(reinterpret_cast<const char*>(piece.data()), static_cast<std::streamsize>(piece.size()))) fail();
+    });
+    if (!out.flush()) fail();
 }
 
 }  // namespace bloomkit::detail
