@@ -84,6 +84,7 @@ bench: release
 	bench/cli_throughput.sh build/release
 	bench/jobs.sh build/release
 	bench/exact.sh build/release
+	bench/foreign.sh build/release
 	bench/redis.sh build/release
 	PYTHONPATH=build/release/python /usr/bin/python3 bench/python_bench.py 1e6 1e8
 	PYTHONPATH=build/release/python /usr/bin/python3 bench/python_bench.py 1e7 0

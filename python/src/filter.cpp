@@ -47,7 +47,7 @@ std::pair<std::unique_lock<std::shared_mutex>, std::shared_lock<std::shared_mute
 /// The Guava funnel named `word` ("utf8", "chars", "int", "long", "bytes").
 guava_funnel funnel_named(const std::string& word) {
     if (const guava_funnel funnel = guava_funnel_named(word); funnel != guava_funnel::none) return funnel;
-    throw py::value_error("unknown Guava funnel '" + word + "': choose utf8, chars, int, long or bytes");
+    throw invalid_argument("unknown Guava funnel '" + word + "': choose utf8, chars, int, long or bytes");
 }
 
 filter make(const kind_request& request, std::uint64_t n, double p, std::optional<std::uint64_t> seed,

@@ -16,11 +16,11 @@ def test_guava_filter_round_trips_as_java_bytes(tmp_path):
     data = f.to_bytes(format="guava")
     assert len(data) == 6 + 8 * 150 and data[:2] == b"\x01\x07"  # MITZ_64, k = 7, 150 longs
     back = bloomkit.from_bytes(data)  # told from the bytes: a Guava stream
-    assert back.name == "Guava Bloom filter" and "apple" in back and back == f
+    # The same bits; a Guava stream does not keep what the filter was sized for, nor its count.
+    assert back.name == "Guava Bloom filter" and "apple" in back and back.to_bytes(format="guava") == data
     path = tmp_path / "users.guava"
     f.save(path, format="guava")
     assert path.read_bytes() == data
-    assert bloomkit.load(path) == f
     assert bloomkit.load(path).to_bytes(format="guava") == data
 
 
@@ -29,7 +29,7 @@ def test_guava_funnels_of_integers_and_their_refusals():
     longs.update([0, 1, -1, 2**63 - 1])
     assert all(k in longs for k in (0, 1, -1, 2**63 - 1))
     again = bloomkit.from_bytes(longs.to_bytes(format="guava"), funnel="long")
-    assert -1 in again and again == longs
+    assert -1 in again and again.to_bytes(format="guava") == longs.to_bytes(format="guava")
     ints = bloomkit.BloomFilter(100, 0.01, layout="guava", funnel="int")
     ints.add(-5)
     with pytest.raises(bloomkit.InvalidArgument, match="Java int"):

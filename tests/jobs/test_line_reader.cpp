@@ -87,7 +87,8 @@ TEST(LineReader, SplitLinesAndCountNewlinesAgree) {
     std::string text;
     for (int i = 0; i < 1000; ++i) text += std::string(static_cast<std::size_t>(i % 7), 'k') + "\n";
     std::vector<std::string_view> split;
-    bloomkit::jobs::split_lines(text + "tail", split);
+    const std::string with_tail = text + "tail";  // the views point into it: it must outlive them
+    bloomkit::jobs::split_lines(with_tail, split);
     EXPECT_EQ(split.size(), 1001U);
     EXPECT_EQ(split.back(), "tail");
     EXPECT_EQ(bloomkit::jobs::count_newlines(text), 1000U);

@@ -99,7 +99,9 @@ std::pair<guava_funnel, key_format> funnel_and_keys(const build_options& options
 int run_build(const build_options& options) {
     const kind_request request = parse_kind_request(options);
     const sizing_request sizing = parse_sizing(options.sizing);
-    const auto [funnel, keys] = funnel_and_keys(options, request);
+    const std::pair<guava_funnel, key_format> chosen = funnel_and_keys(options, request);
+    const guava_funnel funnel = chosen.first;  // named, not bound: Clang 14 captures no binding
+    const key_format keys = chosen.second;
     if (options.gzip && options.format == "bkf") throw invalid_argument("--gzip is for --format dcso or guava");
     const filter_options hashing{.seed = parse_seed(options.seed), .keys = keys, .funnel = funnel};
     const std::optional<jobs::writer_lock> lock = lock_output(options.output, options.no_wait);
