@@ -8,6 +8,9 @@
 //
 // A format is a struct of static members (io/guava.hpp and io/dcso.hpp hold theirs):
 //   word, name                               "guava", "Guava BloomFilter stream"
+//   layout                                   the one Bloom layout it holds, or none (any kind)
+//   records_count, records_funnel            whether it keeps the filter's count, a Guava funnel
+//   keeps_attached_data                      whether it carries bytes beside the filter (DCSO's)
 //   recognizes(bytes)                        whether the whole input `bytes` is one of its files
 //   read(bytes, options, where)              the filter and attached data; file_format_error if not
 //   refusal(filter)                          why it cannot hold `filter`, or empty when it can
@@ -37,6 +40,8 @@ namespace bloomkit::io {
 struct bkf_format {
     static constexpr std::string_view word = "bkf";
     static constexpr std::string_view name = "bloomkit filter file";
+    static constexpr std::optional<bloom_layout> layout{};
+    static constexpr bool records_count = true, records_funnel = true, keeps_attached_data = false;
     static bool recognizes(std::span<const std::byte> bytes) noexcept { return starts_with_magic(bytes); }
     static filter_contents read(std::span<const std::byte> bytes, const read_options&, const std::string& where) {
         return {from_bytes<any_filter>(bytes, where), word, {}};
@@ -63,6 +68,16 @@ constexpr void for_each_format(Visit&& visit) {
     return words;
 }
 
+/// What a format is and keeps, for code that must say or choose by it (the command's info,
+/// build --format, convert) without naming formats.
+struct format_facts {
+    std::string_view word, name;
+    std::optional<bloom_layout> layout;  ///< the one Bloom layout it holds; none: any kind
+    bool records_count = true;           ///< keeps the filter's inserted_count()
+    bool records_funnel = true;          ///< keeps a Guava filter's funnel
+    bool keeps_attached_data = false;    ///< carries bytes beside the filter (DCSO's set-data)
+};
+
 /// Whether `word` names a format.
 [[nodiscard]] inline bool known_format(std::string_view word) {
     bool known = false;
@@ -88,6 +103,14 @@ auto with_format(std::string_view word, Use use) {
 }
 
 }  // namespace detail
+
+/// The facts of the format named `word`; throws invalid_argument naming the choices for another.
+[[nodiscard]] inline format_facts facts_of_format(std::string_view word) {
+    return detail::with_format(word, [](auto type) {
+        using F = typename decltype(type)::type;
+        return format_facts{F::word, F::name, F::layout, F::records_count, F::records_funnel, F::keeps_attached_data};
+    });
+}
 
 /// The word of the format `bytes` (a whole file) is in. Throws file_format_error (bad_magic)
 /// naming the formats it is not.

@@ -29,6 +29,7 @@
 #include <cstring>
 #include <istream>
 #include <iterator>
+#include <optional>
 #include <ostream>
 #include <span>
 #include <string>
@@ -241,6 +242,8 @@ inline dcso_bloom_filter load(std::istream& in, std::vector<std::byte>* data = n
 struct format {
     static constexpr std::string_view word = "dcso";
     static constexpr std::string_view name = "DCSO bloom file";
+    static constexpr std::optional<bloom_layout> layout = bloom_layout::dcso;
+    static constexpr bool records_count = true, records_funnel = true, keeps_attached_data = true;
     static bool recognizes(std::span<const std::byte> bytes) noexcept { return dcso::recognizes(bytes); }
     static filter_contents read(std::span<const std::byte> bytes, const read_options&, const std::string& where) {
         std::vector<std::byte> attached;

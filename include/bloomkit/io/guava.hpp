@@ -23,6 +23,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <istream>
+#include <optional>
 #include <ostream>
 #include <span>
 #include <string>
@@ -260,6 +261,8 @@ T load(std::istream& in, guava_funnel funnel = guava_funnel::string_utf8, const 
 struct format {
     static constexpr std::string_view word = "guava";
     static constexpr std::string_view name = "Guava BloomFilter stream";
+    static constexpr std::optional<bloom_layout> layout = bloom_layout::guava;  // MITZ_64, Guava's default
+    static constexpr bool records_count = false, records_funnel = false, keeps_attached_data = false;
     static bool recognizes(std::span<const std::byte> bytes) noexcept { return guava::recognizes(bytes); }
     static filter_contents read(std::span<const std::byte> bytes, const read_options& options,
                                 const std::string& where) {

@@ -249,6 +249,26 @@ inline void replace_file(const std::filesystem::path& typed, const std::function
     if (dir.get() >= 0) ::fsync(dir.get());  // makes the rename durable; best effort
 }
 
+/// Removes what a replace_file() of `typed` left behind when its process was killed (SIGKILL:
+/// no handler runs) in the instant between naming the finished file and renaming it over
+/// `typed`: files named .NAME.tmp-XXXXXX beside it. Returns how many. Only for a caller that
+/// knows no other writer of `typed` is at work — the command, which holds its writer lock on
+/// `typed` for as long as it writes — since another writer's temporary has the same form.
+inline std::size_t remove_stale_temporaries(const std::filesystem::path& typed) {
+    const detail::replace_target target = detail::resolve_replace_target(typed);
+    const std::filesystem::path directory = target.real.has_parent_path() ? target.real.parent_path() : ".";
+    const std::string prefix = detail::temporary_prefix(target.real.filename().string());
+    std::size_t removed = 0;
+    std::error_code error;
+    for (const auto& entry : std::filesystem::directory_iterator(directory, error)) {
+        const std::string name = entry.path().filename().string();
+        if (name.size() == prefix.size() + 6 && name.compare(0, prefix.size(), prefix) == 0 &&
+            ::unlink(entry.path().c_str()) == 0)
+            ++removed;
+    }
+    return removed;
+}
+
 }  // namespace os
 
 /// Removes the named temporary files a save() is writing at this moment. Async-signal-safe:

@@ -49,20 +49,11 @@ struct build_options {
     bool json = false;
 };
 
-/// The layout a foreign format holds (Guava's streams, DCSO's files), or none for bkf.
-std::optional<bloom_layout> layout_of_format(const std::string& format) {
-    if (format == io::guava::format::word) return bloom_layout::guava;
-    if (format == io::dcso::format::word) return bloom_layout::dcso;
-    if (!io::known_format(format))
-        throw invalid_argument("unknown format '" + format + "': choose " + io::format_words());
-    return std::nullopt;
-}
-
 /// What `--kind ... --layout ... --bits ... --arity ... --format ...` asked for.
 kind_request parse_kind_request(const build_options& options) {
     kind_request request{options.kind, {}, {}, {}};
     if (!options.layout.empty()) request.layout = parse_bloom_layout(options.layout);
-    if (const std::optional<bloom_layout> foreign = layout_of_format(options.format)) {
+    if (const std::optional<bloom_layout> foreign = io::facts_of_format(options.format).layout) {
         if (!request.layout) request.layout = foreign;  // --format guava alone: MITZ_64, Guava's default
         const bool holds = request.kind == "bloom" &&
                            (*request.layout == *foreign ||

@@ -36,7 +36,7 @@ int run_convert(const convert_options& options) {
     const io::filter_contents& in = read.contents;
     if (std::string why = io::refusal(options.to, in.filter); !why.empty())
         throw invalid_argument("cannot convert '" + options.input + "' to " + options.to + ": " + why);
-    const bool keeps_data = options.to == io::dcso::format::word;
+    const bool keeps_data = io::facts_of_format(options.to).keeps_attached_data;
     if (!in.attached.empty() && !keeps_data)
         fmt::print(stderr,
                    "bloomkit: note: the {} bytes of data attached to '{}' are DCSO's; a {} file does not keep "

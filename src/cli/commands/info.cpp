@@ -155,25 +155,21 @@ double measured_fpr(const any_filter& filter, std::uint64_t trials) {
 /// What `info` says of the format a foreign file is in, and of a DCSO filter's measured rate.
 void describe_format(const filter_input& opened, fields_builder& out) {
     const file_header& h = opened.header();
-    if (opened.format() == io::guava::format::word)
-        out.add("format",
-                fmt::format("Guava BloomFilter stream ({}){}",
-                            h.layout == bloom_layout::guava ? "MURMUR128_MITZ_64" : "MURMUR128_MITZ_32",
-                            opened.gzipped() ? ", gzip" : ""),
-                "format", json_string(opened.format()));
-    if (opened.format() == io::dcso::format::word)
-        out.add("format",
-                fmt::format("DCSO bloom file{}, {} bytes of attached data", opened.gzipped() ? " (gzip)" : "",
-                            opened.attached().size()),
-                "format", json_string(opened.format()));
-    if (h.funnel != guava_funnel::none)
+    const io::format_facts format = io::facts_of_format(opened.format());
+    if (format.word != io::bkf_format::word)
         out.add(
-            "funnel",
-            fmt::format("{}{}", java_name(h.funnel),
-                        opened.format() == io::guava::format::word
-                            ? " (a Guava stream does not record it: --funnel names the Java writer's; utf8 unless told)"
-                            : ""),
-            "funnel", json_string(to_string(h.funnel)));
+            "format",
+            fmt::format(
+                "{}{}{}", format.name, opened.gzipped() ? " (gzip)" : "",
+                format.keeps_attached_data ? fmt::format(", {} bytes of attached data", opened.attached().size()) : ""),
+            "format", json_string(opened.format()));
+    if (h.funnel != guava_funnel::none)
+        out.add("funnel",
+                fmt::format("{}{}", java_name(h.funnel),
+                            format.records_funnel ? ""
+                                                  : " (the file does not record it: --funnel names the Java writer's; "
+                                                    "utf8 unless told)"),
+                "funnel", json_string(to_string(h.funnel)));
     if (h.layout == bloom_layout::dcso && h.kind == filter_kind::bloom) {
         constexpr std::uint64_t trials = 100000;
         const double measured = measured_fpr(opened.filter(), trials), model = current_fpr(h);
@@ -219,8 +215,8 @@ int run_info(const info_options& options) {
             json_string(opened.name()), bkf ? std::to_string(h.version) : "null", json_string(to_string(h.kind)),
             h.payload_size, bkf ? std::to_string(file_bytes) : "null", json_string(to_string(h.hash)),
             json_string(std::to_string(h.seed)), h.expected_keys, json_number(h.target_fpr),
-            opened.format() == io::guava::format::word ? "null" : std::to_string(h.inserted_count), json_number(keys),
-            json_number(current_fpr(h)), options.verify ? "true" : "false",
+            io::facts_of_format(opened.format()).records_count ? std::to_string(h.inserted_count) : "null",
+            json_number(keys), json_number(current_fpr(h)), options.verify ? "true" : "false",
             h.keys == key_format::unrecorded ? "null" : json_string(to_string(h.keys)), interrupted ? "true" : "false");
         for (const field& f : fields)
             if (!f.json_name.empty()) members += fmt::format(", {}: {}", json_string(f.json_name), f.json_value);
@@ -241,8 +237,7 @@ int run_info(const info_options& options) {
         line("update",
              "INTERRUPTED: an update in place did not finish; the counts below are those of the last one that did");
     if (h.expected_keys > 0) line("sized for", fmt::format("{} keys at {:g}%", h.expected_keys, 100 * h.target_fpr));
-    if (opened.format() == io::guava::format::word)
-        line("keys added", "not recorded (a Guava stream does not count them)");
+    if (!io::facts_of_format(opened.format()).records_count) line("keys added", "not recorded in its file");
     else line(h.kind == filter_kind::binary_fuse ? "keys" : "keys added", fmt::format("{}", h.inserted_count));
     if (h.kind == filter_kind::bloom || h.kind == filter_kind::counting_bloom)
         line("estimated keys", std::isfinite(keys) ? fmt::format("{:.0f}", keys) : "unknown (every bit is set)");

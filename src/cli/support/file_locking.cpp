@@ -14,8 +14,15 @@ jobs::writer_lock lock_for_writing(const std::string& path, bool no_wait, jobs::
         fmt::print(stderr, "bloomkit: waiting for another bloomkit process to finish writing '{}'...\n", path);
     };
     try {
-        return jobs::writer_lock(path, no_wait ? jobs::writer_lock::if_held::fail : jobs::writer_lock::if_held::wait,
-                                 if_missing, say_waiting);
+        jobs::writer_lock lock(path, no_wait ? jobs::writer_lock::if_held::fail : jobs::writer_lock::if_held::wait,
+                               if_missing, say_waiting);
+        // Under the lock no other bloomkit writes `path`: a temporary of it beside it is what a
+        // writer killed by SIGKILL between naming its finished file and renaming it left.
+        try {
+            os::remove_stale_temporaries(path);
+        } catch (const std::exception&) {  // best effort: what the write itself says of the path is the message
+        }
+        return lock;
     } catch (const jobs::file_busy& e) {
         throw error(std::string(e.what()) + " (--no-wait: not waiting)");
     }
