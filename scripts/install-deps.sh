@@ -20,15 +20,16 @@ packages=(
     python3-pip python3-venv # pip install ./python, in a venv over Debian's packages
     time                     # the exact jobs' tests assert peak memory with /usr/bin/time
     python3-pytest python3-hypothesis python3-redis python3-xxhash  # their tests, with /usr/bin/python3
+    default-jdk-headless libguava-java  # tests/cli/guava.sh: Guava streams against Java's own Guava
+    golang-github-dcso-bloom-cli  # tests/cli/dcso.sh: DCSO files against DCSO's bloom (and a benchmark baseline)
+    python3-flor             # DCSO's Python implementation: the Python tests' and benchmark's reference
 )
 if [[ "${1:-}" == "bench" ]]; then
     packages+=(
-        golang-github-dcso-bloom-cli  # the command benchmark's baseline: DCSO bloom
         linux-perf                    # perf stat, where the machine allows it
         valgrind                      # bench/instructions.sh counts instructions per call
         gnuplot-nox                   # bench/plots.sh draws the charts of docs/BENCHMARKS.md
         bc                            # bench/cli_throughput.sh does its arithmetic with bc
-        python3-flor                  # bench/python_bench.py's baseline: DCSO's flor
     )
 fi
 

@@ -316,7 +316,7 @@ void byte_sink::operator()(const Part& part) {
 }
 
 /// MurmurHash3's 64-bit finaliser (Appleby; hash/murmur3.hpp): a bijection with full
-/// avalanche, used to derive the high half of a 64-bit hash's digest.
+/// avalanche, which makes the high half of a 64-bit hash's digest.
 constexpr std::uint64_t mix64(std::uint64_t x) noexcept { return murmur3_fmix64(x); }
 
 /// XXH64 (xxHash's spec, "XXH64 algorithm description") of a 4- or 8-byte input given as its
