@@ -38,34 +38,39 @@ constexpr T big_endian(T value) noexcept {
     else return byteswap(value);
 }
 
-template <class T>
-requires std::is_unsigned_v<T> T load_le(const std::byte* at)
+/// The integer stored at `at` in byte order `Order` (unaligned).
+template <std::endian Order, class T>
+requires std::is_unsigned_v<T> T load_ordered(const std::byte* at)
 noexcept {
     T value;
     std::memcpy(&value, at, sizeof(T));
-    return little_endian(value);
+    if constexpr (Order != std::endian::native) value = byteswap(value);
+    return value;
+}
+
+/// Stores `value` at `at` in byte order `Order` (unaligned).
+template <std::endian Order, class T>
+requires std::is_unsigned_v<T>
+void store_ordered(std::byte* at, T value) noexcept {
+    if constexpr (Order != std::endian::native) value = byteswap(value);
+    std::memcpy(at, &value, sizeof(T));
 }
 
 template <class T>
-requires std::is_unsigned_v<T>
+T load_le(const std::byte* at) noexcept {
+    return load_ordered<std::endian::little, T>(at);
+}
+template <class T>
 void store_le(std::byte* at, T value) noexcept {
-    value = little_endian(value);
-    std::memcpy(at, &value, sizeof(T));
+    store_ordered<std::endian::little>(at, value);
 }
-
 template <class T>
-requires std::is_unsigned_v<T> T load_be(const std::byte* at)
-noexcept {
-    T value;
-    std::memcpy(&value, at, sizeof(T));
-    return big_endian(value);
+T load_be(const std::byte* at) noexcept {
+    return load_ordered<std::endian::big, T>(at);
 }
-
 template <class T>
-requires std::is_unsigned_v<T>
 void store_be(std::byte* at, T value) noexcept {
-    value = big_endian(value);
-    std::memcpy(at, &value, sizeof(T));
+    store_ordered<std::endian::big>(at, value);
 }
 
 }  // namespace bloomkit::detail

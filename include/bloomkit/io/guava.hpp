@@ -251,11 +251,11 @@ T load(std::istream& in, guava_funnel funnel = guava_funnel::string_utf8, const 
 /// Whether the whole input `bytes` is one Guava stream: a valid header announcing exactly the
 /// words that follow (Guava streams have no signature, so the length must agree too).
 [[nodiscard]] inline bool recognizes(std::span<const std::byte> bytes) noexcept {
-    if (bytes.size() < header_size) return false;
-    const auto ordinal = static_cast<std::int8_t>(bytes[0]);
-    const auto words = static_cast<std::int32_t>(bloomkit::detail::load_be<std::uint32_t>(bytes.data() + 2));
-    return (ordinal == 0 || ordinal == 1) && bytes[1] != std::byte{0} && words > 0 &&
-           bytes.size() == header_size + std::uint64_t(words) * 8;
+    try {
+        return bytes.size() == header_size + read_header(bytes).payload_size();
+    } catch (const error&) {
+        return false;
+    }
 }
 
 struct format {

@@ -197,7 +197,8 @@ int run_info(const info_options& options) {
     opened.require_unchanged();
     const double keys = approximate_count(h);
     const std::uint64_t file_bytes = h.file_size();
-    const bool bkf = opened.format() == io::bkf_format::word;
+    const io::format_facts format = io::facts_of_format(opened.format());
+    const bool bkf = format.word == io::bkf_format::word;
     const bool interrupted = (h.flags & update_in_progress) != 0;
     if (interrupted)
         fmt::print(stderr,
@@ -215,8 +216,8 @@ int run_info(const info_options& options) {
             json_string(opened.name()), bkf ? std::to_string(h.version) : "null", json_string(to_string(h.kind)),
             h.payload_size, bkf ? std::to_string(file_bytes) : "null", json_string(to_string(h.hash)),
             json_string(std::to_string(h.seed)), h.expected_keys, json_number(h.target_fpr),
-            io::facts_of_format(opened.format()).records_count ? std::to_string(h.inserted_count) : "null",
-            json_number(keys), json_number(current_fpr(h)), options.verify ? "true" : "false",
+            format.records_count ? std::to_string(h.inserted_count) : "null", json_number(keys),
+            json_number(current_fpr(h)), options.verify ? "true" : "false",
             h.keys == key_format::unrecorded ? "null" : json_string(to_string(h.keys)), interrupted ? "true" : "false");
         for (const field& f : fields)
             if (!f.json_name.empty()) members += fmt::format(", {}: {}", json_string(f.json_name), f.json_value);
@@ -237,7 +238,7 @@ int run_info(const info_options& options) {
         line("update",
              "INTERRUPTED: an update in place did not finish; the counts below are those of the last one that did");
     if (h.expected_keys > 0) line("sized for", fmt::format("{} keys at {:g}%", h.expected_keys, 100 * h.target_fpr));
-    if (!io::facts_of_format(opened.format()).records_count) line("keys added", "not recorded in its file");
+    if (!format.records_count) line("keys added", "not recorded in its file");
     else line(h.kind == filter_kind::binary_fuse ? "keys" : "keys added", fmt::format("{}", h.inserted_count));
     if (h.kind == filter_kind::bloom || h.kind == filter_kind::counting_bloom)
         line("estimated keys", std::isfinite(keys) ? fmt::format("{:.0f}", keys) : "unknown (every bit is set)");
