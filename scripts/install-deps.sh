@@ -23,6 +23,7 @@ packages=(
     default-jdk-headless libguava-java  # tests/cli/guava.sh: Guava streams against Java's own Guava
     golang-github-dcso-bloom-cli  # tests/cli/dcso.sh: DCSO files against DCSO's bloom (and a benchmark baseline)
     python3-flor             # DCSO's Python implementation: the Python tests' and benchmark's reference
+    python3-dask python3-distributed python3-pandas  # bloomkit.dask and its tests on a local cluster
 )
 if [[ "${1:-}" == "bench" ]]; then
     packages+=(

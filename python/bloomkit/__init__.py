@@ -41,7 +41,7 @@ RedisError = getattr(_bloomkit, "RedisError", Error)  # without the Redis compon
 
 __all__ = [
     "Filter", "BloomFilter", "CountingBloomFilter", "CuckooFilter", "ScalableBloomFilter",
-    "BinaryFuseFilter", "RedisBloomFilter", "load", "map", "from_bytes", "kinds",
+    "BinaryFuseFilter", "RedisBloomFilter", "load", "map", "from_bytes", "kinds", "plan",
     "Error", "InvalidArgument", "FormatError", "FilterFull", "IncompatibleFilters", "RedisError",
 ]
 
@@ -49,6 +49,15 @@ __all__ = [
 def kinds() -> dict:
     """The registry of the C++ library: each kind's word, summary and capabilities."""
     return _bloomkit.kinds()
+
+
+def plan(expected_items: float, false_positive_rate: float, *, kind: str = "bloom", layout: Optional[str] = None,
+         bits: Optional[int] = None, arity: Optional[int] = None) -> dict:
+    """What a filter would cost, without making it: {"bytes", "fpr" (modelled at expected_items),
+    "hashes" (Bloom kinds), "fingerprint_bits" (cuckoo, fuse)} — the sizing the constructors and
+    ``bloomkit plan`` use."""
+    return _bloomkit.plan(kind, expected_items, false_positive_rate, layout=_layout_name(layout), bits=bits,
+                          arity=arity)
 
 
 def _layout_name(layout: Optional[str]) -> Optional[str]:

@@ -319,6 +319,25 @@ void bind_filter(py::module_& m) {
         },
         py::arg("kind"), py::arg("keys"), py::arg("p"), py::arg("bits") = py::none(), py::arg("arity") = py::none(),
         py::arg("seed") = py::none());
+    m.def(
+        "plan",
+        [](const std::string& kind, double n, double p, std::optional<std::string> layout,
+           std::optional<std::uint32_t> bits, std::optional<std::uint32_t> arity) {
+            const kind_request request{kind, layout_of(layout), bits, arity};
+            const kind_plan plan = with_requested_type(request, p, [&](auto type) {
+                return kind_traits<typename decltype(type)::type>::plan(n, p, request);
+            });
+            py::dict out;
+            out["bytes"] = plan.bytes;
+            out["fpr"] = plan.fpr;
+            out["hashes"] = plan.hashes;
+            out["fingerprint_bits"] = plan.fingerprint_bits;
+            return out;
+        },
+        py::arg("kind"), py::arg("n"), py::arg("p"), py::arg("layout") = py::none(), py::arg("bits") = py::none(),
+        py::arg("arity") = py::none(),
+        "What a filter of the kind would cost for n keys at rate p, without making it: bytes, the modelled fpr, "
+        "hashes (Bloom kinds) and fingerprint_bits (cuckoo, fuse).");
     m.def("kinds", &registry, "The registry: each kind's word, summary and capabilities.");
 }
 

@@ -105,14 +105,15 @@ std::vector<digest> array_digests(key_source& source, const py::array& keys, boo
         }
         return out;
     }
-    throw py::type_error("numpy keys must be uint64, int64 or fixed-width bytes (dtype 'S'), not " +
+    throw py::type_error("numpy keys must be uint64, int64, fixed-width bytes (dtype 'S') or objects, not " +
                          std::string(py::str(keys.dtype())));
 }
 
 }  // namespace
 
 std::vector<digest> digests_of(key_source& source, py::handle keys, bool recording) {
-    if (py::isinstance<py::array>(keys))
+    // An array of Python objects (pandas' strings, a column's to_numpy()) is read as any iterable.
+    if (py::isinstance<py::array>(keys) && py::reinterpret_borrow<py::array>(keys).dtype().kind() != 'O')
         return array_digests(source, py::reinterpret_borrow<py::array>(keys), recording);
     if (PyUnicode_Check(keys.ptr()) || PyBytes_Check(keys.ptr()))
         throw py::type_error("give an iterable of keys, not one key: a str or bytes would be read as its characters");
