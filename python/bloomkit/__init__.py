@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import gzip
 import os
+import pickle
 import tempfile
 from typing import Any, Callable, Iterable, Optional
 
@@ -171,8 +172,11 @@ class Filter(_bloomkit.Filter):
             os.unlink(temporary)
             raise
 
-    def __reduce__(self):
-        return (_from_pickle, (type(self), self.to_bytes()))
+    def __reduce_ex__(self, protocol):
+        # Its bkf bytes; from protocol 5 on, as a buffer that a pickler with a buffer_callback
+        # (Dask's, multiprocessing's) sends out of band, without copying it into the stream.
+        data = self.to_bytes()
+        return (_from_pickle, (type(self), pickle.PickleBuffer(data) if protocol >= 5 else data))
 
     def __repr__(self) -> str:
         sized = f", sized for {self.expected_items} keys at {self.target_fpr:g}" if self.expected_items else ""

@@ -36,6 +36,8 @@ from dataclasses import dataclass
 from typing import Any, Iterable, List, Optional, Sequence, Tuple, Union
 
 import dask
+import dask.core
+import dask.local
 import dask.bag as db
 import dask.dataframe as dd
 import numpy as np
@@ -136,10 +138,11 @@ def _keys_of(part: Any) -> Tuple[Any, Optional[np.ndarray]]:
     return (part if isinstance(part, list) else list(part)), None
 
 
-def _partition_filter(part: Any, spec: _Spec) -> Filter:
+def _partitions_filter(spec: _Spec, *parts: Any) -> Filter:
     f = spec.make()
-    keys, _ = _keys_of(part)
-    f.update(keys)
+    for part in parts:
+        keys, _ = _keys_of(part)
+        f.update(keys)
     return f
 
 
@@ -210,6 +213,37 @@ def _size(nbytes: float) -> str:
 
 
 # --- build -----------------------------------------------------------------------------------------
+#
+# A partial filter costs its whole size to allocate, send and unite, however few keys it holds, so
+# the partitions are built into about one partial filter per worker thread rather than one per
+# partition, where that moves no key: under distributed, the partitions of a persisted collection
+# are grouped by the worker that holds them (the scheduler runs a group's task where all of its
+# inputs are); with a single-machine scheduler, neighbouring partitions are grouped. Partitions
+# still to be computed under distributed may be computed on any worker, so each gets its own.
+
+def _split(indices: List[int], groups: int) -> List[List[int]]:
+    groups = max(1, min(groups, len(indices)))
+    return [indices[g::groups] for g in range(groups)]
+
+
+def _leaf_groups(source: Collection, count: int) -> List[List[int]]:
+    """Which partitions each partial filter is built from."""
+    client = _client()
+    if client is None:
+        threads = dask.config.get("num_workers", None) or os.cpu_count() or 1
+        return _split(list(range(count)), 1 if dask.base.get_scheduler() is dask.local.get_sync else threads)
+    graph = dict(source.__dask_graph__())
+    futures = [graph.get(key) for key in dask.core.flatten(source.__dask_keys__())]
+    from distributed import Future
+    if len(futures) != count or not all(isinstance(f, Future) for f in futures):
+        return [[i] for i in range(count)]
+    holders = client.who_has(futures)
+    by_worker: dict = {}
+    for i, f in enumerate(futures):
+        by_worker.setdefault((holders.get(str(f.key)) or ("",))[0], []).append(i)
+    threads = client.nthreads()
+    return [group for worker, indices in by_worker.items() for group in _split(indices, threads.get(worker, 1))]
+
 
 def _key_collection(collection: Collection, column: Optional[str]) -> Union[db.Bag, dd.Series]:
     if isinstance(collection, dd.DataFrame):
@@ -248,7 +282,9 @@ def build(collection: Collection, *, fpr: float, n: Optional[int] = None, kind: 
     keys = _key_collection(collection, column)
     spec = _spec(kind, _count(keys) if n is None else n, fpr, seed)
     fan_in = _fan_in(spec.nbytes(), split_every)
-    partials = [delayed(_partition_filter, pure=True)(part, spec) for part in keys.to_delayed()]
+    parts = keys.to_delayed()
+    partials = [delayed(_partitions_filter, pure=True)(spec, *[parts[i] for i in group])
+                for group in _leaf_groups(collection, len(parts))]
     return _tree_union(partials, fan_in).compute()
 
 

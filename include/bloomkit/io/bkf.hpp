@@ -240,6 +240,8 @@ file_header header_of(const Filter& filter) {
 template <storable_filter Filter>
 std::vector<std::byte> to_bytes(const Filter& filter) {
     std::vector<std::byte> bytes;
+    const file_header h = header_of(filter);  // one allocation: a growing vector would copy it all
+    bytes.reserve(static_cast<std::size_t>(file_header_size + h.payload_size) + detail::trailer_size(h));
     detail::write_bkf(filter,
                       [&](std::span<const std::byte> piece) { bytes.insert(bytes.end(), piece.begin(), piece.end()); });
     return bytes;
