@@ -29,11 +29,12 @@ sizes in the message, instead of letting a worker be killed for its memory.
 from __future__ import annotations
 
 import datetime
+import functools
 import math
 import numbers
 import os
 from dataclasses import dataclass
-from typing import Any, Iterable, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Iterable, List, Optional, Sequence, Tuple, Union
 
 import dask
 import dask.core
@@ -138,18 +139,19 @@ def _keys_of(part: Any) -> Tuple[Any, Optional[np.ndarray]]:
     return (part if isinstance(part, list) else list(part)), None
 
 
-def _partitions_filter(spec: _Spec, *parts: Any) -> Filter:
+def _partitions_filter(spec: _Spec, keys_of: Callable[[Any], Tuple[Any, Any]], *parts: Any) -> Filter:
+    """The filter of the keys of the partitions, keys_of(partition) giving them."""
     f = spec.make()
     for part in parts:
-        keys, _ = _keys_of(part)
+        keys, _ = keys_of(part)
         f.update(keys)
     return f
 
 
-def _union(*filters: Filter) -> Filter:
+def _union(first: Filter, second: Filter, *others: Filter) -> Filter:
     """The union of filters made from one spec: a new filter; the inputs may be held elsewhere."""
-    out = filters[0] | filters[1] if len(filters) > 1 else filters[0].copy()
-    for f in filters[2:]:
+    out = first | second
+    for f in others:
         out |= f
     return out
 
@@ -159,7 +161,8 @@ def _tree_union(partials: List[Delayed], split_every: int) -> Delayed:
         raise InvalidArgument("the collection has no partitions")
     level = partials
     while len(level) > 1:
-        level = [delayed(_union, pure=True)(*level[i:i + split_every]) for i in range(0, len(level), split_every)]
+        chunks = [level[i:i + split_every] for i in range(0, len(level), split_every)]
+        level = [chunk[0] if len(chunk) == 1 else delayed(_union, pure=True)(*chunk) for chunk in chunks]
     return level[0]
 
 
@@ -245,6 +248,14 @@ def _leaf_groups(source: Collection, count: int) -> List[List[int]]:
     return [group for worker, indices in by_worker.items() for group in _split(indices, threads.get(worker, 1))]
 
 
+def _built(spec: _Spec, keys: Collection, source: Collection, keys_of: Callable, fan_in: int) -> Filter:
+    """The filter of every key of `keys` (partitions of `source`, as keys_of reads them)."""
+    parts = keys.to_delayed()
+    partials = [delayed(_partitions_filter, pure=True)(spec, keys_of, *[parts[i] for i in group])
+                for group in _leaf_groups(source, len(parts))]
+    return _tree_union(partials, fan_in).compute()
+
+
 def _key_collection(collection: Collection, column: Optional[str]) -> Union[db.Bag, dd.Series]:
     if isinstance(collection, dd.DataFrame):
         if column is None:
@@ -282,10 +293,7 @@ def build(collection: Collection, *, fpr: float, n: Optional[int] = None, kind: 
     keys = _key_collection(collection, column)
     spec = _spec(kind, _count(keys) if n is None else n, fpr, seed)
     fan_in = _fan_in(spec.nbytes(), split_every)
-    parts = keys.to_delayed()
-    partials = [delayed(_partitions_filter, pure=True)(spec, *[parts[i] for i in group])
-                for group in _leaf_groups(collection, len(parts))]
-    return _tree_union(partials, fan_in).compute()
+    return _built(spec, keys, collection, _keys_of, fan_in)
 
 
 # --- isin ------------------------------------------------------------------------------------------
@@ -348,7 +356,7 @@ def _canonical_key(value: Any) -> Any:
     return _UNVOUCHED
 
 
-def _encoded_keys(frame: pd.DataFrame, on: Sequence[str], integers: bool) -> Tuple[Any, np.ndarray]:
+def _encoded_keys(frame: pd.DataFrame, *, on: Sequence[str], integers: bool) -> Tuple[Any, np.ndarray]:
     """The join keys of each row as filter keys, and the mask of the rows they are for (the
     others: null or unvouched keys, never pruned)."""
     if integers:
@@ -370,16 +378,9 @@ def _encoded_keys(frame: pd.DataFrame, on: Sequence[str], integers: bool) -> Tup
     return keys, present
 
 
-def _join_filter(part: pd.DataFrame, on: Sequence[str], integers: bool, spec: _Spec) -> Filter:
-    f = spec.make()
-    keys, _ = _encoded_keys(part, on, integers)
-    f.update(keys)
-    return f
-
-
 def _join_mask(part: pd.DataFrame, on: Sequence[str], integers: bool, f: Filter) -> np.ndarray:
     """Which rows of the partition may join: those whose key may be in f, and those not judged."""
-    keys, present = _encoded_keys(part, on, integers)
+    keys, present = _encoded_keys(part, on=on, integers=integers)
     keep = ~present
     keep[present] = f.contains_many(keys)
     return keep
@@ -459,9 +460,8 @@ def semi_join(left: dd.DataFrame, right: dd.DataFrame, on: Union[str, Sequence[s
     pruned, source = (left, right) if prunable == "left" else (right, left)
     integers = _all_integer([left, right], on)
     spec = _spec("block", sizes[1] if prunable == "left" else sizes[0], fpr, seed)
-    fan_in = _fan_in(spec.nbytes(), None)
-    partials = [delayed(_join_filter, pure=True)(part, on, integers, spec) for part in source.to_delayed()]
-    f = _shared(_tree_union(partials, fan_in).compute())
+    keys_of = functools.partial(_encoded_keys, on=on, integers=integers)
+    f = _shared(_built(spec, source, source, keys_of, _fan_in(spec.nbytes(), None)))
     pairs = [delayed(_prune, nout=2, pure=True)(part, on, integers, f, stats) for part in pruned.to_delayed()]
     kept = dd.from_delayed([frame for frame, _ in pairs], meta=pruned._meta, divisions=pruned.divisions,
                            verify_meta=False)

@@ -3,6 +3,7 @@ started here and always closed. Filters built on the workers equal the filter bu
 process bit for bit; isin has no false negatives; semi_join is dd.merge, row for row; a worker
 killed mid-build never yields a filter missing keys."""
 import os
+import pickle
 import signal
 import threading
 import time
@@ -98,6 +99,11 @@ def test_filters_travel_as_their_bytes(client):
     f.update(urls(1000))
     back = client.submit(lambda g: g.copy(), f).result()
     assert back == f and type(back) is bloomkit.BloomFilter
+    buffers = []  # protocol 5: the bytes out of band, as Dask sends them
+    data = pickle.dumps(f, protocol=5, buffer_callback=buffers.append)
+    assert len(buffers) == 1 and len(data) < 200
+    assert pickle.loads(data, buffers=buffers) == f
+    assert pickle.loads(pickle.dumps(f, protocol=4)) == f
 
 
 def test_a_worker_killed_mid_build_never_gives_a_filter_missing_keys(tmp_path):
