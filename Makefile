@@ -4,10 +4,15 @@
 #                and a 1M-row PostgreSQL table, on throwaway servers (examples/cache_guard/)
 #   make test    all tests, in developer mode (-Wall -Wextra -Werror): the suite under ASan+UBSan,
 #                the concurrency tests again under TSan, a plain build with Clang, and each fuzz
-#                target for a few seconds
-#   make bench   the benchmark program (Release; speed, space, instructions per call, charts), the command's, its jobs' (filter and exact) and the Redis filter's benchmarks, and Python beside set and flor
+#                target for a few seconds: about 25 minutes on 2 cores
+#   make bench   the benchmark program (Release; speed, space, instructions per call, charts), the command's, its jobs' (filter and exact) and the Redis filter's benchmarks, Python beside set and flor, and bloomkit.dask beside dd.merge
 #   make fuzz    the fuzz targets, FUZZ_SECONDS each (default 600)
-# Each first installs whatever Debian packages are missing (scripts/install-deps.sh).
+#   make package the Debian package: build/package/bloomkit_<version>_<arch>.deb (the command, man
+#                pages, completions, headers, bloomkit::redis, CMake and pkg-config files, for /usr)
+#   make docs    the API reference of include/bloomkit/ (Doxygen, docs/api/) in build/docs/html;
+#                fails on any Doxygen warning, such as a public name without its /// comment.
+# Each first installs the Debian packages it needs that are missing (scripts/install-deps.sh, given
+# what the target is for: command, demo, redis-demo, package, docs, test or bench).
 
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
@@ -15,12 +20,22 @@ FUZZ_SECONDS ?= 600
 TEST_FUZZ_SECONDS ?= 15
 CRASH_TRIALS ?=
 
-.PHONY: all deps release demo demo-redis test test-asan test-tsan test-clang test-fuzz fuzz fuzz-build bench clean
+.PHONY: all deps release demo demo-redis package test test-asan test-tsan test-clang test-fuzz fuzz fuzz-build bench docs clean
 
 all: release
 
+# What `deps` installs: each target below says what it is for (make passes a target's variables
+# on to its prerequisites).
+DEPS = command
+demo: DEPS = demo
+demo-redis: DEPS = redis-demo
+package: DEPS = package
+docs: DEPS = docs
+test test-asan test-tsan test-clang test-fuzz fuzz fuzz-build: DEPS = test
+bench: DEPS = bench
+
 deps:
-	@scripts/install-deps.sh
+	@scripts/install-deps.sh $(DEPS)
 
 release: deps
 	cmake -S . -B build/release -DCMAKE_BUILD_TYPE=Release -DBLOOMKIT_BUILD_TESTS=OFF $(CMAKE_FLAGS)
@@ -31,6 +46,14 @@ demo: release
 
 demo-redis: release
 	@examples/cache_guard/run.sh build/release
+
+# Release, for /usr, with only what the package holds; cpack then makes the .deb (tests/install/
+# check_package.sh checks the same package of make test's Clang build).
+package: deps
+	cmake -S . -B build/package -DCMAKE_BUILD_TYPE=Release -DBLOOMKIT_BUILD_REDIS=ON -DBLOOMKIT_BUILD_TESTS=OFF \
+		-DBLOOMKIT_BUILD_BENCH=OFF -DBLOOMKIT_BUILD_EXAMPLES=OFF -DBLOOMKIT_BUILD_PYTHON=OFF $(CMAKE_FLAGS)
+	cmake --build build/package -j $(JOBS)
+	cd build/package && cpack
 
 test: test-asan test-tsan test-clang test-fuzz
 
@@ -54,12 +77,13 @@ test-tsan: deps
 # Clang compiles everything a user builds too (warnings are errors): every public header alone,
 # the command, the benchmarks, the examples and the Python module; the suite's programs are
 # compiled and run under GCC above, the Python tests here (an extension is not built with
-# sanitizers, and here it binds the Redis library too).
+# sanitizers, and here it binds the Redis library too), and the install and package checks (what
+# a user installs is built without sanitizers).
 test-clang: deps
 	cmake -S . -B build/clang -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=Debug -DBLOOMKIT_DEVELOPER=ON \
 		-DBLOOMKIT_BUILD_TEST_PROGRAMS=OFF $(CMAKE_FLAGS)
 	cmake --build build/clang -j $(JOBS)
-	cd build/clang && ctest --output-on-failure -j $(JOBS) -L python
+	cd build/clang && ctest --output-on-failure -j $(JOBS) -L 'python|install'
 
 fuzz-build: deps
 	cmake -S . -B build/fuzz -DCMAKE_CXX_COMPILER=clang++ $(SANITIZED_FLAGS) -DBLOOMKIT_DEVELOPER=ON \
@@ -74,9 +98,10 @@ fuzz: fuzz-build
 	tests/fuzz/run.sh build/fuzz $(FUZZ_SECONDS)
 
 bench: release
-	@scripts/install-deps.sh bench
 	build/release/bench/bloomkit_bench $(BENCH_ARGS)
 	build/release/bench/bloomkit_bench --space
+	if [ -x build/release/bench/peer_bench ]; then build/release/bench/peer_bench; \
+	else echo "peer_bench not built: no peers folder (BLOOMKIT_BENCH_PEERS)"; fi
 	build/release/bench/single_call_anatomy --n 1e7
 	build/release/bench/single_call_anatomy --n 1e8
 	bench/instructions.sh build/release
@@ -88,6 +113,14 @@ bench: release
 	bench/redis.sh build/release
 	PYTHONPATH=build/release/python /usr/bin/python3 bench/python_bench.py 1e6 1e8
 	PYTHONPATH=build/release/python /usr/bin/python3 bench/python_bench.py 1e7 0
+	PYTHONPATH=build/release/python /usr/bin/python3 bench/dask_bench.py
+
+# The same check as the ctest test api_reference (tests/docs/check_api_reference.sh), into a
+# folder that stays. The old pages go first: a header removed leaves none behind.
+docs: deps
+	rm -rf build/docs/html
+	BLOOMKIT_DOCS_DIR=build/docs doxygen docs/api/Doxyfile
+	@echo "the API reference: build/docs/html/index.html"
 
 clean:
 	rm -rf build

@@ -1,13 +1,16 @@
 """The native module of the bloomkit package, for pip (pyproject.toml holds the rest): the same
 source CMake builds (python/CMakeLists.txt), against the C++ headers of this checkout. Without
 RedisBloomFilter, which links the compiled bloomkit::redis: a CMake build of the project has it."""
+import re
 from pathlib import Path
 
 from pybind11.setup_helpers import Pybind11Extension
 from setuptools import setup
 
 here = Path(__file__).resolve().parent
-setup(ext_modules=[
+version = re.search(r'#define BLOOMKIT_VERSION_STRING "([0-9.]+)"',
+                    (here.parent / "include" / "bloomkit" / "version.hpp").read_text()).group(1)
+setup(version=version, ext_modules=[
     Pybind11Extension("bloomkit._bloomkit",
                       [str(Path("src") / name) for name in ("module.cpp", "errors.cpp", "filter.cpp", "keys.cpp")],
                       include_dirs=[str(here.parent / "include")], cxx_std=20,

@@ -60,12 +60,16 @@ namespace bloomkit {
 [[nodiscard]] inline double current_fpr(const any_filter& filter) {
     return std::visit([](const auto& f) { return f.current_fpr(); }, filter);
 }
+/// The inserted_count() of whichever filter `filter` holds.
 [[nodiscard]] inline std::uint64_t inserted_count(const any_filter& filter) noexcept {
     return std::visit([](const auto& f) -> std::uint64_t { return f.inserted_count(); }, filter);
 }
+/// What whichever filter `filter` holds was sized for (0, 0 when built from a geometry or its
+/// keys).
 [[nodiscard]] inline const sizing_target& sized_for(const any_filter& filter) noexcept {
     return std::visit([](const auto& f) -> const sizing_target& { return f.sized_for(); }, filter);
 }
+/// The size_in_bytes() of whichever filter `filter` holds.
 [[nodiscard]] inline std::uint64_t size_in_bytes(const any_filter& filter) noexcept {
     return std::visit([](const auto& f) -> std::uint64_t { return f.size_in_bytes(); }, filter);
 }
@@ -84,9 +88,11 @@ inline void record_key_format(any_filter& filter, key_format keys) noexcept {
 inline file_header header_of(const any_filter& filter) {
     return std::visit([](const auto& f) { return header_of(f); }, filter);
 }
+/// The bkf bytes of whichever filter `filter` holds: what its file would hold.
 inline std::vector<std::byte> to_bytes(const any_filter& filter) {
     return std::visit([](const auto& f) { return to_bytes(f); }, filter);
 }
+/// Writes whichever filter `filter` holds to `out` in the bkf format.
 inline void save(const any_filter& filter, std::ostream& out) {
     std::visit([&](const auto& f) { save(f, out); }, filter);
 }

@@ -415,8 +415,11 @@ requires(std::same_as<Fingerprint, std::uint8_t> || std::same_as<Fingerprint, st
     friend api;
 
 public:
+    /// One slot of the array: std::uint8_t or std::uint16_t.
     using fingerprint_type = Fingerprint;
+    /// Counts of keys and slots.
     using size_type = std::uint64_t;
+    /// The array: owned, or a read-only view of a mapped file.
     using storage_type = detail::word_storage<Fingerprint>;
 
     /// The empty filter: holds no key, contains() is always false.
@@ -476,7 +479,9 @@ public:
 
     // --- Observers ---------------------------------------------------------------------------
 
+    /// Slots per key: 3 or 4.
     [[nodiscard]] static constexpr unsigned arity() noexcept { return Arity; }
+    /// Bits per fingerprint: 8 or 16.
     [[nodiscard]] static constexpr unsigned fingerprint_bits() noexcept { return 8 * sizeof(Fingerprint); }
     /// The probability that a key not in the set is reported present: 2^-bits.
     [[nodiscard]] static constexpr double expected_fpr() noexcept {
@@ -490,17 +495,24 @@ public:
     [[nodiscard]] size_type inserted_count() const noexcept { return parameters_.keys; }
     /// Its false-positive rate: fixed once built (expected_fpr()), and 0 when it holds nothing.
     [[nodiscard]] double current_fpr() const noexcept { return empty() ? 0.0 : expected_fpr(); }
+    /// Whether it was built from no keys.
     [[nodiscard]] bool empty() const noexcept { return parameters_.keys == 0; }
+    /// The array, in bytes.
     [[nodiscard]] size_type size_in_bytes() const noexcept { return array_length() * sizeof(Fingerprint); }
     /// Bits of the array per key (0 for the empty filter).
     [[nodiscard]] double bits_per_key() const noexcept {
         return empty() ? 0.0 : static_cast<double>(array_length()) * fingerprint_bits() / static_cast<double>(size());
     }
 
+    /// Everything that describes it besides its hasher and array, as its file stores it.
     [[nodiscard]] const binary_fuse_parameters& parameters() const noexcept { return parameters_; }
+    /// How the array is cut into segments.
     [[nodiscard]] const binary_fuse_geometry& geometry() const noexcept { return parameters_.geometry; }
+    /// Slots per segment.
     [[nodiscard]] size_type segment_length() const noexcept { return geometry().segment_length; }
+    /// Segments where a key's first slot may fall.
     [[nodiscard]] size_type segment_count() const noexcept { return geometry().segment_count; }
+    /// Slots (fingerprints) in all.
     [[nodiscard]] size_type array_length() const noexcept { return geometry().array_length; }
     /// The seed of the construction attempt that succeeded (the filter's seed, unless peeling
     /// needed a retry).
@@ -596,19 +608,29 @@ using binary_fuse_filter = binary_fuse8_filter;
 // --- The registry's entry (kind_request.hpp) ------------------------------------------------
 
 template <class Fingerprint, unsigned Arity>
+/// The registry's entry of the binary fuse filters (kind_traits): kind "fuse", one type per
+/// fingerprint width and arity. They are built from their keys, so there is no make().
 struct kind_traits<basic_binary_fuse_filter<Fingerprint, Arity>> {
+    /// Bits per fingerprint.
     static constexpr std::uint32_t bits = 8 * sizeof(Fingerprint);
+    /// The kind's word.
     static constexpr std::string_view word = "fuse";
+    /// Why one would choose it.
     static constexpr std::string_view summary = "built once from the complete set, ~1.08-1.13x the floor";
+    /// How messages name the type ("4-wise 8-bit binary fuse filter").
     static std::string name() {
         return std::to_string(Arity) + "-wise " + std::to_string(bits) + "-bit binary fuse filter";
     }
+    /// Kind "fuse", with the fingerprint bits unless 8 and the arity unless 3.
     static kind_request request() {
         kind_request r{std::string(word), {}, {}, {}};
         if (bits != 8) r.fingerprint_bits = bits;
         if (Arity != 3) r.arity = Arity;
         return r;
     }
+    /// Whether `r` asks for kind "fuse" with this arity (3 when unset) and these fingerprint bits
+    /// (when unset, the fewest that meet p); throws invalid_request for another option, bits other
+    /// than 8 or 16, or an arity other than 3 or 4.
     static bool accepts(const kind_request& r, double p) {
         detail::require_options(r, {.fingerprint_bits = true, .arity = true});
         if (r.kind != word) return false;
@@ -622,6 +644,8 @@ struct kind_traits<basic_binary_fuse_filter<Fingerprint, Arity>> {
         const std::uint32_t wanted = r.fingerprint_bits ? *r.fingerprint_bits : binary_fuse_fingerprint_bits_for(p);
         return wanted == bits && r.arity.value_or(3) == Arity;
     }
+    /// plan_binary_fuse() for this type, in the registry's terms; throws invalid_argument when its
+    /// fingerprints cannot reach p.
     static kind_plan plan(double n, double p, const kind_request& = {}) {
         const binary_fuse_plan plan = plan_binary_fuse(Arity, n, p, bits);
         if (plan.fpr > p)

@@ -54,14 +54,27 @@
 namespace bloomkit {
 
 template <class Layout>
+/// A Bloom filter whose layout policy `Layout` places each key's bits: one implementation for
+/// every layout; use it through its aliases (bloom_filter, classic_bloom_filter,
+/// split_block_bloom_filter, guava_bloom_filter, dcso_bloom_filter, ...).
+/// A value type: const members may run in any number of threads at once, a mutating one needs
+/// the filter to itself, except insert(..., concurrent) and contains(..., concurrent), which any
+/// number of threads may call at once. Besides the members below it has those every kind shares
+/// (detail::filter_api): hash_function(), expected_keys(), target_fpr(), sized_for(),
+/// recorded_key_format(), record_key_format(), contains(first, last, out), count_contained()
+/// and insert_range().
 class basic_bloom_filter : public detail::filter_api<basic_bloom_filter<Layout>> {
     using api = detail::filter_api<basic_bloom_filter<Layout>>;
     friend api;
 
 public:
+    /// The layout policy.
     using layout_type = Layout;
+    /// The words the bits are stored in: 64-bit, 32-bit for split block.
     using word_type = typename Layout::word_type;
+    /// Counts of keys and bits.
     using size_type = std::uint64_t;
+    /// The words: an owned, 64-byte aligned array, or a read-only view of a mapped file.
     using storage_type = detail::word_storage<word_type>;
 
     /// Whether inserted_count() counts only the keys that set a bit (DCSO's layout, as its N):
@@ -106,6 +119,8 @@ public:
         return insert_digest<detail::plain_access>(this->hasher_(key));
     }
     template <hashable_key Key>
+    /// insert(key), safe while other threads call insert(..., concurrent) and
+    /// contains(..., concurrent) on the filter (atomic OR on its words).
     bool insert(const Key& key, concurrent_t) {
         return insert_digest<detail::atomic_access>(this->hasher_(key));
     }
@@ -118,6 +133,8 @@ public:
         return contains_digest<detail::plain_access>(this->hasher_(key));
     }
     template <hashable_key Key>
+    /// contains(key), safe while other threads call insert(..., concurrent) on the filter (atomic
+    /// loads): a key whose insert happened-before the call is found.
     [[nodiscard]] bool contains(const Key& key, concurrent_t) const {
         return contains_digest<detail::atomic_access>(this->hasher_(key));
     }
@@ -126,6 +143,8 @@ public:
     // The digest must come from hash_function() (filters that share a hasher share digests).
 
     template <class Access = detail::plain_access>
+    /// insert() for a key hashed to `d` by hash_function(); `Access` (detail::atomic_access)
+    /// makes it a concurrent insert.
     bool insert_digest(const digest& d) {
         const bool added = layout_.template set<Access>(words_.mutable_data(), layout_.locate(d));
         count_inserted<Access>(counts_new_keys_only && !added ? 0 : 1);
@@ -133,6 +152,8 @@ public:
     }
 
     template <class Access = detail::plain_access>
+    /// contains() for a key hashed to `d` by hash_function(); `Access` (detail::atomic_access)
+    /// makes it a concurrent lookup.
     [[nodiscard]] bool contains_digest(const digest& d) const noexcept {
         return layout_.template test<Access>(words_.data(), layout_.locate(d));
     }
@@ -163,6 +184,8 @@ public:
         return insert_many<detail::plain_access>(first, last);
     }
     template <std::forward_iterator It, std::sentinel_for<It> Sentinel>
+    /// insert(first, last), safe while other threads make concurrent calls on the filter:
+    /// pipelined alike, but without SIMD (a vector store is not an atomic OR).
     requires hashable_key<std::iter_value_t<It>> size_type insert(It first, Sentinel last, concurrent_t) {
         return insert_many<detail::atomic_access>(first, last);
     }
@@ -212,7 +235,9 @@ public:
         return *this;
     }
 
+    /// The union of two filters (operator|=).
     friend basic_bloom_filter operator|(basic_bloom_filter a, const basic_bloom_filter& b) { return a |= b; }
+    /// The intersection of two filters (operator&=).
     friend basic_bloom_filter operator&(basic_bloom_filter a, const basic_bloom_filter& b) { return a &= b; }
 
     /// Same geometry, hashing and bits. (Metadata such as expected_keys is not compared.)
@@ -227,10 +252,15 @@ public:
 
     // --- Observers ---------------------------------------------------------------------------
 
+    /// The layout's code.
     [[nodiscard]] static constexpr bloom_layout layout() noexcept { return Layout::id; }
+    /// Bits and probes per key.
     [[nodiscard]] bloom_geometry geometry() const noexcept { return layout_.geometry(); }
+    /// m: the filter's bits.
     [[nodiscard]] size_type bit_count() const noexcept { return geometry().bits; }
+    /// k: the bits each key sets.
     [[nodiscard]] std::uint32_t hash_count() const noexcept { return geometry().hashes; }
+    /// The bits, in bytes: whole words.
     [[nodiscard]] size_type size_in_bytes() const noexcept { return words_.size() * sizeof(word_type); }
 
     /// How many keys were inserted (summed over unions), repeats included: a count that does
@@ -377,13 +407,17 @@ private:
     size_type inserted_ = 0;
 };
 
+/// k bits anywhere: the fewest bits for a given FPR, k cache lines per key.
 using classic_bloom_filter = basic_bloom_filter<classic_layout>;
+/// k bits in one 512-bit block: one cache line per key (the default, bloom_filter).
 using block_bloom_filter = basic_bloom_filter<block_layout>;
+/// The Apache Parquet split-block filter, bit for bit (XXH64 at seed 0 by default).
 using split_block_bloom_filter = basic_bloom_filter<split_block_layout>;
 /// Guava's BloomFilter (MURMUR128_MITZ_64 / legacy MURMUR128_MITZ_32), answering and stored
 /// exactly as in Java for the funnel its hasher carries (io/guava.hpp reads and writes its
 /// streams).
 using guava_bloom_filter = basic_bloom_filter<guava_layout>;
+/// Guava's BloomFilter before 17.0 (MURMUR128_MITZ_32), read and written as Java does.
 using guava_mitz32_bloom_filter = basic_bloom_filter<guava_mitz32_layout>;
 /// DCSO's bloom filter, answering exactly as its `bloom` tool does (io/dcso.hpp: its files).
 using dcso_bloom_filter = basic_bloom_filter<dcso_layout>;
@@ -394,9 +428,13 @@ using bloom_filter = block_bloom_filter;
 // --- The registry's entry (kind_request.hpp) ------------------------------------------------
 
 template <class Layout>
+/// The registry's entry of the Bloom filters (kind_traits): kind "bloom", one type per layout.
 struct kind_traits<basic_bloom_filter<Layout>> {
+    /// The kind's word.
     static constexpr std::string_view word = "bloom";
-    static constexpr bool updates_in_place = true;  // its operations only set bits (file_update.hpp)
+    /// A file of it takes keys in place (file_update.hpp): its operations only set bits.
+    static constexpr bool updates_in_place = true;
+    /// Why one would choose this layout.
     static constexpr std::string_view summary =
         Layout::id == bloom_layout::block          ? "one cache line per key (the default)"
         : Layout::id == bloom_layout::classic      ? "fewest bits of the Bloom filters, k cache lines per key"
@@ -404,6 +442,7 @@ struct kind_traits<basic_bloom_filter<Layout>> {
         : Layout::id == bloom_layout::guava        ? "Guava's BloomFilter, bit for bit (MURMUR128_MITZ_64)"
         : Layout::id == bloom_layout::guava_mitz32 ? "Guava's BloomFilter before 17.0 (MURMUR128_MITZ_32)"
                                                    : "DCSO bloom's, bit for bit";
+    /// How messages name the type ("block Bloom filter", "Guava Bloom filter").
     static std::string name() {
         switch (Layout::id) {
             case bloom_layout::guava: return "Guava Bloom filter";
@@ -412,19 +451,24 @@ struct kind_traits<basic_bloom_filter<Layout>> {
             default: return std::string(to_string(Layout::id)) + " Bloom filter";
         }
     }
+    /// Kind "bloom", with the layout unless it is the default block.
     static kind_request request() {
         kind_request r{std::string(word), {}, {}, {}};
         if (Layout::id != bloom_layout::block) r.layout = Layout::id;
         return r;
     }
+    /// Whether `r` asks for kind "bloom" and this layout (block when unset); throws invalid_request
+    /// when it sets an option other than the layout.
     static bool accepts(const kind_request& r, double) {
         detail::require_options(r, {.layout = true});
         return r.kind == word && r.layout.value_or(bloom_layout::block) == Layout::id;
     }
+    /// plan_bloom() for this layout, in the registry's terms.
     static kind_plan plan(double n, double p, const kind_request& = {}) {
         const bloom_plan plan = plan_bloom(Layout::id, n, p);
         return {plan.bytes(), plan.fpr, plan.geometry.hashes, 0};
     }
+    /// An empty filter sized for n keys at p.
     static basic_bloom_filter<Layout> make(std::uint64_t n, double p, const kind_request&, filter_options options) {
         return {n, p, options};
     }

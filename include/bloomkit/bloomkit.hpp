@@ -38,3 +38,4 @@
 #include "bloomkit/scalable_bloom_filter.hpp"
 #include "bloomkit/simd.hpp"
 #include "bloomkit/sizing.hpp"
+#include "bloomkit/version.hpp"

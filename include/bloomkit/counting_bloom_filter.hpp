@@ -49,13 +49,24 @@
 
 namespace bloomkit {
 
+/// A Bloom filter that can forget: 4-bit counters instead of bits, placed as the block Bloom
+/// filter places its bits, so keys can be removed (checked: a key certainly absent is refused)
+/// and counted. Counters saturate at 15 and then stay, so a removal never makes another key a
+/// false negative. Const members may run concurrently; mutating ones need exclusive access.
+/// Besides the members below it has those every kind shares (detail::filter_api):
+/// hash_function(), expected_keys(), target_fpr(), sized_for(), recorded_key_format(),
+/// record_key_format(), contains(first, last, out), count_contained(), insert_range() and
+/// remove(first, last).
 class counting_bloom_filter : public detail::filter_api<counting_bloom_filter> {
     using api = detail::filter_api<counting_bloom_filter>;
     friend api;
 
 public:
+    /// Words of sixteen 4-bit counters.
     using word_type = std::uint64_t;
+    /// Counts of keys and counters.
     using size_type = std::uint64_t;
+    /// The words: an owned, 64-byte aligned array, or a read-only view of a mapped file.
     using storage_type = detail::word_storage<word_type>;
 
     /// The most a counter holds (saturated), and the most count() reports.
@@ -189,6 +200,7 @@ public:
         return *this;
     }
 
+    /// The union of two filters (operator|=).
     friend counting_bloom_filter operator|(counting_bloom_filter a, const counting_bloom_filter& b) { return a |= b; }
 
     /// Same geometry, hashing and counters. (Metadata such as expected_keys is not compared.)
@@ -203,9 +215,13 @@ public:
 
     // --- Observers ---------------------------------------------------------------------------
 
+    /// Counters and probes per key.
     [[nodiscard]] counting_geometry geometry() const noexcept { return layout_.geometry(); }
+    /// The 4-bit counters, whole blocks of 128.
     [[nodiscard]] size_type counter_count() const noexcept { return geometry().counters; }
+    /// k: the counters each key increments.
     [[nodiscard]] std::uint32_t hash_count() const noexcept { return geometry().hashes; }
+    /// The counters, in bytes: two a byte.
     [[nodiscard]] size_type size_in_bytes() const noexcept { return words_.size() * sizeof(word_type); }
 
     /// Keys held, with multiplicity: inserts (summed over unions) minus successful removals.
@@ -278,19 +294,27 @@ private:
 // --- The registry's entry (kind_request.hpp) ------------------------------------------------
 
 template <>
+/// The registry's entry of the counting Bloom filter (kind_traits): kind "counting".
 struct kind_traits<counting_bloom_filter> {
+    /// The kind's word.
     static constexpr std::string_view word = "counting";
+    /// Why one would choose it.
     static constexpr std::string_view summary = "4-bit counters, one cache line per key";
+    /// How messages name the type.
     static std::string name() { return "counting Bloom filter"; }
+    /// Kind "counting", which takes no options.
     static kind_request request() { return {std::string(word), {}, {}, {}}; }
+    /// Whether `r` asks for kind "counting"; throws invalid_request when it sets an option.
     static bool accepts(const kind_request& r, double) {
         detail::require_options(r, {});
         return r.kind == word;
     }
+    /// plan_counting_bloom() in the registry's terms.
     static kind_plan plan(double n, double p, const kind_request& = {}) {
         const counting_plan plan = plan_counting_bloom(n, p);
         return {plan.bytes(), plan.fpr, plan.geometry.hashes, 0};
     }
+    /// An empty filter sized for n keys at p.
     static counting_bloom_filter make(std::uint64_t n, double p, const kind_request&, filter_options options) {
         return {n, p, options};
     }

@@ -160,9 +160,13 @@ static_assert(cuckoo_bucket_size == 4, "walk_choices::next_slot draws two bits")
 /// The stash: the one fingerprint a failed relocation walk could not place, and one of its two
 /// buckets (the other follows from the fingerprint). Fingerprint 0 means the stash is empty.
 struct cuckoo_victim {
+    /// The fingerprint parked; 0 when the stash is empty.
     std::uint32_t fingerprint = 0;
+    /// One of its two buckets.
     std::uint64_t bucket = 0;
+    /// Whether the stash holds a fingerprint.
     [[nodiscard]] constexpr bool occupied() const noexcept { return fingerprint != 0; }
+    /// Same fingerprint and bucket.
     friend constexpr bool operator==(const cuckoo_victim&, const cuckoo_victim&) = default;
 };
 
@@ -175,13 +179,24 @@ enum class cuckoo_insert_status : std::uint8_t {
                       ///< not a full table
 };
 
+/// The cuckoo filter (Fan et al. 2014): f-bit fingerprints in buckets of 4 slots, each key in
+/// one of two buckets, so keys can be removed and their copies counted. Any bucket count; an
+/// insert that cannot place a key reports the filter full and loses nothing (the stash holds
+/// the last victim of a relocation walk). No union. Const members may run concurrently;
+/// mutating ones need exclusive access. Besides the members below it has those every kind
+/// shares (detail::filter_api): hash_function(), expected_keys(), target_fpr(), sized_for(),
+/// recorded_key_format(), record_key_format(), contains(first, last, out), count_contained(),
+/// insert_range() and remove(first, last).
 class cuckoo_filter : public detail::filter_api<cuckoo_filter> {
     using api = detail::filter_api<cuckoo_filter>;
     friend api;
 
 public:
+    /// The words the packed buckets are stored in.
     using word_type = std::uint64_t;
+    /// Counts of keys, fingerprints and buckets.
     using size_type = std::uint64_t;
+    /// The words: an owned, 64-byte aligned array, or a read-only view of a mapped file.
     using storage_type = detail::word_storage<word_type>;
 
     /// A filter that holds `expected_keys` keys at a load of at most 95%, with fingerprints
@@ -315,9 +330,13 @@ public:
 
     // --- Observers ---------------------------------------------------------------------------
 
+    /// Buckets and fingerprint bits.
     [[nodiscard]] cuckoo_geometry geometry() const noexcept { return geometry_; }
+    /// B: the buckets.
     [[nodiscard]] size_type bucket_count() const noexcept { return geometry_.buckets; }
+    /// f: bits per fingerprint, 8, 12 or 16.
     [[nodiscard]] std::uint32_t fingerprint_bits() const noexcept { return geometry_.fingerprint_bits; }
+    /// b: slots per bucket, 4.
     [[nodiscard]] static constexpr std::uint32_t bucket_size() noexcept { return cuckoo_bucket_size; }
 
     /// Fingerprints stored, the stash included: successful inserts minus successful removals.
@@ -325,6 +344,7 @@ public:
     /// The fingerprints stored: keys inserted less keys removed, each copy counted, as every
     /// kind's inserted_count() says (the same as size()).
     [[nodiscard]] size_type inserted_count() const noexcept { return size_; }
+    /// Whether no fingerprint is stored.
     [[nodiscard]] bool empty() const noexcept { return size_ == 0; }
     /// Slots in the table (the stash not included).
     [[nodiscard]] size_type capacity() const noexcept { return geometry_.buckets * cuckoo_bucket_size; }
@@ -335,6 +355,7 @@ public:
     /// The FPR at the current load, by the model of cuckoo_fpr().
     [[nodiscard]] double current_fpr() const noexcept { return cuckoo_fpr(fingerprint_bits(), load_factor()); }
 
+    /// The packed table, in bytes (cuckoo_word_count() words).
     [[nodiscard]] size_type size_in_bytes() const noexcept { return words_.size() * sizeof(word_type); }
 
     /// The stash (a victim of a failed relocation walk, or empty).
@@ -585,11 +606,18 @@ private:
 // --- The registry's entry (kind_request.hpp) ------------------------------------------------
 
 template <>
+/// The registry's entry of the cuckoo filter (kind_traits): kind "cuckoo".
 struct kind_traits<cuckoo_filter> {
+    /// The kind's word.
     static constexpr std::string_view word = "cuckoo";
+    /// Why one would choose it.
     static constexpr std::string_view summary = "full at ~95% load; beats Bloom below ~0.4%";
+    /// How messages name the type.
     static std::string name() { return "cuckoo filter"; }
+    /// Kind "cuckoo"; its fingerprint bits follow from p unless a request sets them.
     static kind_request request() { return {std::string(word), {}, {}, {}}; }
+    /// Whether `r` asks for kind "cuckoo"; throws invalid_request for an option other than
+    /// fingerprint bits, or bits other than 8, 12 or 16.
     static bool accepts(const kind_request& r, double) {
         detail::require_options(r, {.fingerprint_bits = true});
         if (r.kind != word) return false;
@@ -599,10 +627,12 @@ struct kind_traits<cuckoo_filter> {
                 "a cuckoo filter's fingerprints are 8, 12 or 16 bits, not " + std::to_string(*r.fingerprint_bits));
         return true;
     }
+    /// plan_cuckoo() with the request's fingerprint bits, in the registry's terms.
     static kind_plan plan(double n, double p, const kind_request& r = {}) {
         const cuckoo_plan plan = plan_cuckoo(n, p, r.fingerprint_bits.value_or(0));
         return {plan.bytes(), plan.fpr, 0, plan.geometry.fingerprint_bits};
     }
+    /// An empty filter sized for n keys at p, with the request's fingerprint bits if it sets them.
     static cuckoo_filter make(std::uint64_t n, double p, const kind_request& r, filter_options options) {
         if (!r.fingerprint_bits) return {n, p, options};
         return cuckoo_filter(plan_cuckoo(static_cast<double>(n), p, *r.fingerprint_bits).geometry, options);

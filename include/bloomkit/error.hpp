@@ -50,7 +50,9 @@ public:
 /// The operating system refused a file operation (open, read, write, fsync, rename, mmap).
 class io_error : public error {
 public:
+    /// `what` failed for the reason `code` gives; the message ends with the code's own.
     io_error(const std::string& what, std::error_code code) : error(what + ": " + code.message()), code_(code) {}
+    /// What the operating system reported (errno as a std::error_code).
     [[nodiscard]] std::error_code code() const noexcept { return code_; }
 
 private:
@@ -74,7 +76,9 @@ enum class format_errc : std::uint8_t {
 /// in words, with the offending values.
 class file_format_error : public error {
 public:
+    /// A rejection for `reason`, explained by `what`.
     file_format_error(format_errc reason, const std::string& what) : error(what), reason_(reason) {}
+    /// Which check the file failed.
     [[nodiscard]] format_errc reason() const noexcept { return reason_; }
 
 private:

@@ -109,6 +109,7 @@ inline void require_saveable(const std::filesystem::path& path) { os::require_re
 inline void save(const any_filter& filter, const std::filesystem::path& path) {
     std::visit([&](const auto& f) { save(f, path); }, filter);
 }
+/// save(filter, path, before_replacing) of whichever filter `filter` holds.
 inline void save(const any_filter& filter, const std::filesystem::path& path,
                  const std::function<void(int descriptor)>& before_replacing) {
     std::visit([&](const auto& f) { save(f, path, before_replacing); }, filter);
@@ -146,9 +147,13 @@ Target load(const std::filesystem::path& path) {
 template <class Filter>
 class mapped_filter {
 public:
+    /// The filter, its bits in the map: queries only.
     [[nodiscard]] const Filter& filter() const noexcept { return filter_; }
+    /// The filter, as filter().
     const Filter& operator*() const noexcept { return filter_; }
+    /// The filter's members: `mapped->contains(key)`.
     const Filter* operator->() const noexcept { return &filter_; }
+    /// The file's header, as validated when it was mapped.
     [[nodiscard]] const file_header& header() const noexcept { return header_; }
 
     /// Whether the file was written or truncated in place since it was mapped, other than by
@@ -183,6 +188,7 @@ public:
                                where_);
     }
 
+    /// Made by map(): the filter over the map, the map itself, and the path for messages.
     mapped_filter(Filter filter, detail::opened_map opened, std::string where)
         : filter_(std::move(filter)),
           header_(opened.header),
@@ -242,6 +248,7 @@ mapped_filter<Target> map(const std::filesystem::path& path) {
 
 /// load<any_filter> and map<any_filter>, by their older names.
 inline any_filter load_any(const std::filesystem::path& path) { return load<any_filter>(path); }
+/// The same as map<any_filter>(path).
 inline mapped_filter<any_filter> map_any(const std::filesystem::path& path) { return map<any_filter>(path); }
 
 }  // namespace bloomkit

@@ -78,7 +78,9 @@ class in_place_update;
 template <class Layout>
 class in_place_update<basic_bloom_filter<Layout>> {
 public:
+    /// The type of the filter the file holds.
     using filter_type = basic_bloom_filter<Layout>;
+    /// Counts of keys.
     using size_type = std::uint64_t;
 
     /// Opens `path` for an update in place. Throws file_format_error for a file that is not a

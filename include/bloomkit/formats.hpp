@@ -38,15 +38,26 @@ namespace bloomkit::io {
 
 /// bloomkit's own format (io/bkf.hpp, docs/FORMAT.md): every kind, checksummed.
 struct bkf_format {
+    /// The format's word, as the command's --format takes it.
     static constexpr std::string_view word = "bkf";
+    /// The format's name in messages.
     static constexpr std::string_view name = "bloomkit filter file";
+    /// None: it holds every kind.
     static constexpr std::optional<bloom_layout> layout{};
+    ///@{
+    /// It keeps the inserted count and a Guava filter's funnel, and carries no attached data.
     static constexpr bool records_count = true, records_funnel = true, keeps_attached_data = false;
+    ///@}
+    /// Whether `bytes` start with the bkf signature.
     static bool recognizes(std::span<const std::byte> bytes) noexcept { return starts_with_magic(bytes); }
+    /// The filter in `bytes` (from_bytes<any_filter>), checked as a file is; `where` names the
+    /// input in messages.
     static filter_contents read(std::span<const std::byte> bytes, const read_options&, const std::string& where) {
         return {from_bytes<any_filter>(bytes, where), word, {}};
     }
+    /// Always empty: the format holds every filter.
     static std::string refusal(const any_filter&) { return {}; }
+    /// The filter's bkf bytes (to_bytes).
     static std::vector<std::byte> write(const any_filter& filter, std::span<const std::byte>) {
         return to_bytes(filter);
     }
@@ -71,7 +82,10 @@ constexpr void for_each_format(Visit&& visit) {
 /// What a format is and keeps, for code that must say or choose by it (the command's info,
 /// build --format, convert) without naming formats.
 struct format_facts {
+    ///@{
+    /// The format's word and its name in messages.
     std::string_view word, name;
+    ///@}
     std::optional<bloom_layout> layout;  ///< the one Bloom layout it holds; none: any kind
     bool records_count = true;           ///< keeps the filter's inserted_count()
     bool records_funnel = true;          ///< keeps a Guava filter's funnel

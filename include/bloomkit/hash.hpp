@@ -71,8 +71,11 @@ namespace bloomkit {
 /// The 128 bits a key hashes to. Layouts split it as they need (block index from one half,
 /// bit positions from the other).
 struct digest {
+    /// The low 64 bits (XXH3-128's low64, MurmurHash3's h1, the whole of a 64-bit hash).
     std::uint64_t low = 0;
+    /// The high 64 bits (for XXH64, a fixed remix of the low half; 0 for FNV-1).
     std::uint64_t high = 0;
+    /// Both halves equal.
     friend constexpr bool operator==(const digest&, const digest&) = default;
 };
 
@@ -102,6 +105,8 @@ inline std::uint64_t random_seed() {
     return (std::uint64_t{device()} << 32) ^ device();
 }
 
+/// The algorithm's name as messages and `bloomkit info` show it ("xxh3-mum", "murmur3-128",
+/// ...); "unknown" for a value no enumerator has.
 [[nodiscard]] constexpr std::string_view to_string(hash_algorithm algorithm) noexcept {
     switch (algorithm) {
         case hash_algorithm::xxh3_128: return "xxh3-128";
@@ -135,6 +140,8 @@ inline constexpr key_format last_key_format = key_format::u32;
     return format == key_format::u64 || format == key_format::i64 || format == key_format::u32;
 }
 
+/// The format's name: "unrecorded", or the command's --key for the others ("text", "u64",
+/// "i64", "u32").
 [[nodiscard]] constexpr std::string_view to_string(key_format format) noexcept {
     switch (format) {
         case key_format::unrecorded: return "unrecorded";
@@ -434,7 +441,9 @@ public:
           secrets_(detail::mum_secrets_of(seed)),
           funnel_(checked_funnel(algorithm, seed, funnel)) {}
 
+    /// The hash algorithm.
     [[nodiscard]] constexpr hash_algorithm algorithm() const noexcept { return algorithm_; }
+    /// The seed (0 for murmur3_128 and fnv1_64, which take none).
     [[nodiscard]] constexpr std::uint64_t seed() const noexcept { return seed_; }
     /// The Guava funnel of a murmur3_128 hasher; none for the others.
     [[nodiscard]] constexpr guava_funnel funnel() const noexcept { return funnel_; }
@@ -468,6 +477,7 @@ public:
         }
     }
 
+    /// Same algorithm, seed and funnel: the two hash every key alike.
     friend constexpr bool operator==(const hasher&, const hasher&) = default;
 
 private:

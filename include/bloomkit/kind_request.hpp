@@ -18,14 +18,19 @@ namespace bloomkit {
 /// it. Unset fields take the kind's defaults (a block layout; fingerprint bits chosen from the
 /// target FPR; 3-wise).
 struct kind_request {
+    /// The kind's word: "bloom", "counting", "cuckoo", "scalable" or "fuse".
     std::string kind = "bloom";
+    /// The Bloom layout (kind "bloom" only).
     std::optional<bloom_layout> layout;
+    /// Bits per fingerprint (kinds "cuckoo" and "fuse" only).
     std::optional<std::uint32_t> fingerprint_bits;
+    /// Slots per key, 3 or 4 (kind "fuse" only).
     std::optional<std::uint32_t> arity;
 };
 
 /// What a filter type costs for (n, p), in the terms every kind shares.
 struct kind_plan {
+    /// What the filter's bits (counters, fingerprints) take in memory.
     std::uint64_t bytes = 0;
     double fpr = 0;                      ///< modelled at n keys
     std::uint32_t hashes = 0;            ///< probes per key (Bloom kinds), else 0
@@ -51,16 +56,22 @@ struct kind_traits;
 
 /// The options a request sets, each named as the request names it.
 struct request_options {
+    ///@{
+    /// Whether the request sets kind_request's field of the same name.
     bool layout = false, fingerprint_bits = false, arity = false;
+    ///@}
 };
 
 /// A request names no kind, or sets an option its kind does not take or a value it does not
-/// allow. option() says which part of the request is wrong, so that a caller can name it as its
+/// allow. which() says which part of the request is wrong, so that a caller can name it as its
 /// user typed it (the command: --kind, --layout, --bits, --arity).
 class invalid_request : public invalid_argument {
 public:
+    /// The parts of a kind_request, by the name of its field.
     enum class part { kind, layout, fingerprint_bits, arity };
+    /// A refusal of part `which`, explained by `what`.
     invalid_request(part which, const std::string& what) : invalid_argument(what), which_(which) {}
+    /// The part of the request that is wrong.
     [[nodiscard]] part which() const noexcept { return which_; }
 
 private:

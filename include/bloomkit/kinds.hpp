@@ -99,6 +99,7 @@ struct kind_capabilities {
     bool updates_in_place = false;  ///< its file takes keys in place (file_update.hpp): its operations only set bits
     bool grows = false;             ///< has no capacity: grows as keys come
     bool concurrent = false;        ///< inserts and lookups from several threads at once (concurrent_filter)
+    /// Every ability equal.
     friend constexpr bool operator==(const kind_capabilities&, const kind_capabilities&) = default;
 };
 

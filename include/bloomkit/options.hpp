@@ -15,11 +15,14 @@ namespace bloomkit {
 struct concurrent_t {
     explicit concurrent_t() = default;
 };
+/// The value to pass: `f.insert(key, bloomkit::concurrent)`.
 inline constexpr concurrent_t concurrent{};
 
 /// How a filter hashes. Keep the defaults for reproducible files; pass random_seed() (or a
 /// secret) when an adversary chooses the keys.
 struct filter_options {
+    /// The hash seed, saved with the filter: default_seed (0) for reproducible files,
+    /// random_seed() against chosen keys. Guava's and DCSO's hashes take none.
     std::uint64_t seed = default_seed;
     /// Defaults to the kind's own: xxh3_mum, XXH64 for split block (as Parquet requires),
     /// murmur3_128 for Guava's layouts and fnv1_64 for DCSO's (which take no other).
@@ -40,6 +43,7 @@ struct scalable_options {
     double growth = 2.0;
     /// Each new stage's FPR target is this times the one before's: strictly between 0 and 1.
     double tightening = 0.5;
+    /// The hash seed of every stage (filter_options::seed).
     std::uint64_t seed = default_seed;
     /// Defaults to xxh3_mum, as for block_bloom_filter.
     std::optional<hash_algorithm> hash{};
@@ -50,8 +54,11 @@ struct scalable_options {
 /// What a filter was sized for: the keys it holds at its target false-positive rate. Both 0
 /// for a filter built from an explicit geometry (or from its keys, as a binary fuse filter is).
 struct sizing_target {
+    /// n: the keys the filter was sized to hold.
     std::uint64_t expected_keys = 0;
+    /// p: the false-positive rate the filter meets while it holds at most n keys.
     double fpr = 0;
+    /// Both fields equal.
     friend constexpr bool operator==(const sizing_target&, const sizing_target&) = default;
 };
 

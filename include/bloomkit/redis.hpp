@@ -88,7 +88,7 @@ namespace bloomkit::redis {
 /// What the caller of a failed call can do about it, when the library knows; a program that
 /// catches the error says how in its own terms (the command names its options).
 enum class error_remedy {
-    none,
+    none,                    ///< nothing the library can suggest
     cluster_mode,            ///< connect in cluster mode (connection_options::cluster)
     single_server_mode,      ///< connect to the one server, without cluster mode
     take_over_or_drop,       ///< take a stopped creator's claim over (filter_options::take_over), or drop
@@ -99,6 +99,8 @@ enum class error_remedy {
 /// Anything that went wrong talking to Redis. Derives from bloomkit::error.
 class error : public bloomkit::error {
 public:
+    /// An error whose message is `what`; `remedy` is what the caller can do about it, if the
+    /// library knows.
     explicit error(const std::string& what, error_remedy remedy = error_remedy::none)
         : bloomkit::error(what), remedy_(remedy) {}
     /// What the caller can do about it, when the library knows.
@@ -164,7 +166,9 @@ struct connection_options {
     /// password, if any, take precedence. A password given here rather than in the URL stays
     /// out of command lines (`bloomkit redis --password-file`, $BLOOMKIT_REDIS_PASSWORD).
     std::string user{};
+    /// AUTH's password (see `user`).
     std::string password{};
+    /// How long connecting to one node may take before the client gives up on it.
     std::chrono::milliseconds connect_timeout{2000};
     /// How long one round trip may take before the batch fails.
     std::chrono::milliseconds command_timeout{5000};
@@ -173,16 +177,25 @@ struct connection_options {
     std::chrono::milliseconds retry_window{5000};
 };
 
-/// Parses a URL as connection_options::url describes; throws invalid_argument naming what is
-/// wrong in it (the URL shown redacted).
+/// One server of a URL, as parse_url reads it.
 struct endpoint {
     std::string host{};  ///< empty for a Unix socket
+    /// The TCP port; 6379 when the URL names none.
     std::uint16_t port = 0;
     std::string socket{};  ///< the Unix socket's path
+    ///@{
+    /// The URL's ACL user and password, percent-decoded; a password alone authenticates as the
+    /// default user.
     std::string user{}, password{};
+    ///@}
+    /// The database selected after connecting (`/N`, or `?db=N` for a socket); a cluster has
+    /// only 0.
     int db = 0;
+    /// Every field equal.
     friend bool operator==(const endpoint&, const endpoint&) = default;
 };
+/// Parses a URL as connection_options::url describes, one endpoint per comma-separated
+/// address; throws invalid_argument naming what is wrong in it (the URL shown redacted).
 [[nodiscard]] std::vector<endpoint> parse_url(std::string_view url);
 
 /// The URL with every password replaced by "***" ("redis://app:***@cache:6379"), for messages
@@ -203,9 +216,16 @@ node_router& router_of(client& c) noexcept;
 /// Connects on construction (and reconnects when a connection breaks).
 class client {
 public:
+    /// Connects at once, so that a wrong address or password is reported here; in cluster mode,
+    /// reads the slot map (CLUSTER SLOTS) from the given nodes and connects to each node when it
+    /// is first needed. Throws invalid_argument for a malformed URL, error for several addresses
+    /// without cluster mode, connection_error or server_error when no node can be used.
     explicit client(connection_options options = {});
+    /// Takes over the connections of the client moved from, which is left with none.
     client(client&&) noexcept;
+    /// Closes this client's connections and takes over those of the client moved from.
     client& operator=(client&&) noexcept;
+    /// Closes every connection.
     ~client();
 
     /// Runs one command (arguments as given, binary-safe) on the node of its key (the second
@@ -216,6 +236,7 @@ public:
 
     /// The connected nodes ("host:port"), for messages.
     [[nodiscard]] std::vector<std::string> nodes() const;
+    /// The options the client was made with.
     [[nodiscard]] const connection_options& options() const noexcept;
 
 private:
@@ -259,23 +280,30 @@ struct filter_description {
     /// Most shards a filter may have (a hostile NAME:meta cannot make a client allocate more).
     static constexpr std::uint64_t max_shards = std::uint64_t{1} << 20;
 
+    /// NAME: the prefix of every Redis key of the filter (NAME:0 …, NAME:meta).
     std::string name{};
     bloom_geometry geometry{};  ///< bits (whole 512-bit blocks) and k
+    /// 512-bit blocks in each shard but the last, from filter_options::max_shard_bytes.
     std::uint64_t blocks_per_shard = 0;
+    /// Shards, NAME:0 to NAME:shards-1; at most max_shards.
     std::uint64_t shards = 0;
+    /// The hash seed (filter_options::hashing).
     std::uint64_t seed = 0;
+    /// The hash algorithm (filter_options::hashing).
     hash_algorithm hash = default_hash_algorithm;
     key_format keys = key_format::unrecorded;  ///< what the keys are (hash.hpp)
     sizing_target target{};                    ///< what it was created for (0, 0 when pushed from a geometry)
     std::uint64_t inserted = 0;    ///< the inserted count of the file it was pushed from (adds do not change it)
     std::uint64_t generation = 0;  ///< random and odd, drawn at creation; 0 until then
+    /// The filter's 512-bit blocks, over all shards.
     [[nodiscard]] std::uint64_t blocks() const noexcept { return geometry.bits / 512; }
     /// Blocks held by shard `s` (the last shard may hold fewer).
     [[nodiscard]] std::uint64_t shard_blocks(std::uint64_t s) const noexcept;
     /// Bytes of shard `s`'s string: its header and its blocks.
     [[nodiscard]] std::uint64_t shard_bytes(std::uint64_t s) const noexcept;
-    /// The Redis key of shard `s` ("NAME:s") and of the metadata ("NAME:meta").
+    /// The Redis key of shard `s`: "NAME:s".
     [[nodiscard]] std::string shard_key(std::uint64_t s) const;
+    /// The Redis key of the metadata: "NAME:meta".
     [[nodiscard]] std::string meta_key() const;
 };
 
@@ -283,6 +311,7 @@ struct filter_description {
 /// outlive it; like the client, one thread at a time.
 class bloom_filter {
 public:
+    /// Counts of keys.
     using size_type = std::uint64_t;
 
     /// Creates NAME sized for `expected_keys` at false-positive rate `fpr`, or opens it if it
@@ -317,6 +346,7 @@ public:
 
     // Single keys: one round trip each. Prefer the ranges below for more than a few keys.
     template <hashable_key Key>
+    /// Adds a key; returns true if it was new (one of its bits was clear).
     bool insert(const Key& key) {
         const digest d = hasher_(key);
         bool added = false;
@@ -324,6 +354,7 @@ public:
         return added;
     }
     template <hashable_key Key>
+    /// False: the key was never added. True: it probably was (or is a false positive).
     [[nodiscard]] bool contains(const Key& key) const {
         const digest d = hasher_(key);
         bool maybe = false;
@@ -354,22 +385,30 @@ public:
 
     /// The same for keys hashed by hash_function() elsewhere; answers[i] for digests[i].
     void insert_digests(std::span<const digest> digests, bool* answers);
+    /// answers[i]: whether the key of digests[i] may be in the filter.
     void contains_digests(std::span<const digest> digests, bool* answers) const;
 
     /// Resets every bit (the headers stay): each shard is replaced at once, only if it still
     /// holds this filter's generation.
     void clear();
 
-    /// Bits set (BITCOUNT of every shard's blocks, the headers excluded), the distinct keys
-    /// they suggest, and the FPR they give.
+    /// Bits set: BITCOUNT of every shard's blocks, the headers excluded.
     [[nodiscard]] std::uint64_t set_bit_count() const;
+    /// The distinct keys the filter holds, estimated from set_bit_count() (sizing.hpp).
     [[nodiscard]] double approximate_count() const;
+    /// The false-positive rate that set_bit_count() gives.
     [[nodiscard]] double current_fpr() const;
 
+    /// The filter's record: geometry, shards, hashing, key format, generation.
     [[nodiscard]] const filter_description& description() const noexcept { return description_; }
+    /// NAME.
     [[nodiscard]] const std::string& name() const noexcept { return description_.name; }
+    /// Bits (whole 512-bit blocks) and probes per key.
     [[nodiscard]] bloom_geometry geometry() const noexcept { return description_.geometry; }
+    /// How keys are hashed (the recorded algorithm and seed); digests for insert_digests and
+    /// contains_digests come from it.
     [[nodiscard]] const hasher& hash_function() const noexcept { return hasher_; }
+    /// The options the filter was created or opened with.
     [[nodiscard]] const filter_options& options() const noexcept { return options_; }
 
 private:

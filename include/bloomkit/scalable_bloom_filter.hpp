@@ -50,12 +50,21 @@
 
 namespace bloomkit {
 
+/// A Bloom filter that grows with its keys (Almeida et al. 2007): a chain of block Bloom
+/// filters, each `growth` times larger than the one before at `tightening` times its FPR
+/// target, so that the FPR of the whole stays below p however many keys come. For when n is
+/// not known in advance. Const members may run concurrently; mutating ones need exclusive
+/// access. Besides the members below it has those every kind shares (detail::filter_api):
+/// hash_function(), expected_keys(), target_fpr(), sized_for(), recorded_key_format(),
+/// record_key_format(), contains(first, last, out), count_contained() and insert_range().
 class scalable_bloom_filter : public detail::filter_api<scalable_bloom_filter> {
     using api = detail::filter_api<scalable_bloom_filter>;
     friend api;
 
 public:
+    /// A stage of the chain.
     using stage_type = block_bloom_filter;
+    /// Counts of keys and bits.
     using size_type = std::uint64_t;
 
     /// A filter whose first stage holds `initial_capacity` keys and whose FPR stays at most
@@ -139,7 +148,9 @@ public:
 
     // --- Pre-hashed keys: digests from hash_function(), for callers that hash elsewhere ------
 
+    /// insert() for a key hashed to `d` by hash_function().
     bool insert_digest(const digest& d) { return insert_hashed(d); }
+    /// contains() for a key hashed to `d` by hash_function().
     [[nodiscard]] bool contains_digest(const digest& d) const noexcept { return holds(d, 0, stages_.size()); }
 
     /// insert(first, last, out) for keys already hashed — on other threads, say, while this
@@ -186,6 +197,7 @@ public:
         return *this;
     }
 
+    /// The union of two filters (operator|=).
     friend scalable_bloom_filter operator|(scalable_bloom_filter a, const scalable_bloom_filter& b) { return a |= b; }
 
     /// Same parameters, hashing, and stages with the same bits.
@@ -207,10 +219,14 @@ public:
     /// The chain's parameters. expected_keys() is the first stage's capacity, target_fpr() the
     /// bound on the FPR of the whole filter, however many stages it grows.
     [[nodiscard]] const scalable_parameters& parameters() const noexcept { return params_; }
+    /// Keys the first stage is sized for.
     [[nodiscard]] size_type initial_capacity() const noexcept { return params_.initial_capacity; }
+    /// Each new stage holds this many times the keys of the one before.
     [[nodiscard]] double growth() const noexcept { return params_.growth; }
+    /// Each new stage's FPR target over the one before's.
     [[nodiscard]] double tightening() const noexcept { return params_.tightening; }
 
+    /// Stages opened so far: at least one.
     [[nodiscard]] std::size_t stage_count() const noexcept { return stages_.size(); }
 
     /// The stages, oldest (smallest) first. Each one's expected_keys() and target_fpr() are its
@@ -466,12 +482,19 @@ private:
 // --- The registry's entry (kind_request.hpp) ------------------------------------------------
 
 template <>
+/// The registry's entry of the scalable Bloom filter (kind_traits): kind "scalable".
 struct kind_traits<scalable_bloom_filter> {
+    /// The kind's word.
     static constexpr std::string_view word = "scalable";
+    /// It has no capacity: it grows as keys come.
     static constexpr bool grows = true;
+    /// Why one would choose it.
     static constexpr std::string_view summary = "if n is a guess: stages of 2x keys at p/2, p/4, ...";
+    /// How messages name the type.
     static std::string name() { return "scalable Bloom filter"; }
+    /// Kind "scalable", which takes no options.
     static kind_request request() { return {std::string(word), {}, {}, {}}; }
+    /// Whether `r` asks for kind "scalable"; throws invalid_request when it sets an option.
     static bool accepts(const kind_request& r, double) {
         detail::require_options(r, {});
         return r.kind == word;
@@ -485,6 +508,7 @@ struct kind_traits<scalable_bloom_filter> {
         return {detail::scalable_payload_size(plan.geometries.size(), stage_bytes), plan.fpr,
                 plan.geometries.front().hashes, 0};
     }
+    /// An empty filter whose first stage holds n keys, at FPR bound p, growing by the defaults.
     static scalable_bloom_filter make(std::uint64_t n, double p, const kind_request&, filter_options options) {
         return {n, p, {.seed = options.seed, .hash = options.hash, .keys = options.keys}};
     }

@@ -16,8 +16,10 @@
 
 namespace bloomkit {
 
+/// The SIMD backends, slowest first: a cap at one level allows those below it.
 enum class simd_level : int { scalar = 0, avx2 = 1, avx512 = 2 };
 
+/// "scalar", "avx2" or "avx512", as BLOOMKIT_SIMD spells them.
 [[nodiscard]] constexpr std::string_view to_string(simd_level level) noexcept {
     switch (level) {
         case simd_level::avx512: return "avx512";

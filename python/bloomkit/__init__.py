@@ -37,6 +37,7 @@ from typing import Any, Callable, Iterable, Optional
 
 from . import _bloomkit
 from ._bloomkit import Error, FilterFull, FormatError, IncompatibleFilters, InvalidArgument
+from ._bloomkit import __version__  # include/bloomkit/version.hpp's
 
 RedisError = getattr(_bloomkit, "RedisError", Error)  # without the Redis component: never raised
 

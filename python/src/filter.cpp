@@ -324,9 +324,8 @@ void bind_filter(py::module_& m) {
         [](const std::string& kind, double n, double p, std::optional<std::string> layout,
            std::optional<std::uint32_t> bits, std::optional<std::uint32_t> arity) {
             const kind_request request{kind, layout_of(layout), bits, arity};
-            const kind_plan plan = with_requested_type(request, p, [&](auto type) {
-                return kind_traits<typename decltype(type)::type>::plan(n, p, request);
-            });
+            const kind_plan plan = with_requested_type(
+                request, p, [&](auto type) { return kind_traits<typename decltype(type)::type>::plan(n, p, request); });
             py::dict out;
             out["bytes"] = plan.bytes;
             out["fpr"] = plan.fpr;

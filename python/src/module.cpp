@@ -3,6 +3,7 @@
 // (redis_filter.hpp), and the library's exceptions as Python's (errors.hpp).
 #include <pybind11/pybind11.h>
 
+#include "bloomkit/version.hpp"
 #include "errors.hpp"
 #include "filter.hpp"
 #ifdef BLOOMKIT_PYTHON_WITH_REDIS
@@ -11,6 +12,7 @@
 
 PYBIND11_MODULE(_bloomkit, m) {
     m.doc() = "The native half of bloomkit: one filter class over every kind of the C++ registry.";
+    m.attr("__version__") = bloomkit::version;
     bloomkit::python::register_exceptions(m);
     bloomkit::python::bind_filter(m);
 #ifdef BLOOMKIT_PYTHON_WITH_REDIS

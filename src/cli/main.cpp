@@ -10,13 +10,17 @@
 #include <exception>
 #include <new>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 #include "bloomkit/error.hpp"
+#include "bloomkit/version.hpp"
 #include "commands/commands.hpp"
+#include "jobs/progress.hpp"
 #include "jobs/signals.hpp"
 #include "support/messages.hpp"
+#include "support/reference.hpp"
 
 namespace {
 
@@ -29,6 +33,14 @@ std::string command_names() {
     for (std::size_t i = 0; i < count; ++i)
         names += std::string(i == 0 ? "" : i + 1 == count ? " or " : ", ") + std::string(command_table[i].name);
     return names;
+}
+
+/// The EXIT STATUS of a man page: bloomkit's own, or a subcommand's from the table.
+std::string exit_status_of(std::string_view name) {
+    for (const command& c : command_table)
+        if (c.name == name) return std::string(c.exit_status);
+    return "0 on success (check, intersect and subtract: when a line was found); 1 when check, intersect or "
+           "subtract found nothing, as grep; 2 on an error, with a message on standard error.";
 }
 
 bool is_command(std::string_view name) {
@@ -56,7 +68,13 @@ int run(int argc, char** argv) {
         "bloomkit — Bloom filters for big files: plan sizes, build a filter from lines, check lines against it",
         "bloomkit"};
     app.require_subcommand(1);
-    app.set_version_flag("--version", "bloomkit 0.1.0");
+    app.set_version_flag("--version", std::string("bloomkit ") + bloomkit::version);
+    // Given anywhere on the line: the subcommands, made after this, pass it up to here.
+    app.fallthrough();
+    bool progress_anyway = false;
+    app.add_flag("--progress", progress_anyway,
+                 "Show the progress of long work on standard error even when it is not a terminal (then one "
+                 "line a second, for a log); on a terminal it is always shown");
     std::vector<std::pair<CLI::App*, action>> chosen;
     for (const command& c : command_table) {
         CLI::App* sub = app.add_subcommand(std::string(c.name), std::string(c.summary));
@@ -66,6 +84,12 @@ int run(int argc, char** argv) {
     if (argc < 2) {
         fmt::print(stderr, "{}", app.help());
         return failure;
+    }
+    // For the build and packagers, not listed in --help: the man pages and completions, from this
+    // very description of the options.
+    if (argc == 3 && std::string_view(argv[1]) == "--generate-reference") {
+        write_reference(app, {bloomkit::version, exit_status_of}, argv[2]);
+        return success;
     }
     // CLI11 would only say "A subcommand is required" for a misspelt one.
     if (argv[1][0] != '-' && !is_command(argv[1])) {
@@ -83,6 +107,7 @@ int run(int argc, char** argv) {
         fmt::print(stderr, "bloomkit: {}\n", e.what());
         return failure;
     }
+    if (progress_anyway) bloomkit::jobs::progress::force();
     for (auto& [sub, action] : chosen) {
         if (!sub->parsed()) continue;
         refuse_empty_values(*sub);

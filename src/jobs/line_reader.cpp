@@ -149,6 +149,7 @@ void line_reader::read_and_keep(const block_handler& see) {
 
 void line_reader::rewind() {
     for (input& in : inputs_) in.source->rewind();
+    lines_read_ = 0;
 }
 
 std::uint64_t count_newlines(std::string_view text) noexcept {
@@ -213,7 +214,10 @@ void line_reader::read_one(input& in, const block_handler& handle, const std::fu
                 throw filter_file_as_lines(in.name);
         }
         if (got == 0) {  // end of input: what is left is a last line without '\n'
-            if (block.size > 0) handle(std::move(block));
+            if (block.size > 0) {
+                lines_read_ += count_newlines(block.text()) + (block.text().back() == '\n' ? 0 : 1);
+                handle(std::move(block));
+            }
             return;
         }
         if (first) continue;  // fewer bytes than a signature so far
@@ -230,6 +234,7 @@ void line_reader::read_one(input& in, const block_handler& handle, const std::fu
         if (next.buffer.size() < next.size) next.buffer.resize(next.size * 2);
         std::memcpy(next.buffer.data(), data + complete, next.size);
         block.size = complete;
+        lines_read_ += lines;
         handle(std::move(block));
         block = std::move(next);
         scanned = block.size;  // the carried part of a line holds no '\n'

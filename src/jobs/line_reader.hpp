@@ -108,6 +108,10 @@ public:
     [[nodiscard]] std::uint64_t bytes_read() const noexcept;
     [[nodiscard]] std::uint64_t total_bytes() const noexcept { return total_; }
 
+    /// Lines handed over since the reading started or was rewound (a last line without '\n'
+    /// counts). Asked once the reading is done: the reading thread alone counts them.
+    [[nodiscard]] std::uint64_t lines_read() const noexcept { return lines_read_; }
+
 private:
     struct input {
         std::string name;
@@ -127,6 +131,7 @@ private:
 
     std::vector<input> inputs_;
     std::uint64_t total_ = 0;
+    std::uint64_t lines_read_ = 0;
 };
 
 }  // namespace bloomkit::jobs

@@ -163,9 +163,9 @@ check_eq "info --json: scalable -n 100000 holds its keys in 1 stage" 1 "$(stages
 run "$B" plan -n $N -p 0.01 --json
 for pair in counting:counting cuckoo:cuckoo fuse:fuse "fuse4:fuse --arity 4"; do
     label=${pair%%:*}
-    plan_bytes=$(plan_value "${pair#*:}" bytes)
+    plan_bytes=$(plan_value "${pair#*:}" filter_bytes)
     run "$B" info --json "$T/filters/kind-$label.bf"
-    check_eq "--kind ${pair#*:}: the filter has the bytes plan announced" "${plan_bytes:-(none in plan)}" "$(json_value "$OUT" bytes)"
+    check_eq "--kind ${pair#*:}: the filter has the bytes plan announced" "${plan_bytes:-(none in plan)}" "$(json_value "$OUT" filter_bytes)"
     run "$B" plan -n $N -p 0.01 --json
 done
 
@@ -388,8 +388,8 @@ run "$B" build --memory 64K -o "$T/filters/mem.bf" "$SMALL"
 check_rc "build --memory 64K exits 0" 0
 run "$B" info --json "$T/filters/mem.bf"
 check_eq "build --memory 64K (alone): sized for the 20000 lines counted" 20000 "$(json_value "$OUT" expected_keys)"
-check_cond "build --memory 64K: info --json bytes <= 65536" "bytes '$(json_value "$OUT" bytes)'" \
-    test "$(json_value "$OUT" bytes)" -le $MEM
+check_cond "build --memory 64K: info --json filter_bytes <= 65536" "filter_bytes '$(json_value "$OUT" filter_bytes)'" \
+    test "$(json_value "$OUT" filter_bytes)" -le $MEM
 mem_bits=$(json_value "$OUT" bits)
 run "$B" plan -n 20000 --memory 64K --json
 check_eq "build --memory 64K (alone): the bits plan -n 20000 --memory 64K announces" "$(plan_value bloom bits)" "$mem_bits"
@@ -405,28 +405,28 @@ check_same "build --memory 64K -n 20000 = --memory 64K alone on 20000 lines" "$T
 run "$B" build --memory 64K -p 0.01 -o "$T/filters/mem-p.bf" "$SMALL"
 check_rc "build --memory 64K -p 0.01 exits 0" 0
 run "$B" plan -p 0.01 --memory 64K --json
-plan_keys=$(plan_value bloom keys)
+plan_keys=$(plan_value bloom expected_keys)
 run "$B" info --json "$T/filters/mem-p.bf"
 check_eq "build --memory 64K -p 0.01: sized for the keys plan -p 0.01 --memory 64K announces" \
     "${plan_keys:-(none in plan)}" "$(json_value "$OUT" expected_keys)"
 check_eq "build --memory 64K -p 0.01: target rate 0.01" 0.01 "$(json_value "$OUT" target_fpr)"
-check_cond "build --memory 64K -p 0.01: info --json bytes <= 65536" "bytes '$(json_value "$OUT" bytes)'" \
-    test "$(json_value "$OUT" bytes)" -le $MEM
+check_cond "build --memory 64K -p 0.01: info --json filter_bytes <= 65536" "filter_bytes '$(json_value "$OUT" filter_bytes)'" \
+    test "$(json_value "$OUT" filter_bytes)" -le $MEM
 
 run "$B" build --memory 1M -n 1000000 -o "$T/filters/mem-1m.bf" "$SMALL"
 run "$B" info --json "$T/filters/mem-1m.bf"
 check_eq "build --memory 1M -n 1000000: sized for -n" 1000000 "$(json_value "$OUT" expected_keys)"
 check_cond "build --memory 1M -n 1000000: the rate that fits (~2%, as plan says)" "target_fpr '$(json_value "$OUT" target_fpr)'" \
     awk -v p="$(json_value "$OUT" target_fpr)" 'BEGIN { exit !(p > 0.015 && p < 0.025) }'
-check_cond "build --memory 1M: info --json bytes <= 1048576" "bytes '$(json_value "$OUT" bytes)'" \
-    test "$(json_value "$OUT" bytes)" -le 1048576
+check_cond "build --memory 1M: info --json filter_bytes <= 1048576" "filter_bytes '$(json_value "$OUT" filter_bytes)'" \
+    test "$(json_value "$OUT" filter_bytes)" -le 1048576
 
 for kind in counting cuckoo scalable; do
     run "$B" build --kind $kind --memory 64K -o "$T/filters/mem-$kind.bf" "$SMALL"
     check_rc "build --kind $kind --memory 64K exits 0" 0
     run "$B" info --json "$T/filters/mem-$kind.bf"
-    check_cond "build --kind $kind --memory 64K: info --json bytes <= 65536" "bytes '$(json_value "$OUT" bytes)'" \
-        test "$(json_value "$OUT" bytes)" -le $MEM
+    check_cond "build --kind $kind --memory 64K: info --json filter_bytes <= 65536" "filter_bytes '$(json_value "$OUT" filter_bytes)'" \
+        test "$(json_value "$OUT" filter_bytes)" -le $MEM
     run "$B" check --count "$T/filters/mem-$kind.bf" "$SMALL"
     check_same "build --kind $kind --memory 64K: every line is found" "$T/expected-small.txt" "$OUT"
 done

@@ -117,7 +117,8 @@ check_cond "check --count --json prints a JSON object" "stdout: $(head -c 100 "$
     awk 'NR == 1 && /^\{.*\}$/ { ok = 1 } END { exit !ok }' "$OUT"
 check_eq "check --count --json: present = 100000 keys + false positives" $((N + fp)) "$(json_value "$OUT" present)"
 check_eq "check --count --json: absent" $((N - fp)) "$(json_value "$OUT" absent)"
-check_eq "check --count --json: the filter checked" "$F" "$(json_value "$OUT" filter)"
+check_eq "check --count --json: the filter checked" "$F" "$(json_value "$OUT" file)"
+check_eq "check --count --json: the command" check "$(json_value "$OUT" command)"
 check_cond "check --count --json prints nothing on stderr" "stderr: $(err_line)" test ! -s "$ERR"
 
 run "$B" check --count --json "$F" - <"$KEYS"

@@ -129,11 +129,11 @@ run "$B" dedup --json "$REPEATS"
 check_same "dedup --json: stdout still holds the lines" "$T/firsts.txt" "$OUT"
 check_eq "dedup --json: lines_read" 3000 "$(json_value "$ERR" lines_read)"
 check_eq "dedup --json: lines_written" "$DISTINCT" "$(json_value "$ERR" lines_written)"
-check_eq "dedup --json: first_seen" "$DISTINCT" "$(json_value "$ERR" first_seen)"
+check_eq "dedup --json: new_keys" "$DISTINCT" "$(json_value "$ERR" new_keys)"
 run "$B" dedup --json --invert "$REPEATS"
 check_eq "dedup --json --invert: lines_written counts the repeats" "$(lines_of "$T/repeats-only.txt")" \
     "$(json_value "$ERR" lines_written)"
-check_eq "dedup --json --invert: first_seen still counts the new lines" "$DISTINCT" "$(json_value "$ERR" first_seen)"
+check_eq "dedup --json --invert: new_keys still counts the new lines" "$DISTINCT" "$(json_value "$ERR" new_keys)"
 run "$B" dedup "$REPEATS"
 check_in "dedup: the summary on stderr says the lines read" "$ERR" "3000 lines read"
 check_in "dedup: the summary on stderr says the lines written" "$ERR" "$DISTINCT lines written"
@@ -144,7 +144,7 @@ check_in "dedup: the summary on stderr says the lines written" "$ERR" "$DISTINCT
 seq -f 'key-%.0f' 1 20000 >"$T/keys-20k.txt"
 run "$B" dedup --json -n 10000 -p 0.01 "$T/keys-20k.txt"
 dropped=$((20000 - $(lines_of "$OUT")))
-estimate=$(json_value "$ERR" new_lines_wrongly_taken_for_repeats)
+estimate=$(json_value "$ERR" expected_false_positives)
 check_cond "dedup past -n: some new lines are wrongly dropped (the filter is not exact)" "$dropped dropped" test $dropped -gt 100
 check_cond "dedup --json: the estimate of wrongly dropped lines is within 2x of the $dropped dropped" \
     "estimate '$estimate'" awk -v e="${estimate:-0}" -v d=$dropped 'BEGIN { exit !(e >= d / 2 && e <= d * 2) }'
@@ -158,7 +158,7 @@ run "$B" dedup --json -n 1000 "$T/distinct-100k.txt"
 check_rc "dedup_over_full_says_so: exits 0" 0
 check_in "dedup_over_full_says_so: warns on stderr that the filter was sized for less" "$ERR" "sized for"
 dropped=$((100000 - $(lines_of "$OUT")))
-estimate=$(json_value "$ERR" new_lines_wrongly_taken_for_repeats)
+estimate=$(json_value "$ERR" expected_false_positives)
 check_cond "dedup_over_full_says_so: most new lines were dropped (the test's premise)" "$dropped dropped" test $dropped -gt 50000
 check_cond "dedup_over_full_says_so: the --json estimate of wrongly dropped lines is within 2x of the $dropped dropped" \
     "estimate '$estimate'" awk -v e="${estimate:-0}" -v d=$dropped 'BEGIN { exit !(e >= d / 2 && e <= d * 2) }'
@@ -344,7 +344,7 @@ for sig in TERM INT HUP; do
     check_same "SIG$sig: the lines read before the signal were printed, each once" <(head -n 12 "$T/crawl.txt" | awk '!seen[$0]++') \
         "$D/signal-$sig.txt"
     check_eq "SIG$sig: the --json summary counts the lines read" 12 "$(json_value "$D/signal.err" lines_read)"
-    check_in "SIG$sig: the summary names the signal" "$D/signal.err" "signal $(kill -l $sig)"
+    check_eq "SIG$sig: the --json summary names the signal" "$(kill -l $sig)" "$(json_value "$D/signal.err" signal)"
     if [[ $sig == TERM ]]; then
         seconds=$(json_value "$D/signal.err" seconds)
         check_cond "SIG$sig: the --json summary's seconds cover the run (over 0.5 s)" "seconds '$seconds'" \
@@ -386,8 +386,11 @@ lock_case new
 for kind in cuckoo counting fuse bogus; do
     expect_error "dedup --kind $kind is refused" "$kind" "$B" dedup --kind $kind "$REPEATS"
 done
-expect_error "dedup --memory alone (a Bloom filter without its size) is refused" "size" "$B" dedup --memory 1M "$REPEATS"
-expect_error "dedup --kind bloom --memory without -p or -n is refused" "size" "$B" dedup --kind bloom --memory 1M "$REPEATS"
+# --memory alone: the input's lines are counted first, and the rate is the one the memory allows.
+run "$B" dedup --memory 1M "$REPEATS"
+check_same "dedup --memory alone (sized for the input's lines) = awk" "$T/firsts.txt" "$OUT"
+run "$B" dedup --kind bloom --memory 1M "$REPEATS"
+check_same "dedup --kind bloom --memory alone = awk" "$T/firsts.txt" "$OUT"
 expect_error "dedup --kind bloom without -n is refused" "-n" "$B" dedup --kind bloom "$REPEATS"
 expect_error "dedup --kind scalable --memory is refused (it grows)" "--memory" "$B" dedup --kind scalable --memory 1M -p 0.01 "$REPEATS"
 expect_error "dedup -n -p --memory together are refused" "at most two" "$B" dedup -n 1000 -p 0.01 --memory 1M "$REPEATS"

@@ -7,7 +7,7 @@
 # 10 MB line); pipes and several inputs; --key u64 / u32 / i64; threads; the temporary files after
 # success, errors, signals and kill -9; a small tmpfs that is too small or fills; peak RSS; errors.
 # That the runs do spill, and partition again, is checked too (the test's premises), by the
-# --json summary's bytes_spilled and partition_levels.
+# --json summary's spilled_bytes and partition_levels.
 #
 # Temporary files: whether a job keeps them in a bloomkit-spill.* directory of --tmpdir or as
 # unnamed files (O_TMPFILE) there, nothing may be left in --tmpdir after a run that ends (well, in
@@ -252,9 +252,9 @@ expect_lines "once --repeated of A twice = dedup of A (every line repeats)" "$X/
 run "$B" dedup --exact --json "${MEM[@]}" "$A"
 check_same "dedup --exact --json: stdout still holds the lines" "$X/dedup-a" "$OUT"
 check_cond "dedup --exact --json: a JSON object on stderr" "stderr: $(err_line)" grep -q '^{.*}$' "$ERR"
-spilled_bytes=$(json_value "$ERR" bytes_spilled)
-check_cond "test premise: dedup --exact of A (5 MB) at --memory 1M spills (--json bytes_spilled > 0)" \
-    "bytes_spilled '$spilled_bytes'" test "${spilled_bytes:-0}" -gt 0
+spilled_bytes=$(json_value "$ERR" spilled_bytes)
+check_cond "test premise: dedup --exact of A (5 MB) at --memory 1M spills (--json spilled_bytes > 0)" \
+    "spilled_bytes '$spilled_bytes'" test "${spilled_bytes:-0}" -gt 0
 run "$B" intersect --exact --json "${MEM[@]}" "$A" "$BF"
 check_cond "intersect --exact --json: a JSON object on stderr" "stderr: $(err_line)" grep -q '^{.*}$' "$ERR"
 

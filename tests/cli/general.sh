@@ -148,4 +148,30 @@ RC=$?
 check_rc "nohup bloomkit: SIGHUP is ignored, the job ends normally" 0
 check_eq "nohup bloomkit: every line written" "first second" "$(tr '\n' ' ' <"$T/hup.out" | sed 's/ $//')"
 
+# Progress goes to stderr's terminal for work that writes no data on stdout (build, add), even
+# when stdout is that same terminal; a job whose lines go to that terminal draws none among them.
+# Never in a log, unless --progress: then a line a second. (script(1) gives the command a terminal.)
+need_keys
+if command -v script >/dev/null; then
+    script -qec "'$B' build -n $N -o '$T/progress.bf' '$KEYS'" /dev/null >"$T/tty.out" 2>&1
+    check_cond "progress_on_a_terminal: build shows it" "got: $(head -c 200 "$T/tty.out")" grep -q "adding" "$T/tty.out"
+    script -qec "'$B' dedup '$KEYS'" /dev/null >"$T/tty.out" 2>&1
+    check_cond "progress_on_a_terminal: not among dedup's lines" "got: $(grep -a -m1 deduplicating "$T/tty.out")" \
+        bash -c "! grep -aq deduplicating '$T/tty.out'"
+else
+    echo "# skipped: progress on a terminal (no script(1))"
+fi
+run "$B" build -n $N -o "$T/progress.bf" "$KEYS"
+check_cond "progress_never_in_a_log" "stderr: $(err_line)" bash -c "! grep -q adding '$ERR'"
+run bash -c "(head -n 100 '$KEYS'; sleep 1.5; tail -n +101 '$KEYS') | '$B' build --progress -n $N -o '$T/progress.bf'"
+check_cond "progress_in_a_log_with_--progress: a line of its own" "stderr: $(err_line)" grep -q "^bloomkit: adding" "$ERR"
+
+# --memory alone sizes dedup's filter for the input's lines (counted first, stdin spooled).
+need_keys
+run "$B" dedup --memory 1M "$KEYS" "$KEYS"
+check_rc "dedup_memory_alone -> 0" 0
+check_eq "dedup_memory_alone: each line once" "$N" "$(lines_of "$OUT")"
+run bash -c "cat '$KEYS' '$KEYS' | '$B' dedup --memory 1M"
+check_eq "dedup_memory_alone from stdin: each line once" "$N" "$(lines_of "$OUT")"
+
 finish

@@ -115,9 +115,9 @@ run "$B" subtract --memory 64K -n 600 "$A" "$BB"
 check_same "subtract --memory 64K -n 600 = awk" "$J/subtract.txt" "$OUT"
 run "$B" intersect --json --memory 64K -p 0.01 "$A" "$BB"
 check_rc "intersect --memory 64K -p 0.01 exits 0" 0
-fpr=$(json_value "$ERR" filter_false_positive_rate)
+fpr=$(json_value "$ERR" current_fpr)
 check_cond "intersect --memory 64K -p 0.01: the filter (room for ~52000 keys) is far below 1% with A's lines" \
-    "filter_false_positive_rate '$fpr'" awk -v f="${fpr:-1}" 'BEGIN { exit !(f < 1e-6) }'
+    "current_fpr '$fpr'" awk -v f="${fpr:-1}" 'BEGIN { exit !(f < 1e-6) }'
 expect_error "intersect -n -p --memory together are refused" "at most two" "$B" intersect -n 600 -p 0.01 --memory 64K "$A" "$BB"
 
 run "$B" intersect --kind fuse -p 1e-3 "$A" "$BB"
@@ -171,42 +171,42 @@ check_in "intersect: the summary says the lines read" "$ERR" "10000 lines read"
 check_in "intersect: the summary says the lines written" "$ERR" "$wrong lines written"
 check_in "intersect: the summary estimates the lines written wrongly" "$ERR" "written wrongly"
 run "$B" intersect --json -p 1% "$T/keys-10k.txt" "$J/others-10k.txt"
-check_eq "intersect --json: lines_read" 10000 "$(json_value "$ERR" lines_read)"
+check_eq "intersect --json: lines_read (of both inputs)" 20000 "$(json_value "$ERR" lines_read)"
 check_eq "intersect --json: lines_written" "$wrong" "$(json_value "$ERR" lines_written)"
-estimate=$(json_value "$ERR" written_wrongly_false_positives)
+estimate=$(json_value "$ERR" expected_false_positives)
 check_cond "intersect --json: the estimate of lines written wrongly is near the $wrong written (all wrong here)" \
     "estimate '$estimate'" awk -v e="${estimate:-0}" -v w="$wrong" 'BEGIN { exit !(w > 50 && e >= w / 2 && e <= w * 1.5) }'
-fpr=$(json_value "$ERR" filter_false_positive_rate)
-check_cond "intersect --json: the filter's rate is about 1%" "filter_false_positive_rate '$fpr'" \
+fpr=$(json_value "$ERR" current_fpr)
+check_cond "intersect --json: the filter's rate is about 1%" "current_fpr '$fpr'" \
     awk -v f="${fpr:-0}" 'BEGIN { exit !(f > 0.005 && f < 0.02) }'
 run "$B" intersect --json --kind fuse -p 1% "$T/keys-10k.txt" "$J/others-10k.txt"
 wrong=$(json_value "$ERR" lines_written)
-estimate=$(json_value "$ERR" written_wrongly_false_positives)
+estimate=$(json_value "$ERR" expected_false_positives)
 check_cond "intersect --kind fuse --json: the estimate is near the ${wrong:-?} written wrongly (1/256)" \
     "estimate '$estimate'" awk -v e="${estimate:-0}" -v w="${wrong:-0}" 'BEGIN { exit !(w > 15 && e >= w / 2 && e <= w * 1.5) }'
 
 # Without -p the jobs aim at 0.1%: a false positive is a line wrongly in or out of the answer.
 run "$B" intersect --json "$T/keys-10k.txt" "$J/others-10k.txt"
-fpr=$(json_value "$ERR" filter_false_positive_rate)
-check_cond "intersect without -p: the filter's rate is about 0.1%" "filter_false_positive_rate '$fpr'" \
+fpr=$(json_value "$ERR" current_fpr)
+check_cond "intersect without -p: the filter's rate is about 0.1%" "current_fpr '$fpr'" \
     awk -v f="${fpr:-0}" 'BEGIN { exit !(f > 0.0005 && f < 0.002) }'
 
 # --memory alone: the rate 8 KiB gives A's 10000 lines (plan: ~4.5%), and the estimate follows it.
 run "$B" intersect --json --memory 8K "$T/keys-10k.txt" "$J/others-10k.txt"
-fpr=$(json_value "$ERR" filter_false_positive_rate)
+fpr=$(json_value "$ERR" current_fpr)
 check_cond "intersect --memory 8K for 10000 lines: the filter's rate is the ~4.5% plan announces" \
-    "filter_false_positive_rate '$fpr'" awk -v f="${fpr:-0}" 'BEGIN { exit !(f > 0.035 && f < 0.055) }'
+    "current_fpr '$fpr'" awk -v f="${fpr:-0}" 'BEGIN { exit !(f > 0.035 && f < 0.055) }'
 wrong=$(json_value "$ERR" lines_written)
-estimate=$(json_value "$ERR" written_wrongly_false_positives)
+estimate=$(json_value "$ERR" expected_false_positives)
 check_cond "intersect --memory 8K: ${wrong:-?} lines written wrongly, near the estimate" "estimate '$estimate'" \
     awk -v e="${estimate:-0}" -v w="${wrong:-0}" 'BEGIN { exit !(w > 300 && e >= w / 1.5 && e <= w * 1.5) }'
 
 run "$B" subtract --json -p 1% "$J/others-10k.txt" "$T/keys-10k.txt"
 check_rc "subtract of disjoint inputs at 1% exits 0" 0
 held_back=$((10000 - $(lines_of "$OUT")))
-check_eq "subtract --json: lines_read" 10000 "$(json_value "$ERR" lines_read)"
+check_eq "subtract --json: lines_read (of both inputs)" 20000 "$(json_value "$ERR" lines_read)"
 check_eq "subtract --json: lines_written" "$(lines_of "$OUT")" "$(json_value "$ERR" lines_written)"
-estimate=$(json_value "$ERR" held_back_wrongly_false_positives)
+estimate=$(json_value "$ERR" expected_false_positives)
 check_cond "subtract --json: the estimate of lines held back wrongly is near the $held_back held back (all wrong here)" \
     "estimate '$estimate'" awk -v e="${estimate:-0}" -v h=$held_back 'BEGIN { exit !(h > 50 && e >= h / 2 && e <= h * 1.5) }'
 run "$B" subtract "$J/others-10k.txt" "$T/keys-10k.txt"
@@ -219,7 +219,6 @@ check_in "subtract: the summary estimates the lines held back wrongly" "$ERR" "h
 seq -f 'sat-%.0f' 1 100000 >"$J/sat-a.txt"
 seq -f 'sat-%.0f' 50001 150000 >"$J/sat-b.txt"
 for job in subtract intersect; do
-    estimate_key=$([[ $job == subtract ]] && echo held_back_wrongly_false_positives || echo written_wrongly_false_positives)
     for json in "" --json; do
         label="jobs_over_full_never_say_nan ($job -n 10${json:+ $json})"
         run "$B" $job -n 10 $json "$J/sat-a.txt" "$J/sat-b.txt"
@@ -227,11 +226,11 @@ for job in subtract intersect; do
         check_cond "$label: no nan in the summary" "$(grep -i nan "$ERR" | head -c 200)" bash -c "! grep -qi nan '$ERR'"
         check_in "$label: warns that the filter was sized for less" "$ERR" "sized for"
         if [[ -n $json ]]; then
-            fpr=$(json_value "$ERR" filter_false_positive_rate)
-            estimate=$(json_value "$ERR" "$estimate_key")
-            check_cond "$label: filter_false_positive_rate is a number in [0, 1]" "'$fpr'" \
+            fpr=$(json_value "$ERR" current_fpr)
+            estimate=$(json_value "$ERR" expected_false_positives)
+            check_cond "$label: current_fpr is a number in [0, 1]" "'$fpr'" \
                 awk -v f="$fpr" 'BEGIN { exit !(f ~ /^[0-9.e+-]+$/ && f + 0 >= 0 && f + 0 <= 1) }'
-            check_cond "$label: $estimate_key is a number of at most the 100000 lines read" "'$estimate'" \
+            check_cond "$label: expected_false_positives is a number of at most the 100000 lines streamed" "'$estimate'" \
                 awk -v e="$estimate" 'BEGIN { exit !(e ~ /^[0-9.e+-]+$/ && e + 0 >= 0 && e + 0 <= 100000) }'
         fi
     done

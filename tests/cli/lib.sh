@@ -191,31 +191,40 @@ forge_header() { python3 -c "$FORGE_PY" "$@"; }
 # can_forge_headers: python3 with ctypes and libxxhash are there (XXH3-64 of "" is known).
 can_forge_headers() { command -v python3 >/dev/null && python3 -c "$FORGE_PY" 2>/dev/null; }
 
-# json_value FILE KEY: the value of a top-level "KEY": value in one-line JSON (numbers / strings),
-# from the first line of FILE that has it: other lines (warnings on stderr before a --json
-# summary) are passed over.
+# The value that follows "KEY": in $0, as json_value and plan_value print it: a string without its
+# quotes, an array of strings or numbers as written ('["adds", "deletes"]'), a number, true,
+# false or null.
+JSON_VALUE_AWK='
+function print_value(key,    i, s) {
+    i = index($0, key); if (i == 0) return 0; s = substr($0, i + length(key))
+    if (substr(s, 1, 1) == "\"") { s = substr(s, 2); print substr(s, 1, index(s, "\"") - 1) }
+    else if (substr(s, 1, 1) == "[") print substr(s, 1, index(s, "]"))
+    else { match(s, /^[^,}]*/); print substr(s, 1, RLENGTH) }
+    return 1
+}'
+
+# json_value FILE KEY: the value of a top-level "KEY": value in one-line JSON (docs/JSON.md), from
+# the first line of FILE that has it: other lines (warnings on stderr before a --json summary)
+# are passed over. The first "KEY": of the line is taken: a member of the object itself, which
+# comes before those of the objects nested in it.
 json_value() {
-    awk -v key="\"$2\": " '{ i = index($0, key); if (i == 0) next; s = substr($0, i + length(key));
-        if (substr(s, 1, 1) == "\"") { s = substr(s, 2); print substr(s, 1, index(s, "\"") - 1) }
-        else { match(s, /^[^,}]*/); print substr(s, 1, RLENGTH) }
-        exit }' "$1"
+    awk -v key="\"$2\": " "$JSON_VALUE_AWK"'
+        { if (print_value(key)) exit }' "$1"
 }
 
-# plan_value KIND KEY: the value of "KEY" in the entry of plan --json's "kinds" array (in $OUT)
-# whose "kind" is KIND (numbers / strings).
+# plan_value FLAGS KEY: the value of "KEY" in the entry of plan --json's "kinds" array (in $OUT)
+# whose "flags" is FLAGS ("bloom", "fuse --bits 16").
 plan_value() {
-    awk -v kind="\"kind\": \"$1\"," -v key="\"$2\": " 'BEGIN { RS = "{" }
-        index($0, kind) == 1 { i = index($0, key); if (i == 0) exit; s = substr($0, i + length(key));
-            if (substr(s, 1, 1) == "\"") { s = substr(s, 2); print substr(s, 1, index(s, "\"") - 1) }
-            else { match(s, /^[^,}]*/); print substr(s, 1, RLENGTH) }
-            exit }' "$OUT"
+    awk -v flags="\"flags\": \"$1\"," -v key="\"$2\": " "$JSON_VALUE_AWK"'
+        BEGIN { RS = "{" } index($0, flags) == 1 { print_value(key); exit }' "$OUT"
 }
 
 # count_of FILE WHAT: the number that check --count printed for WHAT (present / absent).
 count_of() { awk -F '\t' -v what="$2" '$1 == what { print $2 }' "$1"; }
 
-# stages_of FILE: the number of stages in an info --json of a scalable filter.
-stages_of() { awk '{ n += gsub(/"capacity": /, "") } END { print n + 0 }' "$1"; }
+# stages_of FILE: the number of stages in an info --json of a scalable filter (each an object that
+# starts with "expected_keys").
+stages_of() { awk '{ n += gsub(/\{"expected_keys": /, "") } END { print n + 0 }' "$1"; }
 
 # ---------------------------------------------------------------------------------------------
 # Test data

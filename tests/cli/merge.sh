@@ -50,10 +50,10 @@ check_cond "merge with a filter given twice sets the bits of the union (from byt
 
 run "$B" merge --json -o "$M/json.bf" "$M/a.bf" "$M/b.bf"
 check_rc "merge --json exits 0" 0
-check_eq "merge --json (on stdout): job" merge "$(json_value "$OUT" job)"
+check_eq "merge --json (on stdout): command" merge "$(json_value "$OUT" command)"
 check_eq "merge --json: filters" 2 "$(json_value "$OUT" filters)"
-check_cond "merge --json: keys estimated near 100000" "keys '$(json_value "$OUT" keys)'" \
-    awk -v k="$(json_value "$OUT" keys)" 'BEGIN { exit !(k > 98000 && k < 102000) }'
+check_cond "merge --json: estimated_keys near 100000" "estimated_keys '$(json_value "$OUT" estimated_keys)'" \
+    awk -v k="$(json_value "$OUT" estimated_keys)" 'BEGIN { exit !(k > 98000 && k < 102000) }'
 check_same "merge --json writes the same file" "$F" "$M/json.bf"
 
 for layout in classic split-block; do
@@ -206,7 +206,7 @@ check_rc "merge -o - | info - exits 0" 0
 check_eq "merge -o - | info -: the keys of both" $N "$(json_value "$OUT" inserted_keys)"
 run "$B" merge --json -o - "$M/a.bf" "$M/b.bf"
 check_same "merge --json -o -: stdout holds only the filter" "$F" "$OUT"
-check_eq "merge --json -o -: the JSON summary goes to stderr" merge "$(json_value "$ERR" job)"
+check_eq "merge --json -o -: the JSON summary goes to stderr" merge "$(json_value "$ERR" command)"
 
 # Output onto an existing file: replaced atomically when the merge succeeds, untouched otherwise
 cp "$T/filters/kind-counting.bf" "$M/existing.bf"

@@ -31,12 +31,15 @@ for kind in bloom "bloom --layout classic" "bloom --layout split-block" counting
     "fuse --arity 4" "fuse --bits 16 --arity 4"; do
     check_eq "plan --json has kind '$kind', possible" true "$(plan_value "$kind" possible)"
 done
-check_eq "plan --json: 10 kinds in all, one per filter type" 10 "$(awk '{ n += gsub(/"kind": /, "") } END { print n + 0 }' "$OUT")"
-check_eq "plan --json classic bytes 59955966982" 59955966982 "$(plan_value "bloom --layout classic" bytes)"
-check_eq "plan --json: fuse has 8-bit fingerprints at 1%" f=8 "$(plan_value fuse probes)"
-check_eq "plan --json: counting can delete" "adds, deletes" "$(plan_value counting abilities)"
-check_eq "plan --json: scalable can grow" "adds, grows" "$(plan_value scalable abilities)"
-check_eq "plan --json: fuse is static" static "$(plan_value fuse abilities)"
+check_eq "plan --json prints one line" 1 "$(lines_of "$OUT")"
+check_eq "plan --json: 10 kinds in all, one per filter type" 10 "$(awk '{ n += gsub(/"flags": /, "") } END { print n + 0 }' "$OUT")"
+check_eq "plan --json: an entry names its kind" bloom "$(plan_value "bloom --layout classic" kind)"
+check_eq "plan --json classic filter_bytes 59955966982" 59955966982 "$(plan_value "bloom --layout classic" filter_bytes)"
+check_eq "plan --json: fuse has 8-bit fingerprints at 1%" 8 "$(plan_value fuse fingerprint_bits)"
+check_eq "plan --json: the classic layout has 7 hashes at 1%" 7 "$(plan_value "bloom --layout classic" hashes)"
+check_eq "plan --json: counting can delete" '["adds", "deletes"]' "$(plan_value counting abilities)"
+check_eq "plan --json: scalable can grow" '["adds", "grows"]' "$(plan_value scalable abilities)"
+check_eq "plan --json: fuse is static" '["static"]' "$(plan_value fuse abilities)"
 
 run "$B" plan -n 1000 -p 1e-6 --json
 check_rc "plan -p 1e-6 (beyond a fuse filter) exits 0" 0
@@ -58,7 +61,7 @@ done
 check_cond "plan_at_a_rate_near_1: no nan in the table" "$(grep -i nan "$OUT" | head -c 200)" bash -c "! grep -qi nan '$OUT'"
 run "$B" plan -n 1000 -p 0.999 --json
 check_rc "plan_at_a_rate_near_1: plan --json exits 0" 0
-check_eq "plan_at_a_rate_near_1: --json lists the 10 kinds" 10 "$(awk '{ n += gsub(/"kind": /, "") } END { print n + 0 }' "$OUT")"
+check_eq "plan_at_a_rate_near_1: --json lists the 10 kinds" 10 "$(awk '{ n += gsub(/"flags": /, "") } END { print n + 0 }' "$OUT")"
 check_eq "plan_at_a_rate_near_1: --json: bloom is possible" true "$(plan_value bloom possible)"
 check_cond "plan_at_a_rate_near_1: no nan in the JSON" "$(grep -i nan "$OUT" | head -c 200)" bash -c "! grep -qi nan '$OUT'"
 
@@ -87,8 +90,8 @@ expect_error "plan without -n -> 2" "keys" "$B" plan -p 0.01
 
 # all_within BYTES: every possible entry of plan --json (in $OUT) takes at most BYTES bytes.
 all_within() {
-    awk -v max="$1" '/"possible": true/ { if (!match($0, /"bytes": [0-9]+/)) exit 1
-        if (substr($0, RSTART + 9, RLENGTH - 9) + 0 > max) exit 1; n++ } END { exit !(n > 0) }' "$OUT"
+    awk -v max="$1" 'BEGIN { RS = "{" } /"possible": true/ { if (!match($0, /"filter_bytes": [0-9]+/)) exit 1
+        if (substr($0, RSTART + 16, RLENGTH - 16) + 0 > max) exit 1; n++ } END { exit !(n > 0) }' "$OUT"
 }
 
 run "$B" plan -n 100000 --memory 128K
@@ -96,9 +99,10 @@ check_rc "plan -n 100000 --memory 128K exits 0" 0
 check_in "plan -n --memory: the table says the keys and the memory" "$OUT" "100000 keys in"
 run "$B" plan -n 100000 --memory 128K --json
 check_rc "plan -n 100000 --memory 128K --json exits 0" 0
-check_eq "plan -n --memory --json: memory in bytes (128K = 131072)" 131072 "$(json_value "$OUT" memory)"
-check_eq "plan -n --memory --json: keys" 100000 "$(head -n 1 "$OUT" | json_value /dev/stdin keys)"
-check_eq "plan -n --memory --json: bloom uses all of the memory" 131072 "$(plan_value bloom bytes)"
+check_eq "plan -n --memory --json: memory_bytes (128K = 131072)" 131072 "$(json_value "$OUT" memory_bytes)"
+check_eq "plan -n --memory --json: expected_keys" 100000 "$(json_value "$OUT" expected_keys)"
+check_eq "plan -n --memory --json: target_fpr null" null "$(json_value "$OUT" target_fpr)"
+check_eq "plan -n --memory --json: bloom uses all of the memory" 131072 "$(plan_value bloom filter_bytes)"
 check_cond "plan -n --memory --json: every possible kind fits in the memory" "an entry over 131072 bytes" all_within 131072
 check_cond "plan -n 100000 --memory 128K: bloom's rate ~0.78% (10.5 bits/key)" "expected_fpr '$(plan_value bloom expected_fpr)'" \
     awk -v p="$(plan_value bloom expected_fpr)" 'BEGIN { exit !(p > 0.005 && p < 0.01) }'
@@ -112,29 +116,30 @@ check_cond "plan -p --memory: the table's bloom row has the keys" "bloom row: $(
     awk '$1 == "bloom" && $2 == 845797 { found = 1 } END { exit !found }' "$OUT"
 run "$B" plan -p 0.01 --memory 1M --json
 check_rc "plan -p 0.01 --memory 1M --json exits 0" 0
-check_eq "plan -p --memory --json: fpr" 0.01 "$(json_value "$OUT" fpr)"
-check_eq "plan -p --memory --json: memory in bytes (1M = 1048576)" 1048576 "$(json_value "$OUT" memory)"
-check_eq "plan -p 0.01 --memory 1M --json: bloom holds 845797 keys" 845797 "$(plan_value bloom keys)"
+check_eq "plan -p --memory --json: target_fpr" 0.01 "$(json_value "$OUT" target_fpr)"
+check_eq "plan -p --memory --json: memory_bytes (1M = 1048576)" 1048576 "$(json_value "$OUT" memory_bytes)"
+check_eq "plan -p --memory --json: expected_keys null (each kind has its own)" null "$(json_value "$OUT" expected_keys)"
+check_eq "plan -p 0.01 --memory 1M --json: bloom holds 845797 keys" 845797 "$(plan_value bloom expected_keys)"
 check_cond "plan -p --memory --json: every possible kind fits in the memory" "an entry over 1048576 bytes" all_within 1048576
 for kind in bloom "bloom --layout classic" counting; do
-    most=$(plan_value "$kind" keys)
+    most=$(plan_value "$kind" expected_keys)
     check_cond "plan -p --memory: $kind's rate at its keys is at most the rate asked" "expected_fpr '$(plan_value "$kind" expected_fpr)'" \
         awk -v p="$(plan_value "$kind" expected_fpr)" 'BEGIN { exit !(p > 0 && p <= 0.01) }'
     run "$B" plan -n "${most:-1}" -p 0.01 --json
-    check_cond "plan -p --memory: $kind's ${most:-?} keys at 1% fit in 1M (plan -n)" "bytes '$(plan_value "$kind" bytes)'" \
-        test "$(plan_value "$kind" bytes)" -le 1048576
+    check_cond "plan -p --memory: $kind's ${most:-?} keys at 1% fit in 1M (plan -n)" "filter_bytes '$(plan_value "$kind" filter_bytes)'" \
+        test "$(plan_value "$kind" filter_bytes)" -le 1048576
     run "$B" plan -n $((${most:-1} + 1)) -p 0.01 --json
-    check_cond "plan -p --memory: one key more does not fit (the most keys)" "bytes '$(plan_value "$kind" bytes)'" \
-        test "$(plan_value "$kind" bytes)" -gt 1048576
+    check_cond "plan -p --memory: one key more does not fit (the most keys)" "filter_bytes '$(plan_value "$kind" filter_bytes)'" \
+        test "$(plan_value "$kind" filter_bytes)" -gt 1048576
     run "$B" plan -p 0.01 --memory 1M --json
 done
 check_cond "plan -p --memory: the classic layout holds more keys than block" \
-    "classic $(plan_value "bloom --layout classic" keys), block $(plan_value bloom keys)" \
-    test "$(plan_value "bloom --layout classic" keys)" -gt "$(plan_value bloom keys)"
+    "classic $(plan_value "bloom --layout classic" expected_keys), block $(plan_value bloom expected_keys)" \
+    test "$(plan_value "bloom --layout classic" expected_keys)" -gt "$(plan_value bloom expected_keys)"
 
 run "$B" plan -p 0.01 --memory 10 --json
 check_rc "plan -p 0.01 --memory 10 (bytes) exits 0" 0
-check_eq "plan -p 0.01 --memory 10: the classic layout holds 8 keys" 8 "$(plan_value "bloom --layout classic" keys)"
+check_eq "plan -p 0.01 --memory 10: the classic layout holds 8 keys" 8 "$(plan_value "bloom --layout classic" expected_keys)"
 check_eq "plan -p 0.01 --memory 10: no block Bloom filter fits" false "$(plan_value bloom possible)"
 check_in "... and the entry says not even one key fits" "$OUT" "not even one key"
 
@@ -143,9 +148,9 @@ for size in 1K 1KB 1KiB 1.5K; do
     check_rc "plan --memory $size exits 0" 0
 done
 run "$B" plan -n 100 --memory 1K --json
-check_eq "plan --memory 1K is 1024 bytes" 1024 "$(json_value "$OUT" memory)"
+check_eq "plan --memory 1K is 1024 bytes" 1024 "$(json_value "$OUT" memory_bytes)"
 run "$B" plan -n 100 --memory 1KiB --json
-check_eq "plan --memory 1KiB is 1024 bytes" 1024 "$(json_value "$OUT" memory)"
+check_eq "plan --memory 1KiB is 1024 bytes" 1024 "$(json_value "$OUT" memory_bytes)"
 
 expect_error "plan --memory alone -> 2" "-n or -p" "$B" plan --memory 1M
 expect_error "plan -n -p --memory (all three) -> 2" "at most two" "$B" plan -n 100 -p 0.01 --memory 1M

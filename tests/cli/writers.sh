@@ -173,21 +173,35 @@ chmod 640 "$W/mode.bf"
 run "$B" add "$W/mode.bf" "$OTHERS"
 check_eq "replaced_file_keeps_its_mode" 640 "$(stat -c %a "$W/mode.bf")"
 
-if [[ $(id -u) -eq 0 ]] && id nobody >/dev/null 2>&1; then
+# As root, the checks that need an ordinary user run the command as nobody: a copy of it in $T,
+# since the build folder may be private (a mktemp -d folder, a home of mode 700); none when $T
+# itself is out of nobody's reach (a private TMPDIR), and those checks say they are skipped.
+NOBODY_B=
+if [[ $(id -u) -eq 0 ]] && id nobody >/dev/null 2>&1 && command -v setpriv >/dev/null; then
+    mkdir -m 0755 "$T/bin"
+    cp "$B" "$T/bin/bloomkit"
+    chmod 0755 "$T" "$T/bin/bloomkit"
+    as_nobody=(setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups)
+    if "${as_nobody[@]}" "$T/bin/bloomkit" --version >/dev/null 2>&1; then
+        NOBODY_B=$T/bin/bloomkit
+    else
+        echo "# skipped as nobody: $T cannot be reached by nobody (is TMPDIR private?)"
+    fi
+fi
+
+if [[ -n $NOBODY_B ]]; then
     # As root the permission check must be made by another user: nobody, in a directory it may
     # write, on a file it may not.
     P=$T/public
     mkdir -m 0777 "$P"
-    chmod 0755 "$T"
     cp "$F" "$P/root-owned.bf"
     chmod 0644 "$P/root-owned.bf"
     before=$(cksum <"$P/root-owned.bf")
-    run setpriv --reuid=nobody --regid=nogroup --clear-groups "$B" add "$P/root-owned.bf" "$OTHERS"
+    run "${as_nobody[@]}" "$NOBODY_B" add "$P/root-owned.bf" "$OTHERS"
     check_cond "unwritable_file_is_refused -> 2 (like cp)" "exit $RC; stderr: $(err_line)" test $RC -eq 2
     check_in "unwritable_file_is_refused: says why" "$ERR" "permission denied"
     check_eq "unwritable_file_is_refused: the file is untouched" "$before" "$(cksum <"$P/root-owned.bf")"
     no_temp_files "unwritable_file_is_refused: no temporary file left" "$P"
-    chmod 0700 "$T"
 else
     cp "$F" "$W/readonly.bf"
     chmod 0444 "$W/readonly.bf"
@@ -235,18 +249,17 @@ check_in "thread_count_is_capped: names the limit" "$ERR" "at most"
 NO_LEAK_CHECK=ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0
 if [[ $(id -u) -ne 0 ]]; then
     as_limited_user() { run env "$NO_LEAK_CHECK" timeout 30 bash -c "ulimit -u 1; exec $*"; }
+    LB=$B
     TP=$W/threads
     mkdir "$TP"
-elif id nobody >/dev/null 2>&1 && command -v setpriv >/dev/null; then
-    as_limited_user() {
-        run env "$NO_LEAK_CHECK" timeout 30 setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups bash -c "ulimit -u 1; exec $*"
-    }
+elif [[ -n $NOBODY_B ]]; then
+    as_limited_user() { run env "$NO_LEAK_CHECK" timeout 30 "${as_nobody[@]}" bash -c "ulimit -u 1; exec $*"; }
+    LB=$NOBODY_B
     TP=$T/threads-public
     mkdir -m 0777 "$TP"
-    chmod 0755 "$T"
 else
     TP=
-    echo "# skipped: failed_thread_start_is_an_error_not_a_hang (root, and no user nobody or no setpriv)"
+    echo "# skipped: failed_thread_start_is_an_error_not_a_hang (root, and nobody cannot run the command here)"
 fi
 if [[ -n $TP ]]; then
     cp "$KEYS" "$TP/keys.txt"
@@ -255,12 +268,12 @@ if [[ -n $TP ]]; then
     cp "$T/filters/kind-counting.bf" "$TP/counting.bf"
     chmod 0666 "$TP/keys.txt" "$TP/keys.bf" "$TP/counting.bf"
     cp "$TP/counting.bf" "$T/counting-before.bf"
-    as_limited_user "'$B' build -t 1 -o '$TP/one-thread.bf' '$TP/keys.txt'"
+    as_limited_user "'$LB' build -t 1 -o '$TP/one-thread.bf' '$TP/keys.txt'"
     check_rc "failed_thread_start_is_an_error_not_a_hang: build -t 1 under the same limit exits 0 (the control)" 0
     for command in "build -t 4 -o '$TP/threads.bf' '$TP/keys.txt'" "add -t 4 '$TP/counting.bf' '$TP/keys.txt'" \
         "check -t 4 '$TP/keys.bf' '$TP/keys.txt'" "dedup -t 4 '$TP/keys.txt'"; do
         label="failed_thread_start_is_an_error_not_a_hang (${command%% *} -t 4)"
-        as_limited_user "'$B' $command"
+        as_limited_user "'$LB' $command"
         if [[ $RC -ne 2 ]]; then
             fail "$label -> 2" "exit $RC; stderr: $(err_line)"
         else

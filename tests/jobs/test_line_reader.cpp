@@ -81,6 +81,21 @@ TEST(LineReader, BlocksHoldWholeLinesNumberedFromOneInEachInput) {
     EXPECT_GT(blocks, 4U);
     EXPECT_EQ(reader.bytes_read(), text.size() + 4);
     EXPECT_EQ(reader.total_bytes(), text.size() + 4);
+    EXPECT_EQ(reader.lines_read(), 300'002U);
+}
+
+TEST(LineReader, LinesReadCountALastLineWithoutNewlineAndStartAgainOnRewind) {
+    const temp_dir dir;
+    write_file(dir / "a.txt", "a\n\nb");  // shorter than a filter's signature: handed over at the end
+    write_file(dir / "b.txt", numbered_lines(1000) + "tail");
+    line_reader reader({(dir / "a.txt").string(), (dir / "b.txt").string()});
+    EXPECT_EQ(reader.lines_read(), 0U);
+    all_lines(reader);
+    EXPECT_EQ(reader.lines_read(), 3U + 1001U);
+    reader.rewind();
+    EXPECT_EQ(reader.lines_read(), 0U);
+    all_lines(reader);
+    EXPECT_EQ(reader.lines_read(), 1004U);
 }
 
 TEST(LineReader, SplitLinesAndCountNewlinesAgree) {

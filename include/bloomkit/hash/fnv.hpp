@@ -12,7 +12,9 @@
 
 namespace bloomkit {
 
+/// FNV-1 64's starting value: the hash of no bytes.
 inline constexpr std::uint64_t fnv64_offset_basis = 14695981039346656037ULL;
+/// FNV-1 64's multiplier, 2^40 + 2^8 + 0xb3.
 inline constexpr std::uint64_t fnv64_prime = 1099511628211ULL;
 
 /// FNV-1 64 of `bytes`: for each byte, multiply by the FNV prime, then XOR the byte in.

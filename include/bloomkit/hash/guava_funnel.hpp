@@ -34,6 +34,7 @@ enum class guava_funnel : std::uint8_t {
     byte_array = 5,       ///< Funnels.byteArrayFunnel()
 };
 
+/// The last guava_funnel a reader knows; a larger value in a file is refused.
 inline constexpr guava_funnel last_guava_funnel = guava_funnel::byte_array;
 
 /// The short word of a funnel ("utf8", "chars", "int", "long", "bytes"): the command's --funnel.

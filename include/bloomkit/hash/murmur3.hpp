@@ -19,7 +19,9 @@ namespace bloomkit {
 
 /// The two 64-bit halves of a MurmurHash3_x64_128 hash.
 struct murmur3_128_hash {
+    /// The first half, h1 in the reference code: Guava's HashCode.asLong().
     std::uint64_t h1 = 0;
+    /// The second half, h2 in the reference code.
     std::uint64_t h2 = 0;
 };
 

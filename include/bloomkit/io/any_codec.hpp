@@ -14,8 +14,12 @@
 namespace bloomkit {
 
 template <>
+/// The bkf codec of whatever kind the header says (file_codec, io/codec.hpp): reads any filter
+/// of the registry, through the codec of the type the header describes.
 struct file_codec<any_filter> {
+    /// Every header describes some type of the registry.
     static bool holds(const file_header&) noexcept { return true; }
+    /// The filter of a validated header and its payload, as the type the header describes.
     static any_filter assemble(const file_header& h, detail::payload_source& payload) {
         return visit_kind(
             h, [&](auto type) { return any_filter(file_codec<typename decltype(type)::type>::assemble(h, payload)); });

@@ -47,27 +47,38 @@ inline std::uint64_t read_binary_fuse_parameters(const header_bytes& b, file_hea
 }  // namespace detail
 
 template <class Fingerprint, unsigned Arity>
+/// The bkf codec of the binary fuse filters (file_codec, io/codec.hpp): kind code binary_fuse,
+/// the arity and fingerprint bits in the header.
 struct file_codec<basic_binary_fuse_filter<Fingerprint, Arity>> {
+    /// The filter type it reads and writes.
     using filter_type = basic_binary_fuse_filter<Fingerprint, Arity>;
+    /// The kind code in the header.
     static constexpr filter_kind kind = filter_kind::binary_fuse;
 
+    /// Whether `h` describes a binary fuse filter of this arity and fingerprint width.
     static bool holds(const file_header& h) noexcept {
         return h.kind == kind && h.fuse.arity == Arity && h.fuse.fingerprint_bits == 8 * sizeof(Fingerprint);
     }
+    /// Checks the binary fuse parameters of the header bytes `b` of the file `where`, fills them
+    /// into `h`, and returns the payload size they need; throws file_format_error for a bad field.
     static std::uint64_t read_parameters(const detail::header_bytes& b, file_header& h, const std::string& where) {
         return detail::read_binary_fuse_parameters(b, h, where);
     }
+    /// Keys held: those it was built from, exact.
     static double approximate_count(const file_header& h) { return static_cast<double>(h.fuse.keys); }
+    /// 2^-bits; 0 for the empty filter.
     static double current_fpr(const file_header& h) {
         return h.fuse.keys == 0 ? 0.0 : std::ldexp(1.0, -static_cast<int>(h.fuse.fingerprint_bits));
     }
 
+    /// Fills the header fields of `filter`: hashing, parameters, count, payload size.
     static void describe(const filter_type& filter, file_header& h) {
         detail::describe_common(filter, h);
         h.fuse = filter.parameters();
         h.inserted_count = filter.size();
         h.payload_size = filter.size_in_bytes();
     }
+    /// Writes the binary fuse parameters of `h` into the header bytes.
     static void write_parameters(const file_header& h, detail::header_bytes& b) {
         namespace f = detail::header_field;
         b.set<std::uint8_t>(f::variant, static_cast<std::uint8_t>(h.fuse.arity));
@@ -77,9 +88,11 @@ struct file_codec<basic_binary_fuse_filter<Fingerprint, Arity>> {
         b.set<std::uint64_t>(f::parameter_aux, h.fuse.construction_seed);
         b.set<std::uint64_t>(f::extra, h.fuse.geometry.segment_count);
     }
+    /// Writes the payload: the fingerprints, little-endian.
     static void write_payload(const filter_type& filter, detail::payload_sink& sink) {
         sink.words(filter.fingerprints());
     }
+    /// The filter of a validated header and its payload.
     static filter_type assemble(const file_header& h, detail::payload_source& payload) {
         return {h.fuse, detail::hasher_of(h), payload.words<Fingerprint>(0, h.fuse.geometry.array_length)};
     }

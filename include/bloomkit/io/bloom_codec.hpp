@@ -62,17 +62,28 @@ inline std::uint64_t read_bloom_parameters(const header_bytes& b, file_header& h
 }  // namespace detail
 
 template <class Layout>
+/// The bkf codec of the Bloom filters (file_codec, io/codec.hpp): kind code bloom, the layout in
+/// the header.
 struct file_codec<basic_bloom_filter<Layout>> {
+    /// The filter type it reads and writes.
     using filter_type = basic_bloom_filter<Layout>;
+    /// The kind code in the header.
     static constexpr filter_kind kind = filter_kind::bloom;
 
+    /// Whether `h` describes a Bloom filter of this layout.
     static bool holds(const file_header& h) noexcept { return h.kind == kind && h.layout == Layout::id; }
+    /// Checks the Bloom parameters of the header bytes `b` of the file `where`, fills them into
+    /// `h`, and returns the payload size they need; throws file_format_error for a bad field.
     static std::uint64_t read_parameters(const detail::header_bytes& b, file_header& h, const std::string& where) {
         return detail::read_bloom_parameters(b, h, where);
     }
+    /// Keys held, estimated from the set bits the header records (+infinity when every bit is set).
     static double approximate_count(const file_header& h) { return estimate_keys(h.layout, h.geometry, h.set_bits); }
+    /// The FPR now, from the set bits the header records.
     static double current_fpr(const file_header& h) { return bloomkit::current_fpr(h.layout, h.geometry, h.set_bits); }
 
+    /// Fills the header fields of `filter`: hashing, sizing, layout, geometry, counts, payload
+    /// size.
     static void describe(const filter_type& filter, file_header& h) {
         detail::describe_common(filter, h);
         h.layout = Layout::id;
@@ -81,6 +92,7 @@ struct file_codec<basic_bloom_filter<Layout>> {
         h.set_bits = filter.set_bit_count();
         h.payload_size = filter.size_in_bytes();
     }
+    /// Writes the Bloom parameters of `h` into the header bytes.
     static void write_parameters(const file_header& h, detail::header_bytes& b) {
         namespace f = detail::header_field;
         b.set<std::uint8_t>(f::layout, static_cast<std::uint8_t>(h.layout));
@@ -89,7 +101,9 @@ struct file_codec<basic_bloom_filter<Layout>> {
         b.set<std::uint32_t>(f::block_bits, static_cast<std::uint32_t>(block_bits(h.layout)));
         b.set<std::uint64_t>(f::set_bits, h.set_bits);
     }
+    /// Writes the payload: the words, little-endian.
     static void write_payload(const filter_type& filter, detail::payload_sink& sink) { sink.words(filter.words()); }
+    /// The filter of a validated header and its payload.
     static filter_type assemble(const file_header& h, detail::payload_source& payload) {
         return detail::assemble_bloom<Layout>(h, payload);
     }

@@ -38,16 +38,25 @@ inline std::uint64_t read_counting_parameters(const header_bytes& b, file_header
 }  // namespace detail
 
 template <>
+/// The bkf codec of the counting Bloom filter (file_codec, io/codec.hpp): kind code
+/// counting_bloom.
 struct file_codec<counting_bloom_filter> {
+    /// The kind code in the header.
     static constexpr filter_kind kind = filter_kind::counting_bloom;
 
+    /// Whether `h` describes a counting Bloom filter.
     static bool holds(const file_header& h) noexcept { return h.kind == kind; }
+    /// Checks the counting parameters of the header bytes `b` of the file `where`, fills them into
+    /// `h`, and returns the payload size they need; throws file_format_error for a bad field.
     static std::uint64_t read_parameters(const detail::header_bytes& b, file_header& h, const std::string& where) {
         return detail::read_counting_parameters(b, h, where);
     }
+    /// Keys held, estimated from the nonzero counters the header records.
     static double approximate_count(const file_header& h) { return estimate_counting_keys(h.counting, h.set_bits); }
+    /// The FPR now, from the nonzero counters the header records.
     static double current_fpr(const file_header& h) { return current_counting_fpr(h.counting, h.set_bits); }
 
+    /// Fills the header fields of `filter`: hashing, sizing, geometry, counts, payload size.
     static void describe(const counting_bloom_filter& filter, file_header& h) {
         detail::describe_common(filter, h);
         h.counting = filter.geometry();
@@ -55,6 +64,7 @@ struct file_codec<counting_bloom_filter> {
         h.set_bits = filter.nonzero_counter_count();
         h.payload_size = filter.size_in_bytes();
     }
+    /// Writes the counting parameters of `h` into the header bytes.
     static void write_parameters(const file_header& h, detail::header_bytes& b) {
         namespace f = detail::header_field;
         b.set<std::uint8_t>(f::variant, detail::counting_variant);
@@ -64,9 +74,11 @@ struct file_codec<counting_bloom_filter> {
         b.set<std::uint64_t>(f::parameter_aux, h.set_bits);
         b.set<std::uint32_t>(f::extra, detail::counter_bits);
     }
+    /// Writes the payload: the counters' words, little-endian.
     static void write_payload(const counting_bloom_filter& filter, detail::payload_sink& sink) {
         sink.words(filter.words());
     }
+    /// The filter of a validated header and its payload.
     static counting_bloom_filter assemble(const file_header& h, detail::payload_source& payload) {
         auto words = payload.words<std::uint64_t>(0, h.payload_size / 8);
         return {h.counting, detail::hasher_of(h), std::move(words), detail::sizing_of(h), h.inserted_count};

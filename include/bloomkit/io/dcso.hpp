@@ -54,12 +54,14 @@ inline constexpr std::uint64_t version = 1;
 
 /// A file's first 48 bytes, decoded and checked.
 struct file_header {
+    /// The low byte is the version, 1.
     std::uint64_t flags = version;
     std::uint64_t capacity = 0;  ///< n
     double fpr = 0;              ///< p
     std::uint64_t hashes = 0;    ///< k
     std::uint64_t bits = 0;      ///< m
     std::uint64_t present = 0;   ///< N
+    /// Bytes of the words after the header: m bits in whole 64-bit words.
     [[nodiscard]] std::uint64_t payload_size() const noexcept { return (bits / 64 + (bits % 64 != 0)) * 8; }
 };
 
@@ -201,6 +203,7 @@ inline dcso_bloom_filter from_bytes(std::span<const std::byte> bytes, std::vecto
 inline void save(const dcso_bloom_filter& filter, std::ostream& out, std::span<const std::byte> data = {}) {
     bloomkit::detail::write_to(out, [&](const auto& write) { detail::write_file(filter, data, write); });
 }
+/// save() of the DCSO filter `filter` holds; throws invalid_argument when it holds another kind.
 inline void save(const any_filter& filter, std::ostream& out, std::span<const std::byte> data = {}) {
     dcso::save(detail::dcso_filter_of(filter), out, data);
 }
@@ -239,18 +242,31 @@ inline dcso_bloom_filter load(std::istream& in, std::vector<std::byte>* data = n
     }
 }
 
+/// DCSO's bloom file as a format of formats.hpp.
 struct format {
+    /// The format's word, as the command's --format takes it.
     static constexpr std::string_view word = "dcso";
+    /// The format's name in messages.
     static constexpr std::string_view name = "DCSO bloom file";
+    /// The one layout it holds.
     static constexpr std::optional<bloom_layout> layout = bloom_layout::dcso;
+    ///@{
+    /// A DCSO file keeps its count (N), has no funnel to lose (its hash takes none), and
+    /// carries attached data after its bits.
     static constexpr bool records_count = true, records_funnel = true, keeps_attached_data = true;
+    ///@}
+    /// Whether the whole input `bytes` is a DCSO bloom file.
     static bool recognizes(std::span<const std::byte> bytes) noexcept { return dcso::recognizes(bytes); }
+    /// The filter in `bytes` and the data attached after its bits; `where` names the input in
+    /// messages.
     static filter_contents read(std::span<const std::byte> bytes, const read_options&, const std::string& where) {
         std::vector<std::byte> attached;
         any_filter filter = dcso::from_bytes(bytes, &attached, where);
         return {std::move(filter), word, std::move(attached)};
     }
+    /// Why a DCSO file cannot hold `filter` exactly, or empty when it can.
     static std::string refusal(const any_filter& filter) { return dcso::refusal(filter); }
+    /// The file DCSO's bloom reads, `attached` after the bits.
     static std::vector<std::byte> write(const any_filter& filter, std::span<const std::byte> attached) {
         return dcso::to_bytes(filter, attached);
     }

@@ -21,9 +21,9 @@ struct read_options {
 /// A filter as read from a file of any format: the filter, the format's word, and the bytes a
 /// DCSO file carries after its bits (`bloom set-data`; empty for the others).
 struct filter_contents {
-    any_filter filter;
-    std::string_view format;
-    std::vector<std::byte> attached;
+    any_filter filter;                ///< the filter, of whatever kind the file holds
+    std::string_view format;          ///< the format's word: "bkf", "guava" or "dcso"
+    std::vector<std::byte> attached;  ///< a DCSO file's data after its bits; empty for the others
 };
 
 }  // namespace bloomkit::io

@@ -61,9 +61,11 @@ concept guava_target = guava_filter<T> || std::same_as<T, any_filter>;
 
 /// A stream's first six bytes, decoded and checked.
 struct stream_header {
+    /// The strategy, by its ordinal.
     strategy kind = strategy::murmur128_mitz64;
     std::uint32_t hashes = 0;  ///< k
     std::uint32_t words = 0;   ///< N
+    /// Bytes of the words after the header: 8·N.
     [[nodiscard]] std::uint64_t payload_size() const noexcept { return std::uint64_t{words} * 8; }
 };
 
@@ -150,6 +152,7 @@ std::string refusal_for() {
                " cannot be written as a Guava stream: Guava places a key's bits itself, so only a Guava filter "
                "converts; build one from the keys (--format guava)";
 }
+/// refusal_for() of the type `filter` holds.
 inline std::string refusal(const any_filter& filter) {
     return std::visit([](const auto& f) { return refusal_for<std::decay_t<decltype(f)>>(); }, filter);
 }
@@ -258,17 +261,30 @@ T load(std::istream& in, guava_funnel funnel = guava_funnel::string_utf8, const 
     }
 }
 
+/// Guava's BloomFilter stream as a format of formats.hpp.
 struct format {
+    /// The format's word, as the command's --format takes it.
     static constexpr std::string_view word = "guava";
+    /// The format's name in messages.
     static constexpr std::string_view name = "Guava BloomFilter stream";
-    static constexpr std::optional<bloom_layout> layout = bloom_layout::guava;  // MITZ_64, Guava's default
+    /// The layout a filter converted to it gets: MURMUR128_MITZ_64, Guava's default.
+    static constexpr std::optional<bloom_layout> layout = bloom_layout::guava;
+    ///@{
+    /// A stream keeps neither the inserted count nor the funnel (its reader is told the funnel:
+    /// read_options::funnel), and carries no attached data.
     static constexpr bool records_count = false, records_funnel = false, keeps_attached_data = false;
+    ///@}
+    /// Whether the whole input `bytes` is one Guava stream.
     static bool recognizes(std::span<const std::byte> bytes) noexcept { return guava::recognizes(bytes); }
+    /// The filter in `bytes`, its keys hashed through `options.funnel`; `where` names the input
+    /// in messages.
     static filter_contents read(std::span<const std::byte> bytes, const read_options& options,
                                 const std::string& where) {
         return {from_bytes<any_filter>(bytes, options.funnel, where), word, {}};
     }
+    /// Why a Guava stream cannot hold `filter` exactly, or empty when it can.
     static std::string refusal(const any_filter& filter) { return guava::refusal(filter); }
+    /// The stream Guava's readFrom reads.
     static std::vector<std::byte> write(const any_filter& filter, std::span<const std::byte>) {
         return guava::to_bytes(filter);
     }

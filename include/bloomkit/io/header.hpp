@@ -41,12 +41,17 @@ inline constexpr std::array<unsigned char, 8> file_magic = {0x89, 'B', 'L', 'M',
 /// (text or integers); version 2 added the chunk table that lets a filter be updated in place.
 /// Versions 1 and 2 are still read.
 inline constexpr std::uint16_t file_format_version = 3;
+/// The oldest format version bloomkit still reads.
 inline constexpr std::uint16_t oldest_readable_version = 1;
+/// Bytes of a file's header, in every version: the payload follows it.
 inline constexpr std::uint16_t file_header_size = 128;
 
 /// Version 2 checksums the payload by chunks of 2^chunk_shift bytes; 64 KiB by default.
 inline constexpr std::uint32_t default_chunk_shift = 16;
+///@{
+/// The chunk sizes a file may declare: 4 KiB to 1 GiB.
 inline constexpr std::uint32_t min_chunk_shift = 12, max_chunk_shift = 30;
+///@}
 
 /// The bits of a version-2 header's flags.
 enum file_flags : std::uint32_t {
@@ -82,14 +87,20 @@ namespace detail {
 /// Every field of a file's header, decoded and validated. The common fields hold for every
 /// kind; of the kind parameters, only those of `kind` are meaningful.
 struct file_header {
+    /// The format version the file is written in.
     std::uint16_t version = file_format_version;
+    /// The kind of filter it holds.
     filter_kind kind = filter_kind::bloom;
+    /// The filter's hash algorithm.
     hash_algorithm hash = default_hash_algorithm;
+    /// The filter's hash seed.
     std::uint64_t seed = default_seed;
     std::uint64_t expected_keys = 0;   ///< what the filter was sized for; 0 if built from a geometry
     double target_fpr = 0;             ///< likewise
     std::uint64_t inserted_count = 0;  ///< the filter's inserted_count() (cuckoo: size(); fuse: keys)
+    /// Where the payload starts: right after the header.
     std::uint64_t payload_offset = file_header_size;
+    /// The payload's bytes.
     std::uint64_t payload_size = 0;
     std::uint64_t payload_checksum = 0;               ///< version 1 only: of the whole payload
     key_format keys = key_format::unrecorded;         ///< version 3: what the keys are (hash.hpp)
@@ -98,19 +109,19 @@ struct file_header {
     std::uint32_t chunk_shift = default_chunk_shift;  ///< version 2: the payload's chunks are 2^shift bytes
 
     // Bloom filter (and the stage layout of a scalable one)
-    bloom_layout layout = bloom_layout::block;
-    bloom_geometry geometry{};
+    bloom_layout layout = bloom_layout::block;  ///< Bloom: where a key's bits go
+    bloom_geometry geometry{};                  ///< Bloom: bits and probes per key
     std::uint64_t set_bits = 0;  ///< Bloom: bits set; counting: nonzero counters — so info reads no payload
     // Counting Bloom filter
-    counting_geometry counting{};
+    counting_geometry counting{};  ///< counting: counters and probes per key
     // Cuckoo filter
-    cuckoo_geometry cuckoo{};
-    cuckoo_victim stash{};
+    cuckoo_geometry cuckoo{};  ///< cuckoo: buckets and fingerprint bits
+    cuckoo_victim stash{};     ///< cuckoo: the stash
     // Scalable Bloom filter
-    scalable_parameters scalable{};
-    std::uint32_t stages = 0;
+    scalable_parameters scalable{};  ///< scalable: the chain's parameters
+    std::uint32_t stages = 0;        ///< scalable: the stages it holds
     // Binary fuse filter
-    binary_fuse_parameters fuse{};
+    binary_fuse_parameters fuse{};  ///< binary fuse: everything but the hasher and the array
 
     /// The whole file's size: header, payload and (version 2) chunk table.
     [[nodiscard]] constexpr std::uint64_t file_size() const noexcept {

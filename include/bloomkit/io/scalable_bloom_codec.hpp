@@ -54,17 +54,26 @@ inline std::uint64_t read_scalable_parameters(const header_bytes& b, file_header
 }  // namespace detail
 
 template <>
+/// The bkf codec of the scalable Bloom filter (file_codec, io/codec.hpp): kind code
+/// scalable_bloom, its stages in the payload.
 struct file_codec<scalable_bloom_filter> {
+    /// The kind code in the header.
     static constexpr filter_kind kind = filter_kind::scalable_bloom;
 
+    /// Whether `h` describes a scalable Bloom filter.
     static bool holds(const file_header& h) noexcept { return h.kind == kind; }
+    /// Checks the scalable parameters of the header bytes `b` of the file `where`, fills them into
+    /// `h`, and returns the payload size they need; throws file_format_error for a bad field.
     static std::uint64_t read_parameters(const detail::header_bytes& b, file_header& h, const std::string& where) {
         return detail::read_scalable_parameters(b, h, where);
     }
+    /// Keys held: the inserted count the header records.
     static double approximate_count(const file_header& h) { return static_cast<double>(h.inserted_count); }
     /// NaN: it depends on each stage's fill, which the header does not hold (ask the filter).
     static double current_fpr(const file_header&) { return std::nan(""); }
 
+    /// Fills the header fields of `filter`: hashing, sizing, parameters, stages, count, payload
+    /// size.
     static void describe(const scalable_bloom_filter& filter, file_header& h) {
         detail::describe_common(filter, h);
         h.scalable = filter.parameters();
@@ -73,6 +82,7 @@ struct file_codec<scalable_bloom_filter> {
         h.payload_size = detail::scalable_payload_size(
             filter.stage_count(), [&](std::size_t i) -> std::uint64_t { return filter.stages()[i].size_in_bytes(); });
     }
+    /// Writes the scalable parameters of `h` into the header bytes.
     static void write_parameters(const file_header& h, detail::header_bytes& b) {
         namespace f = detail::header_field;
         b.set<std::uint8_t>(f::variant, static_cast<std::uint8_t>(bloom_layout::block));
@@ -108,6 +118,8 @@ struct file_codec<scalable_bloom_filter> {
         }
     }
 
+    /// The filter of a validated header and its payload; throws file_format_error when the stage
+    /// table does not describe the payload or its counts do not add up.
     static scalable_bloom_filter assemble(const file_header& h, detail::payload_source& payload) {
         namespace e = detail::scalable_entry;
         const auto table = payload.bytes();

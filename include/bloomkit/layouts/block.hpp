@@ -23,12 +23,20 @@
 
 namespace bloomkit {
 
+/// bloomkit's default layout: a key's k bits in one 512-bit block (one cache line). The layout
+/// policy of block_bloom_filter; test, set and prefetch come from detail::blocked_layout, which
+/// calls the hooks below.
 class block_layout : public detail::blocked_layout<block_layout, std::uint64_t, 8> {
 public:
+    /// The layout's code, stored in files.
     static constexpr bloom_layout id = bloom_layout::block;
+    /// The hash of a filter that does not choose one.
     static constexpr hash_algorithm default_hash = default_hash_algorithm;
+    /// c, 2^32 / golden ratio: probe i's bit is the top 9 bits of x·c^(i+1) mod 2^32.
     static constexpr std::uint32_t probe_multiplier = 0x9e3779b9U;
 
+    /// The layout of `g.bits` bits (whole 512-bit blocks, at least one) and `g.hashes` probes
+    /// (1 to max_hashes); throws invalid_argument for any other geometry.
     explicit block_layout(bloom_geometry g)
         : blocked_layout(g),
           lane_powers_(lane_powers_for(g.hashes)),
@@ -36,6 +44,8 @@ public:
           one_step_avx2_from_(g.hashes <= 8 ? static_cast<int>(simd_level::avx2) : never),
           insert_unrolled_(unrolled_insert_for(g.hashes)) {}
 
+    /// Where a key goes: its block, by multiply-high of the digest's high half by the block count,
+    /// and x, the digest's low 32 bits, from which its bits follow.
     [[nodiscard]] probe locate(const digest& d) const noexcept {
         return {detail::reduce(d.high, block_count()), static_cast<std::uint32_t>(d.low)};
     }
@@ -64,6 +74,7 @@ public:
     }
 
     template <class Visit>
+    /// Calls visit(word_in_block, bit_mask) for each probe of `pattern`.
     void for_each_bit(std::uint32_t pattern, Visit visit) const noexcept {
         for_each_position(pattern, [&](std::uint32_t bit) { visit(bit / 64, std::uint64_t{1} << (bit % 64)); });
     }
@@ -77,6 +88,8 @@ public:
     // the AVX-512 step inlined. Only 8 < k ≤ 16 calls the AVX-512 step out of line. The levels
     // at which each step serves this k are worked out once, so choosing costs a compare per
     // step ruled out: one for k ≤ 8.
+    /// Answers one key in `block` by a single SIMD step when one serves this k on this CPU: sets
+    /// `answer` and returns true; returns false (answer untouched) when the generic loop is to run.
     bool test_one(const word_type* block, std::uint32_t pattern, bool& answer) const noexcept {
 #ifdef BLOOMKIT_X86_SIMD
         const int level = detail::simd_level_in_use.load(std::memory_order_relaxed);
@@ -112,6 +125,7 @@ public:
                                                                        std::uint32_t pattern) const noexcept {
         return detail::simd::block_test_one_avx2(block, pattern, lane_powers_.data());
     }
+    /// test_step_avx2() for k ≤ 16, as one AVX-512 step.
     __attribute__((target("avx512f"), always_inline)) bool test_step_avx512(const word_type* block,
                                                                             std::uint32_t pattern) const noexcept {
         return detail::simd::block_test_one_avx512(block, pattern, lane_powers_.data());
@@ -124,6 +138,8 @@ public:
     // chosen once per filter: with the multipliers as immediates and no loop, a probe is ~11
     // instructions instead of ~19 (docs/design/performance.md, "Single inserts with AVX2 and
     // without SIMD").
+    /// Inserts one key into `block` by a SIMD step or by its probes unrolled for this k: sets
+    /// `added` (a bit was clear) and returns true; returns false when the generic loop is to run.
     bool set_one(word_type* block, std::uint32_t pattern, bool& added) const noexcept {
 #ifdef BLOOMKIT_X86_SIMD
         const int level = detail::simd_level_in_use.load(std::memory_order_relaxed);
@@ -145,6 +161,8 @@ public:
         return true;
     }
 
+    /// out[i] = whether every bit of probes[i] is set, by the CPU's SIMD kernel; false (nothing
+    /// written) when the CPU has none.
     bool test_batch_simd(const word_type* words, std::span<const probe> probes, bool* out) const noexcept {
 #ifdef BLOOMKIT_X86_SIMD
         // For a batch, AVX-512 pays only when k > 8: up to 8 probes fit one AVX2 step, which
@@ -168,6 +186,8 @@ public:
         return false;
     }
 
+    /// Sets the bits of a batch of keys by the CPU's SIMD kernel and returns how many keys set a
+    /// clear bit; nullopt (nothing written) when no kernel pays for this k on this CPU.
     std::optional<std::size_t> set_batch_simd(word_type* words, std::span<const probe> probes) const noexcept {
 #ifdef BLOOMKIT_X86_SIMD
         const simd_level level = active_simd_level();

@@ -22,10 +22,14 @@ namespace bloomkit {
 
 /// The classic layout's probe rule (detail/scattered_layout.hpp).
 struct classic_probes {
+    /// The layout's code, stored in files.
     static constexpr bloom_layout id = bloom_layout::classic;
+    /// The hash of a filter that does not choose one.
     static constexpr hash_algorithm default_hash = default_hash_algorithm;
 
     template <class Visit>
+    /// Calls visit(bit) for each of the key's k bits, in probe order, until it returns false;
+    /// returns whether every call returned true.
     static bool visit(const digest& d, bloom_geometry g, Visit visit) noexcept {
         std::uint64_t x = d.low;
         std::uint64_t y = d.high;
@@ -38,6 +42,7 @@ struct classic_probes {
     }
 };
 
+/// The classic layout: k probes anywhere in m bits, by enhanced double hashing.
 using classic_layout = detail::scattered_layout<classic_probes>;
 
 }  // namespace bloomkit

@@ -34,12 +34,20 @@
 
 namespace bloomkit {
 
+/// Where a key's counters are in a counting Bloom filter, and what is done to them: the block
+/// layout's placement, seen as 128 4-bit counters per 512-bit block. The layout of
+/// counting_bloom_filter.
 class counting_block_layout {
 public:
+    /// Sixteen counters a word.
     using word_type = std::uint64_t;
+    /// Where a key goes: its block and the 32 bits its counters follow from, as in block_layout.
     using probe = block_layout::probe;
+    /// Eight words, 512 bits, 128 counters: one cache line.
     static constexpr std::size_t words_per_block = block_layout::words_per_block;
     static_assert(words_per_block * detail::counters_per_word == counting_block_counters);
+    /// 15: a counter that reaches it is saturated and stays there, neither incremented nor
+    /// decremented.
     static constexpr std::uint32_t max_count = static_cast<std::uint32_t>(detail::counter_saturated);
 
     /// Throws invalid_argument unless `g` has whole blocks of counters (at least one) and
@@ -47,10 +55,14 @@ public:
     explicit counting_block_layout(counting_geometry g)
         : geometry_(checked(g)), placement_(bloom_geometry{g.counters * 4, g.hashes}) {}
 
+    /// Counters and probes per key.
     [[nodiscard]] counting_geometry geometry() const noexcept { return geometry_; }
+    /// Words holding the counters: counters / 16.
     [[nodiscard]] std::uint64_t word_count() const noexcept { return placement_.word_count(); }
 
+    /// Where a key's counters are, as block_layout::locate() places its bits.
     [[nodiscard]] probe locate(const digest& d) const noexcept { return placement_.locate(d); }
+    /// Starts loading the key's block.
     void prefetch(const word_type* words, const probe& p) const noexcept { placement_.prefetch(words, p); }
 
     /// Whether every counter of the key is nonzero. With AVX-512 and k ≤ 16, or AVX2 and k ≤ 8,

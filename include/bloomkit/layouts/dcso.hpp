@@ -20,14 +20,20 @@ namespace bloomkit {
 
 /// DCSO bloom's probe rule.
 struct dcso_probes {
+    /// The layout's code, stored in files.
     static constexpr bloom_layout id = bloom_layout::dcso;
+    /// DCSO's hash, the only one its filters take.
     static constexpr hash_algorithm default_hash = hash_algorithm::fnv1_64;
-    static constexpr std::uint64_t prime = 18446744073709551557ULL;  // 2^64 - 59
+    /// P = 2^64 - 59, the largest prime below 2^64: the probes' modulus.
+    static constexpr std::uint64_t prime = 18446744073709551557ULL;
+    /// g: each probe's x is the one before times g, mod 2^64, then mod P.
     static constexpr std::uint64_t generator = 18446744073709550147ULL;
     /// DCSO's N ("elements present") counts the keys that set at least one bit.
     static constexpr bool counts_new_keys_only = true;
 
     template <class Visit>
+    /// Calls visit(bit) for each of the key's k bits, in probe order, until it returns false;
+    /// returns whether every call returned true.
     static bool visit(const digest& d, bloom_geometry g, Visit visit) noexcept {
         std::uint64_t x = d.low % prime;
         for (std::uint32_t i = 0; i < g.hashes; ++i) {
@@ -38,6 +44,7 @@ struct dcso_probes {
     }
 };
 
+/// DCSO bloom's layout: k probes anywhere in m bits, from FNV-1 64 by a multiplicative generator.
 using dcso_layout = detail::scattered_layout<dcso_probes>;
 
 }  // namespace bloomkit

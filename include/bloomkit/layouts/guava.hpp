@@ -23,10 +23,14 @@ namespace bloomkit {
 
 /// The MURMUR128_MITZ_64 strategy's probe rule.
 struct guava_mitz64_probes {
+    /// The layout's code, stored in files.
     static constexpr bloom_layout id = bloom_layout::guava;
+    /// Guava's hash, the only one its filters take.
     static constexpr hash_algorithm default_hash = hash_algorithm::murmur3_128;
 
     template <class Visit>
+    /// Calls visit(bit) for each of the key's k bits, in probe order, until it returns false;
+    /// returns whether every call returned true.
     static bool visit(const digest& d, bloom_geometry g, Visit visit) noexcept {
         std::uint64_t combined = d.low;
         for (std::uint32_t i = 0; i < g.hashes; ++i) {
@@ -39,10 +43,14 @@ struct guava_mitz64_probes {
 
 /// The MURMUR128_MITZ_32 strategy's probe rule.
 struct guava_mitz32_probes {
+    /// The layout's code, stored in files.
     static constexpr bloom_layout id = bloom_layout::guava_mitz32;
+    /// Guava's hash, the only one its filters take.
     static constexpr hash_algorithm default_hash = hash_algorithm::murmur3_128;
 
     template <class Visit>
+    /// Calls visit(bit) for each of the key's k bits, in probe order, until it returns false;
+    /// returns whether every call returned true.
     static bool visit(const digest& d, bloom_geometry g, Visit visit) noexcept {
         const auto low = static_cast<std::uint32_t>(d.low), high = static_cast<std::uint32_t>(d.low >> 32);
         for (std::uint32_t i = 1; i <= g.hashes; ++i) {
@@ -54,7 +62,9 @@ struct guava_mitz32_probes {
     }
 };
 
+/// Guava's BloomFilter since 17.0 (MURMUR128_MITZ_64): k probes anywhere in its 64·N bits.
 using guava_layout = detail::scattered_layout<guava_mitz64_probes>;
+/// Guava's BloomFilter before 17.0 (MURMUR128_MITZ_32), whose probes never pass bit 2^31.
 using guava_mitz32_layout = detail::scattered_layout<guava_mitz32_probes>;
 
 }  // namespace bloomkit

@@ -19,23 +19,35 @@
 
 namespace bloomkit {
 
+/// The Apache Parquet split-block layout: 256-bit blocks of eight 32-bit words, one bit in each
+/// word per key (k = 8). The layout policy of split_block_bloom_filter; test, set and prefetch
+/// come from detail::blocked_layout, which calls the hooks below.
 class split_block_layout : public detail::blocked_layout<split_block_layout, std::uint32_t, 8> {
 public:
+    /// The layout's code, stored in files.
     static constexpr bloom_layout id = bloom_layout::split_block;
+    /// XXH64, as Parquet specifies.
     static constexpr hash_algorithm default_hash = hash_algorithm::xxh64;
 
     /// The eight odd constants of the Parquet spec, one per word of a block.
     static constexpr std::array<std::uint32_t, 8> salt = {0x47b6137bU, 0x44974d91U, 0x8824ad5bU, 0xa2b7289dU,
                                                           0x705495c7U, 0x2df1424bU, 0x9efc4947U, 0x5c6bfb31U};
 
+    /// The layout of `g.bits` bits (whole 256-bit blocks, at least one) with `g.hashes` = 8;
+    /// throws invalid_argument for any other geometry.
     explicit split_block_layout(bloom_geometry g) : blocked_layout(g) {}
 
+    /// Where a key goes, as Parquet computes it from the digest's low half h (with XXH64, the
+    /// 64-bit hash): block ((h >> 32) · z) >> 32 of z, and x = the low 32 bits of h, from which
+    /// its bits follow.
     [[nodiscard]] probe locate(const digest& d) const noexcept {
         const auto block =
             static_cast<std::uint64_t>((static_cast<detail::uint128>(d.low >> 32) * block_count()) >> 32);
         return {block, static_cast<std::uint32_t>(d.low)};
     }
 
+    /// Answers one key in `block` by one AVX2 step where the CPU has AVX2: sets `answer` and
+    /// returns true; returns false (answer untouched) when the generic loop is to run.
     bool test_one(const word_type* block, std::uint32_t pattern, bool& answer) const noexcept {
 #ifdef BLOOMKIT_X86_SIMD
         if (active_simd_level() != simd_level::scalar) {
@@ -51,6 +63,8 @@ public:
         return false;
     }
 
+    /// Inserts one key into `block` by one AVX2 step where the CPU has AVX2: sets `added` (a bit
+    /// was clear) and returns true; returns false when the generic loop is to run.
     bool set_one(word_type* block, std::uint32_t pattern, bool& added) const noexcept {
 #ifdef BLOOMKIT_X86_SIMD
         if (active_simd_level() != simd_level::scalar) {
@@ -66,6 +80,8 @@ public:
         return false;
     }
 
+    /// out[i] = whether every bit of probes[i] is set, by the AVX2 kernel; false (nothing written)
+    /// when the CPU has no AVX2.
     bool test_batch_simd(const word_type* words, std::span<const probe> probes, bool* out) const noexcept {
 #ifdef BLOOMKIT_X86_SIMD
         if (active_simd_level() != simd_level::scalar) {
@@ -77,6 +93,8 @@ public:
         return false;
     }
 
+    /// Sets the bits of a batch of keys by the AVX2 kernel and returns how many keys set a clear
+    /// bit; nullopt (nothing written) when the CPU has no AVX2.
     std::optional<std::size_t> set_batch_simd(word_type* words, std::span<const probe> probes) const noexcept {
 #ifdef BLOOMKIT_X86_SIMD
         if (active_simd_level() != simd_level::scalar)
@@ -87,6 +105,8 @@ public:
     }
 
     template <class Visit>
+    /// Calls visit(word, bit_mask) for each of the eight words: bit
+    /// (x · salt[word] mod 2^32) >> 27.
     void for_each_bit(std::uint32_t pattern, Visit visit) const noexcept {
         for (std::size_t word = 0; word < 8; ++word) visit(word, std::uint32_t{1} << ((pattern * salt[word]) >> 27));
     }

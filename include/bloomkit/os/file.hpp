@@ -31,8 +31,11 @@ namespace bloomkit::os {
 class file_descriptor {
 public:
     file_descriptor() = default;
+    /// Takes ownership of `fd` (-1: none).
     explicit file_descriptor(int fd) noexcept : fd_(fd) {}
+    /// Takes the descriptor of `other`, which is left with none.
     file_descriptor(file_descriptor&& other) noexcept : fd_(other.fd_) { other.fd_ = -1; }
+    /// Swaps descriptors with `other`, which closes this one's former descriptor when it goes.
     file_descriptor& operator=(file_descriptor&& other) noexcept {
         std::swap(fd_, other.fd_);
         return *this;
@@ -40,6 +43,7 @@ public:
     ~file_descriptor() {
         if (fd_ >= 0) ::close(fd_);
     }
+    /// The descriptor, still owned; -1 when there is none.
     [[nodiscard]] int get() const noexcept { return fd_; }
     /// Gives up the descriptor without closing it.
     [[nodiscard]] int release() noexcept { return std::exchange(fd_, -1); }

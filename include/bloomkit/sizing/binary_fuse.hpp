@@ -21,9 +21,13 @@ namespace bloomkit {
 /// key's other slots, so array_length = (segment_count + arity - 1) · segment_length.
 /// The empty filter (no keys) has no slots at all: every field is 0.
 struct binary_fuse_geometry {
+    /// Slots per segment, a power of two up to binary_fuse_max_segment_length.
     std::uint64_t segment_length = 0;
+    /// Segments where a key's first slot may fall.
     std::uint64_t segment_count = 0;
+    /// Slots (fingerprints) in all: (segment_count + arity - 1) · segment_length.
     std::uint64_t array_length = 0;
+    /// Every field equal.
     friend constexpr bool operator==(const binary_fuse_geometry&, const binary_fuse_geometry&) = default;
 };
 
@@ -115,11 +119,15 @@ inline constexpr double fuse_floor_size_factor(unsigned arity) noexcept { return
 /// Everything that describes a built filter besides its hasher and its array: what the file
 /// format stores.
 struct binary_fuse_parameters {
+    /// Slots per key: 3 or 4.
     std::uint32_t arity = 3;
+    /// Bits per fingerprint: 8 or 16.
     std::uint32_t fingerprint_bits = 8;
     std::uint64_t keys = 0;  ///< distinct keys (digests) the filter was built from
+    /// How the array is cut into segments.
     binary_fuse_geometry geometry{};
     std::uint64_t construction_seed = 0;  ///< the seed of the attempt that peeled
+    /// Every field equal.
     friend constexpr bool operator==(const binary_fuse_parameters&, const binary_fuse_parameters&) = default;
 };
 
@@ -153,11 +161,16 @@ inline void check_binary_fuse_parameters(const binary_fuse_parameters& p) {
 
 /// What plan_binary_fuse() recommends: the fingerprint length and the array for n keys.
 struct binary_fuse_plan {
+    /// Slots per key: 3 or 4, as asked.
     std::uint32_t arity = 3;
+    /// Bits per fingerprint: as asked, or the fewest (8 or 16) that meet p.
     std::uint32_t fingerprint_bits = 8;
+    /// The array binary_fuse_geometry_for() picks for n keys.
     binary_fuse_geometry geometry;
     double fpr = 0;  ///< 2^-fingerprint_bits
+    /// The fingerprint array's size.
     [[nodiscard]] std::uint64_t bytes() const noexcept { return geometry.array_length * (fingerprint_bits / 8); }
+    /// The array's bits divided among n keys.
     [[nodiscard]] double bits_per_key(double n) const noexcept { return static_cast<double>(bytes()) * 8 / n; }
 };
 

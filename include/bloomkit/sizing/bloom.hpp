@@ -44,6 +44,8 @@ enum class bloom_layout : std::uint8_t {
     return is_foreign(layout) ? 255 : max_hashes;
 }
 
+/// The layout's name ("block", "classic", "split-block", "guava", "guava-mitz32", "dcso"), as
+/// parse_bloom_layout() takes it; "unknown" for a value no enumerator has.
 [[nodiscard]] constexpr std::string_view to_string(bloom_layout layout) noexcept {
     switch (layout) {
         case bloom_layout::classic: return "classic";
@@ -77,9 +79,14 @@ enum class bloom_layout : std::uint8_t {
 
 /// What plan_bloom() recommends for (n, p): the geometry and the FPR its model predicts at n.
 struct bloom_plan {
+    /// The fewest bits (and the k for them) whose modelled FPR at n is at most p; for a foreign
+    /// layout, what its own program chooses.
     bloom_geometry geometry;
+    /// The FPR the layout's model predicts for the geometry at n keys.
     double fpr = 0;
+    /// m / n.
     [[nodiscard]] double bits_per_key(double n) const noexcept { return static_cast<double>(geometry.bits) / n; }
+    /// The bits, in bytes.
     [[nodiscard]] std::uint64_t bytes() const noexcept { return (geometry.bits + 7) / 8; }
 };
 

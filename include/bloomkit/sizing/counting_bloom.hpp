@@ -24,18 +24,25 @@ inline constexpr std::uint32_t counting_block_counters = 128;
 
 /// Number of 4-bit counters (a multiple of 128) and probes per key of a counting Bloom filter.
 struct counting_geometry {
+    /// 4-bit counters, whole blocks of counting_block_counters.
     std::uint64_t counters = 0;
+    /// k: the counters each key increments.
     std::uint32_t hashes = 0;
+    /// Same counters and k.
     friend constexpr bool operator==(const counting_geometry&, const counting_geometry&) = default;
 };
 
 /// What plan_counting_bloom() recommends for (n, p): the geometry and its modelled FPR at n.
 struct counting_plan {
+    /// The fewest counters (and the k for them) whose modelled FPR at n is at most p.
     counting_geometry geometry;
+    /// counting_fpr() of the geometry at n keys.
     double fpr = 0;
+    /// 4 bits per counter, divided among n keys.
     [[nodiscard]] double bits_per_key(double n) const noexcept {
         return 4.0 * static_cast<double>(geometry.counters) / n;
     }
+    /// Two counters a byte.
     [[nodiscard]] std::uint64_t bytes() const noexcept { return geometry.counters / 2; }
 };
 

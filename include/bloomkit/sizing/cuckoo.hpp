@@ -31,8 +31,11 @@ inline constexpr std::uint64_t cuckoo_max_buckets = std::uint64_t{1} << 58;
 
 /// Number of buckets (1 to 2^58, any count) and fingerprint bits (8, 12 or 16) of a cuckoo filter.
 struct cuckoo_geometry {
+    /// Buckets of cuckoo_bucket_size slots each.
     std::uint64_t buckets = 0;
+    /// Bits per fingerprint (slot): 8, 12 or 16.
     std::uint32_t fingerprint_bits = 0;
+    /// Same buckets and fingerprint bits.
     friend constexpr bool operator==(const cuckoo_geometry&, const cuckoo_geometry&) = default;
 };
 
@@ -46,9 +49,14 @@ struct cuckoo_geometry {
 
 /// What plan_cuckoo() recommends for (n, p), and the FPR the model predicts at n keys.
 struct cuckoo_plan {
+    /// The fewest buckets that hold n keys (cuckoo_buckets_for()), with the fingerprint bits
+    /// asked for or the fewest that meet p.
     cuckoo_geometry geometry;
+    /// cuckoo_fpr() at the load n keys give.
     double fpr = 0;
+    /// The table's size: cuckoo_word_count() words of 8 bytes.
     [[nodiscard]] std::uint64_t bytes() const noexcept { return cuckoo_word_count(geometry) * 8; }
+    /// The table's bits divided among n keys.
     [[nodiscard]] double bits_per_key(double n) const noexcept { return static_cast<double>(bytes()) * 8 / n; }
 };
 

@@ -32,8 +32,11 @@ inline constexpr std::uint32_t max_hashes = 64;
 
 /// Number of bits (m) and probes per key (k) of a Bloom filter.
 struct bloom_geometry {
+    /// m: the filter's bits.
     std::uint64_t bits = 0;
+    /// k: the bits each key sets, and each lookup tests.
     std::uint32_t hashes = 0;
+    /// Same m and k.
     friend constexpr bool operator==(const bloom_geometry&, const bloom_geometry&) = default;
 };
 

@@ -31,17 +31,25 @@ inline constexpr std::uint32_t scalable_max_stages = 4096;
 /// What fixes a scalable filter's chain of stages: the first stage's capacity, the FPR bound
 /// of the whole filter, and how each stage follows from the one before.
 struct scalable_parameters {
+    /// Keys the first stage is sized for.
     std::uint64_t initial_capacity = 0;
+    /// p: the bound on the FPR of the whole filter, however many stages it opens.
     double fpr = 0;
+    /// Each stage holds this many times the keys of the one before (scalable_options::growth).
     double growth = 2.0;
+    /// Each stage's FPR target is this times the one before's (scalable_options::tightening).
     double tightening = 0.5;
+    /// Every field equal.
     friend constexpr bool operator==(const scalable_parameters&, const scalable_parameters&) = default;
 };
 
 /// The keys a stage is sized for and its FPR target there.
 struct scalable_stage_plan {
+    /// Keys the stage holds before the next one opens.
     std::uint64_t capacity = 0;
+    /// The stage's FPR target at its capacity.
     double fpr = 0;
+    /// Same capacity and FPR.
     friend constexpr bool operator==(const scalable_stage_plan&, const scalable_stage_plan&) = default;
 };
 
@@ -80,14 +88,18 @@ inline void check_scalable_parameters(const scalable_parameters& params) {
 /// What holding n keys costs a scalable filter: the stages it opens on the way, each sized by
 /// plan_bloom(), and the compound FPR modelled at n.
 struct scalable_plan {
+    /// The stages n keys open, first to last.
     std::vector<scalable_stage_plan> stages;
     std::vector<bloom_geometry> geometries;  ///< of each stage, in order
+    /// The FPR of all stages together, modelled at n keys.
     double fpr = 0;
+    /// The stages' bits, in bytes.
     [[nodiscard]] std::uint64_t bytes() const noexcept {
         std::uint64_t total = 0;
         for (const bloom_geometry& g : geometries) total += g.bits / 8;
         return total;
     }
+    /// The stages' bits divided among n keys.
     [[nodiscard]] double bits_per_key(double n) const noexcept { return static_cast<double>(bytes()) * 8 / n; }
 };
 

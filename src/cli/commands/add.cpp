@@ -17,6 +17,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <vector>
 
@@ -55,7 +56,7 @@ struct add_options {
 template <class F>
 std::unique_ptr<jobs::digest_spool> stage_lines(in_place_update<F>& update, jobs::line_reader& lines, key_format keys,
                                                 unrecorded_format_warning& numeric_lines) {
-    jobs::progress shown("reading", lines.total_bytes());
+    jobs::progress shown("reading", lines.total_bytes(), jobs::data_output::none);
     std::unique_ptr<jobs::digest_spool> spool;
     std::vector<digest> digests;
     lines.read([&](std::span<const std::string_view> batch, const jobs::line_origin& origin) {
@@ -105,7 +106,7 @@ file_header add_to_bloom_file(const add_options& options, jobs::line_reader& lin
         options.filter,
         [&](in_place_update<F>& copy) {
             if (!options.key.empty() && h.keys == key_format::unrecorded) copy.record_key_format(keys);
-            jobs::progress shown("adding", spool->size());
+            jobs::progress shown("adding", spool->size(), jobs::data_output::none);
             std::uint64_t done = 0;
             spool->read(std::size_t{1} << 16, [&](std::span<const digest> digests) {
                 copy.insert_digests(digests);
@@ -131,9 +132,15 @@ file_header add_by_rewriting(const add_options& options, jobs::line_reader& line
     return header_of(filter);
 }
 
+/// A Guava or DCSO file as an add left it: the filter's header, and the format it is in.
+struct foreign_file {
+    file_header header;
+    std::string format;
+};
+
 /// Reads a Guava or DCSO file whole, adds the lines and rewrites it as it was (its format,
 /// gzip, a DCSO file's attached data), atomically.
-file_header add_to_foreign_file(const add_options& options, jobs::line_reader& lines, unsigned threads) {
+foreign_file add_to_foreign_file(const add_options& options, jobs::line_reader& lines, unsigned threads) {
     filter_read read = read_filter_contents(options.filter, options.reading);
     any_filter& filter = read.contents.filter;
     const key_format keys = key_format_for(recorded_key_format(filter), options.key, options.filter);
@@ -141,7 +148,7 @@ file_header add_to_foreign_file(const add_options& options, jobs::line_reader& l
     const jobs::termination_signals_blocked replacing;
     jobs::set_termination_note({});
     write_filter(filter, options.filter, read.as_stored());
-    return header_of(filter);
+    return {header_of(filter), std::string(read.contents.format)};
 }
 
 int run_add_or_leave_unchanged(const add_options& options);
@@ -166,24 +173,27 @@ int run_add_or_leave_unchanged(const add_options& options) {
     const jobs::writer_lock lock = lock_for_writing(options.filter, options.no_wait);
     jobs::set_termination_note(fmt::format(
         "bloomkit: stopped by a signal before anything was written: '{}' was not changed\n", options.filter));
-    const auto report = [&](const file_header& now) {
+    const auto report = [&](const file_header& now, std::string_view format) {
         warn_if_overfull(now);
         if (job_summary::wanted(options.json))
-            summarize_filter(job_summary("add"), now, lines).print(options.json, false);
+            summarize_filter("add", options.filter, format, now, lines).print(options.json, false);
         return success;
     };
-    if (!stored_as_bkf(options.filter, options.reading)) return report(add_to_foreign_file(options, lines, threads));
+    if (!stored_as_bkf(options.filter, options.reading)) {
+        const foreign_file added = add_to_foreign_file(options, lines, threads);
+        return report(added.header, added.format);
+    }
     const file_header h = read_header(options.filter);
     const key_format keys = key_format_for(h.keys, options.key, options.filter);
     if (h.version >= 2)
         if (const std::optional<int> done = visit_kind(h, [&](auto type) -> std::optional<int> {
                 using F = typename decltype(type)::type;
                 if constexpr (capabilities_of<F>().updates_in_place)
-                    return report(add_to_bloom_file<F>(options, lines, keys, h));
+                    return report(add_to_bloom_file<F>(options, lines, keys, h), io::bkf_format::word);
                 else return std::nullopt;
             }))
             return *done;
-    return report(add_by_rewriting(options, lines, keys, threads));
+    return report(add_by_rewriting(options, lines, keys, threads), io::bkf_format::word);
 }
 
 }  // namespace
@@ -200,7 +210,7 @@ action add_command(CLI::App& command) {
     add_filter_reading_options(command, options->reading);
     add_thread_option(command, options->threads);
     add_no_wait_option(command, options->no_wait);
-    command.add_flag("--json", options->json, "Print the summary as JSON");
+    command.add_flag("--json", options->json, "Print the summary as JSON (on stdout)");
     command.footer(
         "A Guava stream or DCSO bloom file is read whole and rewritten as it was.\n"
         "Every line is read before the filter changes: a bad line, a damaged input or Ctrl-C leaves it as it was.\n"

@@ -107,7 +107,8 @@ int run_build(const build_options& options) {
     write_filter(filter, options.output, {options.format, options.gzip, {}});
     warn_if_overfull(filter);
     if (job_summary::wanted(options.json))
-        summarize_filter(job_summary("build"), filter, lines).print(options.json, options.output == "-");
+        summarize_filter("build", options.output, options.format, header_of(filter), lines)
+            .print(options.json, options.output == "-");
     return success;
 }
 

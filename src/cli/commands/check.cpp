@@ -17,6 +17,7 @@
 #include "support/common_options.hpp"
 #include "support/filter_files.hpp"
 #include "support/filter_work.hpp"
+#include "support/json_object.hpp"
 #include "support/keys.hpp"
 
 namespace bloomkit::cli {
@@ -43,8 +44,8 @@ int run_check(const check_options& options) {
     unrecorded_format_warning numeric_lines(opened.header().keys, options.key, opened.name());
     // Answers from a file that changed while it was read are not given.
     const bool selected = report_check(
-        opened.filter(), lines, keys, parse_threads(options.threads), options.report, opened.name(),
-        [&] { opened.require_unchanged(); }, &numeric_lines);
+        opened.filter(), lines, keys, parse_threads(options.threads), options.report,
+        json_object("check").text("file", options.filter), [&] { opened.require_unchanged(); }, &numeric_lines);
     return selected ? found : nothing_found;
 }
 

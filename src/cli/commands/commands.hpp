@@ -23,7 +23,10 @@ struct command {
     std::string_view name;
     std::string_view summary;
     setup add;
+    std::string_view exit_status;  ///< what its exit codes mean, for its man page
 };
+
+inline constexpr std::string_view exits_on_error = "0 on success; 2 on an error, with a message on standard error.";
 
 action plan_command(CLI::App& command);
 action build_command(CLI::App& command);
@@ -41,24 +44,34 @@ action convert_command(CLI::App& command);
 action redis_command(CLI::App& command);
 
 inline constexpr command command_table[] = {
-    {"plan", "Show the memory each kind of filter needs for N keys at rate P", plan_command},
-    {"build", "Build a filter from lines (one key per line) of files or stdin", build_command},
-    {"add", "Add lines to an existing filter file", add_command},
-    {"remove", "Remove lines from a counting Bloom or cuckoo filter file", remove_command},
-    {"check", "Print the lines that may be in the filter", check_command},
-    {"info", "Describe a filter file: kind, parameters, fill, estimated keys, FPR", info_command},
+    {"plan", "Show the memory each kind of filter needs for N keys at rate P", plan_command, exits_on_error},
+    {"build", "Build a filter from lines (one key per line) of files or stdin", build_command, exits_on_error},
+    {"add", "Add lines to an existing filter file", add_command, exits_on_error},
+    {"remove", "Remove lines from a counting Bloom or cuckoo filter file", remove_command,
+     "0 when every line was removed; 1 when a line was certainly not in the filter (nothing is removed then, "
+     "unless --partial); 2 on an error."},
+    {"check", "Print the lines that may be in the filter", check_command,
+     "0 when a line may be in the filter; 1 when none is (as grep); 2 on an error."},
+    {"info", "Describe a filter file: kind, parameters, fill, estimated keys, FPR", info_command, exits_on_error},
     {"dedup", "Print each line the first time it is seen (across runs with --state; exactly with --exact)",
-     dedup_command},
-    {"intersect", "Print the lines of B that are probably in A (exactly with --exact)", intersect_command},
-    {"subtract", "Print the lines of A that are certainly not in B (all of them with --exact)", subtract_command},
-    {"once", "Print the lines that appear exactly once (or, --repeated, more than once), exactly", once_command},
-    {"top", "Print the K most frequent lines with their counts, exactly (or --approx in one pass)", top_command},
-    {"merge", "Combine filters into one: union (or intersection) of their keys", merge_command},
+     dedup_command, exits_on_error},
+    {"intersect", "Print the lines of B that are probably in A (exactly with --exact)", intersect_command,
+     "0 when a line was printed; 1 when none was; 2 on an error."},
+    {"subtract", "Print the lines of A that are certainly not in B (all of them with --exact)", subtract_command,
+     "0 when a line was printed; 1 when none was; 2 on an error."},
+    {"once", "Print the lines that appear exactly once (or, --repeated, more than once), exactly", once_command,
+     exits_on_error},
+    {"top", "Print the K most frequent lines with their counts, exactly (or --approx in one pass)", top_command,
+     exits_on_error},
+    {"merge", "Combine filters into one: union (or intersection) of their keys", merge_command, exits_on_error},
     {"convert", "Rewrite a filter in another format (bkf, Guava stream, DCSO bloom file) where that is exact",
-     convert_command},
+     convert_command, exits_on_error},
 #ifdef BLOOMKIT_WITH_REDIS
     {"redis", "A filter shared through Redis or a Redis Cluster: create, add, check, info, push, pull, drop",
-     redis_command},
+     redis_command,
+     "0 on success (redis check: when a line may be in the filter); 1 when redis check finds no line in the "
+     "filter, or redis drop no filter of that name; 2 on an error, a lost shard or an unreachable server "
+     "included: never an answer of \"absent\"."},
 #endif
 };
 

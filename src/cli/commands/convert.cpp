@@ -44,13 +44,12 @@ int run_convert(const convert_options& options) {
                    in.attached.size(), options.input, options.to);
     write_filter(in.filter, options.output,
                  {options.to, options.gzip, keeps_data ? in.attached : std::vector<std::byte>{}});
-    if (job_summary::wanted(options.json))
-        job_summary("convert")
-            .text("from", std::string(in.format))
-            .text("to", options.to)
-            .text("kind", kind_name(in.filter))
-            .count("bytes", size_in_bytes(in.filter))
-            .print(options.json, options.output == "-");
+    if (!job_summary::wanted(options.json)) return success;
+    job_summary summary("convert");
+    summary.text("file", options.output)
+        .text("from_format", std::string(in.format), job_summary::in_line::yes)
+        .text("format", options.to, job_summary::in_line::yes);
+    describe_filter(summary, header_of(in.filter), {}, "bytes").print(options.json, options.output == "-");
     return success;
 }
 
@@ -66,7 +65,7 @@ action convert_command(CLI::App& command) {
         ->required();
     add_filter_reading_options(command, options->reading);
     command.add_flag("--gzip", options->gzip, "Gzip the file written (as `bloom --gzip` does)");
-    command.add_flag("--json", options->json, "Print the summary as JSON");
+    command.add_flag("--json", options->json, "Print the summary as JSON (on stdout; on stderr with -o -)");
     add_no_wait_option(command, options->no_wait);
     command.footer(
         "Examples:\n"

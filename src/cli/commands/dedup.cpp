@@ -24,6 +24,7 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -39,6 +40,7 @@
 #include "support/common_options.hpp"
 #include "support/exact_job.hpp"
 #include "support/file_locking.hpp"
+#include "support/filter_build.hpp"
 #include "support/filter_files.hpp"
 #include "support/filter_work.hpp"
 #include "support/keys.hpp"
@@ -86,8 +88,10 @@ bool has_saved_state(const std::string& state) {
     return std::filesystem::file_size(state) > 0;
 }
 
-/// The filter a dedup starts from: the state file's, or a new one as the options ask.
-any_filter starting_filter(const dedup_options& options, const sizing_request& sizing) {
+/// The filter a dedup starts from: the state file's, or a new one as the options ask; `count`
+/// counts the input's lines when the options size the filter by them (--memory alone).
+any_filter starting_filter(const dedup_options& options, const sizing_request& sizing,
+                           const std::function<std::uint64_t()>& count) {
     if (has_saved_state(options.state)) {
         any_filter loaded = load<any_filter>(options.state);
         const kind_capabilities can = capabilities(loaded);
@@ -105,11 +109,11 @@ any_filter starting_filter(const dedup_options& options, const sizing_request& s
                                      {.seed = hashing.seed, .hash = hashing.hash, .keys = hashing.keys});
     }
     if (kind != "bloom") throw invalid_argument(fmt::format("dedup keeps a bloom or scalable filter, not '{}'", kind));
-    if (!sizing.keys && !(sizing.memory && sizing.fpr))
+    if (!sizing.keys && !sizing.memory)
         throw invalid_argument(
-            "a Bloom filter for dedup needs its size: give -n (or --memory with -p), or use the scalable "
-            "filter that grows (no -n)");
-    const auto [n, p] = resolve_sizing<bloom_filter>(sizing, {}, [] { return std::uint64_t{0}; });
+            "a Bloom filter for dedup needs its size: give -n or --memory, or use the scalable filter that "
+            "grows (no -n)");
+    const auto [n, p] = resolve_sizing<bloom_filter>(sizing, {}, count);
     return bloom_filter(n, p, hashing);
 }
 
@@ -230,13 +234,15 @@ public:
     void summarize(const jobs::line_reader& lines, int signal) const {
         warn_if_overfull(filter_);
         job_summary summary("dedup");
-        summary.count("lines read", read_)
-            .count("lines written", written_)
-            .count("first seen", fresh_)
-            .estimate("new lines wrongly taken for repeats", expected_wrong_)
-            .count("filter bytes", size_in_bytes(filter_))
+        summary.flag("exact", false)
+            .count("lines_read", read_, "lines read")
+            .count("lines_written", written_, "lines written")
+            .count("new_keys", fresh_, "first seen")
+            .estimate("expected_false_positives", expected_wrong_, "new lines wrongly taken for repeats")
+            .count("filter_bytes", header_of(filter_).payload_size, "filter bytes")
+            .count("signal", static_cast<std::uint64_t>(signal))
             .bytes_read(lines.bytes_read());
-        if (signal != 0) summary.text("stopped by", fmt::format("stopped by signal {}", signal));
+        if (signal != 0) summary.note(fmt::format("stopped by signal {}", signal));
         summary.print(options_.json, true);
     }
 
@@ -274,7 +280,8 @@ int run_exact_dedup(const dedup_options& options) {
     jobs::output out;
     const auto report = jobs::spill::distinct_in_order(lines, settings, [&](std::string_view line) { out.line(line); });
     out.flush();
-    summarize_exact("dedup", report, lines.bytes_read(), options.json);
+    summarize_exact(job_summary("dedup").flag("exact", true), report, exact_counts::distinct_lines, lines.bytes_read(),
+                    options.json);
     return success;
 }
 
@@ -293,7 +300,8 @@ int run_dedup(const dedup_options& options) {
         jobs::defer_termination();  // a signal stops the reading; the state is then saved
         lock.emplace(lock_for_writing(options.state, options.no_wait, jobs::writer_lock::missing::create));
     }
-    any_filter filter = starting_filter(options, sizing);
+    any_filter filter =
+        starting_filter(options, sizing, [&] { return count_lines(lines, key_format_to_build(options.key)); });
     const key_format keys = key_format_for(recorded_key_format(filter), options.key, options.state);
     dedup_run run(options, checkpoint_seconds, std::move(filter), lock);
     const int signal = run.read(lines, keys, threads);

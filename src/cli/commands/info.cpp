@@ -6,6 +6,7 @@
 #include <cmath>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,7 @@
 #include "support/arguments.hpp"
 #include "support/common_options.hpp"
 #include "support/filter_files.hpp"
+#include "support/json_object.hpp"
 
 namespace bloomkit::cli {
 namespace {
@@ -97,18 +99,22 @@ void describe(const scalable_bloom_filter& filter, const file_header& h, fields_
                         h.scalable.tightening),
             "growth", json_number(h.scalable.growth));
     out.add("", "", "tightening", json_number(h.scalable.tightening));
-    std::string stages, json = "[";
+    std::string stages;
+    std::vector<std::string> json;
     for (std::size_t i = 0; i < filter.stage_count(); ++i) {
         const block_bloom_filter& stage = filter.stages()[i];
         stages += fmt::format("\n    {:>3}: {} keys at {:.3g}%, {} of {} held, {}", i, stage.expected_keys(),
                               100 * stage.target_fpr(), stage.inserted_count(), stage.expected_keys(),
                               human_bytes(static_cast<double>(stage.size_in_bytes())));
-        json += fmt::format("{}{{\"capacity\": {}, \"fpr\": {}, \"inserted\": {}, \"bytes\": {}, \"current_fpr\": {}}}",
-                            i ? ", " : "", stage.expected_keys(), json_number(stage.target_fpr()),
-                            stage.inserted_count(), stage.size_in_bytes(), json_number(stage.current_fpr()));
+        json.push_back(json_object()
+                           .count("expected_keys", stage.expected_keys())
+                           .number("target_fpr", stage.target_fpr())
+                           .count("inserted_keys", stage.inserted_count())
+                           .count("filter_bytes", stage.size_in_bytes())
+                           .number("current_fpr", stage.current_fpr())
+                           .str());
     }
-    out.add("stages", fmt::format("{}{}", filter.stage_count(), stages), "stages", json + "]");
-    out.add("", "", "current_fpr_compound", json_number(filter.current_fpr()));
+    out.add("stages", fmt::format("{}{}", filter.stage_count(), stages), "stages", json_array(json));
     out.add("current FPR", fmt::format("{:.4g}% (compound over the stages)", 100 * filter.current_fpr()), "", "");
 }
 
@@ -156,13 +162,13 @@ double measured_fpr(const any_filter& filter, std::uint64_t trials) {
 void describe_format(const filter_input& opened, fields_builder& out) {
     const file_header& h = opened.header();
     const io::format_facts format = io::facts_of_format(opened.format());
-    if (format.word != io::bkf_format::word)
+    if (format.word != io::bkf_format::word)  // JSON names the format of every file (run_info)
         out.add(
             "format",
             fmt::format(
                 "{}{}{}", format.name, opened.gzipped() ? " (gzip)" : "",
                 format.keeps_attached_data ? fmt::format(", {} bytes of attached data", opened.attached().size()) : ""),
-            "format", json_string(opened.format()));
+            "", "");
     if (h.funnel != guava_funnel::none)
         out.add("funnel",
                 fmt::format("{}{}", java_name(h.funnel),
@@ -208,20 +214,29 @@ int run_info(const info_options& options) {
                    opened.name(), opened.name());
 
     if (options.json) {
-        std::string members = fmt::format(
-            "\"file\": {}, \"format_version\": {}, \"kind\": {}, \"bytes\": {}, \"file_bytes\": {}, "
-            "\"hash\": {}, \"seed\": {}, \"expected_keys\": {}, \"target_fpr\": {}, "
-            "\"inserted_keys\": {}, \"estimated_keys\": {}, \"current_fpr\": {}, \"verified\": {}, "
-            "\"key_format\": {}, \"interrupted_update\": {}",
-            json_string(opened.name()), bkf ? std::to_string(h.version) : "null", json_string(to_string(h.kind)),
-            h.payload_size, bkf ? std::to_string(file_bytes) : "null", json_string(to_string(h.hash)),
-            json_string(std::to_string(h.seed)), h.expected_keys, json_number(h.target_fpr),
-            format.records_count ? std::to_string(h.inserted_count) : "null", json_number(keys),
-            json_number(current_fpr(h)), options.verify ? "true" : "false",
-            h.keys == key_format::unrecorded ? "null" : json_string(to_string(h.keys)), interrupted ? "true" : "false");
+        // A scalable filter's rate depends on each stage's fill, which its header does not hold.
+        const double fpr = h.kind == filter_kind::scalable_bloom ? current_fpr(opened.filter()) : current_fpr(h);
+        json_object object("info");
+        object.text("file", options.filter)
+            .text("format", opened.format())
+            .count_or_null("format_version", bkf ? std::optional<std::uint64_t>(h.version) : std::nullopt)
+            .text("kind", to_string(h.kind))
+            .count("filter_bytes", h.payload_size)
+            .count_or_null("file_bytes", bkf ? std::optional(file_bytes) : std::nullopt)
+            .text("hash", to_string(h.hash))
+            .text("seed", std::to_string(h.seed))  // a string: a u64 above 2^53 is lost in a double
+            .count("expected_keys", h.expected_keys)
+            .number("target_fpr", h.target_fpr)
+            .count_or_null("inserted_keys", format.records_count ? std::optional(h.inserted_count) : std::nullopt)
+            .number("estimated_keys", keys)
+            .number("current_fpr", fpr)
+            .flag("verified", options.verify)
+            .text_or_null("key_format",
+                          h.keys == key_format::unrecorded ? std::nullopt : std::optional(to_string(h.keys)))
+            .flag("interrupted_update", interrupted);
         for (const field& f : fields)
-            if (!f.json_name.empty()) members += fmt::format(", {}: {}", json_string(f.json_name), f.json_value);
-        fmt::print("{{{}}}\n", members);
+            if (!f.json_name.empty()) object.raw(f.json_name, f.json_value);
+        fmt::print("{}\n", object.str());
         return success;
     }
     auto line = [](std::string_view label, const std::string& text) { fmt::print("{:<15} {}\n", label, text); };

@@ -72,13 +72,11 @@ int run_merge(const merge_options& options) {
     if (!options.to.empty() && options.to != writing.format) writing = {options.to, false, {}};
     write_filter(result, options.output, writing);
     if (!job_summary::wanted(options.json)) return success;
-    const file_header h = header_of(result);
-    job_summary("merge")
-        .count("filters", options.filters.size())
-        .text("kind", filter_name(h))
-        .estimate("keys", approximate_count(h))
-        .count("bytes", h.payload_size)
-        .print(options.json, options.output == "-");
+    job_summary summary("merge");
+    summary.text("file", options.output)
+        .text("format", writing.format)
+        .count("filters", options.filters.size(), "filters");
+    describe_filter(summary, header_of(result), "keys", "bytes").print(options.json, options.output == "-");
     return success;
 }
 
@@ -95,7 +93,7 @@ action merge_command(CLI::App& command) {
     add_filter_reading_options(command, options->reading);
     command.add_option("--to", options->to, "The format to write: bkf, guava or dcso (default: the first filter's)")
         ->type_name("FORMAT");
-    command.add_flag("--json", options->json, "Print the summary as JSON");
+    command.add_flag("--json", options->json, "Print the summary as JSON (on stdout; on stderr with -o -)");
     add_no_wait_option(command, options->no_wait);
     command.footer(
         "Examples:\n"

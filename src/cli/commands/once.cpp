@@ -9,6 +9,7 @@
 #include "commands/commands.hpp"
 #include "jobs/output.hpp"
 #include "support/exact_job.hpp"
+#include "support/summary.hpp"
 
 namespace bloomkit::cli {
 namespace {
@@ -24,7 +25,8 @@ int run_once(const once_options& options) {
     const auto report =
         jobs::spill::lines_seen_once(lines, settings, options.repeated, [&](std::string_view line) { out.line(line); });
     out.flush();
-    summarize_exact(options.repeated ? "once --repeated" : "once", report, lines.bytes_read(), options.json);
+    summarize_exact(job_summary("once", options.repeated ? "once --repeated" : "").flag("repeated", options.repeated),
+                    report, exact_counts::distinct_lines, lines.bytes_read(), options.json);
     return success;
 }
 

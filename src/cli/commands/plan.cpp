@@ -7,11 +7,13 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "bloomkit/any_filter.hpp"
 #include "commands/commands.hpp"
 #include "support/arguments.hpp"
+#include "support/json_object.hpp"
 #include "support/sizing_options.hpp"
 
 namespace bloomkit::cli {
@@ -24,8 +26,9 @@ struct plan_options {
 
 /// One row of the plan: a kind sized for (n, p), or why it cannot be.
 struct plan_row {
-    std::string flags;      // as `build --kind ...` spells it
-    std::string abilities;  // adds / deletes / grows / static
+    std::string flags;  // as `build --kind ...` spells it
+    std::string_view kind;
+    kind_capabilities can;
     std::string summary;
     kind_plan plan;
     std::uint64_t keys = 0;  // what it is sized for (chosen by --memory with -p)
@@ -47,7 +50,7 @@ std::vector<plan_row> plan_all(const sizing_request& r) {
         // (build --format guava|dcso makes them, sized as their programs size them).
         if (const std::optional<bloom_layout> layout = traits::request().layout; layout && is_foreign(*layout)) return;
         plan_row row{
-            flags_of(traits::request()), abilities_of(capabilities_of<F>()), std::string(traits::summary), {}, 0, {}};
+            flags_of(traits::request()), traits::word, capabilities_of<F>(), std::string(traits::summary), {}, 0, {}};
         try {
             row.keys = r.keys ? *r.keys : keys_for_memory<F>(*r.fpr, *r.memory);
             const double p = r.fpr ? *r.fpr : fpr_for_memory<F>(static_cast<double>(row.keys), *r.memory);
@@ -70,25 +73,34 @@ int run_plan(const plan_options& options) {
     const bool keys_vary = !r.keys;
 
     if (options.json) {
-        fmt::print("{{\"keys\": {}, \"fpr\": {}, \"memory\": {}, \"floor_bits_per_key\": {}, \"kinds\": [",
-                   r.keys ? std::to_string(*r.keys) : "null", r.fpr ? json_number(*r.fpr) : "null",
-                   r.memory ? std::to_string(*r.memory) : "null", r.fpr ? json_number(-std::log2(*r.fpr)) : "null");
-        const char* separator = "";
+        std::vector<std::string> kinds;
         for (const plan_row& row : rows) {
-            if (row.impossible)
-                fmt::print("{}\n  {{\"kind\": {}, \"possible\": false, \"why\": {}}}", separator,
-                           json_string(row.flags), json_string(*row.impossible));
-            else
-                fmt::print(
-                    "{}\n  {{\"kind\": {}, \"possible\": true, \"abilities\": {}, \"keys\": {}, \"bits\": {}, "
-                    "\"bytes\": {}, \"probes\": {}, \"bits_per_key\": {}, \"expected_fpr\": {}}}",
-                    separator, json_string(row.flags), json_string(row.abilities), row.keys, row.plan.bytes * 8,
-                    row.plan.bytes, json_string(row.probes()),
-                    json_number(static_cast<double>(row.plan.bytes) * 8 / static_cast<double>(row.keys)),
-                    json_number(row.plan.fpr));
-            separator = ",";
+            json_object entry;
+            entry.text("flags", row.flags)
+                .text("kind", row.kind)
+                .raw("abilities", json_text_array(ability_words(row.can)))
+                .flag("possible", !row.impossible);
+            if (row.impossible) {
+                kinds.push_back(entry.text("why", *row.impossible).str());
+                continue;
+            }
+            entry.count("expected_keys", row.keys)
+                .count("bits", row.plan.bytes * 8)
+                .count("filter_bytes", row.plan.bytes);
+            if (row.plan.hashes != 0) entry.count("hashes", row.plan.hashes);
+            else entry.count("fingerprint_bits", row.plan.fingerprint_bits);
+            entry.number("bits_per_key", static_cast<double>(row.plan.bytes) * 8 / static_cast<double>(row.keys))
+                .number("expected_fpr", row.plan.fpr);
+            kinds.push_back(entry.str());
         }
-        fmt::print("\n]}}\n");
+        const std::optional<double> floor = r.fpr ? std::optional(-std::log2(*r.fpr)) : std::nullopt;
+        fmt::print("{}\n", json_object("plan")
+                               .count_or_null("expected_keys", r.keys)
+                               .number_or_null("target_fpr", r.fpr)
+                               .count_or_null("memory_bytes", r.memory)
+                               .number_or_null("floor_bits_per_key", floor)
+                               .raw("kinds", json_array(kinds))
+                               .str());
         return success;
     }
 
@@ -112,7 +124,7 @@ int run_plan(const plan_options& options) {
         fmt::print("{:<26} {}{:>12} {:>9.3f} {:>6} {:>10.4f}%  {:<13} {}\n", row.flags,
                    keys_vary ? fmt::format("{:>14} ", row.keys) : "", human_bytes(static_cast<double>(row.plan.bytes)),
                    static_cast<double>(row.plan.bytes) * 8 / static_cast<double>(row.keys), row.probes(),
-                   100 * row.plan.fpr, row.abilities, row.summary);
+                   100 * row.plan.fpr, abilities_of(row.can), row.summary);
     }
     return success;
 }

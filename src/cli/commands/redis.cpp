@@ -28,6 +28,7 @@
 #include "support/check_report.hpp"
 #include "support/common_options.hpp"
 #include "support/filter_files.hpp"
+#include "support/json_object.hpp"
 #include "support/keys.hpp"
 #include "support/summary.hpp"
 
@@ -190,7 +191,7 @@ int run_add(const lines_options& o) {
     if (recorded == key_format::unrecorded && !o.key.empty()) filter.record_key_format(keys);
     unrecorded_format_warning warning(filter.recorded_key_format(), o.key, filter.name());
     std::uint64_t read = 0, added = 0;
-    jobs::progress shown("adding", lines.total_bytes());
+    jobs::progress shown("adding", lines.total_bytes(), jobs::data_output::none);
     lines.read([&](std::span<const std::string_view> batch, const jobs::line_origin& origin) {
         warning.look(batch);
         jobs::with_keys(batch, keys, origin, [&](auto keyed) { added += filter.insert(keyed.begin(), keyed.end()); });
@@ -199,9 +200,9 @@ int run_add(const lines_options& o) {
     });
     if (job_summary::wanted(o.json))
         job_summary("redis add")
-            .count("lines read", read)
-            .count("new keys", added)
-            .text("filter", filter.name())
+            .count("lines_read", read, "lines read")
+            .count("new_keys", added, "new keys")
+            .text("name", filter.name(), job_summary::in_line::yes)
             .bytes_read(lines.bytes_read())
             .print(o.json, false);
     return success;
@@ -215,7 +216,10 @@ int run_check(const lines_options& o) {
     unrecorded_format_warning warning(filter.recorded_key_format(), o.key, filter.name());
     // One thread: a Redis client is not shared between threads, and the pipeline, not the
     // CPU, is what bounds the rate.
-    return report_check(filter, lines, keys, 1, o.report, filter.name(), {}, &warning) ? found : nothing_found;
+    return report_check(filter, lines, keys, 1, o.report, json_object("redis check").text("name", filter.name()), {},
+                        &warning)
+               ? found
+               : nothing_found;
 }
 
 struct info_options {
@@ -230,22 +234,36 @@ int run_info(const info_options& o) {
     const std::uint64_t set = filter.set_bit_count();
     const double keys = estimate_keys(bloom_layout::block, d.geometry, set);
     const double fpr = current_fpr(bloom_layout::block, d.geometry, set);
-    std::string nodes;
-    for (const std::string& node : c.nodes()) nodes += (nodes.empty() ? "" : ",") + node;
     const double fill = static_cast<double>(set) / static_cast<double>(d.geometry.bits);
     if (o.json) {
-        fmt::print(
-            "{{\"name\": {}, \"kind\": \"block Bloom filter in Redis\", \"bits\": {}, \"bytes\": {}, \"hashes\": {}, "
-            "\"shards\": {}, \"blocks_per_shard\": {}, \"hash\": {}, \"seed\": \"{}\", \"keys\": {}, "
-            "\"generation\": \"{:016x}\", \"expected_keys\": {}, \"target_fpr\": {}, \"inserted\": {}, \"set_bits\": "
-            "{}, "
-            "\"fill\": {}, \"approximate_count\": {}, \"current_fpr\": {}, \"nodes\": {}}}\n",
-            json_string(d.name), d.geometry.bits, d.blocks() * 64, d.geometry.hashes, d.shards, d.blocks_per_shard,
-            json_string(to_string(d.hash)), d.seed, json_string(to_string(d.keys)), d.generation,
-            d.target.expected_keys, json_number(d.target.fpr), d.inserted, set, json_number(fill), json_number(keys),
-            json_number(fpr), json_string(nodes));
+        fmt::print("{}\n",
+                   json_object("redis info")
+                       .text("name", d.name)
+                       .text("kind", to_string(filter_kind::bloom))
+                       .text("layout", to_string(bloom_layout::block))
+                       .count("bits", d.geometry.bits)
+                       .count("filter_bytes", d.blocks() * 64)
+                       .count("hashes", d.geometry.hashes)
+                       .count("shards", d.shards)
+                       .count("blocks_per_shard", d.blocks_per_shard)
+                       .text("hash", to_string(d.hash))
+                       .text("seed", std::to_string(d.seed))  // a string: a u64 above 2^53 is lost in a double
+                       .text_or_null("key_format",
+                                     d.keys == key_format::unrecorded ? std::nullopt : std::optional(to_string(d.keys)))
+                       .text("generation", fmt::format("{:016x}", d.generation))
+                       .count("expected_keys", d.target.expected_keys)
+                       .number("target_fpr", d.target.fpr)
+                       .count("inserted_keys", d.inserted)
+                       .count("set_bits", set)
+                       .number("fill", fill)
+                       .number("estimated_keys", keys)
+                       .number("current_fpr", fpr)
+                       .raw("nodes", json_text_array(c.nodes()))
+                       .str());
         return success;
     }
+    std::string nodes;
+    for (const std::string& node : c.nodes()) nodes += (nodes.empty() ? "" : ",") + node;
     fmt::print("name            {}\n", d.name);
     fmt::print("kind            block Bloom filter in Redis ({})\n", c.options().cluster ? "cluster" : "one server");
     fmt::print("size            {} ({} bits), k = {}\n", human_bytes(static_cast<double>(d.blocks() * 64)),
@@ -355,7 +373,7 @@ action redis_command(CLI::App& command) {
     add_connection_options(*add, a->where, true);
     add->add_option("inputs", a->inputs, "Input files; '-' or none reads stdin")->type_name("FILE");
     add_key_option(*add, a->key);
-    add->add_flag("--json", a->json, "Print the summary as JSON");
+    add->add_flag("--json", a->json, "Print the summary as JSON (on stdout)");
     actions.emplace_back(add, [a] { return run_add(*a); });
 
     CLI::App* check =

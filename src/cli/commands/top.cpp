@@ -32,12 +32,13 @@ int run_approximate_top(const top_options& options, std::uint64_t k, const jobs:
     const auto report = jobs::spill::approximately_most_frequent(
         lines, settings, k, [&](std::uint64_t count, std::string_view line) { out.line(counted(count, line)); });
     out.flush();
-    job_summary("top --approx")
-        .count("lines read", report.lines.lines_read)
-        .count("lines written", report.lines.lines_written)
-        .count("counters", report.counters)
-        .count("largest overcount printed", report.largest_overcount)
-        .count("overcount bound", report.overcount_bound)
+    job_summary("top", "top --approx")
+        .flag("exact", false)
+        .count("lines_read", report.lines.lines_read, "lines read")
+        .count("lines_written", report.lines.lines_written, "lines written")
+        .count("counters", report.counters, "counters")
+        .count("largest_overcount_printed", report.largest_overcount, "largest overcount printed")
+        .count("overcount_bound", report.overcount_bound, "overcount bound")
         .bytes_read(lines.bytes_read())
         .print(options.json, true);
     return success;
@@ -52,7 +53,8 @@ int run_top(const top_options& options) {
     const auto report = jobs::spill::most_frequent(
         lines, settings, k, [&](std::uint64_t count, std::string_view line) { out.line(counted(count, line)); });
     out.flush();
-    summarize_exact("top", report, lines.bytes_read(), options.json);
+    summarize_exact(job_summary("top").flag("exact", true), report, exact_counts::distinct_lines, lines.bytes_read(),
+                    options.json);
     return success;
 }
 

@@ -196,11 +196,17 @@ std::string flags_of(const kind_request& request) {
     return flags;
 }
 
+std::vector<std::string_view> ability_words(const kind_capabilities& can) {
+    if (!can.inserts) return {"static"};
+    std::vector<std::string_view> words{"adds"};
+    if (can.removes) words.emplace_back("deletes");
+    if (can.grows) words.emplace_back("grows");
+    return words;
+}
+
 std::string abilities_of(const kind_capabilities& can) {
-    if (!can.inserts) return "static";
-    std::string words = "adds";
-    if (can.removes) words += ", deletes";
-    if (can.grows) words += ", grows";
+    std::string words;
+    for (const std::string_view word : ability_words(can)) words += (words.empty() ? "" : ", ") + std::string(word);
     return words;
 }
 

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "bloomkit/hash.hpp"
 #include "bloomkit/kinds.hpp"
@@ -38,7 +39,10 @@ unsigned max_threads();
 /// The options that select a request's type, as the command spells them: "fuse --bits 16".
 std::string flags_of(const kind_request& request);
 
-/// What a kind can do beyond lookups, in words: "adds, deletes", "static".
+/// What a kind can do beyond lookups, in words: {"adds", "deletes"}, {"static"}.
+std::vector<std::string_view> ability_words(const kind_capabilities& can);
+
+/// The same, as a person reads it: "adds, deletes", "static".
 std::string abilities_of(const kind_capabilities& can);
 
 /// A 64-bit seed in decimal or 0x-hex, or "random" for one from the OS entropy source.

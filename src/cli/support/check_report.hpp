@@ -17,6 +17,7 @@
 #include "jobs/progress.hpp"
 #include "support/arguments.hpp"
 #include "support/filter_work.hpp"
+#include "support/json_object.hpp"
 #include "support/keys.hpp"
 
 namespace bloomkit::cli {
@@ -28,13 +29,14 @@ struct check_report {
 };
 
 /// Queries every line and prints as `check` does; returns whether a line was selected.
-/// `before_totals` runs once every answer is in and before the totals are printed (check's test
-/// that its file did not change); `numeric_lines`, when given, looks at the lines read as text
-/// against a filter that does not record its key format.
+/// `totals` is the object --count --json prints once the totals are added to it: the command and
+/// the filter it names. `before_totals` runs once every answer is in and before the totals are
+/// printed (check's test that its file did not change); `numeric_lines`, when given, looks at the
+/// lines read as text against a filter that does not record its key format.
 template <class Filter>
 bool report_check(const Filter& filter, jobs::line_reader& lines, key_format keys, unsigned threads,
-                  const check_report& how, std::string_view filter_name,
-                  const std::function<void()>& before_totals = {}, unrecorded_format_warning* numeric_lines = nullptr) {
+                  const check_report& how, json_object totals, const std::function<void()>& before_totals = {},
+                  unrecorded_format_warning* numeric_lines = nullptr) {
     if (how.json && !how.count)
         throw invalid_argument("--json prints the totals of --count: without --count, check prints lines");
     std::uint64_t present = 0, absent = 0;
@@ -50,9 +52,7 @@ bool report_check(const Filter& filter, jobs::line_reader& lines, key_format key
         shown.update(lines.bytes_read());
     });
     if (before_totals) before_totals();
-    if (how.count && how.json)
-        out.line(fmt::format("{{\"present\": {}, \"absent\": {}, \"filter\": {}}}", present, absent,
-                             json_string(filter_name)));
+    if (how.count && how.json) out.line(totals.count("present", present).count("absent", absent).str());
     else if (how.count) out.line(fmt::format("present\t{}\nabsent\t{}", present, absent));
     out.flush();
     return (how.absent ? absent : present) > 0;
@@ -62,7 +62,7 @@ bool report_check(const Filter& filter, jobs::line_reader& lines, key_format key
 inline void add_check_report_options(CLI::App& command, check_report& how) {
     command.add_flag("--absent", how.absent, "Print the lines certainly NOT in the filter instead");
     command.add_flag("--count", how.count, "Print only the totals: present and absent lines");
-    command.add_flag("--json", how.json, "With --count: print the totals as JSON");
+    command.add_flag("--json", how.json, "With --count: print the totals as JSON (on stdout)");
 }
 
 }  // namespace bloomkit::cli

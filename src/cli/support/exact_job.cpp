@@ -82,15 +82,23 @@ jobs::spill::exact_settings exact_settings_of(const exact_options& options, cons
     return settings;
 }
 
-void summarize_exact(const char* job, const jobs::spill::exact_report& report, std::uint64_t bytes_read, bool json) {
-    job_summary summary(job);
-    summary.count("lines read", report.lines_read).count("lines written", report.lines_written);
-    if (report.distinct > 0) summary.count("distinct lines", report.distinct);
-    if (report.filter_bytes > 0)
-        summary.count("lines pruned by the filter", report.pruned).count("filter bytes", report.filter_bytes);
-    if (report.bitmap_bytes > 0) summary.count("bitmap bytes", report.bitmap_bytes);
-    else summary.count("bytes spilled", report.spill.bytes_spilled).count("partition levels", report.spill.levels);
-    summary.bytes_read(bytes_read).print(json, true);
+void summarize_exact(job_summary& summary, const jobs::spill::exact_report& report, exact_counts counts,
+                     std::uint64_t bytes_read, bool json) {
+    summary.count("lines_read", report.lines_read, "lines read")
+        .count("lines_written", report.lines_written, "lines written");
+    // The human line leaves out what is 0 because the job had no use for it; JSON has every member.
+    if (counts == exact_counts::distinct_lines)
+        summary.count("distinct_lines", report.distinct, report.distinct > 0 ? "distinct lines" : "");
+    const bool pruned = report.filter_bytes > 0;
+    if (counts == exact_counts::pruned_lines)
+        summary.count("pruned_lines", report.pruned, pruned ? "lines pruned by the filter" : "")
+            .count("prune_filter_bytes", report.filter_bytes, pruned ? "filter bytes" : "");
+    const bool bitmaps = report.bitmap_bytes > 0;
+    summary.count("bitmap_bytes", report.bitmap_bytes, bitmaps ? "bitmap bytes" : "")
+        .count("spilled_bytes", report.spill.bytes_spilled, bitmaps ? "" : "bytes spilled")
+        .count("partition_levels", report.spill.levels, bitmaps ? "" : "partition levels")
+        .bytes_read(bytes_read)
+        .print(json, true);
 }
 
 }  // namespace bloomkit::cli

@@ -10,6 +10,7 @@
 
 #include "jobs/line_reader.hpp"
 #include "jobs/spill/exact_jobs.hpp"
+#include "support/summary.hpp"
 
 namespace bloomkit::cli {
 
@@ -46,7 +47,13 @@ jobs::spill::exact_settings exact_settings_of(const exact_options& options, cons
 
 jobs::spill::exact_settings exact_settings_of(const exact_command_options& options);
 
-/// Prints the summary of an exact job (on stderr: stdout holds its lines).
-void summarize_exact(const char* job, const jobs::spill::exact_report& report, std::uint64_t bytes_read, bool json);
+/// What an exact job counts beside its lines: the distinct lines (dedup, once, top), or the lines
+/// of the second input it dropped before they reached the disk (intersect, subtract).
+enum class exact_counts { distinct_lines, pruned_lines };
+
+/// Completes `summary` (its command and mode) with what the job read, wrote, counted and spilled,
+/// and prints it (on stderr: stdout holds the job's lines).
+void summarize_exact(job_summary& summary, const jobs::spill::exact_report& report, exact_counts counts,
+                     std::uint64_t bytes_read, bool json);
 
 }  // namespace bloomkit::cli

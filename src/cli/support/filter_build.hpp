@@ -30,7 +30,7 @@ inline constexpr std::uint64_t default_scalable_capacity = 100'000;
 /// it is counted, so that a bad line stops the job at once; the inputs are then read again from
 /// their start (copied first where they cannot be: line_reader::read_and_keep).
 inline std::uint64_t count_lines(jobs::line_reader& reader, key_format format) {
-    jobs::progress shown("counting lines", reader.total_bytes());
+    jobs::progress shown("counting lines", reader.total_bytes(), jobs::data_output::none);  // no line is printed yet
     std::uint64_t lines = 0;
     std::vector<std::string_view> split;
     reader.read_and_keep([&](jobs::line_block&& block) {

@@ -215,7 +215,7 @@ inline void insert_lines(any_filter& filter, jobs::line_reader& lines, key_forma
         throw error("a " + kind_name(filter) +
                     " is static: it cannot take more keys. Rebuild it from all of them "
                     "(bloomkit build --kind fuse)");
-    jobs::progress shown("adding", lines.total_bytes());
+    jobs::progress shown("adding", lines.total_bytes(), jobs::data_output::none);
     if (threads > 1 && twins_fit(size_in_bytes(filter), threads) && empty_like(filter)) {
         insert_lines_in_parallel(filter, lines, keys, threads, shown);
         return;

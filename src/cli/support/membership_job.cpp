@@ -71,7 +71,8 @@ bool run_exact_membership_job(const char* job, const membership_options& options
     const auto report =
         jobs::spill::shared_lines(first, second, settings, present, [&](std::string_view line) { out.line(line); });
     out.flush();
-    summarize_exact(job, report, first.bytes_read() + second.bytes_read(), options.json);
+    summarize_exact(job_summary(job).flag("exact", true), report, exact_counts::pruned_lines,
+                    first.bytes_read() + second.bytes_read(), options.json);
     return report.lines_written > 0;
 }
 
@@ -141,12 +142,16 @@ bool run_membership_job(const char* job, const membership_options& options, bool
     // counts those that were not. No more can be wrong than the lines the answer put on the
     // wrong side could be: all of them, when the filter answers "present" to everything.
     const double wrong = wrongly_placed(present ? other : written, present ? written : other, fpr);
+    // The human line counts the lines streamed, JSON those of both inputs, as the exact jobs do.
     job_summary(job)
-        .count("lines read", read)
-        .count("lines written", written)
-        .estimate(present ? "written wrongly (false positives)" : "held back wrongly (false positives)", wrong)
-        .estimate("filter false-positive rate", fpr)
-        .bytes_read(streamed.bytes_read())
+        .flag("exact", false)
+        .note(fmt::format("{} lines read", read))
+        .count("lines_read", held.lines_read() + read)
+        .count("lines_written", written, "lines written")
+        .estimate("expected_false_positives", wrong,
+                  present ? "written wrongly (false positives)" : "held back wrongly (false positives)")
+        .estimate("current_fpr", fpr, "filter false-positive rate")
+        .bytes_read(held.bytes_read() + streamed.bytes_read())
         .print(options.json, true);
     return written > 0;
 }

@@ -42,6 +42,12 @@ std::string command_message(const std::exception& e) {
         return std::string(e.what()) + " (--tmpdir DIR puts it on another disk; a larger --memory spills less)";
     if (dynamic_cast<const jobs::spill::line_exceeds_memory*>(&e) != nullptr)
         return std::string(e.what()) + " (--memory)";
+    // Filters of different sizes or seeds are most often two builds that each sized the filter
+    // for its own input (no -n): the remedy is to build them alike.
+    if (dynamic_cast<const incompatible_filters*>(&e) != nullptr)
+        return std::string(e.what()) +
+               ": filters combine when built alike — the same --kind, -n and -p (not each counted from its own "
+               "input) and the same --seed";
     return e.what();
 }
 

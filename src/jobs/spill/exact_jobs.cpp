@@ -229,8 +229,10 @@ exact_report once_in_bitmaps(line_reader& input, const exact_settings& settings,
         split_lines(block.text(), lines);
         with_keys(std::span<const std::string_view>(lines), settings.keys, block.origin, [&](auto keys) {
             if constexpr (!std::is_same_v<decltype(keys), std::span<const std::string_view>>)
-                for (const std::uint64_t key : keys)
-                    if (!seen.insert(static_cast<std::uint32_t>(key))) twice.set(static_cast<std::uint32_t>(key));
+                for (const std::uint64_t key : keys) {
+                    if (seen.insert(static_cast<std::uint32_t>(key))) ++report.distinct;
+                    else twice.set(static_cast<std::uint32_t>(key));
+                }
         });
         report.lines_read += lines.size();
     });

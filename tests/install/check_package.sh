@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# tests/install/check_package.sh BUILD_DIR CXX — the Debian package of a build, as `make package`
+# makes it (cpack, DEB): its name and version; the files a user expects where Debian puts them
+# (the command, every man page compressed, the completions, the headers, the CMake package and
+# pkg-config file, the copyright and changelog); a program compiled against the extracted
+# headers and CMake package; the extracted command runs; lintian finds no error. Skipped (77)
+# without dpkg-deb.
+set -euo pipefail
+build=$1
+cxx=$2
+command -v dpkg-deb >/dev/null || { echo "# skipped: no dpkg-deb (dpkg)"; exit 77; }
+work=$(mktemp -d "${TMPDIR:-/tmp}/bloomkit-package.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+source=$(cd "$(dirname "$0")/../.." && pwd)
+version=$(sed -n 's/^#define BLOOMKIT_VERSION_STRING "\(.*\)"$/\1/p' "$source/include/bloomkit/version.hpp")
+failed=0
+fail() { echo "not ok - $1"; failed=1; }
+pass() { echo "ok - $1"; }
+
+(cd "$build" && cpack -G DEB -B "$work/out" >"$work/cpack.log" 2>&1) || { cat "$work/cpack.log"; exit 1; }
+deb=$work/out/bloomkit_${version}_$(dpkg --print-architecture).deb
+[[ -f $deb ]] && pass "the package is $(basename "$deb")" || { fail "no $(basename "$deb") in: $(ls "$work/out")"; exit 1; }
+[[ $(dpkg-deb -f "$deb" Version) == "$version" ]] && pass "its version is $version" || fail "version $(dpkg-deb -f "$deb" Version)"
+
+dpkg-deb -c "$deb" | awk '{ print $6 }' | sed 's|^\./|/|' >"$work/contents"
+expected=(/usr/bin/bloomkit /usr/include/bloomkit/bloomkit.hpp /usr/include/bloomkit/version.hpp
+          /usr/lib/cmake/bloomkit/bloomkitConfig.cmake /usr/share/pkgconfig/bloomkit.pc
+          /usr/share/man/man1/bloomkit.1.gz /usr/share/man/man1/bloomkit-dedup.1.gz
+          /usr/share/bash-completion/completions/bloomkit /usr/share/zsh/vendor-completions/_bloomkit
+          /usr/share/fish/vendor_completions.d/bloomkit.fish
+          /usr/share/doc/bloomkit/copyright /usr/share/doc/bloomkit/changelog.gz)
+for file in "${expected[@]}"; do
+    grep -qxF "$file" "$work/contents" && pass "holds $file" || fail "no $file"
+done
+# A man page for every subcommand the command lists.
+"$build/src/cli/bloomkit" --help | awk '/^Subcommands:/ { on = 1; next } /^$/ { on = 0 } on { print $1 }' >"$work/commands"
+while read -r command; do
+    grep -qxF "/usr/share/man/man1/bloomkit-$command.1.gz" "$work/contents" || fail "no man page for $command"
+done <"$work/commands"
+pass "a man page for each of $(wc -l <"$work/commands") subcommands"
+
+dpkg-deb -x "$deb" "$work/root"
+[[ $("$work/root/usr/bin/bloomkit" --version) == "bloomkit $version" ]] && pass "the extracted command runs" ||
+    fail "bloomkit --version: $("$work/root/usr/bin/bloomkit" --version 2>&1)"
+cat >"$work/main.cpp" <<'CPP'
+#include <bloomkit/bloomkit.hpp>
+#include <string_view>
+int main() {
+    bloomkit::block_bloom_filter filter(1000, 0.01);
+    filter.insert(std::string_view("packaged"));
+    return filter.contains(std::string_view("packaged")) ? 0 : 1;
+}
+CPP
+cat >"$work/CMakeLists.txt" <<'CMAKE'
+cmake_minimum_required(VERSION 3.20)
+project(user LANGUAGES CXX)
+find_package(bloomkit REQUIRED)
+add_executable(user main.cpp)
+target_link_libraries(user PRIVATE bloomkit::bloomkit)
+CMAKE
+if cmake -S "$work" -B "$work/user" -DCMAKE_PREFIX_PATH="$work/root/usr" -DCMAKE_CXX_COMPILER="$cxx" >"$work/user.log" 2>&1 &&
+    cmake --build "$work/user" >>"$work/user.log" 2>&1 && "$work/user/user"; then
+    pass "a program builds against the extracted headers and CMake package, and runs"
+else
+    fail "a program against the extracted package: $(tail -5 "$work/user.log")"
+fi
+
+if command -v lintian >/dev/null; then
+    lintian --tag-display-limit 0 "$deb" >"$work/lintian" 2>&1 || true
+    if grep -q '^E:' "$work/lintian"; then fail "lintian: $(grep '^E:' "$work/lintian" | head -5)"; else pass "lintian: no error"; fi
+else
+    echo "# skipped: lintian (not installed)"
+fi
+exit $failed
