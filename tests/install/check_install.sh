@@ -10,14 +10,7 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/bloomkit-install.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 cmake --install "$build" --prefix "$work/prefix" >/dev/null
 
-cat >"$work/main.cpp" <<'CPP'
-#include <bloomkit/bloomkit.hpp>
-int main() {
-    bloomkit::block_bloom_filter filter(1000, 0.01);
-    filter.insert(std::string_view("installed"));
-    return filter.contains(std::string_view("installed")) ? 0 : 1;
-}
-CPP
+cp "$(dirname "$0")/user_program.cpp" "$work/main.cpp"
 
 # pkg-config, the prefix given at install time (not the configured one).
 flags=$(PKG_CONFIG_PATH="$work/prefix/share/pkgconfig" pkg-config --cflags bloomkit)

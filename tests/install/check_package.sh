@@ -42,15 +42,7 @@ pass "a man page for each of $(wc -l <"$work/commands") subcommands"
 dpkg-deb -x "$deb" "$work/root"
 [[ $("$work/root/usr/bin/bloomkit" --version) == "bloomkit $version" ]] && pass "the extracted command runs" ||
     fail "bloomkit --version: $("$work/root/usr/bin/bloomkit" --version 2>&1)"
-cat >"$work/main.cpp" <<'CPP'
-#include <bloomkit/bloomkit.hpp>
-#include <string_view>
-int main() {
-    bloomkit::block_bloom_filter filter(1000, 0.01);
-    filter.insert(std::string_view("packaged"));
-    return filter.contains(std::string_view("packaged")) ? 0 : 1;
-}
-CPP
+cp "$(dirname "$0")/user_program.cpp" "$work/main.cpp"
 cat >"$work/CMakeLists.txt" <<'CMAKE'
 cmake_minimum_required(VERSION 3.20)
 project(user LANGUAGES CXX)
