@@ -25,7 +25,6 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <map>
 #include <memory>
 #include <optional>
@@ -37,57 +36,25 @@
 #include "bloomkit/bloomkit.hpp"
 #include "comma_list.hpp"
 #include "measure.hpp"
+#include "workload.hpp"
 
 namespace {
 
+using bench::chunk_keys;
 using bench::clock_type;
+using bench::count_found;
+using bench::cpu_model;
 using bench::huge_page_bytes;
 using bench::keep;
+using bench::key_set;
+using bench::make_chunk;
+using bench::make_mixed_chunk;
 using bench::memory_floor_ns;
-using bench::splitmix64;
-
-constexpr std::uint64_t chunk_keys = 1 << 20;
+using bench::timed_over_chunks;
 
 // --- Keys ----------------------------------------------------------------------------------
 
 enum class key_kind { integer, url };
-enum class key_set : std::uint64_t { present = 1, absent = 2 };  // disjoint streams of keys
-
-std::uint64_t integer_key(key_set set, std::uint64_t i) { return splitmix64(i * 4 + static_cast<std::uint64_t>(set)); }
-
-std::string url_key(key_set set, std::uint64_t i) {
-    const std::uint64_t h = integer_key(set, i);
-    char buffer[96];
-    std::snprintf(buffer, sizeof buffer, "https://www.site%05u.example.com/articles/%016llx/index.html",
-                  static_cast<unsigned>(h % 100000), static_cast<unsigned long long>(splitmix64(h)));
-    return buffer;
-}
-
-template <class Key>
-std::vector<Key> make_chunk(key_set set, std::uint64_t first, std::uint64_t count) {
-    std::vector<Key> keys;
-    keys.reserve(count);
-    for (std::uint64_t i = first; i < first + count; ++i) {
-        if constexpr (std::is_same_v<Key, std::string>) keys.push_back(url_key(set, i));
-        else keys.push_back(integer_key(set, i));
-    }
-    return keys;
-}
-
-/// Half present, half absent keys, interleaved at random.
-template <class Key>
-std::vector<Key> make_mixed_chunk(std::uint64_t present_count, std::uint64_t first, std::uint64_t count) {
-    std::vector<Key> keys;
-    keys.reserve(count);
-    for (std::uint64_t i = first; i < first + count; ++i) {
-        const std::uint64_t h = splitmix64(i ^ 0x5eed);
-        const key_set set = h & 1 ? key_set::present : key_set::absent;
-        const std::uint64_t index = set == key_set::present ? (h >> 1) % present_count : i;
-        if constexpr (std::is_same_v<Key, std::string>) keys.push_back(url_key(set, index));
-        else keys.push_back(integer_key(set, index));
-    }
-    return keys;
-}
 
 std::size_t key_size(const std::uint64_t&) { return sizeof(std::uint64_t); }
 std::size_t key_size(const std::string& key) { return key.size(); }
@@ -108,20 +75,6 @@ struct row {
     double fpr = -1;              // measured; -1 where not applicable
     double huge_page_bytes = -1;  // of the structure while measured; -1 where not measured
 };
-
-/// Runs `op(chunk)` over `count` keys of a stream in chunks; returns ns per key (op time only).
-template <class Key, class Make, class Op>
-double timed_over_chunks(std::uint64_t count, Make make, Op op) {
-    double nanoseconds = 0;
-    for (std::uint64_t first = 0; first < count; first += chunk_keys) {
-        const std::vector<Key> chunk = make(first, std::min(chunk_keys, count - first));
-        const auto start = clock_type::now();
-        op(chunk);
-        keep(chunk);
-        nanoseconds += std::chrono::duration<double, std::nano>(clock_type::now() - start).count();
-    }
-    return nanoseconds / static_cast<double>(count);
-}
 
 struct workload {
     std::uint64_t n;
@@ -160,17 +113,6 @@ template <class Key, class Contains, class BulkCount = std::nullptr_t>
 structure<Key, Contains, BulkCount> structure_of(std::string name, double bits_per_key, Contains contains,
                                                  BulkCount bulk_count = nullptr) {
     return {std::move(name), bits_per_key, contains, bulk_count};
-}
-
-/// The loop a user writes over single lookups, in a function of its own: inlined into the
-/// benchmark's bookkeeping, its count lives in memory and its filter's fields in stack slots
-/// reloaded after every kernel call, a cost a user's loop does not pay
-/// (docs/design/performance.md, "Artefacts of measurement").
-template <class Key, class Contains>
-[[gnu::noinline]] std::uint64_t count_found(const Contains& contains, const std::vector<Key>& keys) {
-    std::uint64_t found = 0;
-    for (const Key& key : keys) found += contains(key) ? 1 : 0;
-    return found;
 }
 
 template <class Key, class Contains, class BulkCount>
@@ -454,13 +396,6 @@ result run(const workload& w, key_kind kind) {
     r.floor_ns = memory_floor_ns(bloomkit::block_bloom_filter(w.n, w.target_fpr).size_in_bytes(), w.sample,
                                  r.floor_huge_page_bytes);
     return r;
-}
-
-std::string cpu_model() {
-    std::ifstream cpuinfo("/proc/cpuinfo");
-    for (std::string line; std::getline(cpuinfo, line);)
-        if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
-    return "unknown";
 }
 
 std::optional<double> ns_of(const result& r, const std::string& structure, const std::string& operation) {

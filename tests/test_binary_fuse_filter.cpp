@@ -381,7 +381,7 @@ TYPED_TEST(BinaryFuse, GivesUpWithAClearErrorAfterTheAttemptLimit) {
     const std::vector<std::string> keys{"left", "right"};
     const std::uint64_t seed = seed_that_needs_a_retry<TypeParam>(keys);
     const hasher h(hash_algorithm::xxh3_128, seed);
-    const detail::huge_page_vector<digest> digests{h(keys[0]), h(keys[1])};
+    const os::huge_page_vector<digest> digests{h(keys[0]), h(keys[1])};
     EXPECT_NO_THROW(
         (void)(detail::build_fuse_array<fingerprint, TypeParam::arity()>(digests, seed, detail::fuse_max_attempts)));
     try {

@@ -73,12 +73,12 @@
 #include "bloomkit/detail/bits.hpp"
 #include "bloomkit/detail/bulk_pipeline.hpp"
 #include "bloomkit/detail/filter_api.hpp"
-#include "bloomkit/detail/huge_pages.hpp"
 #include "bloomkit/detail/word_storage.hpp"
 #include "bloomkit/error.hpp"
 #include "bloomkit/hash.hpp"
 #include "bloomkit/kind_request.hpp"
 #include "bloomkit/options.hpp"
+#include "bloomkit/os/huge_pages.hpp"
 #include "bloomkit/sizing/binary_fuse.hpp"
 
 namespace bloomkit {
@@ -165,8 +165,8 @@ private:
 
 /// Digests of every key of [first, last), in input order.
 template <class It, class Sentinel>
-huge_page_vector<digest> hash_all(It first, Sentinel last, const hasher& h) {
-    huge_page_vector<digest> digests;
+os::huge_page_vector<digest> hash_all(It first, Sentinel last, const hasher& h) {
+    os::huge_page_vector<digest> digests;
     if constexpr (std::sized_sentinel_for<Sentinel, It>) digests.reserve(static_cast<std::size_t>(last - first));
     for (; first != last; ++first) digests.push_back(h(*first));
     return digests;
@@ -174,18 +174,18 @@ huge_page_vector<digest> hash_all(It first, Sentinel last, const hasher& h) {
 
 /// Removes repeated digests (in O(n): a counting sort on the top bits, which are uniform, then
 /// tiny sorts inside each bucket). The order left is not the input's; nothing depends on it.
-inline void keep_distinct(huge_page_vector<digest>& digests) {
+inline void keep_distinct(os::huge_page_vector<digest>& digests) {
     const std::size_t n = digests.size();
     if (n < 2) return;
     // About four digests per bucket, so the bucket sorts are tiny insertion sorts. Equal
     // digests share a bucket.
     const int bits = std::clamp(static_cast<int>(std::bit_width(n)) - 2, 1, 30);
     const auto bucket_of = [bits](const digest& d) { return static_cast<std::size_t>(d.low >> (64 - bits)); };
-    huge_page_vector<std::size_t> begin((std::size_t{1} << bits) + 1, 0);  // bucket b is [begin[b], begin[b + 1])
+    os::huge_page_vector<std::size_t> begin((std::size_t{1} << bits) + 1, 0);  // bucket b is [begin[b], begin[b + 1])
     for (const digest& d : digests) ++begin[bucket_of(d) + 1];
     for (std::size_t b = 1; b < begin.size(); ++b) begin[b] += begin[b - 1];
-    huge_page_vector<digest> bucketed(n);
-    huge_page_vector<std::size_t> next(begin.begin(), begin.end() - 1);
+    os::huge_page_vector<digest> bucketed(n);
+    os::huge_page_vector<std::size_t> next(begin.begin(), begin.end() - 1);
     for (const digest& d : digests) bucketed[next[bucket_of(d)]++] = d;
 
     const auto by_value = [](const digest& x, const digest& y) {
@@ -241,7 +241,7 @@ public:
     explicit fuse_peeler(const binary_fuse_geometry& g) : addressing_(g), slot_count_(g.array_length) {}
 
     /// Tries construction seed `seed` on `keys`.
-    peel_outcome peel(const huge_page_vector<digest>& keys, std::uint64_t seed) {
+    peel_outcome peel(const os::huge_page_vector<digest>& keys, std::uint64_t seed) {
         bucket_by_segment(keys, seed);
         slots_.assign(slot_count_, fuse_slot{});
         if (!add_keys()) return peel_outcome::overflow;
@@ -270,8 +270,8 @@ private:
     /// Counting sort of the per-attempt hashes by the segment of their first slot: the keys
     /// are then added in slot order, touching a sliding window of arity segments of the table
     /// instead of random lines all over it.
-    void bucket_by_segment(const huge_page_vector<digest>& keys, std::uint64_t seed) {
-        huge_page_vector<std::uint64_t> end(addressing_.segment_count(), 0);
+    void bucket_by_segment(const os::huge_page_vector<digest>& keys, std::uint64_t seed) {
+        os::huge_page_vector<std::uint64_t> end(addressing_.segment_count(), 0);
         for (const digest& d : keys) ++end[addressing_.segment_of(fuse_remix(d, seed))];
         std::uint64_t total = 0;
         for (std::uint64_t& e : end) e = total += e;
@@ -345,11 +345,11 @@ private:
 
     fuse_addressing<Arity> addressing_;
     std::uint64_t slot_count_;
-    // ~60 bytes per key between them: on huge pages (detail/huge_pages.hpp).
-    huge_page_vector<fuse_slot> slots_;
-    huge_page_vector<fuse_hash> bucketed_;     // this attempt's hashes, by segment
-    huge_page_vector<std::uint64_t> order_;    // slots in peeling order, each naming its key
-    huge_page_vector<std::uint64_t> pending_;  // slots found holding one key, not yet peeled
+    // ~60 bytes per key between them: on huge pages (os/huge_pages.hpp).
+    os::huge_page_vector<fuse_slot> slots_;
+    os::huge_page_vector<fuse_hash> bucketed_;     // this attempt's hashes, by segment
+    os::huge_page_vector<std::uint64_t> order_;    // slots in peeling order, each naming its key
+    os::huge_page_vector<std::uint64_t> pending_;  // slots found holding one key, not yet peeled
 };
 
 /// What construction produced.
@@ -368,7 +368,7 @@ struct fuse_array {
 /// seed is tried again, so the result depends on the set of keys only. Throws
 /// binary_fuse_construction_error after `max_attempts` failures on distinct keys.
 template <class Fingerprint, unsigned Arity>
-fuse_array<Fingerprint> build_fuse_array(huge_page_vector<digest> keys, std::uint64_t seed,
+fuse_array<Fingerprint> build_fuse_array(os::huge_page_vector<digest> keys, std::uint64_t seed,
                                          unsigned max_attempts = fuse_max_attempts) {
     fuse_array<Fingerprint> built{keys.size(), binary_fuse_geometry_for(Arity, keys.size()), seed, {}};
     if (keys.empty()) return built;
@@ -536,7 +536,7 @@ private:
         pipeline(first, last, [&](const detail::fuse_hash& h) { use(matches(h)); });
     }
 
-    void build(detail::huge_page_vector<digest> digests, std::uint64_t seed) {
+    void build(os::huge_page_vector<digest> digests, std::uint64_t seed) {
         auto built = detail::build_fuse_array<Fingerprint, Arity>(std::move(digests), seed);
         parameters_ = {Arity, fingerprint_bits(), built.keys, built.geometry, built.seed};
         fingerprints_ = std::move(built.fingerprints);

@@ -4,7 +4,7 @@
 // Owned arrays are 64-byte aligned so a 512-bit block is one cache line. Large ones come
 // straight from mmap: the kernel hands out zero pages lazily (a 60 GB filter is allocated
 // instantly and costs memory only where keys land), and they are marked for transparent huge
-// pages, which cuts the TLB misses of random lookups over a big filter (huge_pages.hpp).
+// pages, which cuts the TLB misses of random lookups over a big filter (os/huge_pages.hpp).
 #pragma once
 
 #include <algorithm>
@@ -16,8 +16,8 @@
 #include <new>
 #include <span>
 
-#include "bloomkit/detail/huge_pages.hpp"
 #include "bloomkit/error.hpp"
+#include "bloomkit/os/huge_pages.hpp"
 
 namespace bloomkit::detail {
 
@@ -29,8 +29,8 @@ public:
     zeroed_block() = default;
     explicit zeroed_block(std::size_t bytes) : bytes_(bytes) {
         if (bytes == 0) return;
-        if (bytes >= huge_page_bytes) {
-            data_ = map_huge_pages(bytes);
+        if (bytes >= os::huge_page_bytes) {
+            data_ = os::map_huge_pages(bytes);
             mapped_ = true;
         } else {
             data_ = ::operator new (bytes, std::align_val_t{cache_line});
@@ -46,7 +46,7 @@ public:
     zeroed_block& operator=(const zeroed_block&) = delete;
     ~zeroed_block() {
         if (data_ == nullptr) return;
-        if (mapped_) unmap_huge_pages(data_, bytes_);
+        if (mapped_) os::unmap_huge_pages(data_, bytes_);
         else ::operator delete (data_, std::align_val_t{cache_line});
     }
 

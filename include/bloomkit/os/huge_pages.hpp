@@ -1,6 +1,7 @@
-// bloomkit/detail/huge_pages.hpp — large allocations straight from the kernel, marked for
-// transparent huge pages: the arrays of big filters (word_storage.hpp) and the temporary
-// arrays of a binary fuse build (binary_fuse_filter.hpp, ~60 bytes per key).
+// bloomkit/os/huge_pages.hpp — large allocations straight from the kernel, marked for
+// transparent huge pages: the arrays of big filters (detail/word_storage.hpp) and the temporary
+// arrays of a binary fuse build (binary_fuse_filter.hpp, ~60 bytes per key). Public so that a
+// program comparing other filters with bloomkit's (bench/peer_bench.cpp) gives them the same pages.
 //
 // Two costs of a large array fall with 2 MiB pages. Random lookups miss the TLB far less (a
 // 1 GB filter is 512 huge pages, and 262,144 small ones). And memory written for the first
@@ -19,7 +20,7 @@
 #include <new>
 #include <vector>
 
-namespace bloomkit::detail {
+namespace bloomkit::os {
 
 /// From this size on, allocations are mapped: one huge page.
 inline constexpr std::size_t huge_page_bytes = std::size_t{1} << 21;
@@ -34,18 +35,22 @@ inline constexpr std::size_t huge_page_bytes = std::size_t{1} << 21;
     return p;
 }
 
+/// Returns memory that map_huge_pages(bytes) gave.
 inline void unmap_huge_pages(void* p, std::size_t bytes) noexcept { ::munmap(p, bytes); }
 
 /// A std::allocator that maps arrays of huge_page_bytes and more (see the top of this file)
 /// and takes smaller ones from operator new.
 template <class T>
 struct huge_page_allocator {
-    using value_type = T;
+    using value_type = T;  ///< what it allocates
 
     huge_page_allocator() noexcept = default;
+    /// Stateless: any instance frees what any other allocated.
     template <class U>
     huge_page_allocator(const huge_page_allocator<U>&) noexcept {}
 
+    /// Room for n objects of T: mapped from one huge page's worth of bytes on. Throws
+    /// std::bad_alloc, or std::bad_array_new_length when n * sizeof(T) overflows.
     [[nodiscard]] T* allocate(std::size_t n) {
         if (n > std::numeric_limits<std::size_t>::max() / sizeof(T)) throw std::bad_array_new_length();
         const std::size_t bytes = n * sizeof(T);
@@ -53,13 +58,15 @@ struct huge_page_allocator {
         return static_cast<T*>(::operator new (bytes, std::align_val_t{alignof(T)}));
     }
 
-    // The unsized delete: Clang declares the sized one only under -fsized-deallocation.
+    /// Frees what allocate(n) returned. (The unsized delete: Clang declares the sized one only
+    /// under -fsized-deallocation.)
     void deallocate(T* p, std::size_t n) noexcept {
         const std::size_t bytes = n * sizeof(T);
         if (bytes >= huge_page_bytes) unmap_huge_pages(p, bytes);
         else ::operator delete (p, std::align_val_t{alignof(T)});
     }
 
+    /// Always equal: stateless.
     friend bool operator==(const huge_page_allocator&, const huge_page_allocator&) noexcept { return true; }
 };
 
@@ -67,4 +74,4 @@ struct huge_page_allocator {
 template <class T>
 using huge_page_vector = std::vector<T, huge_page_allocator<T>>;
 
-}  // namespace bloomkit::detail
+}  // namespace bloomkit::os
