@@ -448,7 +448,8 @@ struct row {
     double ns, floor_ns, bits_per_key, fpr;
     std::uint64_t bytes;
     std::optional<std::uint64_t> huge;
-    std::string best_peer;  // filled in by compare_with_peers()
+    std::optional<double> build_memory;  // the peak of a build (its last round), bytes per key
+    std::string best_peer;               // filled in by compare_with_peers()
     double vs_best_peer = 0;
 };
 
@@ -472,6 +473,36 @@ std::string load_average() {
     return one + " " + five + " " + fifteen;
 }
 
+/// A field of /proc/self/status in bytes ("VmRSS", "VmHWM").
+std::uint64_t status_bytes(const std::string& field) {
+    std::ifstream status("/proc/self/status");
+    std::string name;
+    std::uint64_t kilobytes = 0;
+    while (status >> name) {
+        if (name == field + ":" && status >> kilobytes) return kilobytes * 1024;
+        status.ignore(std::numeric_limits<std::streamsize>::max(), '\n');
+    }
+    return 0;
+}
+
+/// The most memory `op` had the process hold beyond what it held before, in bytes: the peak
+/// resident size is reset first (clear_refs 5, Linux 4.0 on), so each build is measured alone.
+/// Its temporaries and the structure it leaves both count; the keys it is given do not.
+template <class Op>
+std::optional<std::uint64_t> peak_memory_of(Op op) {
+    const std::uint64_t before = status_bytes("VmRSS");
+    const bool reset = static_cast<bool>(std::ofstream("/proc/self/clear_refs") << "5");
+    op();
+    const std::uint64_t peak = status_bytes("VmHWM");
+    if (!reset || peak < before) return std::nullopt;
+    return peak - before;
+}
+
+std::optional<double> per_key(std::optional<std::uint64_t> bytes, std::uint64_t keys) {
+    if (!bytes) return std::nullopt;
+    return static_cast<double>(*bytes) / static_cast<double>(keys);
+}
+
 /// Times every operation of every contender `w.rounds` times, the contenders interleaved within
 /// a round; returns one row per contender and operation, with its median.
 template <class Key>
@@ -479,6 +510,7 @@ std::vector<row> measure(const workload& w, std::vector<std::unique_ptr<contende
     using times = std::map<operation, std::vector<double>>;
     std::vector<times> timed(contenders.size());
     std::vector<std::vector<double>> floors(contenders.size());
+    std::vector<std::optional<std::uint64_t>> build_memory(contenders.size());
     const std::vector<Key> keys = make_chunk<Key>(key_set::present, 0, w.n);
     const auto inserted = [&](std::uint64_t first, std::uint64_t count) {
         return std::vector<Key>(keys.begin() + static_cast<std::ptrdiff_t>(first),
@@ -506,7 +538,8 @@ std::vector<row> measure(const workload& w, std::vector<std::unique_ptr<contende
             }
             if (c.has(operation::build)) {
                 c.prepare();
-                timed[i][operation::build].push_back(timed_once(w.n, [&] { c.build(keys); }));
+                build_memory[i] = peak_memory_of(
+                    [&] { timed[i][operation::build].push_back(timed_once(w.n, [&] { c.build(keys); })); });
             }
         }
     }
@@ -566,7 +599,8 @@ std::vector<row> measure(const workload& w, std::vector<std::unique_ptr<contende
         for (const operation op : all_operations)
             if (c.has(op))
                 rows.push_back({"", c.name(), c.group(), name_of(op), c.peer(), median(timed[i][op]), median(floors[i]),
-                                bits_per_key, fpr, c.bytes(), huge, "", 0});
+                                bits_per_key, fpr, c.bytes(), huge,
+                                op == operation::build ? per_key(build_memory[i], w.n) : std::nullopt, "", 0});
     }
     return rows;
 }
@@ -629,17 +663,18 @@ std::string megabytes(std::uint64_t bytes) {
 void print_table(const std::vector<row>& rows) {
     std::printf(
         "| keys | structure | operation | ns/key | floor (ns) | vs floor | vs best peer | bits/key | measured FPR | on "
-        "2 MiB pages |\n|---|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
+        "2 MiB pages | build's peak memory (bytes/key) |\n|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     for (const row& r : rows) {
-        char vs_peer[48] = "—", fpr[32], huge[48] = "?";
+        char vs_peer[48] = "—", fpr[32], huge[48] = "?", build_memory[32] = "—";
         if (!r.best_peer.empty())
             std::snprintf(vs_peer, sizeof vs_peer, "%.2fx (%s)", r.vs_best_peer, r.best_peer.c_str());
         std::snprintf(fpr, sizeof fpr, "%.4f%%", 100 * r.fpr);
         if (r.huge)
             std::snprintf(huge, sizeof huge, "%s of %s MB", megabytes(*r.huge).c_str(), megabytes(r.bytes).c_str());
-        std::printf("| %s | %s | %s | %.2f | %.2f | %.2fx | %s | %.2f | %s | %s |\n", r.keys.c_str(),
+        if (r.build_memory) std::snprintf(build_memory, sizeof build_memory, "%.1f", *r.build_memory);
+        std::printf("| %s | %s | %s | %.2f | %.2f | %.2fx | %s | %.2f | %s | %s | %s |\n", r.keys.c_str(),
                     r.structure.c_str(), r.operation.c_str(), r.ns, r.floor_ns, r.ns / r.floor_ns, vs_peer,
-                    r.bits_per_key, fpr, huge);
+                    r.bits_per_key, fpr, huge, build_memory);
     }
 }
 

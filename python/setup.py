@@ -1,12 +1,16 @@
 """The native module of the bloomkit package, for pip (pyproject.toml holds the rest): the same
 source CMake builds (python/CMakeLists.txt), against the C++ headers of this checkout. Without
-RedisBloomFilter, which links the compiled bloomkit::redis: a CMake build of the project has it."""
+RedisBloomFilter, which links the compiled bloomkit::redis: a CMake build of the project has it.
+
+The four source files compile in parallel, one per CPU (BLOOMKIT_BUILD_JOBS=N to choose): a
+template-heavy file takes most of a minute, and pip otherwise compiles them one after another."""
 import re
 from pathlib import Path
 
-from pybind11.setup_helpers import Pybind11Extension
+from pybind11.setup_helpers import ParallelCompile, Pybind11Extension
 from setuptools import setup
 
+ParallelCompile("BLOOMKIT_BUILD_JOBS").install()
 here = Path(__file__).resolve().parent
 version = re.search(r'#define BLOOMKIT_VERSION_STRING "([0-9.]+)"',
                     (here.parent / "include" / "bloomkit" / "version.hpp").read_text()).group(1)

@@ -184,6 +184,22 @@ TEST(KnownAnswer, RemixIsFmix64OfEachHalf) {
     EXPECT_EQ(detail::next_construction_seed(seed), detail::mix64(seed + 0x9e3779b97f4a7c15ULL));
 }
 
+TEST(Construction, RemixingInPlaceIsUndoneExactly) {
+    // A failed attempt turns the remixed keys back into their digests for the next seed.
+    std::mt19937_64 random(7);
+    os::huge_page_vector<digest> keys(1000);
+    for (digest& d : keys) d = {random(), random()};
+    keys[0] = {0, 0};
+    keys[1] = {~0ULL, ~0ULL};
+    const os::huge_page_vector<digest> original = keys;
+    const std::uint64_t seed = 0x5eed;
+    detail::remix_in_place(keys, seed);
+    for (std::size_t i = 0; i < keys.size(); ++i)
+        ASSERT_EQ(detail::remixed(keys[i]), detail::fuse_remix(original[i], seed)) << i;
+    detail::unremix_in_place(keys, seed);
+    EXPECT_TRUE(std::equal(keys.begin(), keys.end(), original.begin(), original.end()));
+}
+
 // --- No false negatives, whatever the size, with repeated keys in the input ----------------
 
 TYPED_TEST(BinaryFuse, EveryKeyIsFoundForManySetSizes) {

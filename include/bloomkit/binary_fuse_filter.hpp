@@ -17,9 +17,10 @@
 // Construction (the paper's algorithm):
 //  1. hash every key once with the filter's hasher (xxh3_mix by default, seeded with the
 //     filter's seed);
-//  2. for a construction seed s, remix each digest into a per-attempt 128-bit hash (below),
-//     bucket the keys by the segment of their first slot (a counting sort, so that adding the
-//     keys to the slot table walks memory in order), and add each key to its slots' counters;
+//  2. for a construction seed s, remix each digest into a per-attempt 128-bit hash (below, in
+//     place), sort the keys by the segment of their first slot (a counting sort, so that adding
+//     the keys to the slot table walks memory in order), and add each key to its slots: a count
+//     and the XOR of the positions of the keys on the slot;
 //  3. peel: a slot holding exactly one key fixes that key; remove it and repeat. If every key
 //     peels, assign fingerprints in reverse peeling order. If not (a cyclic core is left: a
 //     few percent of attempts at most for large sets, more for tiny ones), retry with the
@@ -43,10 +44,10 @@
 // digests that share one half still get independent slots, whichever half it is. A lookup is
 // the same computation: one hash call, the remix with the construction seed, arity reads.
 //
-// Sizes are 64-bit throughout (more than 2^32 keys work). Building needs about 60 bytes per
-// key of temporary memory, 16 more when the input repeats keys (the digests, the bucketed
-// per-attempt hashes, the slot table of a 128-bit XOR and a count per slot, the peeling order);
-// the filter itself keeps only its array. A filter may also be a read-only view of a
+// Sizes are 64-bit throughout (more than 2^32 keys work). Building needs about 26 bytes per
+// key of temporary memory (the digests, remixed in place; a count and a 32-bit XOR of key
+// positions per slot; the peeling order), ~34 past 2^32 slots, and 16 more for a moment when
+// the input repeats keys; the filter itself keeps only its array. A filter may also be a read-only view of a
 // memory-mapped file (file.hpp).
 //
 // Thread safety: a filter is immutable once built; any number of threads may query it at once.
@@ -201,29 +202,23 @@ inline void keep_distinct(os::huge_page_vector<digest>& digests) {
     digests.erase(kept, digests.end());
 }
 
-/// One slot of the construction table, in 16 bytes: the XOR of the keys on it, and how many
-/// there are. The count lives in the top byte of b, which addressing never reads (the offsets
-/// take bits 0..53), so counting a key and XORing it touch the same cache line.
-struct fuse_slot {
-    static constexpr std::uint64_t count_one = std::uint64_t{1} << 56;
-    static constexpr std::uint64_t key_bits = count_one - 1;  // what a key keeps of b
-
-    std::uint64_t a = 0;
-    std::uint64_t b = 0;
-
-    /// Keys given to add() and remove() have b's top byte clear (see key_bits).
-    void add(const fuse_hash& key) noexcept {
-        a ^= key.a;
-        b = (b ^ key.b) + count_one;
+/// The digests of a build hold, during an attempt, its per-attempt hashes in their place
+/// (remixed in place: low = a, high = b), so the build keeps one array of keys, not two; a
+/// failed attempt turns them back into the digests (fuse_remix is a bijection).
+inline void remix_in_place(std::span<digest> keys, std::uint64_t seed) noexcept {
+    for (digest& d : keys) {
+        const fuse_hash h = fuse_remix(d, seed);
+        d = {h.a, h.b};
     }
-    void remove(const fuse_hash& key) noexcept {
-        a ^= key.a;
-        b = (b ^ key.b) - count_one;
+}
+inline void unremix_in_place(std::span<digest> keys, std::uint64_t seed) noexcept {
+    for (digest& d : keys) {
+        const std::uint64_t b = d.high;
+        d = {murmur3_fmix64_inverse(d.low ^ b) ^ seed, murmur3_fmix64_inverse(b) ^ seed ^ fuse_offset_salt};
     }
-    [[nodiscard]] std::uint8_t count() const noexcept { return static_cast<std::uint8_t>(b >> 56); }
-    /// The key on the slot, when count() is 1 (or after peeling, see fuse_peeler).
-    [[nodiscard]] fuse_hash key() const noexcept { return {a, b & key_bits}; }
-};
+}
+/// The per-attempt hash a remixed digest holds.
+[[nodiscard]] constexpr fuse_hash remixed(const digest& d) noexcept { return {d.low, d.high}; }
 
 /// What one construction attempt came to.
 enum class peel_outcome : std::uint8_t {
@@ -232,34 +227,40 @@ enum class peel_outcome : std::uint8_t {
     overflow,  ///< a slot count reached 128 (pathological input)
 };
 
-/// Construction attempts over one slot table: hypergraph peeling.
-template <unsigned Arity>
+/// One construction attempt over a slot table: hypergraph peeling. A slot keeps how many keys
+/// are on it (a byte) and the XOR of their positions in the key array (`Index`: 32 bits while
+/// the array has fewer than 2^32 slots) — when one key is left, that XOR is its position. With
+/// the keys' hashes kept once, in the remixed digests, the build needs 16 bytes per key, 5 per
+/// slot (9 past 2^32 slots) and 4 (8) per key for the peeling order: ~26 bytes a key, where a
+/// table of the XORed 128-bit hashes themselves took 18 per key more.
+template <unsigned Arity, class Index>
 class fuse_peeler {
 public:
-    static_assert(fuse_addressing<Arity>::offset_bits * (Arity - 1) <= 56, "offsets must stay clear of the count byte");
+    explicit fuse_peeler(const binary_fuse_geometry& g)
+        : addressing_(g), counts_(g.array_length, 0), positions_(g.array_length, 0) {}
 
-    explicit fuse_peeler(const binary_fuse_geometry& g) : addressing_(g), slot_count_(g.array_length) {}
-
-    /// Tries construction seed `seed` on `keys`.
-    peel_outcome peel(const os::huge_page_vector<digest>& keys, std::uint64_t seed) {
-        bucket_by_segment(keys, seed);
-        slots_.assign(slot_count_, fuse_slot{});
-        if (!add_keys()) return peel_outcome::overflow;
-        return peel_all(keys.size()) ? peel_outcome::peeled : peel_outcome::stuck;
+    /// Sorts the remixed `keys` by the segment of their first slot and tries to peel them.
+    /// `keys` stay in that order, for assign().
+    peel_outcome peel(std::span<digest> keys) {
+        sort_by_segment(keys);
+        if (!add_keys(keys)) return peel_outcome::overflow;
+        return peel_all(keys) ? peel_outcome::peeled : peel_outcome::stuck;
     }
 
     /// Writes the fingerprints of a successful peel into `fingerprints` (zeroed, one per slot).
     /// Backwards through the peeling order: when a key is assigned, every other key on its
     /// slots is already final, so its own slot can be set to make the key's XOR come out right.
     template <class Fingerprint>
-    void assign(Fingerprint* fingerprints) const noexcept {
-        // The peeled slots are read in an order no hardware prefetcher follows; asking for the
-        // one 16 places on early hides the wait (docs/design/performance.md, "Binary fuse
-        // filters").
+    void assign(std::span<const digest> keys, Fingerprint* fingerprints) const noexcept {
+        // The peeled slots are read in an order no hardware prefetcher follows: the key of the
+        // one 16 places on is asked for early, and the slot naming it 16 places before that
+        // (docs/design/performance.md, "Binary fuse filters").
         constexpr std::ptrdiff_t ahead = 16;
         for (auto slot = order_.rbegin(); slot != order_.rend(); ++slot) {
-            if (order_.rend() - slot > ahead) prefetch(&slots_[slot[ahead]]);
-            const fuse_hash key = slots_[*slot].key();
+            const std::ptrdiff_t left = order_.rend() - slot;
+            if (left > 2 * ahead) prefetch(&positions_[slot[2 * ahead]]);
+            if (left > ahead) prefetch(&keys[positions_[slot[ahead]]]);
+            const fuse_hash key = remixed(keys[positions_[*slot]]);
             auto value = fuse_fingerprint<Fingerprint>(key);
             for (const std::uint64_t at : addressing_(key)) value = static_cast<Fingerprint>(value ^ fingerprints[at]);
             fingerprints[*slot] = value;  // it was 0, so XORing it in above changed nothing
@@ -267,38 +268,44 @@ public:
     }
 
 private:
-    /// Counting sort of the per-attempt hashes by the segment of their first slot: the keys
-    /// are then added in slot order, touching a sliding window of arity segments of the table
-    /// instead of random lines all over it.
-    void bucket_by_segment(const os::huge_page_vector<digest>& keys, std::uint64_t seed) {
-        os::huge_page_vector<std::uint64_t> end(addressing_.segment_count(), 0);
-        for (const digest& d : keys) ++end[addressing_.segment_of(fuse_remix(d, seed))];
-        std::uint64_t total = 0;
-        for (std::uint64_t& e : end) e = total += e;
-        bucketed_.resize(keys.size());
-        for (const digest& d : keys) {
-            fuse_hash h = fuse_remix(d, seed);
-            h.b &= fuse_slot::key_bits;
-            bucketed_[--end[addressing_.segment_of(h)]] = h;
+    /// Sorts the keys by the segment of their first slot, in place (a counting sort that moves
+    /// each key once, along cycles): adding them then walks a window of arity segments that
+    /// slides through the table instead of random lines all over it.
+    void sort_by_segment(std::span<digest> keys) const {
+        const auto segment = [this](const digest& d) { return addressing_.segment_of(remixed(d)); };
+        // Bucket s is [start[s], start[s + 1]); next[s] is where its next key goes.
+        os::huge_page_vector<std::uint64_t> start(addressing_.segment_count() + 1, 0);
+        for (const digest& d : keys) ++start[segment(d) + 1];
+        for (std::size_t s = 1; s < start.size(); ++s) start[s] += start[s - 1];
+        os::huge_page_vector<std::uint64_t> next(start.begin(), start.end() - 1);
+        for (std::uint64_t s = 0; s < next.size(); ++s) {
+            while (next[s] < start[s + 1]) {
+                digest moving = keys[next[s]];
+                for (std::uint64_t home = segment(moving); home != s; home = segment(moving))
+                    std::swap(moving, keys[next[home]++]);
+                keys[next[s]++] = moving;
+            }
         }
     }
 
     /// Adds every key to its slots. False when a count reached 128: counts are 8 bits, and no
     /// sane input comes near (the mean is about 2.7).
-    bool add_keys() noexcept {
+    bool add_keys(std::span<const digest> keys) noexcept {
         // The keys' slots lie in a window of arity segments that slides through the table;
         // once that window outgrows L1 (and L2, past a few million keys) each update waits on
         // memory. Prefetching the slots of the key 32 places ahead overlaps those waits
         // (docs/design/performance.md, "Binary fuse filters").
         constexpr std::size_t ahead = 32;
         std::uint8_t seen = 0;
-        for (std::size_t k = 0; k < bucketed_.size(); ++k) {
-            if (k + ahead < bucketed_.size())
-                for (const std::uint64_t at : addressing_(bucketed_[k + ahead])) prefetch(&slots_[at]);
-            const fuse_hash& key = bucketed_[k];
-            for (const std::uint64_t at : addressing_(key)) {
-                slots_[at].add(key);
-                seen |= slots_[at].count();
+        for (std::size_t k = 0; k < keys.size(); ++k) {
+            if (k + ahead < keys.size())
+                for (const std::uint64_t at : addressing_(remixed(keys[k + ahead]))) {
+                    prefetch(&positions_[at]);
+                    prefetch(&counts_[at]);
+                }
+            for (const std::uint64_t at : addressing_(remixed(keys[k]))) {
+                positions_[at] ^= static_cast<Index>(k);
+                seen |= ++counts_[at];
             }
         }
         return seen < 0x80;  // a count must pass 128 before it can wrap
@@ -309,47 +316,52 @@ private:
     /// A key's slots span arity consecutive segments, so the work stays within a few segments
     /// of the sweep (in cache), where chasing every new single depth-first would wander the
     /// whole table.
-    bool peel_all(std::uint64_t keys) {
+    bool peel_all(std::span<const digest> keys) {
         // A key found alone at the sweep has slots up to two segments on, in lines the sweep
-        // has not reached: the slot 64 places ahead, when alone, gets its key's slots
-        // prefetched (16 and 256 places did no better: docs/design/performance.md, "Binary
-        // fuse filters").
+        // has not reached: for the slot 64 places ahead, when alone, its key's slots are
+        // prefetched, and its key 64 places before that (16 and 256 places did no better:
+        // docs/design/performance.md, "Binary fuse filters").
         constexpr std::uint64_t ahead = 64;
+        const std::uint64_t slot_count = counts_.size();
         order_.clear();
-        order_.reserve(keys);
+        order_.reserve(keys.size());
         pending_.clear();
-        for (std::uint64_t sweep = 0; sweep < slot_count_; ++sweep) {
-            if (sweep + ahead < slot_count_ && slots_[sweep + ahead].count() == 1)
-                for (const std::uint64_t at : addressing_(slots_[sweep + ahead].key())) prefetch(&slots_[at]);
-            if (slots_[sweep].count() != 1) continue;
-            peel_at(sweep, sweep);
+        for (std::uint64_t sweep = 0; sweep < slot_count; ++sweep) {
+            if (sweep + 2 * ahead < slot_count && counts_[sweep + 2 * ahead] == 1)
+                prefetch(&keys[positions_[sweep + 2 * ahead]]);
+            if (sweep + ahead < slot_count && counts_[sweep + ahead] == 1)
+                for (const std::uint64_t at : addressing_(remixed(keys[positions_[sweep + ahead]]))) {
+                    prefetch(&positions_[at]);
+                    prefetch(&counts_[at]);
+                }
+            if (counts_[sweep] != 1) continue;
+            peel_at(keys, sweep, sweep);
             while (!pending_.empty()) {
-                const std::uint64_t slot = pending_.back();
+                const Index slot = pending_.back();
                 pending_.pop_back();
-                if (slots_[slot].count() == 1) peel_at(slot, sweep);
+                if (counts_[slot] == 1) peel_at(keys, slot, sweep);
             }
         }
-        return order_.size() == keys;
+        return order_.size() == keys.size();
     }
 
     /// Removes the only key left at `slot` from all its slots, remembering it at `slot`.
-    void peel_at(std::uint64_t slot, std::uint64_t sweep) {
-        const fuse_hash key = slots_[slot].key();
-        order_.push_back(slot);
-        for (const std::uint64_t at : addressing_(key)) {
-            slots_[at].remove(key);
-            if (at < sweep && slots_[at].count() == 1) pending_.push_back(at);
+    void peel_at(std::span<const digest> keys, std::uint64_t slot, std::uint64_t sweep) {
+        const Index position = positions_[slot];
+        order_.push_back(static_cast<Index>(slot));
+        for (const std::uint64_t at : addressing_(remixed(keys[position]))) {
+            positions_[at] ^= position;
+            if (--counts_[at] == 1 && at < sweep) pending_.push_back(static_cast<Index>(at));
         }
-        slots_[slot] = {key.a, key.b};  // count 0, and the slot keeps naming its key for assign()
+        positions_[slot] = position;  // count 0, and the slot keeps naming its key for assign()
     }
 
     fuse_addressing<Arity> addressing_;
-    std::uint64_t slot_count_;
-    // ~60 bytes per key between them: on huge pages (os/huge_pages.hpp).
-    os::huge_page_vector<fuse_slot> slots_;
-    os::huge_page_vector<fuse_hash> bucketed_;     // this attempt's hashes, by segment
-    os::huge_page_vector<std::uint64_t> order_;    // slots in peeling order, each naming its key
-    os::huge_page_vector<std::uint64_t> pending_;  // slots found holding one key, not yet peeled
+    // On huge pages (os/huge_pages.hpp), as the keys are.
+    os::huge_page_vector<std::uint8_t> counts_;  // keys on each slot
+    os::huge_page_vector<Index> positions_;      // XOR of their positions in the key array
+    os::huge_page_vector<Index> order_;          // slots in peeling order, each naming its key
+    os::huge_page_vector<Index> pending_;        // slots found holding one key, not yet peeled
 };
 
 /// What construction produced.
@@ -360,6 +372,23 @@ struct fuse_array {
     std::uint64_t seed = 0;  ///< the construction seed that peeled
     word_storage<Fingerprint> fingerprints;
 };
+
+/// One construction attempt with `built.seed` on the digests `keys`, with slot positions of
+/// type Index; on success fills `built.fingerprints`. The digests come back as they were
+/// unless the attempt succeeded.
+template <class Fingerprint, unsigned Arity, class Index>
+peel_outcome try_construction_seed(os::huge_page_vector<digest>& keys, fuse_array<Fingerprint>& built) {
+    fuse_peeler<Arity, Index> peeler(built.geometry);
+    remix_in_place(keys, built.seed);
+    const peel_outcome outcome = peeler.peel(keys);
+    if (outcome == peel_outcome::peeled) {
+        built.fingerprints = word_storage<Fingerprint>(built.geometry.array_length);
+        peeler.assign(std::span<const digest>(keys), built.fingerprints.mutable_data());
+    } else {
+        unremix_in_place(keys, built.seed);
+    }
+    return outcome;
+}
 
 /// Builds the array for the digests `keys` (repeats allowed), trying construction seeds from
 /// `seed` on. Repeated digests are removed only when an attempt fails: two equal keys share
@@ -372,21 +401,18 @@ fuse_array<Fingerprint> build_fuse_array(os::huge_page_vector<digest> keys, std:
                                          unsigned max_attempts = fuse_max_attempts) {
     fuse_array<Fingerprint> built{keys.size(), binary_fuse_geometry_for(Arity, keys.size()), seed, {}};
     if (keys.empty()) return built;
-    fuse_peeler<Arity> peeler(built.geometry);
     bool distinct = false;
     for (unsigned failures = 0; failures < max_attempts;) {
-        if (peeler.peel(keys, built.seed) == peel_outcome::peeled) {
-            built.fingerprints = word_storage<Fingerprint>(built.geometry.array_length);
-            peeler.assign(built.fingerprints.mutable_data());
+        const bool narrow = built.geometry.array_length <= std::numeric_limits<std::uint32_t>::max();
+        if ((narrow ? try_construction_seed<Fingerprint, Arity, std::uint32_t>(keys, built)
+                    : try_construction_seed<Fingerprint, Arity, std::uint64_t>(keys, built)) == peel_outcome::peeled)
             return built;
-        }
         if (!distinct) {
             distinct = true;
             keep_distinct(keys);
             if (keys.size() != built.keys) {  // the failure was the repeats: same seed, right size
                 built.keys = keys.size();
                 built.geometry = binary_fuse_geometry_for(Arity, keys.size());
-                peeler = fuse_peeler<Arity>(built.geometry);
                 continue;
             }
         }
@@ -427,7 +453,7 @@ public:
 
     /// A filter holding every key of [first, last). Duplicates are allowed (and counted once).
     /// Throws binary_fuse_construction_error if no construction seed works (see the top of
-    /// this file), std::bad_alloc when the temporary memory (~60 bytes/key) cannot be had.
+    /// this file), std::bad_alloc when the temporary memory (~26 bytes/key) cannot be had.
     template <std::forward_iterator It, std::sentinel_for<It> Sentinel>
     requires hashable_key<std::iter_value_t<It>> basic_binary_fuse_filter(It first, Sentinel last,
                                                                           filter_options options = {})

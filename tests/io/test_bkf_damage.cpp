@@ -356,6 +356,34 @@ TYPED_TEST(Bkf, InterruptedUpdateIsReportedButTheMapOpens) {
 
 // --- The wrong kind
 
+/// The file at `path` (its bytes `data`, holding a filter named `stored`) read as an `Asked` by
+/// every reader: opened when it is its own kind, wrong_kind otherwise. A function of the asked
+/// type alone: instantiated once per type, not once per pair of types (a lambda per pair made
+/// this file the suite's slowest to compile).
+template <class Asked>
+void expect_read_as(const std::filesystem::path& path, const bytes& data, const std::string& stored, bool own_kind) {
+    SCOPED_TRACE("a " + stored + " opened as a " + kind_of<Asked>::display_name());
+    const auto from_stream = [&] {
+        std::istringstream stream(as_string(data));
+        return bloomkit::load<Asked>(stream, "the stream");
+    };
+    if (own_kind) {
+        EXPECT_NO_THROW((void)bloomkit::load<Asked>(path));
+        EXPECT_NO_THROW((void)bloomkit::map<Asked>(path));
+        EXPECT_NO_THROW((void)bloomkit::from_bytes<Asked>(as_span(data)));
+        EXPECT_NO_THROW((void)from_stream());
+        return;
+    }
+    const std::string file = path.string();
+    const std::vector<std::string> parts = {"holds a " + stored, "not a " + kind_of<Asked>::display_name()};
+    const auto wrong = format_errc::wrong_kind;
+    expect_format_error("load", file, wrong, parts, [&] { (void)bloomkit::load<Asked>(path); });
+    expect_format_error("map", file, wrong, parts, [&] { (void)bloomkit::map<Asked>(path); });
+    expect_format_error("from_bytes", "the buffer", wrong, parts,
+                        [&] { (void)bloomkit::from_bytes<Asked>(as_span(data), "the buffer"); });
+    expect_format_error("load(stream)", "the stream", wrong, parts, [&] { (void)from_stream(); });
+}
+
 TYPED_TEST(Bkf, EveryOtherTypeIsTheWrongKind) {
     // Each sample (the empty fuse filter, which has no fingerprints at all, knows its variant
     // too) opened as every type: wrong_kind unless it is its own, by every reader.
@@ -363,29 +391,9 @@ TYPED_TEST(Bkf, EveryOtherTypeIsTheWrongKind) {
     for (const auto& s : samples<Stored>()) {
         SCOPED_TRACE(s.name);
         const auto path = this->saved(s);
-        const std::string file = path.string();
         const bytes data = read_bytes(path);
         bloomkit::for_each_filter_type([&]<class Asked>(std::type_identity<Asked>) {
-            SCOPED_TRACE("a " + kind_of<Stored>::display_name() + " opened as a " + kind_of<Asked>::display_name());
-            const auto from_stream = [&] {
-                std::istringstream stream(as_string(data));
-                return bloomkit::load<Asked>(stream, "the stream");
-            };
-            if constexpr (std::is_same_v<Stored, Asked>) {
-                EXPECT_NO_THROW((void)bloomkit::load<Asked>(path));
-                EXPECT_NO_THROW((void)bloomkit::map<Asked>(path));
-                EXPECT_NO_THROW((void)bloomkit::from_bytes<Asked>(as_span(data)));
-                EXPECT_NO_THROW((void)from_stream());
-            } else {
-                const std::vector<std::string> parts = {"holds a " + kind_of<Stored>::display_name(),
-                                                        "not a " + kind_of<Asked>::display_name()};
-                const auto wrong = format_errc::wrong_kind;
-                expect_format_error("load", file, wrong, parts, [&] { (void)bloomkit::load<Asked>(path); });
-                expect_format_error("map", file, wrong, parts, [&] { (void)bloomkit::map<Asked>(path); });
-                expect_format_error("from_bytes", "the buffer", wrong, parts,
-                                    [&] { (void)bloomkit::from_bytes<Asked>(as_span(data), "the buffer"); });
-                expect_format_error("load(stream)", "the stream", wrong, parts, [&] { (void)from_stream(); });
-            }
+            expect_read_as<Asked>(path, data, kind_of<Stored>::display_name(), std::is_same_v<Stored, Asked>);
         });
     }
 }

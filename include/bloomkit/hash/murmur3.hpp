@@ -41,6 +41,26 @@ inline constexpr std::uint64_t murmur3_c2 = 0x4cf5ad432745937fULL;
     return k;
 }
 
+/// The inverse of a multiplication by an odd number modulo 2^64 (Newton's iteration: each step
+/// doubles the correct low bits, from the 3 an odd number is its own inverse to).
+[[nodiscard]] constexpr std::uint64_t multiplicative_inverse(std::uint64_t odd) noexcept {
+    std::uint64_t x = odd;
+    for (int i = 0; i < 5; ++i) x *= 2 - odd * x;
+    return x;
+}
+
+/// murmur3_fmix64's inverse: undoes it step by step (x ^= x >> 33 is its own inverse, as the
+/// shift is at least half the width).
+[[nodiscard]] constexpr std::uint64_t murmur3_fmix64_inverse(std::uint64_t k) noexcept {
+    k ^= k >> 33;
+    k *= multiplicative_inverse(0xc4ceb9fe1a85ec53ULL);
+    k ^= k >> 33;
+    k *= multiplicative_inverse(0xff51afd7ed558ccdULL);
+    k ^= k >> 33;
+    return k;
+}
+static_assert(murmur3_fmix64_inverse(murmur3_fmix64(0x0123456789abcdefULL)) == 0x0123456789abcdefULL);
+
 [[nodiscard]] constexpr std::uint64_t murmur3_mix_k1(std::uint64_t k1) noexcept {
     return std::rotl(k1 * murmur3_c1, 31) * murmur3_c2;
 }

@@ -1,6 +1,6 @@
 // bloomkit/os/huge_pages.hpp — large allocations straight from the kernel, marked for
 // transparent huge pages: the arrays of big filters (detail/word_storage.hpp) and the temporary
-// arrays of a binary fuse build (binary_fuse_filter.hpp, ~60 bytes per key). Public so that a
+// arrays of a binary fuse build (binary_fuse_filter.hpp, ~26 bytes per key). Public so that a
 // program comparing other filters with bloomkit's (bench/peer_bench.cpp) gives them the same pages.
 //
 // Two costs of a large array fall with 2 MiB pages. Random lookups miss the TLB far less (a
