@@ -380,4 +380,37 @@ TEST(LineRecord, RecordsComeBackFromASpillFileAsWritten) {
     }
 }
 
+TEST(LineRecord, TheHashAheadIsThatOfTheRecordItNames) {
+    // Folding prefetches by the hash a few records on: whatever the buffer holds, that hash is
+    // the named record's or nothing, and asking never disturbs what next() gives.
+    const temp_dir dir;
+    spill_file file(dir.path().string(), 4096);
+    std::vector<std::string> texts;
+    for (int i = 0; i < 3000; ++i) texts.push_back(std::string(static_cast<std::size_t>(i * 37 % 300), 'a' + i % 26));
+    texts[1500] = std::string(50'000, 'z');  // longer than the smaller buffers
+    for (std::size_t i = 0; i < texts.size(); ++i)
+        bloomkit::jobs::spill::write_record(file, {i * 0x9e3779b97f4a7c15ULL, i, i + 1, 1, texts[i]});
+    file.finish_writing();
+    for (const std::size_t buffer : {std::size_t{64}, std::size_t{4096}, std::size_t{1} << 20})
+        for (const std::size_t distance : {std::size_t{0}, std::size_t{1}, std::size_t{8}}) {
+            record_reader reader(file, buffer);
+            line_record r;
+            std::size_t answered = 0;
+            for (std::size_t i = 0; i < texts.size(); ++i) {
+                ASSERT_TRUE(reader.next(r));
+                ASSERT_EQ(r.position, i);
+                ASSERT_EQ(r.text, texts[i]);
+                if (const auto ahead = reader.hash_ahead(distance)) {
+                    ASSERT_LT(i + 1 + distance, texts.size());
+                    ASSERT_EQ(*ahead, (i + 1 + distance) * 0x9e3779b97f4a7c15ULL) << i << " " << distance;
+                    ++answered;
+                }
+            }
+            EXPECT_FALSE(reader.next(r));
+            if (buffer == std::size_t{1} << 20) {  // holds hundreds of records: nearly every one is answered
+                EXPECT_GT(answered, texts.size() / 2) << "distance " << distance;
+            }
+        }
+}
+
 }  // namespace

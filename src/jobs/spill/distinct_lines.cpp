@@ -21,6 +21,8 @@ constexpr std::uint64_t unknown_input_fanout = 64;
 // Levels of partitioning, at most: each level divides a part by its fanout (2 at the least),
 // so only lines sharing their whole 64-bit hash could need more.
 constexpr unsigned deepest_level = 16;
+// Records between the one folded and the one whose index slot is prefetched.
+constexpr std::size_t fold_prefetch_distance = 8;
 
 // The bytes a record of a line takes on disk beyond the line, about (line_record.hpp).
 constexpr double record_overhead = 1.25;
@@ -181,6 +183,9 @@ void distinct_lines::solve(std::unique_ptr<spill_file> file, unsigned level, lin
         record_reader records(*file, static_cast<std::size_t>(reader_buffer(limits_.memory / solvers_)));
         line_record record;
         while (records.next(record)) {
+            // A line's slot in the index is a cache miss; asked for a few records early, it
+            // overlaps with the records between (as the reading does with the lines ahead).
+            if (const auto ahead = records.hash_ahead(fold_prefetch_distance)) table.prefetch(*ahead);
             if (table.add(record)) continue;
             if (!split) split = partitions_for(level + 1, file->size(), buffers_budget(limits_.memory) / solvers_);
             spill(table, *split);

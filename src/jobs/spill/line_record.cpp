@@ -20,6 +20,24 @@ std::size_t put_varint(std::uint8_t* at, std::uint64_t value) noexcept {
     return n;
 }
 
+/// The size of the record at the front of `bytes`, or 0 when `bytes` end before it does (or
+/// a varint runs past 64 bits: next() reports that when it gets there).
+std::size_t record_size(std::string_view bytes) noexcept {
+    std::size_t at = 8;
+    std::uint64_t text = 0;
+    for (int field = 0; field < 4; ++field) {
+        std::uint64_t value = 0;
+        for (unsigned shift = 0;; shift += 7) {
+            if (at >= bytes.size() || shift > 63) return 0;
+            const auto byte = static_cast<std::uint8_t>(bytes[at++]);
+            value |= std::uint64_t{byte & 0x7fu} << shift;
+            if ((byte & 0x80) == 0) break;
+        }
+        text = value;  // the last field is the text's length
+    }
+    return text <= bytes.size() - at ? at + static_cast<std::size_t>(text) : 0;
+}
+
 }  // namespace
 
 void write_record(spill_file& file, const line_record& record) {
@@ -46,13 +64,33 @@ std::uint64_t record_reader::varint() {
 
 bool record_reader::next(line_record& record) {
     if (bytes_.at_end()) return false;
+    const std::uint64_t before = bytes_.consumed();
     record.hash = load_le64(bytes_.take(8));
     record.position = varint() - 1;
     record.count = varint();
     record.tags = static_cast<std::uint8_t>(varint());
     const std::uint64_t size = varint();
     record.text = std::string_view(bytes_.take(static_cast<std::size_t>(size)), static_cast<std::size_t>(size));
+    const auto taken = static_cast<std::size_t>(bytes_.consumed() - before);
+    if (ahead_records_ > 0) {  // the record hash_ahead() reached is one nearer, as many bytes nearer
+        ahead_offset_ -= taken;
+        --ahead_records_;
+    } else {
+        ahead_offset_ = 0;
+    }
     return true;
+}
+
+std::optional<std::uint64_t> record_reader::hash_ahead(std::size_t distance) noexcept {
+    const std::string_view held = bytes_.buffered();
+    while (ahead_records_ < distance) {
+        const std::size_t size = record_size(held.substr(ahead_offset_));
+        if (size == 0) return std::nullopt;
+        ahead_offset_ += size;
+        ++ahead_records_;
+    }
+    if (held.size() - ahead_offset_ < 8) return std::nullopt;
+    return load_le64(held.data() + ahead_offset_);
 }
 
 }  // namespace bloomkit::jobs::spill

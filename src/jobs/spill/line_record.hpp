@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string_view>
 
 #include "jobs/spill/spill_file.hpp"
@@ -53,9 +54,16 @@ public:
     /// The next record (its text valid until the next call); false at the end.
     bool next(line_record& record);
 
+    /// The hash of the record `distance` records after the one next() will give, when the reader
+    /// holds it already (it never reads ahead for it): for a caller that prefetches what that
+    /// record will touch. Each call scans only records it has not scanned before.
+    std::optional<std::uint64_t> hash_ahead(std::size_t distance) noexcept;
+
 private:
     std::uint64_t varint();
     spill_reader bytes_;
+    std::size_t ahead_offset_ = 0;   // where the record hash_ahead() reached starts, in buffered()
+    std::size_t ahead_records_ = 0;  // records between the next one and that one
 };
 
 }  // namespace bloomkit::jobs::spill

@@ -98,7 +98,10 @@ bool line_table::could_hold(std::size_t size) const noexcept {
 }
 
 void line_table::clear() noexcept {
-    if (slots_ != nullptr) ::madvise(slots_, index_bytes(capacity_), MADV_DONTNEED);  // zeros again
+    // Zeroed in place, not given back (MADV_DONTNEED) to be faulted in again as the next part
+    // fills it: in a process with several threads every such release also interrupts the other
+    // cores to flush their TLBs.
+    if (slots_ != nullptr) std::memset(slots_, 0, index_bytes(capacity_));
     used_ = size_ = 0;
 }
 

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "bloomkit/os/file.hpp"
@@ -56,9 +57,15 @@ public:
 
     /// Whether every byte has been taken.
     [[nodiscard]] bool at_end() const noexcept { return consumed_ == file_.size(); }
+    /// How many bytes have been taken.
+    [[nodiscard]] std::uint64_t consumed() const noexcept { return consumed_; }
 
     /// The next byte, without taking it (at_end() must be false).
     unsigned char peek();
+
+    /// The bytes read from the file and not yet taken, as far as they go: what a caller may
+    /// look ahead into without reading more.
+    [[nodiscard]] std::string_view buffered() const noexcept { return {buffer_.data() + begin_, end_ - begin_}; }
 
 private:
     void fill(std::size_t need);
