@@ -77,13 +77,14 @@ test-tsan: deps
 # Clang compiles everything a user builds too (warnings are errors): every public header alone,
 # the command, the benchmarks, the examples and the Python module; the suite's programs are
 # compiled and run under GCC above, the Python tests here (an extension is not built with
-# sanitizers, and here it binds the Redis library too), and the install and package checks (what
-# a user installs is built without sanitizers).
+# sanitizers, and here it binds the Redis library too), the install and package checks (what
+# a user installs is built without sanitizers), and the exact jobs' peak RSS (tests/cli/memory.sh:
+# a sanitizer inflates RSS).
 test-clang: deps
 	cmake -S . -B build/clang -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=Debug -DBLOOMKIT_DEVELOPER=ON \
 		-DBLOOMKIT_BUILD_TEST_PROGRAMS=OFF $(CMAKE_FLAGS)
 	cmake --build build/clang -j $(JOBS)
-	cd build/clang && ctest --output-on-failure -j $(JOBS) -L 'python|install'
+	cd build/clang && ctest --output-on-failure -j $(JOBS) -L 'python|install|memory'
 
 fuzz-build: deps
 	cmake -S . -B build/fuzz -DCMAKE_CXX_COMPILER=clang++ $(SANITIZED_FLAGS) -DBLOOMKIT_DEVELOPER=ON \

@@ -116,6 +116,7 @@ echo
 generate_urls a "$lines" >a.txt &
 generate_urls b "$lines" >b.txt &
 wait
+sync  # written back first: the first job timed would otherwise share the disk with the inputs' writeback
 cat a.txt b.txt >/dev/null
 printf '%s URL-like lines per file (A: %s MB, B: %s MB)\n\n' "$lines" $(($(stat -c %s a.txt) / 1000000)) \
     $(($(stat -c %s b.txt) / 1000000))
@@ -156,6 +157,7 @@ rm -f ./*.out a.txt b.txt
 generate_ints a "$ints" >a.txt &
 generate_ints b "$ints" >b.txt &
 wait
+sync  # written back first: the first job timed would otherwise share the disk with the inputs' writeback
 cat a.txt b.txt >/dev/null
 printf '%s 32-bit integers per file (A: %s MB, B: %s MB)\n\n' "$ints" $(($(stat -c %s a.txt) / 1000000)) \
     $(($(stat -c %s b.txt) / 1000000))

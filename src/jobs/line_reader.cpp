@@ -26,8 +26,20 @@ namespace {
 // (a job on a few lines starts in a millisecond), and a large one is read in 4 MiB reads —
 // few system calls, and a block big enough to keep a worker thread busy for a millisecond or
 // more, so that handing blocks between threads costs nothing measurable.
+// A block also holds about 128Ki lines at most: what a job keeps per line of a block in flight
+// (its view, digest, key: ~50 bytes) would otherwise make a block of 4 MiB of numbers cost
+// 20 MiB, and the memory a job states beside --memory would depend on the lines' length.
 constexpr std::size_t first_block_bytes = std::size_t{64} << 10;
 constexpr std::size_t block_bytes = std::size_t{4} << 20;
+constexpr std::uint64_t block_lines = std::uint64_t{1} << 17;
+
+/// The bytes the next block is read up to, after a block of `bytes` holding `lines` lines:
+/// double the last (`limit`), within 4 MiB and about block_lines lines of that length.
+std::size_t next_block_limit(std::size_t limit, std::size_t bytes, std::uint64_t lines) noexcept {
+    const std::uint64_t by_lines = lines == 0 ? block_bytes : bytes / lines * block_lines;
+    return static_cast<std::size_t>(
+        std::clamp<std::uint64_t>(std::min<std::uint64_t>(limit * 2, by_lines), first_block_bytes, block_bytes));
+}
 
 [[noreturn]] void fail(const std::string& what, const std::string& name, int err) {
     throw io_error(what + " '" + name + "'", std::error_code(err, std::generic_category()));
@@ -190,19 +202,22 @@ void line_reader::read_blocks(const block_handler& handle, const std::function<s
 }
 
 void line_reader::read_one(input& in, const block_handler& handle, const std::function<std::vector<char>()>& recycle) {
-    std::size_t wanted = first_block_bytes;
+    std::size_t limit = first_block_bytes;  // a block is read up to this many bytes (more for a long line)
     auto fresh_buffer = [&] {
         std::vector<char> buffer = recycle ? recycle() : std::vector<char>{};
-        buffer.resize(std::max(buffer.size(), wanted));
-        wanted = std::min(wanted * 2, block_bytes);
+        buffer.resize(std::max(buffer.size(), limit));
         return buffer;
     };
     line_block block{fresh_buffer(), 0, {&in.name, 1}};  // [0, size) read, starting at a line start
+    std::size_t read_end = limit;                        // this block is read up to here
     std::size_t scanned = 0;                             // [0, scanned) holds no '\n'
     bool first = true;                                   // the first bytes are not yet checked for a filter's signature
     for (;;) {
-        if (block.size == block.buffer.size()) block.buffer.resize(block.buffer.size() * 2);  // a very long line
-        const std::size_t got = in.source->read(block.buffer.data() + block.size, block.buffer.size() - block.size);
+        if (block.size == read_end) {  // a very long line
+            read_end *= 2;
+            if (block.buffer.size() < read_end) block.buffer.resize(read_end);
+        }
+        const std::size_t got = in.source->read(block.buffer.data() + block.size, read_end - block.size);
         block.size += got;
         // Decided once the signature's length has come, or the input has ended or strayed from
         // it: a short first line on a slow pipe ("42\n") is not held back for more bytes.
@@ -230,8 +245,10 @@ void line_reader::read_one(input& in, const block_handler& handle, const std::fu
         }
         const auto complete = static_cast<std::size_t>(last_newline - data) + 1;
         const std::uint64_t lines = count_newlines({data, complete});
+        limit = next_block_limit(limit, complete, lines);
         line_block next{fresh_buffer(), block.size - complete, {&in.name, block.origin.first_line + lines}};
-        if (next.buffer.size() < next.size) next.buffer.resize(next.size * 2);
+        read_end = std::max(limit, next.size * 2);
+        if (next.buffer.size() < read_end) next.buffer.resize(read_end);
         std::memcpy(next.buffer.data(), data + complete, next.size);
         block.size = complete;
         lines_read_ += lines;

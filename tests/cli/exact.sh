@@ -5,7 +5,8 @@
 # than --memory (so that they spill to disk); many short lines (so that partitions are split
 # again); a skewed input; lines as they are read (empty, CRLF, no final newline, non-UTF-8, NUL, a
 # 10 MB line); pipes and several inputs; --key u64 / u32 / i64; threads; the temporary files after
-# success, errors, signals and kill -9; a small tmpfs that is too small or fills; peak RSS; errors.
+# success, errors, signals and kill -9; a small tmpfs that is too small or fills; errors (peak RSS:
+# memory.sh).
 # That the runs do spill, and partition again, is checked too (the test's premises), by the
 # --json summary's spilled_bytes and partition_levels.
 #
@@ -165,15 +166,6 @@ gen_urls() {
                     if (mode == "a") j = (i > 0 && draw() < 0.3) ? int(draw() * i) : i
                     else j = (draw() < 0.5) ? int(draw() * 75000) : 1000000 + i
                     print url(j) } }'
-}
-
-# gen_distinct N: N distinct lines (~60 bytes), 32 pseudo-random hex digits each: little to gain
-# by compressing them (were the spill files compressed, the full-tmpfs check would still fill it).
-gen_distinct() {
-    awk -v n="$1" 'function hex32() { x = (x * 69069 + 1) % 4294967296; return sprintf("%04x%04x", int(x / 65536), x % 65536) }
-        BEGIN { x = 12345
-                for (i = 0; i < n; i++)
-                    printf "https://d.example.net/%s%s%s%s/%d\n", hex32(), hex32(), hex32(), hex32(), i }'
 }
 
 A=$X/a.txt            # 75000 lines, ~5 MB, ~57000 distinct: 5x --memory 1M
@@ -662,29 +654,6 @@ if [[ $(id -u) -eq 0 ]] && mount -t tmpfs -o size=2m tmpfs "$DISK" 2>/dev/null; 
     rm -f "$DIST"
 else
     echo "ok - small tmpfs checks: skipped (needs root to mount a small tmpfs)"
-fi
-
-# ---------------------------------------------------------------------------------------------
-# Peak RSS: at most --memory + 24 MiB per thread (the binary, its libraries, the reader's blocks in
-# flight: the overhead the README states), for 40 MB of distinct lines at --memory 8M, with one
-# thread and with two. Not under a sanitizer (BLOOMKIT_SANITIZED).
-
-if [[ -n ${BLOOMKIT_SANITIZED:-} ]]; then
-    echo "ok - peak RSS: skipped (BLOOMKIT_SANITIZED: a sanitizer inflates RSS)"
-elif [[ ! -x /usr/bin/time ]]; then
-    echo "ok - peak RSS: skipped (no /usr/bin/time)"
-else
-    BIG=$X/distinct-40M.txt
-    gen_distinct 680000 >"$BIG"      # ~41 MB, every line distinct: dedup prints the input back
-    for threads in 1 2; do
-        limit=$(((8 + 24 * threads) * 1024))  # KiB
-        run /usr/bin/time -f %M -o "$X/rss.txt" "$B" dedup --exact --memory 8M -t $threads --tmpdir "$SP" "$BIG"
-        judge "peak RSS: dedup --exact --memory 8M -t $threads of 40 MB of distinct lines prints them all" 0 "$BIG" "$OUT"
-        rss=$(tail -n 1 "$X/rss.txt")
-        check_cond "peak RSS: dedup --exact --memory 8M -t $threads stays under 8 MiB + $threads x 24 MiB ($limit KiB)" \
-            "peak RSS ${rss} KiB" test "${rss:-999999999}" -le $limit
-    done
-    rm -f "$BIG"
 fi
 
 # ---------------------------------------------------------------------------------------------

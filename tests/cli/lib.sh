@@ -328,3 +328,12 @@ need_kind_filter() {
             -o "$T/filters/kind-$label.bf" "$KEYS"
     done
 }
+
+# gen_distinct N: N distinct lines (~60 bytes), 32 pseudo-random hex digits each: little to gain
+# by compressing them (were the spill files compressed, the full-tmpfs check would still fill it).
+gen_distinct() {
+    awk -v n="$1" 'function hex32() { x = (x * 69069 + 1) % 4294967296; return sprintf("%04x%04x", int(x / 65536), x % 65536) }
+        BEGIN { x = 12345
+                for (i = 0; i < n; i++)
+                    printf "https://d.example.net/%s%s%s%s/%d\n", hex32(), hex32(), hex32(), hex32(), i }'
+}
