@@ -100,7 +100,7 @@ constexpr std::size_t stage_layout = 14, initial_capacity = 24, stages = 32, res
 }
 namespace fuse_field {
 constexpr std::size_t arity = 14, array_length = 24, fingerprint_bits = 32, segment_length = 36, keys = 56,
-                      construction_seed = 64, segment_count = 96;
+                      construction_seed = 64, segment_count = 96, hashing = 104;
 }
 /// A scalable filter's payload starts with one 64-byte entry per stage.
 namespace stage_entry {

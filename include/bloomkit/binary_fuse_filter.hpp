@@ -15,40 +15,49 @@
 // the keys instead). Use a Bloom filter for sets that grow.
 //
 // Construction (the paper's algorithm):
-//  1. hash every key once with the filter's hasher (xxh3_mix by default, seeded with the
-//     filter's seed);
-//  2. for a construction seed s, remix each digest into a per-attempt 128-bit hash (below, in
-//     place), sort the keys by the segment of their first slot (a counting sort, so that adding
-//     the keys to the slot table walks memory in order), and add each key to its slots: a count
-//     and the XOR of the positions of the keys on the slot;
+//  1. hash every key once with the filter's hasher (xxh3_mum by default, seeded with the
+//     filter's seed) and keep the low 64 bits of its digest, the key's hash x;
+//  2. for a construction seed s, remix each x into a per-attempt hash (below, in place), sort
+//     the keys by the segment of their first slot (a counting sort, so that adding the keys to
+//     the slot table walks memory in order), and add each key to its slots: a count and the
+//     XOR of the positions of the keys on the slot;
 //  3. peel: a slot holding exactly one key fixes that key; remove it and repeat. If every key
 //     peels, assign fingerprints in reverse peeling order. If not (a cyclic core is left: a
 //     few percent of attempts at most for large sets, more for tiny ones), retry with the
-//     next seed, s' = fmix64(s + K). Repeated keys never peel (equal digests share every
-//     slot), so the first failure also removes repeated digests and, if there were any,
-//     retries the same seed: input with no repeats never pays for the search.
+//     next seed, s' = fmix64(s + K). Repeated keys never peel (equal hashes share every slot),
+//     so the first failure also removes repeated hashes and, if there were any, retries the
+//     same seed: input with no repeats never pays for the search.
 //     The first attempt uses the filter's seed, so a given key set and seed always build the
 //     same array, whatever the input order and repeats; after 100 failed seeds the
 //     constructor throws binary_fuse_construction_error.
 //
-// Per-attempt hash. The keys are hashed once; an attempt only remixes each 128-bit digest
-// {low, high} with its seed s by MurmurHash3's finaliser (fmix64, a bijection), K being
-// 0x9e3779b97f4a7c15 (2^64 / golden ratio):
-//      b = fmix64(high ^ s ^ K)           the in-segment offsets of slots 1.. (18 bits each)
-//      a = fmix64(low ^ s) ^ b            slot 0 = multiply-high(a, segments·segment length);
+// Per-attempt hash ("slot hashing" 1, remix64, what filters are built with). An attempt remixes
+// each key's hash x with its seed s by MurmurHash3's finaliser (fmix64, a bijection):
+//      h = fmix64(x ^ s)
+//      a = h ^ (h >> 32)                  slot 0 = multiply-high(a, segments·segment length);
 //                                         fingerprint = the low f bits of a
+//      b = h                              the in-segment offsets of slots 1.. (18 bits each)
 // Slot i > 0 is slot 0 moved i segments on, with its low bits XORed by the i-th 18-bit field
-// of b (the "binary" in binary fuse: segment lengths are powers of two). The two halves keep
-// the slots independent for any array size: one 64-bit hash cannot give 40 bits of slot 0 and
-// 3·18 bits of offsets without reusing bits. a depends on both halves so that two distinct
-// digests that share one half still get independent slots, whichever half it is. A lookup is
-// the same computation: one hash call, the remix with the construction seed, arity reads.
+// of b (the "binary" in binary fuse: segment lengths are powers of two). The offsets take b's
+// low bits and slot 0 mostly a's high ones (a multiply-high weighs the top bits); the
+// fingerprint folds the two halves, as the paper's reference code does, so that it is not the
+// low bits of an offset. One multiply-free fold after one fmix64: a lookup is one hash call,
+// ~10 instructions of remix, and arity reads. Two distinct keys whose 64-bit hashes collide
+// are one key to the filter (both are found; a collision among n keys has probability about
+// n²/2^65).
 //
-// Sizes are 64-bit throughout (more than 2^32 keys work). Building needs about 26 bytes per
-// key of temporary memory (the digests, remixed in place; a count and a 32-bit XOR of key
-// positions per slot; the peeling order), ~34 past 2^32 slots, and 16 more for a moment when
-// the input repeats keys; the filter itself keeps only its array. A filter may also be a read-only view of a
-// memory-mapped file (file.hpp).
+// Slot hashing 0 (remix128), the first scheme, which files that leave the field 0 were built
+// with and still answer by: both halves of the 128-bit digest {low, high}, K being
+// 0x9e3779b97f4a7c15 (2^64 / golden ratio):
+//      b = fmix64(high ^ s ^ K)           the offsets, as above
+//      a = fmix64(low ^ s) ^ b            slot 0 and the fingerprint, as above
+// Two fmix64 instead of one, and builds kept 16 bytes a key instead of 8.
+//
+// Sizes are 64-bit throughout (more than 2^32 keys work). Building needs about 18 bytes per
+// key of temporary memory (the keys' hashes, remixed in place; a count and a 32-bit XOR of key
+// positions per slot; the peeling order), ~26 past 2^32 slots, and 16 more for a moment when
+// the input repeats keys; the filter itself keeps only its array. A filter may also be a
+// read-only view of a memory-mapped file (file.hpp).
 //
 // Thread safety: a filter is immutable once built; any number of threads may query it at once.
 #pragma once
@@ -103,13 +112,49 @@ struct fuse_hash {
     friend constexpr bool operator==(const fuse_hash&, const fuse_hash&) = default;
 };
 
-/// Keeps b's remix distinct from a's even where a digest's halves are equal.
+/// K: steps the construction seed, and keeps remix128's b distinct from its a where a digest's
+/// halves are equal.
 inline constexpr std::uint64_t fuse_offset_salt = 0x9e3779b97f4a7c15ULL;  // 2^64 / golden ratio
 
-/// The per-attempt remix of a digest: two bijections, so distinct digests stay distinct.
-[[nodiscard]] constexpr fuse_hash fuse_remix(const digest& d, std::uint64_t seed) noexcept {
-    const std::uint64_t b = mix64(d.high ^ seed ^ fuse_offset_salt);
-    return {mix64(d.low ^ seed) ^ b, b};
+// The slot hashing schemes (binary_fuse_hashing). Each says what a build keeps of a key (its
+// key_type, taken from the digest by key_of), how an attempt remixes that in place with its
+// seed (remix, a bijection, undone by unremix when the attempt fails) and what fuse_hash a
+// remixed key gives (hash_of). A lookup is hash_of(remix(key_of(digest), seed)).
+
+/// Slot hashing 1: the digest's low 64 bits, one fmix64.
+struct fuse_remix64 {
+    using key_type = std::uint64_t;
+    static constexpr binary_fuse_hashing hashing = binary_fuse_hashing::remix64;
+
+    [[nodiscard]] static constexpr key_type key_of(const digest& d) noexcept { return d.low; }
+    [[nodiscard]] static constexpr key_type remix(key_type x, std::uint64_t seed) noexcept { return mix64(x ^ seed); }
+    [[nodiscard]] static constexpr key_type unremix(key_type h, std::uint64_t seed) noexcept {
+        return murmur3_fmix64_inverse(h) ^ seed;
+    }
+    [[nodiscard]] static constexpr fuse_hash hash_of(key_type h) noexcept { return {h ^ (h >> 32), h}; }
+};
+
+/// Slot hashing 0: both halves of the digest, an fmix64 each.
+struct fuse_remix128 {
+    using key_type = digest;
+    static constexpr binary_fuse_hashing hashing = binary_fuse_hashing::remix128;
+
+    [[nodiscard]] static constexpr key_type key_of(const digest& d) noexcept { return d; }
+    [[nodiscard]] static constexpr key_type remix(const key_type& d, std::uint64_t seed) noexcept {
+        const std::uint64_t b = mix64(d.high ^ seed ^ fuse_offset_salt);
+        return {mix64(d.low ^ seed) ^ b, b};
+    }
+    [[nodiscard]] static constexpr key_type unremix(const key_type& r, std::uint64_t seed) noexcept {
+        return {murmur3_fmix64_inverse(r.low ^ r.high) ^ seed,
+                murmur3_fmix64_inverse(r.high) ^ seed ^ fuse_offset_salt};
+    }
+    [[nodiscard]] static constexpr fuse_hash hash_of(const key_type& r) noexcept { return {r.low, r.high}; }
+};
+
+/// A key's hash under `Scheme` for the construction seed that built the filter.
+template <class Scheme>
+[[nodiscard]] constexpr fuse_hash fuse_lookup_hash(const digest& d, std::uint64_t seed) noexcept {
+    return Scheme::hash_of(Scheme::remix(Scheme::key_of(d), seed));
 }
 
 /// The seed of the attempt after the one that used `seed`: a fixed bijective step, so a
@@ -148,9 +193,19 @@ public:
         slots at;
         const std::uint64_t first = reduce(h.a, first_slot_range_);
         at[0] = first;
-        for (unsigned i = 1; i < Arity; ++i)
-            at[i] = (first + i * segment_length_) ^ ((h.b >> (offset_bits * (i - 1))) & segment_mask_);
+        for_each_index<Arity - 1>([&](auto i) {
+            at[i + 1] = (first + (i + 1) * segment_length_) ^ ((h.b >> (offset_bits * i)) & segment_mask_);
+        });
         return at;
+    }
+
+    /// f(slot) for each slot of `h`, unrolled: a loop over the slots array, which GCC at -O2
+    /// leaves rolled, keeps the array on the stack, a store and a load per slot. Not for
+    /// prefetches: GCC 12 judges a lambda that only prefetches free of effects and drops it.
+    template <class F>
+    [[gnu::always_inline]] void for_each_slot(const fuse_hash& h, F f) const {
+        const slots at = (*this)(h);
+        for_each_index<Arity>([&](auto i) { f(at[i]); });
     }
 
     /// The segment of slot 0: the bucket a key is sorted into.
@@ -158,67 +213,74 @@ public:
     [[nodiscard]] std::uint64_t segment_count() const noexcept { return segment_count_; }
 
 private:
+    template <unsigned N, class F>
+    [[gnu::always_inline]] static void for_each_index(F f) {
+        [&]<unsigned... I>(std::integer_sequence<unsigned, I...>) { (f(std::integral_constant<unsigned, I>{}), ...); }
+        (std::make_integer_sequence<unsigned, N>{});
+    }
+
     std::uint64_t segment_length_ = 0;
     std::uint64_t segment_mask_ = 0;
     std::uint64_t segment_count_ = 0;
     std::uint64_t first_slot_range_ = 0;
 };
 
-/// Digests of every key of [first, last), in input order.
-template <class It, class Sentinel>
-os::huge_page_vector<digest> hash_all(It first, Sentinel last, const hasher& h) {
-    os::huge_page_vector<digest> digests;
-    if constexpr (std::sized_sentinel_for<Sentinel, It>) digests.reserve(static_cast<std::size_t>(last - first));
-    for (; first != last; ++first) digests.push_back(h(*first));
-    return digests;
+/// What `Scheme` keeps of every key of [first, last), in input order.
+template <class Scheme, class It, class Sentinel>
+os::huge_page_vector<typename Scheme::key_type> hash_all(It first, Sentinel last, const hasher& h) {
+    os::huge_page_vector<typename Scheme::key_type> keys;
+    if constexpr (std::sized_sentinel_for<Sentinel, It>) keys.reserve(static_cast<std::size_t>(last - first));
+    for (; first != last; ++first) keys.push_back(Scheme::key_of(h(*first)));
+    return keys;
 }
 
-/// Removes repeated digests (in O(n): a counting sort on the top bits, which are uniform, then
-/// tiny sorts inside each bucket). The order left is not the input's; nothing depends on it.
-inline void keep_distinct(os::huge_page_vector<digest>& digests) {
-    const std::size_t n = digests.size();
-    if (n < 2) return;
-    // About four digests per bucket, so the bucket sorts are tiny insertion sorts. Equal
-    // digests share a bucket.
-    const int bits = std::clamp(static_cast<int>(std::bit_width(n)) - 2, 1, 30);
-    const auto bucket_of = [bits](const digest& d) { return static_cast<std::size_t>(d.low >> (64 - bits)); };
-    os::huge_page_vector<std::size_t> begin((std::size_t{1} << bits) + 1, 0);  // bucket b is [begin[b], begin[b + 1])
-    for (const digest& d : digests) ++begin[bucket_of(d) + 1];
-    for (std::size_t b = 1; b < begin.size(); ++b) begin[b] += begin[b - 1];
-    os::huge_page_vector<digest> bucketed(n);
-    os::huge_page_vector<std::size_t> next(begin.begin(), begin.end() - 1);
-    for (const digest& d : digests) bucketed[next[bucket_of(d)]++] = d;
+// A build key's first 64 bits, which are uniform, and its order, for keep_distinct.
+[[nodiscard]] constexpr std::uint64_t leading_bits(std::uint64_t x) noexcept { return x; }
+[[nodiscard]] constexpr std::uint64_t leading_bits(const digest& d) noexcept { return d.low; }
+[[nodiscard]] constexpr bool key_less(std::uint64_t x, std::uint64_t y) noexcept { return x < y; }
+[[nodiscard]] constexpr bool key_less(const digest& x, const digest& y) noexcept {
+    return std::tie(x.low, x.high) < std::tie(y.low, y.high);
+}
 
-    const auto by_value = [](const digest& x, const digest& y) {
-        return std::tie(x.low, x.high) < std::tie(y.low, y.high);
-    };
-    auto kept = digests.begin();
+/// Removes repeated keys (in O(n): a counting sort on the top bits, which are uniform, then
+/// tiny sorts inside each bucket). The order left is not the input's; nothing depends on it.
+template <class Key>
+void keep_distinct(os::huge_page_vector<Key>& keys) {
+    const std::size_t n = keys.size();
+    if (n < 2) return;
+    // About four keys per bucket, so the bucket sorts are tiny insertion sorts. Equal keys
+    // share a bucket.
+    const int bits = std::clamp(static_cast<int>(std::bit_width(n)) - 2, 1, 30);
+    const auto bucket_of = [bits](const Key& k) { return static_cast<std::size_t>(leading_bits(k) >> (64 - bits)); };
+    os::huge_page_vector<std::size_t> begin((std::size_t{1} << bits) + 1, 0);  // bucket b is [begin[b], begin[b + 1])
+    for (const Key& k : keys) ++begin[bucket_of(k) + 1];
+    for (std::size_t b = 1; b < begin.size(); ++b) begin[b] += begin[b - 1];
+    os::huge_page_vector<Key> bucketed(n);
+    os::huge_page_vector<std::size_t> next(begin.begin(), begin.end() - 1);
+    for (const Key& k : keys) bucketed[next[bucket_of(k)]++] = k;
+
+    const auto by_value = [](const Key& x, const Key& y) { return key_less(x, y); };
+    auto kept = keys.begin();
     for (std::size_t b = 0; b + 1 < begin.size(); ++b) {
         const auto first = bucketed.begin() + static_cast<std::ptrdiff_t>(begin[b]);
         const auto last = bucketed.begin() + static_cast<std::ptrdiff_t>(begin[b + 1]);
         std::sort(first, last, by_value);
         kept = std::unique_copy(first, last, kept);
     }
-    digests.erase(kept, digests.end());
+    keys.erase(kept, keys.end());
 }
 
-/// The digests of a build hold, during an attempt, its per-attempt hashes in their place
-/// (remixed in place: low = a, high = b), so the build keeps one array of keys, not two; a
-/// failed attempt turns them back into the digests (fuse_remix is a bijection).
-inline void remix_in_place(std::span<digest> keys, std::uint64_t seed) noexcept {
-    for (digest& d : keys) {
-        const fuse_hash h = fuse_remix(d, seed);
-        d = {h.a, h.b};
-    }
+/// The keys of a build hold, during an attempt, their remixed values in their place, so the
+/// build keeps one array of keys, not two; a failed attempt turns them back (remixing is a
+/// bijection).
+template <class Scheme>
+void remix_in_place(std::span<typename Scheme::key_type> keys, std::uint64_t seed) noexcept {
+    for (auto& k : keys) k = Scheme::remix(k, seed);
 }
-inline void unremix_in_place(std::span<digest> keys, std::uint64_t seed) noexcept {
-    for (digest& d : keys) {
-        const std::uint64_t b = d.high;
-        d = {murmur3_fmix64_inverse(d.low ^ b) ^ seed, murmur3_fmix64_inverse(b) ^ seed ^ fuse_offset_salt};
-    }
+template <class Scheme>
+void unremix_in_place(std::span<typename Scheme::key_type> keys, std::uint64_t seed) noexcept {
+    for (auto& k : keys) k = Scheme::unremix(k, seed);
 }
-/// The per-attempt hash a remixed digest holds.
-[[nodiscard]] constexpr fuse_hash remixed(const digest& d) noexcept { return {d.low, d.high}; }
 
 /// What one construction attempt came to.
 enum class peel_outcome : std::uint8_t {
@@ -230,18 +292,20 @@ enum class peel_outcome : std::uint8_t {
 /// One construction attempt over a slot table: hypergraph peeling. A slot keeps how many keys
 /// are on it (a byte) and the XOR of their positions in the key array (`Index`: 32 bits while
 /// the array has fewer than 2^32 slots) — when one key is left, that XOR is its position. With
-/// the keys' hashes kept once, in the remixed digests, the build needs 16 bytes per key, 5 per
-/// slot (9 past 2^32 slots) and 4 (8) per key for the peeling order: ~26 bytes a key, where a
-/// table of the XORed 128-bit hashes themselves took 18 per key more.
-template <unsigned Arity, class Index>
+/// the keys' hashes kept once, remixed in place, the build needs 8 bytes per key (16 for
+/// remix128), 5 per slot (9 past 2^32 slots) and 4 (8) per key for the peeling order: ~18
+/// bytes a key, where a table of the XORed hashes themselves would take 4 per slot more.
+template <class Scheme, unsigned Arity, class Index>
 class fuse_peeler {
+    using key_type = typename Scheme::key_type;
+
 public:
     explicit fuse_peeler(const binary_fuse_geometry& g)
         : addressing_(g), counts_(g.array_length, 0), positions_(g.array_length, 0) {}
 
     /// Sorts the remixed `keys` by the segment of their first slot and tries to peel them.
     /// `keys` stay in that order, for assign().
-    peel_outcome peel(std::span<digest> keys) {
+    peel_outcome peel(std::span<key_type> keys) {
         sort_by_segment(keys);
         if (!add_keys(keys)) return peel_outcome::overflow;
         return peel_all(keys) ? peel_outcome::peeled : peel_outcome::stuck;
@@ -251,7 +315,7 @@ public:
     /// Backwards through the peeling order: when a key is assigned, every other key on its
     /// slots is already final, so its own slot can be set to make the key's XOR come out right.
     template <class Fingerprint>
-    void assign(std::span<const digest> keys, Fingerprint* fingerprints) const noexcept {
+    void assign(std::span<const key_type> keys, Fingerprint* fingerprints) const noexcept {
         // The peeled slots are read in an order no hardware prefetcher follows: the key of the
         // one 16 places on is asked for early, and the slot naming it 16 places before that
         // (docs/design/performance.md, "Binary fuse filters").
@@ -260,9 +324,10 @@ public:
             const std::ptrdiff_t left = order_.rend() - slot;
             if (left > 2 * ahead) prefetch(&positions_[slot[2 * ahead]]);
             if (left > ahead) prefetch(&keys[positions_[slot[ahead]]]);
-            const fuse_hash key = remixed(keys[positions_[*slot]]);
+            const fuse_hash key = Scheme::hash_of(keys[positions_[*slot]]);
             auto value = fuse_fingerprint<Fingerprint>(key);
-            for (const std::uint64_t at : addressing_(key)) value = static_cast<Fingerprint>(value ^ fingerprints[at]);
+            addressing_.for_each_slot(
+                key, [&](std::uint64_t at) { value = static_cast<Fingerprint>(value ^ fingerprints[at]); });
             fingerprints[*slot] = value;  // it was 0, so XORing it in above changed nothing
         }
     }
@@ -271,16 +336,16 @@ private:
     /// Sorts the keys by the segment of their first slot, in place (a counting sort that moves
     /// each key once, along cycles): adding them then walks a window of arity segments that
     /// slides through the table instead of random lines all over it.
-    void sort_by_segment(std::span<digest> keys) const {
-        const auto segment = [this](const digest& d) { return addressing_.segment_of(remixed(d)); };
+    void sort_by_segment(std::span<key_type> keys) const {
+        const auto segment = [this](const key_type& k) { return addressing_.segment_of(Scheme::hash_of(k)); };
         // Bucket s is [start[s], start[s + 1]); next[s] is where its next key goes.
         os::huge_page_vector<std::uint64_t> start(addressing_.segment_count() + 1, 0);
-        for (const digest& d : keys) ++start[segment(d) + 1];
+        for (const key_type& k : keys) ++start[segment(k) + 1];
         for (std::size_t s = 1; s < start.size(); ++s) start[s] += start[s - 1];
         os::huge_page_vector<std::uint64_t> next(start.begin(), start.end() - 1);
         for (std::uint64_t s = 0; s < next.size(); ++s) {
             while (next[s] < start[s + 1]) {
-                digest moving = keys[next[s]];
+                key_type moving = keys[next[s]];
                 for (std::uint64_t home = segment(moving); home != s; home = segment(moving))
                     std::swap(moving, keys[next[home]++]);
                 keys[next[s]++] = moving;
@@ -290,7 +355,7 @@ private:
 
     /// Adds every key to its slots. False when a count reached 128: counts are 8 bits, and no
     /// sane input comes near (the mean is about 2.7).
-    bool add_keys(std::span<const digest> keys) noexcept {
+    bool add_keys(std::span<const key_type> keys) noexcept {
         // The keys' slots lie in a window of arity segments that slides through the table;
         // once that window outgrows L1 (and L2, past a few million keys) each update waits on
         // memory. Prefetching the slots of the key 32 places ahead overlaps those waits
@@ -299,14 +364,14 @@ private:
         std::uint8_t seen = 0;
         for (std::size_t k = 0; k < keys.size(); ++k) {
             if (k + ahead < keys.size())
-                for (const std::uint64_t at : addressing_(remixed(keys[k + ahead]))) {
+                for (const std::uint64_t at : addressing_(Scheme::hash_of(keys[k + ahead]))) {
                     prefetch(&positions_[at]);
                     prefetch(&counts_[at]);
                 }
-            for (const std::uint64_t at : addressing_(remixed(keys[k]))) {
+            addressing_.for_each_slot(Scheme::hash_of(keys[k]), [&](std::uint64_t at) {
                 positions_[at] ^= static_cast<Index>(k);
                 seen |= ++counts_[at];
-            }
+            });
         }
         return seen < 0x80;  // a count must pass 128 before it can wrap
     }
@@ -316,7 +381,7 @@ private:
     /// A key's slots span arity consecutive segments, so the work stays within a few segments
     /// of the sweep (in cache), where chasing every new single depth-first would wander the
     /// whole table.
-    bool peel_all(std::span<const digest> keys) {
+    bool peel_all(std::span<const key_type> keys) {
         // A key found alone at the sweep has slots up to two segments on, in lines the sweep
         // has not reached: for the slot 64 places ahead, when alone, its key's slots are
         // prefetched, and its key 64 places before that (16 and 256 places did no better:
@@ -330,7 +395,7 @@ private:
             if (sweep + 2 * ahead < slot_count && counts_[sweep + 2 * ahead] == 1)
                 prefetch(&keys[positions_[sweep + 2 * ahead]]);
             if (sweep + ahead < slot_count && counts_[sweep + ahead] == 1)
-                for (const std::uint64_t at : addressing_(remixed(keys[positions_[sweep + ahead]]))) {
+                for (const std::uint64_t at : addressing_(Scheme::hash_of(keys[positions_[sweep + ahead]]))) {
                     prefetch(&positions_[at]);
                     prefetch(&counts_[at]);
                 }
@@ -346,13 +411,13 @@ private:
     }
 
     /// Removes the only key left at `slot` from all its slots, remembering it at `slot`.
-    void peel_at(std::span<const digest> keys, std::uint64_t slot, std::uint64_t sweep) {
+    void peel_at(std::span<const key_type> keys, std::uint64_t slot, std::uint64_t sweep) {
         const Index position = positions_[slot];
         order_.push_back(static_cast<Index>(slot));
-        for (const std::uint64_t at : addressing_(remixed(keys[position]))) {
+        addressing_.for_each_slot(Scheme::hash_of(keys[position]), [&](std::uint64_t at) {
             positions_[at] ^= position;
             if (--counts_[at] == 1 && at < sweep) pending_.push_back(static_cast<Index>(at));
-        }
+        });
         positions_[slot] = position;  // count 0, and the slot keeps naming its key for assign()
     }
 
@@ -367,45 +432,48 @@ private:
 /// What construction produced.
 template <class Fingerprint>
 struct fuse_array {
-    std::uint64_t keys = 0;  ///< distinct digests
+    std::uint64_t keys = 0;  ///< distinct keys (distinct hashes)
     binary_fuse_geometry geometry{};
     std::uint64_t seed = 0;  ///< the construction seed that peeled
     word_storage<Fingerprint> fingerprints;
 };
 
-/// One construction attempt with `built.seed` on the digests `keys`, with slot positions of
-/// type Index; on success fills `built.fingerprints`. The digests come back as they were
-/// unless the attempt succeeded.
-template <class Fingerprint, unsigned Arity, class Index>
-peel_outcome try_construction_seed(os::huge_page_vector<digest>& keys, fuse_array<Fingerprint>& built) {
-    fuse_peeler<Arity, Index> peeler(built.geometry);
-    remix_in_place(keys, built.seed);
+/// One construction attempt with `built.seed` on the keys `keys`, with slot positions of type
+/// Index; on success fills `built.fingerprints`. The keys come back as they were unless the
+/// attempt succeeded.
+template <class Fingerprint, class Scheme, unsigned Arity, class Index>
+peel_outcome try_construction_seed(os::huge_page_vector<typename Scheme::key_type>& keys,
+                                   fuse_array<Fingerprint>& built) {
+    using key_type = typename Scheme::key_type;
+    fuse_peeler<Scheme, Arity, Index> peeler(built.geometry);
+    remix_in_place<Scheme>(keys, built.seed);
     const peel_outcome outcome = peeler.peel(keys);
     if (outcome == peel_outcome::peeled) {
         built.fingerprints = word_storage<Fingerprint>(built.geometry.array_length);
-        peeler.assign(std::span<const digest>(keys), built.fingerprints.mutable_data());
+        peeler.assign(std::span<const key_type>(keys), built.fingerprints.mutable_data());
     } else {
-        unremix_in_place(keys, built.seed);
+        unremix_in_place<Scheme>(keys, built.seed);
     }
     return outcome;
 }
 
-/// Builds the array for the digests `keys` (repeats allowed), trying construction seeds from
-/// `seed` on. Repeated digests are removed only when an attempt fails: two equal keys share
+/// Builds the array for the keys `keys` (what Scheme keeps of each: repeats allowed), trying
+/// construction seeds from `seed` on. Repeated keys are removed only when an attempt fails: two equal keys share
 /// every slot, so neither is ever alone and a set with repeats never peels — a success proves
 /// there were none, and most inputs skip the cost of looking. After removing repeats the same
 /// seed is tried again, so the result depends on the set of keys only. Throws
 /// binary_fuse_construction_error after `max_attempts` failures on distinct keys.
-template <class Fingerprint, unsigned Arity>
-fuse_array<Fingerprint> build_fuse_array(os::huge_page_vector<digest> keys, std::uint64_t seed,
+template <class Fingerprint, unsigned Arity, class Scheme>
+fuse_array<Fingerprint> build_fuse_array(os::huge_page_vector<typename Scheme::key_type> keys, std::uint64_t seed,
                                          unsigned max_attempts = fuse_max_attempts) {
     fuse_array<Fingerprint> built{keys.size(), binary_fuse_geometry_for(Arity, keys.size()), seed, {}};
     if (keys.empty()) return built;
     bool distinct = false;
     for (unsigned failures = 0; failures < max_attempts;) {
         const bool narrow = built.geometry.array_length <= std::numeric_limits<std::uint32_t>::max();
-        if ((narrow ? try_construction_seed<Fingerprint, Arity, std::uint32_t>(keys, built)
-                    : try_construction_seed<Fingerprint, Arity, std::uint64_t>(keys, built)) == peel_outcome::peeled)
+        if ((narrow ? try_construction_seed<Fingerprint, Scheme, Arity, std::uint32_t>(keys, built)
+                    : try_construction_seed<Fingerprint, Scheme, Arity, std::uint64_t>(keys, built)) ==
+            peel_outcome::peeled)
             return built;
         if (!distinct) {
             distinct = true;
@@ -453,13 +521,13 @@ public:
 
     /// A filter holding every key of [first, last). Duplicates are allowed (and counted once).
     /// Throws binary_fuse_construction_error if no construction seed works (see the top of
-    /// this file), std::bad_alloc when the temporary memory (~26 bytes/key) cannot be had.
+    /// this file), std::bad_alloc when the temporary memory (~18 bytes/key) cannot be had.
     template <std::forward_iterator It, std::sentinel_for<It> Sentinel>
     requires hashable_key<std::iter_value_t<It>> basic_binary_fuse_filter(It first, Sentinel last,
                                                                           filter_options options = {})
         : api(hasher(options.hash.value_or(default_hash_algorithm), options.seed), {},
               options.keys != key_format::unrecorded ? options.keys : key_format_of<std::iter_value_t<It>>()) {
-        build(detail::hash_all(first, last, this->hasher_), options.seed);
+        build(detail::hash_all<build_scheme>(first, last, this->hasher_), options.seed);
     }
 
     /// A filter holding every key of `keys`. A string or a byte vector is one key, not a range
@@ -491,8 +559,8 @@ public:
     /// False: the key was not in the set the filter was built from. True: it was, or it is a
     /// false positive (probability 2^-bits).
     template <hashable_key Key>
-    [[nodiscard]] bool contains(const Key& key) const {
-        return !empty() && matches(remix(this->hasher_(key)));
+    [[nodiscard, gnu::always_inline]] bool contains(const Key& key) const {
+        return matches(lookup_hash(this->hasher_(key)));
     }
 
     /// Same parameters (construction seed included), hashing and fingerprints.
@@ -514,7 +582,7 @@ public:
         return 1.0 / static_cast<double>(std::uint64_t{1} << fingerprint_bits());
     }
 
-    /// Distinct keys the filter was built from (distinct 128-bit digests, strictly speaking).
+    /// Distinct keys the filter was built from (distinct 64-bit hashes, strictly speaking).
     [[nodiscard]] size_type size() const noexcept { return parameters_.keys; }
     /// The distinct keys it was built from, as every kind's inserted_count() says (the same as
     /// size()).
@@ -562,22 +630,38 @@ private:
         pipeline(first, last, [&](const detail::fuse_hash& h) { use(matches(h)); });
     }
 
-    void build(os::huge_page_vector<digest> digests, std::uint64_t seed) {
-        auto built = detail::build_fuse_array<Fingerprint, Arity>(std::move(digests), seed);
-        parameters_ = {Arity, fingerprint_bits(), built.keys, built.geometry, built.seed};
+    // What filters are built with; files may hold the other scheme, and answer by it.
+    using build_scheme = detail::fuse_remix64;
+
+    void build(os::huge_page_vector<build_scheme::key_type> keys, std::uint64_t seed) {
+        auto built = detail::build_fuse_array<Fingerprint, Arity, build_scheme>(std::move(keys), seed);
+        parameters_ = {Arity, fingerprint_bits(), built.keys, built.geometry, built.seed, build_scheme::hashing};
         fingerprints_ = std::move(built.fingerprints);
         addressing_ = detail::fuse_addressing<Arity>(parameters_.geometry);
     }
 
-    [[nodiscard]] detail::fuse_hash remix(const digest& d) const noexcept {
-        return detail::fuse_remix(d, parameters_.construction_seed);
+    // A branch every lookup predicts (a filter has one scheme); the first scheme's remix is out
+    // of line, so that a lookup inlined into the caller's loop stays small.
+    [[nodiscard, gnu::always_inline]] detail::fuse_hash lookup_hash(const digest& d) const noexcept {
+        if (parameters_.hashing == build_scheme::hashing) [[likely]]
+            return detail::fuse_lookup_hash<build_scheme>(d, parameters_.construction_seed);
+        return first_scheme_hash(d);
+    }
+    [[nodiscard, gnu::noinline]] detail::fuse_hash first_scheme_hash(const digest& d) const noexcept {
+        return detail::fuse_lookup_hash<detail::fuse_remix128>(d, parameters_.construction_seed);
     }
 
-    [[nodiscard]] bool matches(const detail::fuse_hash& h) const noexcept {
-        const Fingerprint* slots = fingerprints_.data();
+    // Without a branch on the filter or the answer: the empty filter, which has no array, reads
+    // slot 0 of a static one (its geometry puts every slot at 0) and its answer is masked off.
+    // A "not empty, and then" in front of the test let GCC turn a caller's `found += contains(k)`
+    // into a jump on the answer, mispredicted half the time when half the keys are present.
+    // Inlined into every lookup: GCC otherwise calls it, the hash passed through the stack.
+    [[nodiscard, gnu::always_inline]] bool matches(const detail::fuse_hash& h) const noexcept {
+        static constexpr Fingerprint no_array[1] = {};
+        const Fingerprint* slots = empty() ? no_array : fingerprints_.data();
         auto x = detail::fuse_fingerprint<Fingerprint>(h);
-        for (const std::uint64_t at : addressing_(h)) x = static_cast<Fingerprint>(x ^ slots[at]);
-        return x == 0;
+        addressing_.for_each_slot(h, [&](std::uint64_t at) { x = static_cast<Fingerprint>(x ^ slots[at]); });
+        return (x == 0) & !empty();
     }
 
     // The pipeline's probe is the 16-byte remixed hash, not the slots: a 40-byte probe of
@@ -591,7 +675,7 @@ private:
         detail::pipelined(
             first, last,
             [this](const auto& key) {
-                const detail::fuse_hash h = remix(this->hasher_(key));
+                const detail::fuse_hash h = lookup_hash(this->hasher_(key));
                 for (const std::uint64_t at : addressing_(h)) detail::prefetch(fingerprints_.data() + at);
                 return h;
             },
@@ -614,7 +698,7 @@ private:
         return p;
     }
 
-    binary_fuse_parameters parameters_{Arity, fingerprint_bits(), 0, {}, default_seed};
+    binary_fuse_parameters parameters_{Arity, fingerprint_bits(), 0, {}, default_seed, build_scheme::hashing};
     storage_type fingerprints_;
     detail::fuse_addressing<Arity> addressing_;
 };

@@ -68,6 +68,7 @@
 
 #include "bloomkit/bloomkit.hpp"
 #include "file_test_support.hpp"
+#include "fuse_schemes.hpp"
 
 namespace {
 
@@ -695,8 +696,8 @@ struct kind_of<bloomkit::scalable_bloom_filter> {
     }
 };
 
-// Binary fuse filters: built from 2000 keys, from 500 hashed with XXH64, from a dozen, and from
-// no keys at all.
+// Binary fuse filters: built from 2000 keys, from 500 hashed with XXH64, from a dozen, from no
+// keys at all, and from 1000 keys by the first slot hashing scheme (fuse_schemes.hpp).
 template <class Fuse>
 struct fuse_kind {
     using filter = Fuse;
@@ -721,14 +722,21 @@ struct fuse_kind {
         built("xxh64", key_range(400'000, 500), {.seed = 0x5eed'0000'0000'0008, .hash = hash_algorithm::xxh64});
         built("tiny", key_range(950'000, 12), {.seed = 0x5eed'0000'0000'0014});
         built("empty", {}, {.seed = 0x5eed'0000'0000'0009});
+        keys_type first_scheme_keys = key_range(700'000, 1000);
+        out.push_back({"first_scheme",
+                       bloomkit_test::first_scheme_filter<filter>(first_scheme_keys, {.seed = 0x5eed'0000'0000'0015}),
+                       std::move(first_scheme_keys)});
         return out;
     }
 
     static void check_samples(const std::vector<sample<filter>>& all) {
         EXPECT_EQ(all.front().filter.size(), 2000U);
-        EXPECT_TRUE(all.back().filter.empty());
-        EXPECT_EQ(all.back().filter.array_length(), 0U);
-        EXPECT_EQ(all.back().filter.size_in_bytes(), 0U) << "the empty filter has no payload";
+        const filter& empty = all.at(3).filter;
+        EXPECT_TRUE(empty.empty());
+        EXPECT_EQ(empty.array_length(), 0U);
+        EXPECT_EQ(empty.size_in_bytes(), 0U) << "the empty filter has no payload";
+        EXPECT_EQ(all.front().filter.parameters().hashing, bloomkit::binary_fuse_hashing::remix64);
+        EXPECT_EQ(all.back().filter.parameters().hashing, bloomkit::binary_fuse_hashing::remix128);
     }
 
     static std::uint64_t answer(const filter& f, std::uint64_t key) { return f.contains(key); }
@@ -764,7 +772,8 @@ struct fuse_kind {
         EXPECT_EQ(get_le(file, fuse_field::keys, 8), f.size());
         EXPECT_EQ(get_le(file, fuse_field::construction_seed, 8), f.construction_seed());
         EXPECT_EQ(get_le(file, fuse_field::segment_count, 8), f.segment_count());
-        EXPECT_TRUE(zero_bytes(file, 104, field::extra_end));
+        EXPECT_EQ(get_le(file, fuse_field::hashing, 4), static_cast<std::uint64_t>(f.parameters().hashing));
+        EXPECT_TRUE(zero_bytes(file, fuse_field::hashing + 4, field::extra_end));
         EXPECT_EQ(announced_payload(file), f.array_length() * sizeof(typename Fuse::fingerprint_type));
         EXPECT_EQ(mismatched_words(file, header_size, f.fingerprints()), 0U);
     }

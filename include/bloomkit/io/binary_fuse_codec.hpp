@@ -2,11 +2,13 @@
 // docs/FORMAT.md).
 //
 // Header: [14] arity, [24] array length, [32] fingerprint bits, [36] segment length, [56] keys,
-// [64] construction seed, [96] segment count; expected keys and target FPR are 0 (the filter
-// is built from its keys). Payload: the fingerprints, 8- or 16-bit.
+// [64] construction seed, [96] segment count, [104] slot hashing (binary_fuse_hashing; 0 in
+// the files of the first scheme, which left the byte reserved); expected keys and target FPR
+// are 0 (the filter is built from its keys). Payload: the fingerprints, 8- or 16-bit.
 #pragma once
 
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -16,6 +18,9 @@
 namespace bloomkit {
 
 namespace detail {
+
+/// Where the slot hashing is: after the segment count, in the kind's extra bytes.
+inline constexpr std::size_t fuse_hashing_field = header_field::extra + 8;
 
 /// Checks the binary fuse parameters of a header; returns the payload size they need.
 inline std::uint64_t read_binary_fuse_parameters(const header_bytes& b, file_header& h, const std::string& where) {
@@ -29,6 +34,11 @@ inline std::uint64_t read_binary_fuse_parameters(const header_bytes& b, file_hea
     h.fuse.geometry = {b.get<std::uint32_t>(f::parameter32b), b.get<std::uint64_t>(f::extra),
                        b.get<std::uint64_t>(f::parameter64)};
     h.fuse.construction_seed = b.get<std::uint64_t>(f::parameter_aux);
+    const auto hashing = b.get<std::uint32_t>(fuse_hashing_field);
+    if (hashing > static_cast<std::uint32_t>(binary_fuse_hashing::remix64))
+        reject_field(where,
+                     "unknown binary fuse slot hashing " + std::to_string(hashing) + " (a newer bloomkit may know it)");
+    h.fuse.hashing = static_cast<binary_fuse_hashing>(hashing);
     const binary_fuse_geometry& g = h.fuse.geometry;
     if (g.segment_length > binary_fuse_max_segment_length || g.segment_count > (std::uint64_t{1} << 40) ||
         g.array_length != (g.segment_count == 0 && g.segment_length == 0
@@ -40,7 +50,7 @@ inline std::uint64_t read_binary_fuse_parameters(const header_bytes& b, file_hea
     check_field(where, [&] { check_binary_fuse_parameters(h.fuse); });
     if (h.expected_keys != 0 || h.target_fpr != 0)
         reject_field(where, "a binary fuse filter has no expected keys or target FPR");
-    check_reserved(b, f::extra + 8, where);
+    check_reserved(b, fuse_hashing_field + 4, where);
     return g.array_length * (h.fuse.fingerprint_bits / 8);
 }
 
@@ -87,6 +97,7 @@ struct file_codec<basic_binary_fuse_filter<Fingerprint, Arity>> {
         b.set<std::uint32_t>(f::parameter32b, static_cast<std::uint32_t>(h.fuse.geometry.segment_length));
         b.set<std::uint64_t>(f::parameter_aux, h.fuse.construction_seed);
         b.set<std::uint64_t>(f::extra, h.fuse.geometry.segment_count);
+        b.set<std::uint32_t>(detail::fuse_hashing_field, static_cast<std::uint32_t>(h.fuse.hashing));
     }
     /// Writes the payload: the fingerprints, little-endian.
     static void write_payload(const filter_type& filter, detail::payload_sink& sink) {

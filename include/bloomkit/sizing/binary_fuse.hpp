@@ -116,6 +116,17 @@ inline constexpr double fuse_floor_size_factor(unsigned arity) noexcept { return
     return static_cast<double>(g.array_length) * fingerprint_bits / static_cast<double>(keys);
 }
 
+/// How a binary fuse filter derives a key's slots and fingerprint from its digest (the top of
+/// binary_fuse_filter.hpp has both in full); the values are stored in files.
+enum class binary_fuse_hashing : std::uint8_t {
+    /// Both halves of the 128-bit digest, each remixed by fmix64 with the construction seed:
+    /// the first scheme, of files whose header leaves this field 0. Read, no longer built.
+    remix128 = 0,
+    /// The digest's low 64 bits, remixed once by fmix64 with the construction seed: what
+    /// filters are built with.
+    remix64 = 1,
+};
+
 /// Everything that describes a built filter besides its hasher and its array: what the file
 /// format stores.
 struct binary_fuse_parameters {
@@ -127,6 +138,8 @@ struct binary_fuse_parameters {
     /// How the array is cut into segments.
     binary_fuse_geometry geometry{};
     std::uint64_t construction_seed = 0;  ///< the seed of the attempt that peeled
+    /// How keys find their slots.
+    binary_fuse_hashing hashing = binary_fuse_hashing::remix64;
     /// Every field equal.
     friend constexpr bool operator==(const binary_fuse_parameters&, const binary_fuse_parameters&) = default;
 };
@@ -142,6 +155,8 @@ inline void check_binary_fuse_parameters(const binary_fuse_parameters& p) {
     if ((p.arity != 3 && p.arity != 4) || (p.fingerprint_bits != 8 && p.fingerprint_bits != 16))
         refuse(std::to_string(p.arity) + "-wise with " + std::to_string(p.fingerprint_bits) +
                "-bit fingerprints (3- or 4-wise, 8 or 16 bits)");
+    if (p.hashing != binary_fuse_hashing::remix128 && p.hashing != binary_fuse_hashing::remix64)
+        refuse("unknown slot hashing " + std::to_string(static_cast<unsigned>(p.hashing)));
     const binary_fuse_geometry& g = p.geometry;
     if (p.keys == 0) {
         if (g != binary_fuse_geometry{}) refuse("no keys but a non-empty array");

@@ -131,6 +131,11 @@ void describe(const basic_binary_fuse_filter<Fingerprint, Arity>&, const file_he
                 h.fuse.geometry.segment_count, h.fuse.geometry.segment_length,
                 h.fuse.keys == 0 ? 0.0 : static_cast<double>(h.payload_size) * 8 / static_cast<double>(h.fuse.keys)),
             "slots", number(h.fuse.geometry.array_length));
+    const bool first_scheme = h.fuse.hashing == binary_fuse_hashing::remix128;
+    out.add("slot hashing",
+            first_scheme ? "remix128 (the first scheme: both halves of the digest, an fmix64 each)"
+                         : "remix64 (the digest's low half, one fmix64)",
+            "slot_hashing", json_string(first_scheme ? "remix128" : "remix64"));
 }
 
 /// What the keys are, as `info` says it.
