@@ -12,6 +12,12 @@
 // load or clock, so it shows what a change of code did where a timing would drown it in noise
 // (docs/design/performance.md, "Why a single call costs its instructions"). Valgrind's virtual
 // CPU has AVX2 and no AVX-512, so the counts are of the AVX2 kernels.
+//
+// Built with BLOOMKIT_COUNT_PEERS (instruction_count_peers, where the peers folder is: as
+// peer_bench, -mavx2 -mbmi2), it counts the peers' calls the same way, in the same loop:
+//     KIND       boost (Boost.Bloom filter<std::uint64_t, 1, fast_multiblock64<8>>)
+//                | fastfilter-block (fastfilter_cpp's SimdBlockFilterFixed)
+//                | fastfilter-fuse8 (fastfilter_cpp's BinaryFuse8)
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -22,6 +28,13 @@
 
 #include "bloomkit/bloomkit.hpp"
 #include "measure.hpp"
+
+#ifdef BLOOMKIT_COUNT_PEERS
+#include <boost/bloom.hpp>
+using std::vector;  // fastfilter's headers name it unqualified
+#include <bloom/simd-block-fixed-fpp.h>
+#include <xorfilter/binaryfusefilter_singleheader.h>
+#endif
 
 namespace {
 
@@ -104,6 +117,59 @@ std::uint64_t run_kind(std::string_view operation, std::uint64_t calls) {
     }
 }
 
+#ifdef BLOOMKIT_COUNT_PEERS
+/// A peer's filter of filter_keys keys, counted in the same loops as bloomkit's: `contains`
+/// and `insert` call its single-key functions, `contains-bulk` Boost's bulk may_contain.
+std::uint64_t run_peer(std::string_view kind, std::string_view operation, std::uint64_t calls) {
+    const std::vector<std::uint64_t> held = keys(1, filter_keys);
+    const std::vector<std::uint64_t> prepared = keys(0, prepared_keys);
+    const std::uint64_t capacity = filter_keys + (operation == "insert" ? calls : 0);
+    if (kind == "boost") {
+        boost::bloom::filter<std::uint64_t, 1, boost::bloom::fast_multiblock64<8>> filter(capacity, 0.01);
+        filter.insert(held.begin(), held.end());
+        if (operation == "contains")
+            return loop(prepared, calls, [&](std::uint64_t key) { return filter.may_contain(key) ? 1U : 0U; });
+        if (operation == "insert")
+            return loop(prepared, calls, [&](std::uint64_t key) {
+                filter.insert(key);
+                return 1U;
+            });
+        if (operation == "contains-bulk") {
+            std::uint64_t found = 0;
+            for (std::uint64_t done = 0; done < calls; done += prepared.size()) {
+                const auto end = prepared.begin() +
+                                 static_cast<std::ptrdiff_t>(std::min<std::uint64_t>(prepared.size(), calls - done));
+                filter.may_contain(prepared.begin(), end, [&found](std::uint64_t, bool in) { found += in; });
+            }
+            return found;
+        }
+    } else if (kind == "fastfilter-block") {
+        SimdBlockFilterFixed<> filter(static_cast<int>(capacity));
+        for (const std::uint64_t key : held) filter.Add(key);
+        if (operation == "contains")
+            return loop(prepared, calls, [&](std::uint64_t key) { return filter.Find(key) ? 1U : 0U; });
+        if (operation == "insert")
+            return loop(prepared, calls, [&](std::uint64_t key) {
+                filter.Add(key);
+                return 1U;
+            });
+    } else if (kind == "fastfilter-fuse8" && operation == "contains") {
+        binary_fuse8_t filter{};
+        std::vector<std::uint64_t> input = held;
+        if (!binary_fuse8_allocate(static_cast<std::uint32_t>(input.size()), &filter) ||
+            !binary_fuse8_populate(input.data(), static_cast<std::uint32_t>(input.size()), &filter)) {
+            std::fprintf(stderr, "instruction_count: fastfilter's BinaryFuse8 could not be built\n");
+            std::exit(1);
+        }
+        const std::uint64_t found =
+            loop(prepared, calls, [&](std::uint64_t key) { return binary_fuse8_contain(key, &filter) ? 1U : 0U; });
+        binary_fuse8_free(&filter);
+        return found;
+    }
+    usage();
+}
+#endif
+
 std::uint64_t run_hash(std::string_view key_type, std::uint64_t calls) {
     // A seed the compiler cannot see, as in a filter: otherwise it folds the secrets into
     // constants and counts instructions no real call executes.
@@ -138,6 +204,10 @@ int main(int argc, char** argv) {
     else if (kind == "scalable") result = run_kind<bloomkit::scalable_bloom_filter>(operation, calls);
     else if (kind == "fuse8") result = run_kind<bloomkit::binary_fuse8_filter>(operation, calls);
     else if (kind == "hash") result = run_hash(operation, calls);
+#ifdef BLOOMKIT_COUNT_PEERS
+    else if (kind == "boost" || kind == "fastfilter-block" || kind == "fastfilter-fuse8")
+        result = run_peer(kind, operation, calls);
+#endif
     else usage();
     std::printf("%llu\n", static_cast<unsigned long long>(result));  // the answers, so no call is optimised away
     return 0;

@@ -5,7 +5,9 @@
 # by CALLS. "net" subtracts the cost of the loop around the call (the row "loop"). Two builds:
 # baseline x86-64 (what a plain build gives: kernels chosen at run time, called) and x86-64-v3
 # (-march=x86-64-v3, AVX2 at compile time: the kernels inline). Valgrind's virtual CPU has
-# AVX2 but no AVX-512: these are counts of the AVX2 kernels.
+# AVX2 but no AVX-512: these are counts of the AVX2 kernels. Where the bench was built with the
+# peers (instruction_count_peers, -mavx2 -mbmi2 as peer_bench), a second table puts bloomkit's
+# calls beside Boost.Bloom's and fastfilter_cpp's, counted the same way in the same loop.
 set -eu
 build=${1:?usage: bench/instructions.sh BUILD_DIR [CALLS]}
 calls=${2:-1000000}
@@ -43,4 +45,22 @@ for row in block:contains block:insert block:contains-bulk split-block:contains 
     else
         echo "| $kind | $operation | $(tenths "$n") | $(tenths $(( n - loop ))) | – | – |"
     fi
+done
+
+peers=$build/bench/instruction_count_peers
+[ -x "$peers" ] || exit 0
+loop_peers=$(per_call "$peers" block loop)
+echo
+echo "Against the peers (the same loop and keys; built with -mavx2 -mbmi2, as peer_bench):"
+echo
+echo "| operation | bloomkit | per call | net of the loop ($(tenths "$loop_peers")) | peer | per call | net of the loop |"
+echo "|---|---|---:|---:|---|---:|---:|"
+for row in contains:block:boost contains:block:fastfilter-block insert:block:boost insert:block:fastfilter-block \
+           contains-bulk:block:boost contains:split-block:fastfilter-block insert:split-block:fastfilter-block \
+           contains:fuse8:fastfilter-fuse8; do
+    operation=${row%%:*} rest=${row#*:}
+    ours=${rest%%:*} peer=${rest#*:}
+    n=$(per_call "$peers" "$ours" "$operation")
+    m=$(per_call "$peers" "$peer" "$operation")
+    echo "| $operation | $ours | $(tenths "$n") | $(tenths $(( n - loop_peers ))) | $peer | $(tenths "$m") | $(tenths $(( m - loop_peers ))) |"
 done

@@ -156,28 +156,28 @@ TEST(KnownAnswer, Fuse8) {
     EXPECT_EQ(filter.geometry(), (binary_fuse_geometry{128, 9, 1408}));
     EXPECT_EQ(filter.parameters().hashing, binary_fuse_hashing::remix64);
     EXPECT_EQ(filter.construction_seed(), 0x5eedU);
-    EXPECT_EQ(fingerprints_checksum(filter), 0x9ede61df00aa3fc3ULL);
+    EXPECT_EQ(fingerprints_checksum(filter), 0x38ba01537753cd13ULL);
 }
 
 TEST(KnownAnswer, Fuse16) {
     const auto filter = filter_of_1000_keys<binary_fuse16_filter>();
     EXPECT_EQ(filter.geometry(), (binary_fuse_geometry{128, 9, 1408}));
     EXPECT_EQ(filter.construction_seed(), 0x5eedU);
-    EXPECT_EQ(fingerprints_checksum(filter), 0x81db3679a98500acULL);
+    EXPECT_EQ(fingerprints_checksum(filter), 0xae8b012cbb4e2a41ULL);
 }
 
 TEST(KnownAnswer, Fuse8FourWise) {
     const auto filter = filter_of_1000_keys<binary_fuse8_4wise_filter>();
     EXPECT_EQ(filter.geometry(), (binary_fuse_geometry{32, 40, 1376}));
     EXPECT_EQ(filter.construction_seed(), 0x5eedU);
-    EXPECT_EQ(fingerprints_checksum(filter), 0xf216be593a1c8649ULL);
+    EXPECT_EQ(fingerprints_checksum(filter), 0xa3d333677bac989fULL);
 }
 
 TEST(KnownAnswer, Fuse16FourWise) {
     const auto filter = filter_of_1000_keys<binary_fuse16_4wise_filter>();
     EXPECT_EQ(filter.geometry(), (binary_fuse_geometry{32, 40, 1376}));
     EXPECT_EQ(filter.construction_seed(), 0x5eedU);
-    EXPECT_EQ(fingerprints_checksum(filter), 0xde18b8305026f5caULL);
+    EXPECT_EQ(fingerprints_checksum(filter), 0x47f48fb6c03d9c97ULL);
 }
 
 // The first scheme's arrays, as files of it hold them: the same bits as the builds of that
@@ -204,7 +204,8 @@ TEST(KnownAnswer, RemixesAreTheDocumentedOnes) {
     const digest d{0x0123456789abcdefULL, 0xfedcba9876543210ULL};
     const std::uint64_t seed = 42;
     const std::uint64_t h = detail::mix64(d.low ^ seed);
-    EXPECT_EQ(detail::fuse_lookup_hash<detail::fuse_remix64>(d, seed), (detail::fuse_hash{h ^ (h >> 32), h}));
+    EXPECT_EQ(detail::fuse_lookup_hash<detail::fuse_remix64>(d, seed),
+              (detail::fuse_hash{h ^ (h >> 32), h * 0x9e3779b97f4a7c15ULL}));
     const std::uint64_t b = detail::mix64(d.high ^ seed ^ 0x9e3779b97f4a7c15ULL);
     EXPECT_EQ(detail::fuse_lookup_hash<detail::fuse_remix128>(d, seed),
               (detail::fuse_hash{detail::mix64(d.low ^ seed) ^ b, b}));

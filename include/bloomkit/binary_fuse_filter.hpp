@@ -36,15 +36,17 @@
 //      h = fmix64(x ^ s)
 //      a = h ^ (h >> 32)                  slot 0 = multiply-high(a, segments·segment length);
 //                                         fingerprint = the low f bits of a
-//      b = h                              the in-segment offsets of slots 1.. (18 bits each)
+//      b = h · K                          the in-segment offsets of slots 1.. (18 bits each)
 // Slot i > 0 is slot 0 moved i segments on, with its low bits XORed by the i-th 18-bit field
-// of b (the "binary" in binary fuse: segment lengths are powers of two). The offsets take b's
-// low bits and slot 0 mostly a's high ones (a multiply-high weighs the top bits); the
-// fingerprint folds the two halves, as the paper's reference code does, so that it is not the
-// low bits of an offset. One multiply-free fold after one fmix64: a lookup is one hash call,
-// ~10 instructions of remix, and arity reads. Two distinct keys whose 64-bit hashes collide
-// are one key to the filter (both are found; a collision among n keys has probability about
-// n²/2^65).
+// of b (the "binary" in binary fuse: segment lengths are powers of two). Slot 0 and the
+// offsets need more than 64 bits between them (up to 40 and 3·18), so some bits serve both;
+// the multiplication by K makes each offset field a mix of all of h's bits below it, where
+// taking h's own bits would make the third offset of a 4-wise filter of 100M keys nearly a copy
+// of bits that slot 0 is made of (the multiply-high weighs a's top bits). The fingerprint folds
+// h's two halves, as the paper's reference code does. A lookup is one hash call, one fmix64,
+// two more operations and a multiplication, and arity reads. Two distinct keys whose 64-bit
+// hashes collide are one key to the filter (both are found; among n keys a collision has
+// probability about n²/2^65).
 //
 // Slot hashing 0 (remix128), the first scheme, which files that leave the field 0 were built
 // with and still answer by: both halves of the 128-bit digest {low, high}, K being
@@ -131,7 +133,9 @@ struct fuse_remix64 {
     [[nodiscard]] static constexpr key_type unremix(key_type h, std::uint64_t seed) noexcept {
         return murmur3_fmix64_inverse(h) ^ seed;
     }
-    [[nodiscard]] static constexpr fuse_hash hash_of(key_type h) noexcept { return {h ^ (h >> 32), h}; }
+    [[nodiscard]] static constexpr fuse_hash hash_of(key_type h) noexcept {
+        return {h ^ (h >> 32), h * fuse_offset_salt};
+    }
 };
 
 /// Slot hashing 0: both halves of the digest, an fmix64 each.
@@ -550,7 +554,8 @@ public:
         : api(h, {}),
           parameters_(checked(parameters, fingerprints.size())),
           fingerprints_(std::move(fingerprints)),
-          addressing_(parameters_.geometry) {}
+          addressing_(parameters_.geometry),
+          plain_lookup_(is_plain_lookup(parameters_)) {}
 
     // --- Queries -----------------------------------------------------------------------------
 
@@ -560,7 +565,9 @@ public:
     /// false positive (probability 2^-bits).
     template <hashable_key Key>
     [[nodiscard, gnu::always_inline]] bool contains(const Key& key) const {
-        return matches(lookup_hash(this->hasher_(key)));
+        if (plain_lookup_) [[likely]]
+            return matches(detail::fuse_lookup_hash<build_scheme>(this->hasher_(key), parameters_.construction_seed));
+        return contains_otherwise<Key>(key);
     }
 
     /// Same parameters (construction seed included), hashing and fingerprints.
@@ -638,10 +645,28 @@ private:
         parameters_ = {Arity, fingerprint_bits(), built.keys, built.geometry, built.seed, build_scheme::hashing};
         fingerprints_ = std::move(built.fingerprints);
         addressing_ = detail::fuse_addressing<Arity>(parameters_.geometry);
+        plain_lookup_ = is_plain_lookup(parameters_);
     }
 
-    // A branch every lookup predicts (a filter has one scheme); the first scheme's remix is out
-    // of line, so that a lookup inlined into the caller's loop stays small.
+    // A single lookup tests one flag, then runs the build scheme's lookup and nothing else; the
+    // empty filter (which has no array) and the first scheme take the call below, out of line,
+    // so that the lookup inlined into a caller's loop is only the hash, the slots and the reads.
+    // (A "not empty, and then" inlined in front of the test also let GCC turn a caller's
+    // `found += contains(k)` into a jump on the answer, mispredicted half the time when half
+    // the keys are present.)
+    static bool is_plain_lookup(const binary_fuse_parameters& p) noexcept {
+        return p.keys != 0 && p.hashing == build_scheme::hashing;
+    }
+    // An integer key by value: a reference would make every inlined lookup store its key.
+    template <class Key>
+    using key_argument = std::conditional_t<std::is_scalar_v<Key>, Key, const Key&>;
+    template <class Key>
+    [[nodiscard, gnu::noinline]] bool contains_otherwise(key_argument<Key> key) const {
+        return !empty() && matches(lookup_hash(this->hasher_(key)));
+    }
+
+    // For the bulk pipeline: a branch every lookup predicts (a filter has one scheme), the first
+    // scheme's remix out of line.
     [[nodiscard, gnu::always_inline]] detail::fuse_hash lookup_hash(const digest& d) const noexcept {
         if (parameters_.hashing == build_scheme::hashing) [[likely]]
             return detail::fuse_lookup_hash<build_scheme>(d, parameters_.construction_seed);
@@ -651,17 +676,13 @@ private:
         return detail::fuse_lookup_hash<detail::fuse_remix128>(d, parameters_.construction_seed);
     }
 
-    // Without a branch on the filter or the answer: the empty filter, which has no array, reads
-    // slot 0 of a static one (its geometry puts every slot at 0) and its answer is masked off.
-    // A "not empty, and then" in front of the test let GCC turn a caller's `found += contains(k)`
-    // into a jump on the answer, mispredicted half the time when half the keys are present.
-    // Inlined into every lookup: GCC otherwise calls it, the hash passed through the stack.
+    // Not for the empty filter, which has no array. Inlined into every lookup: GCC otherwise
+    // calls it, the hash passed through the stack.
     [[nodiscard, gnu::always_inline]] bool matches(const detail::fuse_hash& h) const noexcept {
-        static constexpr Fingerprint no_array[1] = {};
-        const Fingerprint* slots = empty() ? no_array : fingerprints_.data();
+        const Fingerprint* slots = fingerprints_.data();
         auto x = detail::fuse_fingerprint<Fingerprint>(h);
         addressing_.for_each_slot(h, [&](std::uint64_t at) { x = static_cast<Fingerprint>(x ^ slots[at]); });
-        return (x == 0) & !empty();
+        return x == 0;
     }
 
     // The pipeline's probe is the 16-byte remixed hash, not the slots: a 40-byte probe of
@@ -701,6 +722,7 @@ private:
     binary_fuse_parameters parameters_{Arity, fingerprint_bits(), 0, {}, default_seed, build_scheme::hashing};
     storage_type fingerprints_;
     detail::fuse_addressing<Arity> addressing_;
+    bool plain_lookup_ = false;  // is_plain_lookup(parameters_)
 };
 
 /// 3-wise, 8-bit fingerprints: FPR 0.39% in ~9.0 bits/key. The default.
