@@ -143,6 +143,7 @@ std::uint64_t run_peer(std::string_view kind, std::string_view operation, std::u
             }
             return found;
         }
+#ifdef __AVX2__  // fastfilter has no SimdBlockFilterFixed without AVX2
     } else if (kind == "fastfilter-block") {
         SimdBlockFilterFixed<> filter(static_cast<int>(capacity));
         for (const std::uint64_t key : held) filter.Add(key);
@@ -153,6 +154,7 @@ std::uint64_t run_peer(std::string_view kind, std::string_view operation, std::u
                 filter.Add(key);
                 return 1U;
             });
+#endif
     } else if (kind == "fastfilter-fuse8" && operation == "contains") {
         binary_fuse8_t filter{};
         std::vector<std::uint64_t> input = held;

@@ -32,7 +32,7 @@ std::vector<simd_level> levels_of_this_cpu() {
 }
 
 /// The k each backend is checked at: split block's fixed 8; for the block layouts every k up
-/// to 17 (block_layout unrolls a single insert's probes for each k ≤ 16, and one SIMD step
+/// to 17 (block_layout unrolls a single insert's and a single lookup's probes for each k ≤ 16, and one SIMD step
 /// serves k ≤ 8 or 16), and two that need several steps.
 std::vector<std::uint32_t> hash_counts_to_check(bool split) {
     if (split) return {8};

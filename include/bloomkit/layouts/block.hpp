@@ -42,7 +42,8 @@ public:
           lane_powers_(lane_powers_for(g.hashes)),
           one_step_avx512_from_(g.hashes <= 16 ? static_cast<int>(simd_level::avx512) : never),
           one_step_avx2_from_(g.hashes <= 8 ? static_cast<int>(simd_level::avx2) : never),
-          insert_unrolled_(unrolled_insert_for(g.hashes)) {}
+          insert_unrolled_(unrolled_insert_for(g.hashes)),
+          test_unrolled_(unrolled_test_for(g.hashes)) {}
 
     /// Where a key goes: its block, by multiply-high of the digest's high half by the block count,
     /// and x, the digest's low 32 bits, from which its bits follow.
@@ -88,8 +89,9 @@ public:
     // the AVX-512 step inlined. Only 8 < k ≤ 16 calls the AVX-512 step out of line. The levels
     // at which each step serves this k are worked out once, so choosing costs a compare per
     // step ruled out: one for k ≤ 8.
-    /// Answers one key in `block` by a single SIMD step when one serves this k on this CPU: sets
-    /// `answer` and returns true; returns false (answer untouched) when the generic loop is to run.
+    /// Answers one key in `block` by a single SIMD step when one serves this k on this CPU, else
+    /// by its probes unrolled for this k (k ≤ 16): sets `answer` and returns true; returns false
+    /// (answer untouched) when the generic loop is to run.
     bool test_one(const word_type* block, std::uint32_t pattern, bool& answer) const noexcept {
 #ifdef BLOOMKIT_X86_SIMD
         const int level = detail::simd_level_in_use.load(std::memory_order_relaxed);
@@ -111,8 +113,9 @@ public:
             (void)active_simd_level();
         }
 #endif
-        (void)block, (void)pattern, (void)answer;
-        return false;
+        if (test_unrolled_ == nullptr) return false;
+        answer = test_unrolled_(block, pattern);
+        return true;
     }
 
 #ifdef BLOOMKIT_X86_SIMD
@@ -257,12 +260,43 @@ private:
         return (were_set & 1) == 0;
     }
 
-    static insert_function unrolled_insert_for(std::uint32_t hashes) noexcept {
-        static constexpr auto inserts = []<std::uint32_t... K>(std::integer_sequence<std::uint32_t, K...>) {
-            return std::array<insert_function, sizeof...(K)>{&insert_unrolled<K + 1>...};
+    // The function for each k from 1 to max_unrolled_hashes, `pick` naming it for a k given as
+    // a std::integral_constant; then the one for `hashes` (nullptr past the table).
+    template <class Function, class Pick>
+    static constexpr std::array<Function, max_unrolled_hashes> unrolled_table(Pick pick) noexcept {
+        return [&]<std::uint32_t... K>(std::integer_sequence<std::uint32_t, K...>) {
+            return std::array<Function, sizeof...(K)>{pick(std::integral_constant<std::uint32_t, K + 1>{})...};
         }
         (std::make_integer_sequence<std::uint32_t, max_unrolled_hashes>{});
-        return hashes >= 1 && hashes <= inserts.size() ? inserts[hashes - 1] : nullptr;
+    }
+    template <class Function>
+    static Function unrolled_for(const std::array<Function, max_unrolled_hashes>& table,
+                                 std::uint32_t hashes) noexcept {
+        return hashes >= 1 && hashes <= table.size() ? table[hashes - 1] : nullptr;
+    }
+
+    static insert_function unrolled_insert_for(std::uint32_t hashes) noexcept {
+        static constexpr auto inserts =
+            unrolled_table<insert_function>([](auto k) { return &insert_unrolled<decltype(k)::value>; });
+        return unrolled_for(inserts, hashes);
+    }
+
+    /// One key's lookup with its k probes unrolled, for a CPU without the SIMD step: the
+    /// multipliers are immediates and there is no loop, as in insert_unrolled; the probes' bits
+    /// are ANDed together, so no probe waits on a branch over the one before.
+    using test_function = bool (*)(const word_type* block, std::uint32_t pattern) noexcept;
+
+    template <std::uint32_t K>
+    static bool test_unrolled(const word_type* block, std::uint32_t pattern) noexcept {
+        word_type all_set = 1;
+        for_each_position_of<K>(pattern, [&](std::uint32_t bit) { all_set &= block[bit / 64] >> (bit % 64); });
+        return (all_set & 1) != 0;
+    }
+
+    static test_function unrolled_test_for(std::uint32_t hashes) noexcept {
+        static constexpr auto tests =
+            unrolled_table<test_function>([](auto k) { return &test_unrolled<decltype(k)::value>; });
+        return unrolled_for(tests, hashes);
     }
 
     static constexpr int never = 3;  // above every simd_level
@@ -271,6 +305,7 @@ private:
     int one_step_avx512_from_;  // the lowest level in use at which each one-step kernel serves k
     int one_step_avx2_from_;
     insert_function insert_unrolled_;  // nullptr past max_unrolled_hashes
+    test_function test_unrolled_;      // likewise
 };
 
 }  // namespace bloomkit
