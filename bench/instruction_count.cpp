@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -118,6 +119,21 @@ std::uint64_t run_kind(std::string_view operation, std::uint64_t calls) {
 }
 
 #ifdef BLOOMKIT_COUNT_PEERS
+/// A peer's single calls in the loop: `contains(key)` or `insert(key)`, as `operation` says;
+/// nothing for another operation.
+template <class Contains, class Insert>
+std::optional<std::uint64_t> single_calls(std::string_view operation, const std::vector<std::uint64_t>& prepared,
+                                          std::uint64_t calls, Contains contains, Insert insert) {
+    if (operation == "contains")
+        return loop(prepared, calls, [&](std::uint64_t key) { return contains(key) ? 1U : 0U; });
+    if (operation == "insert")
+        return loop(prepared, calls, [&](std::uint64_t key) {
+            insert(key);
+            return 1U;
+        });
+    return std::nullopt;
+}
+
 /// A peer's filter of filter_keys keys, counted in the same loops as bloomkit's: `contains`
 /// and `insert` call its single-key functions, `contains-bulk` Boost's bulk may_contain.
 std::uint64_t run_peer(std::string_view kind, std::string_view operation, std::uint64_t calls) {
@@ -127,13 +143,10 @@ std::uint64_t run_peer(std::string_view kind, std::string_view operation, std::u
     if (kind == "boost") {
         boost::bloom::filter<std::uint64_t, 1, boost::bloom::fast_multiblock64<8>> filter(capacity, 0.01);
         filter.insert(held.begin(), held.end());
-        if (operation == "contains")
-            return loop(prepared, calls, [&](std::uint64_t key) { return filter.may_contain(key) ? 1U : 0U; });
-        if (operation == "insert")
-            return loop(prepared, calls, [&](std::uint64_t key) {
-                filter.insert(key);
-                return 1U;
-            });
+        const auto single = single_calls(
+            operation, prepared, calls, [&](std::uint64_t key) { return filter.may_contain(key); },
+            [&](std::uint64_t key) { filter.insert(key); });
+        if (single) return *single;
         if (operation == "contains-bulk") {
             std::uint64_t found = 0;
             for (std::uint64_t done = 0; done < calls; done += prepared.size()) {
@@ -147,13 +160,10 @@ std::uint64_t run_peer(std::string_view kind, std::string_view operation, std::u
     } else if (kind == "fastfilter-block") {
         SimdBlockFilterFixed<> filter(static_cast<int>(capacity));
         for (const std::uint64_t key : held) filter.Add(key);
-        if (operation == "contains")
-            return loop(prepared, calls, [&](std::uint64_t key) { return filter.Find(key) ? 1U : 0U; });
-        if (operation == "insert")
-            return loop(prepared, calls, [&](std::uint64_t key) {
-                filter.Add(key);
-                return 1U;
-            });
+        const auto single = single_calls(
+            operation, prepared, calls, [&](std::uint64_t key) { return filter.Find(key); },
+            [&](std::uint64_t key) { filter.Add(key); });
+        if (single) return *single;
 #endif
     } else if (kind == "fastfilter-fuse8" && operation == "contains") {
         binary_fuse8_t filter{};
