@@ -16,7 +16,7 @@ Filter first_scheme_filter(const Keys& keys, bloomkit::filter_options options = 
     using scheme = detail::fuse_remix128;
     const bloomkit::hasher h(options.hash.value_or(bloomkit::default_hash_algorithm), options.seed);
     auto built = detail::build_fuse_array<typename Filter::fingerprint_type, Filter::arity(), scheme>(
-        detail::hash_all<scheme>(std::ranges::begin(keys), std::ranges::end(keys), h), options.seed);
+        [&] { return detail::hash_all<scheme>(std::ranges::begin(keys), std::ranges::end(keys), h); }, options.seed);
     const bloomkit::binary_fuse_parameters parameters{
         Filter::arity(), Filter::fingerprint_bits(), built.keys, built.geometry, built.seed, scheme::hashing};
     return Filter(parameters, h, std::move(built.fingerprints));

@@ -438,17 +438,18 @@ TYPED_TEST(BinaryFuse, GivesUpWithAClearErrorAfterTheAttemptLimit) {
     const hasher h(hash_algorithm::xxh3_128, seed);
     const os::huge_page_vector<std::uint64_t> hashes{scheme::key_of(h(keys[0])), scheme::key_of(h(keys[1]))};
     constexpr unsigned arity = TypeParam::arity();
+    const auto make_keys = [&] { return hashes; };
     EXPECT_NO_THROW(
-        (void)(detail::build_fuse_array<fingerprint, arity, scheme>(hashes, seed, detail::fuse_max_attempts)));
+        (void)(detail::build_fuse_array<fingerprint, arity, scheme>(make_keys, seed, detail::fuse_max_attempts)));
     try {
-        (void)detail::build_fuse_array<fingerprint, arity, scheme>(hashes, seed, 1);
+        (void)detail::build_fuse_array<fingerprint, arity, scheme>(make_keys, seed, 1);
         ADD_FAILURE() << "expected binary_fuse_construction_error";
     } catch (const binary_fuse_construction_error& e) {
         const std::string what = e.what();
         EXPECT_NE(what.find("2 distinct keys"), std::string::npos) << what;
         EXPECT_NE(what.find("1 construction seeds failed"), std::string::npos) << what;
     }
-    EXPECT_THROW((void)(detail::build_fuse_array<fingerprint, arity, scheme>(hashes, seed, 0)), error);
+    EXPECT_THROW((void)(detail::build_fuse_array<fingerprint, arity, scheme>(make_keys, seed, 0)), error);
 }
 
 // --- Addressing is 64-bit and stays in the array ---------------------------------------------

@@ -118,6 +118,31 @@ struct fuse_hash {
 /// halves are equal.
 inline constexpr std::uint64_t fuse_offset_salt = 0x9e3779b97f4a7c15ULL;  // 2^64 / golden ratio
 
+/// What a slot of the peeling table holds besides its count: the XOR of an item per key on it —
+/// when one key is left, that XOR is its item, and the item must give the key. Positions: a
+/// key's index in the key array (`Index`: 32 bits while the array has fewer than 2^32 slots),
+/// and the key array is kept to look it up. Keys: the remixed key itself (remix64's 8 bytes),
+/// so the key array can go once every key is on its slots.
+template <class Index>
+struct fuse_positions {
+    using item_type = Index;
+    static constexpr bool needs_keys = true;
+    template <class Key>
+    static item_type item(std::span<const Key>, std::size_t k) noexcept {
+        return static_cast<Index>(k);
+    }
+    template <class Key>
+    static const Key& key(std::span<const Key> keys, item_type item) noexcept {
+        return keys[item];
+    }
+};
+struct fuse_own_keys {
+    using item_type = std::uint64_t;
+    static constexpr bool needs_keys = false;
+    static item_type item(std::span<const std::uint64_t> keys, std::size_t k) noexcept { return keys[k]; }
+    static std::uint64_t key(std::span<const std::uint64_t>, item_type item) noexcept { return item; }
+};
+
 // The slot hashing schemes (binary_fuse_hashing). Each says what a build keeps of a key (its
 // key_type, taken from the digest by key_of), how an attempt remixes that in place with its
 // seed (remix, a bijection, undone by unremix when the attempt fails) and what fuse_hash a
@@ -136,6 +161,9 @@ struct fuse_remix64 {
     [[nodiscard]] static constexpr fuse_hash hash_of(key_type h) noexcept {
         return {h ^ (h >> 32), h * fuse_offset_salt};
     }
+    /// What the peeling table's slots hold (fuse_peeler): the keys themselves.
+    template <class Index>
+    using peeling_items = fuse_own_keys;
 };
 
 /// Slot hashing 0: both halves of the digest, an fmix64 each.
@@ -153,6 +181,9 @@ struct fuse_remix128 {
                 murmur3_fmix64_inverse(r.high) ^ seed ^ fuse_offset_salt};
     }
     [[nodiscard]] static constexpr fuse_hash hash_of(const key_type& r) noexcept { return {r.low, r.high}; }
+    /// What the peeling table's slots hold (fuse_peeler): the keys' positions.
+    template <class Index>
+    using peeling_items = fuse_positions<Index>;
 };
 
 /// A key's hash under `Scheme` for the construction seed that built the filter.
@@ -294,26 +325,29 @@ enum class peel_outcome : std::uint8_t {
 };
 
 /// One construction attempt over a slot table: hypergraph peeling. A slot keeps how many keys
-/// are on it (a byte) and the XOR of their positions in the key array (`Index`: 32 bits while
-/// the array has fewer than 2^32 slots) — when one key is left, that XOR is its position. With
-/// the keys' hashes kept once, remixed in place, the build needs 8 bytes per key (16 for
-/// remix128), 5 per slot (9 past 2^32 slots) and 4 (8) per key for the peeling order: ~18
-/// bytes a key, where a table of the XORed hashes themselves would take 4 per slot more.
-template <class Scheme, unsigned Arity, class Index>
+/// are on it (a byte) and the XOR of their items (`Items`: fuse_positions or fuse_own_keys);
+/// `Index` numbers slots. remix64 builds keep their keys in the slots (8 bytes a key while
+/// adding, 1 + 8 a slot, the peeling order 4 a key: ~19 bytes a key at the peak, and no
+/// position to follow when a slot is peeled); remix128's 16-byte keys keep positions.
+template <class Scheme, unsigned Arity, class Index, class Items>
 class fuse_peeler {
     using key_type = typename Scheme::key_type;
+    using item_type = typename Items::item_type;
 
 public:
     explicit fuse_peeler(const binary_fuse_geometry& g)
-        : addressing_(g), counts_(g.array_length, 0), positions_(g.array_length, 0) {}
+        : addressing_(g), counts_(g.array_length, 0), items_(g.array_length, 0) {}
 
-    /// Sorts the remixed `keys` by the segment of their first slot and tries to peel them.
-    /// `keys` stay in that order, for assign().
-    peel_outcome peel(std::span<key_type> keys) {
+    /// Sorts the remixed `keys` by the segment of their first slot and adds them to their slots.
+    /// False when a count reached 128 (pathological input). `keys` stay in that order.
+    bool add(std::span<key_type> keys) {
         sort_by_segment(keys);
-        if (!add_keys(keys)) return peel_outcome::overflow;
-        return peel_all(keys) ? peel_outcome::peeled : peel_outcome::stuck;
+        return add_keys(keys);
     }
+
+    /// Peels the keys added (`keys`: those keys, or nothing when the slots hold them); true
+    /// when every one of the `count` keys peeled.
+    bool peel(std::span<const key_type> keys, std::uint64_t count) { return peel_all(keys, count); }
 
     /// Writes the fingerprints of a successful peel into `fingerprints` (zeroed, one per slot).
     /// Backwards through the peeling order: when a key is assigned, every other key on its
@@ -326,9 +360,10 @@ public:
         constexpr std::ptrdiff_t ahead = 16;
         for (auto slot = order_.rbegin(); slot != order_.rend(); ++slot) {
             const std::ptrdiff_t left = order_.rend() - slot;
-            if (left > 2 * ahead) prefetch(&positions_[slot[2 * ahead]]);
-            if (left > ahead) prefetch(&keys[positions_[slot[ahead]]]);
-            const fuse_hash key = Scheme::hash_of(keys[positions_[*slot]]);
+            if (left > 2 * ahead) prefetch(&items_[slot[2 * ahead]]);
+            if constexpr (Items::needs_keys)
+                if (left > ahead) prefetch(&keys[items_[slot[ahead]]]);
+            const fuse_hash key = Scheme::hash_of(Items::key(keys, items_[*slot]));
             auto value = fuse_fingerprint<Fingerprint>(key);
             addressing_.for_each_slot(
                 key, [&](std::uint64_t at) { value = static_cast<Fingerprint>(value ^ fingerprints[at]); });
@@ -369,11 +404,12 @@ private:
         for (std::size_t k = 0; k < keys.size(); ++k) {
             if (k + ahead < keys.size())
                 for (const std::uint64_t at : addressing_(Scheme::hash_of(keys[k + ahead]))) {
-                    prefetch(&positions_[at]);
+                    prefetch(&items_[at]);
                     prefetch(&counts_[at]);
                 }
+            const item_type item = Items::item(keys, k);
             addressing_.for_each_slot(Scheme::hash_of(keys[k]), [&](std::uint64_t at) {
-                positions_[at] ^= static_cast<Index>(k);
+                items_[at] ^= item;
                 seen |= ++counts_[at];
             });
         }
@@ -385,7 +421,7 @@ private:
     /// A key's slots span arity consecutive segments, so the work stays within a few segments
     /// of the sweep (in cache), where chasing every new single depth-first would wander the
     /// whole table.
-    bool peel_all(std::span<const key_type> keys) {
+    bool peel_all(std::span<const key_type> keys, std::uint64_t count) {
         // A key found alone at the sweep has slots up to two segments on, in lines the sweep
         // has not reached: for the slot 64 places ahead, when alone, its key's slots are
         // prefetched, and its key 64 places before that (16 and 256 places did no better:
@@ -393,14 +429,15 @@ private:
         constexpr std::uint64_t ahead = 64;
         const std::uint64_t slot_count = counts_.size();
         order_.clear();
-        order_.reserve(keys.size());
+        order_.reserve(count);
         pending_.clear();
         for (std::uint64_t sweep = 0; sweep < slot_count; ++sweep) {
-            if (sweep + 2 * ahead < slot_count && counts_[sweep + 2 * ahead] == 1)
-                prefetch(&keys[positions_[sweep + 2 * ahead]]);
+            if constexpr (Items::needs_keys)
+                if (sweep + 2 * ahead < slot_count && counts_[sweep + 2 * ahead] == 1)
+                    prefetch(&keys[items_[sweep + 2 * ahead]]);
             if (sweep + ahead < slot_count && counts_[sweep + ahead] == 1)
-                for (const std::uint64_t at : addressing_(Scheme::hash_of(keys[positions_[sweep + ahead]]))) {
-                    prefetch(&positions_[at]);
+                for (const std::uint64_t at : addressing_(Scheme::hash_of(Items::key(keys, items_[sweep + ahead])))) {
+                    prefetch(&items_[at]);
                     prefetch(&counts_[at]);
                 }
             if (counts_[sweep] != 1) continue;
@@ -411,24 +448,24 @@ private:
                 if (counts_[slot] == 1) peel_at(keys, slot, sweep);
             }
         }
-        return order_.size() == keys.size();
+        return order_.size() == count;
     }
 
     /// Removes the only key left at `slot` from all its slots, remembering it at `slot`.
     void peel_at(std::span<const key_type> keys, std::uint64_t slot, std::uint64_t sweep) {
-        const Index position = positions_[slot];
+        const item_type item = items_[slot];
         order_.push_back(static_cast<Index>(slot));
-        addressing_.for_each_slot(Scheme::hash_of(keys[position]), [&](std::uint64_t at) {
-            positions_[at] ^= position;
+        addressing_.for_each_slot(Scheme::hash_of(Items::key(keys, item)), [&](std::uint64_t at) {
+            items_[at] ^= item;
             if (--counts_[at] == 1 && at < sweep) pending_.push_back(static_cast<Index>(at));
         });
-        positions_[slot] = position;  // count 0, and the slot keeps naming its key for assign()
+        items_[slot] = item;  // count 0, and the slot keeps naming its key for assign()
     }
 
     fuse_addressing<Arity> addressing_;
     // On huge pages (os/huge_pages.hpp), as the keys are.
     os::huge_page_vector<std::uint8_t> counts_;  // keys on each slot
-    os::huge_page_vector<Index> positions_;      // XOR of their positions in the key array
+    os::huge_page_vector<item_type> items_;      // XOR of their items
     os::huge_page_vector<Index> order_;          // slots in peeling order, each naming its key
     os::huge_page_vector<Index> pending_;        // slots found holding one key, not yet peeled
 };
@@ -442,34 +479,43 @@ struct fuse_array {
     word_storage<Fingerprint> fingerprints;
 };
 
-/// One construction attempt with `built.seed` on the keys `keys`, with slot positions of type
-/// Index; on success fills `built.fingerprints`. The keys come back as they were unless the
-/// attempt succeeded.
+/// One construction attempt with `built.seed` on the keys `keys`, with slots numbered by
+/// Index; on success fills `built.fingerprints`. When the attempt fails, `keys` come back as
+/// they were — or empty, when the slots held the keys and the array was let go (the caller
+/// makes them again).
 template <class Fingerprint, class Scheme, unsigned Arity, class Index>
 peel_outcome try_construction_seed(os::huge_page_vector<typename Scheme::key_type>& keys,
                                    fuse_array<Fingerprint>& built) {
     using key_type = typename Scheme::key_type;
-    fuse_peeler<Scheme, Arity, Index> peeler(built.geometry);
+    using items = typename Scheme::template peeling_items<Index>;
+    fuse_peeler<Scheme, Arity, Index, items> peeler(built.geometry);
     remix_in_place<Scheme>(keys, built.seed);
-    const peel_outcome outcome = peeler.peel(keys);
-    if (outcome == peel_outcome::peeled) {
-        built.fingerprints = word_storage<Fingerprint>(built.geometry.array_length);
-        peeler.assign(std::span<const key_type>(keys), built.fingerprints.mutable_data());
-    } else {
+    if (!peeler.add(keys)) {
         unremix_in_place<Scheme>(keys, built.seed);
+        return peel_outcome::overflow;
     }
-    return outcome;
+    const std::uint64_t count = keys.size();
+    if constexpr (!items::needs_keys) os::huge_page_vector<key_type>().swap(keys);  // the slots hold them
+    if (!peeler.peel(keys, count)) {
+        unremix_in_place<Scheme>(keys, built.seed);
+        return peel_outcome::stuck;
+    }
+    built.fingerprints = word_storage<Fingerprint>(built.geometry.array_length);
+    peeler.assign(std::span<const key_type>(keys), built.fingerprints.mutable_data());
+    return peel_outcome::peeled;
 }
 
-/// Builds the array for the keys `keys` (what Scheme keeps of each: repeats allowed), trying
-/// construction seeds from `seed` on. Repeated keys are removed only when an attempt fails: two equal keys share
+/// Builds the array for the keys `make_keys()` returns (what Scheme keeps of each key:
+/// repeats allowed; called again when an attempt let the keys go), trying construction seeds
+/// from `seed` on. Repeated keys are removed only when an attempt fails: two equal keys share
 /// every slot, so neither is ever alone and a set with repeats never peels — a success proves
 /// there were none, and most inputs skip the cost of looking. After removing repeats the same
 /// seed is tried again, so the result depends on the set of keys only. Throws
 /// binary_fuse_construction_error after `max_attempts` failures on distinct keys.
-template <class Fingerprint, unsigned Arity, class Scheme>
-fuse_array<Fingerprint> build_fuse_array(os::huge_page_vector<typename Scheme::key_type> keys, std::uint64_t seed,
+template <class Fingerprint, unsigned Arity, class Scheme, class MakeKeys>
+fuse_array<Fingerprint> build_fuse_array(MakeKeys make_keys, std::uint64_t seed,
                                          unsigned max_attempts = fuse_max_attempts) {
+    os::huge_page_vector<typename Scheme::key_type> keys = make_keys();
     fuse_array<Fingerprint> built{keys.size(), binary_fuse_geometry_for(Arity, keys.size()), seed, {}};
     if (keys.empty()) return built;
     bool distinct = false;
@@ -479,6 +525,10 @@ fuse_array<Fingerprint> build_fuse_array(os::huge_page_vector<typename Scheme::k
                     : try_construction_seed<Fingerprint, Scheme, Arity, std::uint64_t>(keys, built)) ==
             peel_outcome::peeled)
             return built;
+        if (keys.empty()) {
+            keys = make_keys();
+            if (distinct) keep_distinct(keys);
+        }
         if (!distinct) {
             distinct = true;
             keep_distinct(keys);
@@ -531,7 +581,7 @@ public:
                                                                           filter_options options = {})
         : api(hasher(options.hash.value_or(default_hash_algorithm), options.seed), {},
               options.keys != key_format::unrecorded ? options.keys : key_format_of<std::iter_value_t<It>>()) {
-        build(detail::hash_all<build_scheme>(first, last, this->hasher_), options.seed);
+        build([&] { return detail::hash_all<build_scheme>(first, last, this->hasher_); }, options.seed);
     }
 
     /// A filter holding every key of `keys`. A string or a byte vector is one key, not a range
@@ -640,8 +690,10 @@ private:
     // What filters are built with; files may hold the other scheme, and answer by it.
     using build_scheme = detail::fuse_remix64;
 
-    void build(os::huge_page_vector<build_scheme::key_type> keys, std::uint64_t seed) {
-        auto built = detail::build_fuse_array<Fingerprint, Arity, build_scheme>(std::move(keys), seed);
+    // make_keys() gives the keys' hashes, again when an attempt has let them go.
+    template <class MakeKeys>
+    void build(MakeKeys make_keys, std::uint64_t seed) {
+        auto built = detail::build_fuse_array<Fingerprint, Arity, build_scheme>(make_keys, seed);
         parameters_ = {Arity, fingerprint_bits(), built.keys, built.geometry, built.seed, build_scheme::hashing};
         fingerprints_ = std::move(built.fingerprints);
         addressing_ = detail::fuse_addressing<Arity>(parameters_.geometry);
