@@ -20,7 +20,8 @@
 //  2. for a construction seed s, remix each x into a per-attempt hash (below, in place), sort
 //     the keys by the segment of their first slot (a counting sort, so that adding the keys to
 //     the slot table walks memory in order), and add each key to its slots: a count and the
-//     XOR of the positions of the keys on the slot;
+//     XOR of the keys on the slot (after which the key array is let go: a failed attempt
+//     hashes the input again);
 //  3. peel: a slot holding exactly one key fixes that key; remove it and repeat. If every key
 //     peels, assign fingerprints in reverse peeling order. If not (a cyclic core is left: a
 //     few percent of attempts at most for large sets, more for tiny ones), retry with the
@@ -56,10 +57,10 @@
 // Two fmix64 instead of one, and builds kept 16 bytes a key instead of 8.
 //
 // Sizes are 64-bit throughout (more than 2^32 keys work). Building needs about 18 bytes per
-// key of temporary memory (the keys' hashes, remixed in place; a count and a 32-bit XOR of key
-// positions per slot; the peeling order), ~26 past 2^32 slots, and 16 more for a moment when
-// the input repeats keys; the filter itself keeps only its array. A filter may also be a
-// read-only view of a memory-mapped file (file.hpp).
+// key of temporary memory at its peak (the keys' hashes, remixed in place, beside a count and
+// the keys' XOR per slot; then the peeling order, 4 bytes a key, 8 past 2^32 slots), and 16
+// more for a moment when the input repeats keys; the filter itself keeps only its array. A
+// filter may also be a read-only view of a memory-mapped file (file.hpp).
 //
 // Thread safety: a filter is immutable once built; any number of threads may query it at once.
 #pragma once
@@ -327,7 +328,7 @@ enum class peel_outcome : std::uint8_t {
 /// One construction attempt over a slot table: hypergraph peeling. A slot keeps how many keys
 /// are on it (a byte) and the XOR of their items (`Items`: fuse_positions or fuse_own_keys);
 /// `Index` numbers slots. remix64 builds keep their keys in the slots (8 bytes a key while
-/// adding, 1 + 8 a slot, the peeling order 4 a key: ~19 bytes a key at the peak, and no
+/// adding, 1 + 8 a slot, the peeling order 4 a key: ~18 bytes a key at the peak, and no
 /// position to follow when a slot is peeled); remix128's 16-byte keys keep positions.
 template <class Scheme, unsigned Arity, class Index, class Items>
 class fuse_peeler {
