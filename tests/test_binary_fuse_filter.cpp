@@ -21,6 +21,7 @@ namespace {
 
 using namespace bloomkit;
 using bloomkit_test::first_scheme_filter;
+using bloomkit_test::remix64_filter;
 using bloomkit_test::string_keys;
 
 template <class Filter>
@@ -154,30 +155,46 @@ Filter filter_of_1000_keys() {
 TEST(KnownAnswer, Fuse8) {
     const auto filter = filter_of_1000_keys<binary_fuse8_filter>();
     EXPECT_EQ(filter.geometry(), (binary_fuse_geometry{128, 9, 1408}));
-    EXPECT_EQ(filter.parameters().hashing, binary_fuse_hashing::remix64);
+    EXPECT_EQ(filter.parameters().hashing, binary_fuse_hashing::direct64);
     EXPECT_EQ(filter.construction_seed(), 0x5eedU);
-    EXPECT_EQ(fingerprints_checksum(filter), 0x38ba01537753cd13ULL);
+    EXPECT_EQ(fingerprints_checksum(filter), 0x4be86d1b70ff783eULL);
 }
 
 TEST(KnownAnswer, Fuse16) {
     const auto filter = filter_of_1000_keys<binary_fuse16_filter>();
     EXPECT_EQ(filter.geometry(), (binary_fuse_geometry{128, 9, 1408}));
     EXPECT_EQ(filter.construction_seed(), 0x5eedU);
-    EXPECT_EQ(fingerprints_checksum(filter), 0xae8b012cbb4e2a41ULL);
+    EXPECT_EQ(fingerprints_checksum(filter), 0x8f46b70703c79b91ULL);
 }
 
 TEST(KnownAnswer, Fuse8FourWise) {
     const auto filter = filter_of_1000_keys<binary_fuse8_4wise_filter>();
     EXPECT_EQ(filter.geometry(), (binary_fuse_geometry{32, 40, 1376}));
     EXPECT_EQ(filter.construction_seed(), 0x5eedU);
-    EXPECT_EQ(fingerprints_checksum(filter), 0xa3d333677bac989fULL);
+    EXPECT_EQ(fingerprints_checksum(filter), 0x7f07761e778cacd3ULL);
 }
 
 TEST(KnownAnswer, Fuse16FourWise) {
     const auto filter = filter_of_1000_keys<binary_fuse16_4wise_filter>();
     EXPECT_EQ(filter.geometry(), (binary_fuse_geometry{32, 40, 1376}));
     EXPECT_EQ(filter.construction_seed(), 0x5eedU);
-    EXPECT_EQ(fingerprints_checksum(filter), 0x47f48fb6c03d9c97ULL);
+    EXPECT_EQ(fingerprints_checksum(filter), 0xac9e66cda662189eULL);
+}
+
+// Slot hashing 1's arrays (remix64), as files of it hold them: the same bits as the builds of
+// that scheme always gave.
+TEST(KnownAnswer, Remix64) {
+    const auto keys = keys_1000();
+    const auto fuse8 = remix64_filter<binary_fuse8_filter>(keys, {.seed = 0x5eed});
+    EXPECT_EQ(fuse8.parameters().hashing, binary_fuse_hashing::remix64);
+    EXPECT_EQ(fuse8.construction_seed(), 0x5eedU);
+    EXPECT_EQ(fingerprints_checksum(fuse8), 0x38ba01537753cd13ULL);
+    EXPECT_EQ(fingerprints_checksum(remix64_filter<binary_fuse16_filter>(keys, {.seed = 0x5eed})),
+              0xae8b012cbb4e2a41ULL);
+    EXPECT_EQ(fingerprints_checksum(remix64_filter<binary_fuse8_4wise_filter>(keys, {.seed = 0x5eed})),
+              0xa3d333677bac989fULL);
+    EXPECT_EQ(fingerprints_checksum(remix64_filter<binary_fuse16_4wise_filter>(keys, {.seed = 0x5eed})),
+              0x47f48fb6c03d9c97ULL);
 }
 
 // The first scheme's arrays, as files of it hold them: the same bits as the builds of that
@@ -206,6 +223,9 @@ TEST(KnownAnswer, RemixesAreTheDocumentedOnes) {
     const std::uint64_t h = detail::mix64(d.low ^ seed);
     EXPECT_EQ(detail::fuse_lookup_hash<detail::fuse_remix64>(d, seed),
               (detail::fuse_hash{h ^ (h >> 32), h * 0x9e3779b97f4a7c15ULL}));
+    // direct64 at the hasher's seed: the same without the remix.
+    EXPECT_EQ(detail::fuse_lookup_hash<detail::fuse_remix64>(d, seed, true),
+              (detail::fuse_hash{d.low ^ (d.low >> 32), d.low * 0x9e3779b97f4a7c15ULL}));
     const std::uint64_t b = detail::mix64(d.high ^ seed ^ 0x9e3779b97f4a7c15ULL);
     EXPECT_EQ(detail::fuse_lookup_hash<detail::fuse_remix128>(d, seed),
               (detail::fuse_hash{detail::mix64(d.low ^ seed) ^ b, b}));
@@ -305,7 +325,18 @@ TYPED_TEST(BinaryFuse, AcceptsAnyKeyTypeAndRange) {
 
     const TypeParam with_xxh64(numbers, {.seed = 3, .hash = hash_algorithm::xxh64});
     EXPECT_EQ(with_xxh64.hash_function(), hasher(hash_algorithm::xxh64, 3));
+    EXPECT_EQ(with_xxh64.parameters().hashing, binary_fuse_hashing::direct64);
     for (const std::uint32_t number : numbers) EXPECT_TRUE(with_xxh64.contains(number));
+}
+
+TYPED_TEST(BinaryFuse, AForeignHashIsRemixedEvenAtTheFirstSeed) {
+    // FNV-1's bits are not mixed enough to take as they are: slot hashing 1 (remix64).
+    const auto keys = integer_keys(0, 20'000);
+    const TypeParam filter(keys, {.seed = 0, .hash = hash_algorithm::fnv1_64});
+    EXPECT_EQ(filter.parameters().hashing, binary_fuse_hashing::remix64);
+    EXPECT_EQ(filter.construction_seed(), filter.hash_function().seed());
+    EXPECT_EQ(filter.count_contained(keys.begin(), keys.end()), keys.size());
+    for (const std::uint64_t key : keys) ASSERT_TRUE(filter.contains(key)) << key;
 }
 
 // --- False-positive rate ------------------------------------------------------------------
@@ -424,8 +455,10 @@ TYPED_TEST(BinaryFuse, AFailedSeedIsRetriedWithTheNextOne) {
         ++attempts;
     }
     EXPECT_EQ(chained, filter.construction_seed());
+    EXPECT_EQ(filter.parameters().hashing, binary_fuse_hashing::direct64);  // remixed from the retry on
     EXPECT_TRUE(filter.contains("left"));
     EXPECT_TRUE(filter.contains("right"));
+    EXPECT_EQ(filter.count_contained(keys.begin(), keys.end()), 2U);
     EXPECT_EQ(filter, TypeParam(keys, {.seed = seed}));
     EXPECT_EQ(filter.hash_function().seed(), seed);  // keys are hashed with the filter's seed, not the attempt's
 }
@@ -439,10 +472,11 @@ TYPED_TEST(BinaryFuse, GivesUpWithAClearErrorAfterTheAttemptLimit) {
     const os::huge_page_vector<std::uint64_t> hashes{scheme::key_of(h(keys[0])), scheme::key_of(h(keys[1]))};
     constexpr unsigned arity = TypeParam::arity();
     const auto make_keys = [&] { return hashes; };
-    EXPECT_NO_THROW(
-        (void)(detail::build_fuse_array<fingerprint, arity, scheme>(make_keys, seed, detail::fuse_max_attempts)));
+    constexpr bool direct = true;  // as the filter builds from a native hash
+    EXPECT_NO_THROW((void)(detail::build_fuse_array<fingerprint, arity, scheme>(make_keys, seed,
+                                                                                detail::fuse_max_attempts, direct)));
     try {
-        (void)detail::build_fuse_array<fingerprint, arity, scheme>(make_keys, seed, 1);
+        (void)detail::build_fuse_array<fingerprint, arity, scheme>(make_keys, seed, 1, direct);
         ADD_FAILURE() << "expected binary_fuse_construction_error";
     } catch (const binary_fuse_construction_error& e) {
         const std::string what = e.what();

@@ -17,8 +17,9 @@
 // Construction (the paper's algorithm):
 //  1. hash every key once with the filter's hasher (xxh3_mum by default, seeded with the
 //     filter's seed) and keep the low 64 bits of its digest, the key's hash x;
-//  2. for a construction seed s, remix each x into a per-attempt hash (below, in place), sort
-//     the keys by the segment of their first slot (a counting sort, so that adding the keys to
+//  2. for a construction seed s, take each x as the attempt's hash, or remix it into one
+//     (below, in place) when s is not the filter's seed; sort the keys by the segment of
+//     their first slot (a counting sort, so that adding the keys to
 //     the slot table walks memory in order), and add each key to its slots: a count and the
 //     XOR of the keys on the slot (after which the key array is let go: a failed attempt
 //     hashes the input again);
@@ -32,9 +33,15 @@
 //     same array, whatever the input order and repeats; after 100 failed seeds the
 //     constructor throws binary_fuse_construction_error.
 //
-// Per-attempt hash ("slot hashing" 1, remix64, what filters are built with). An attempt remixes
-// each key's hash x with its seed s by MurmurHash3's finaliser (fmix64, a bijection):
-//      h = fmix64(x ^ s)
+// Per-attempt hash ("slot hashing" 2, direct64, what filters are built with). The first attempt
+// uses the filter's seed, which the keys were hashed with: a seeded hash of bloomkit's own mixes
+// every key bit into every bit of x, so x is that attempt's hash as it is. A later attempt
+// (seed s) remixes x by MurmurHash3's finaliser (fmix64, a bijection), as slot hashing 1 always
+// does:
+//      h = x                      at the filter's seed (a lookup: one hash call and no remix)
+//      h = fmix64(x ^ s)          at any other construction seed, and always under slot hashing 1
+//                                 (remix64, what filters of FNV-1 and Murmur3 digests are built
+//                                 with: those bits are foreign, FNV-1's poorly mixed)
 //      a = h ^ (h >> 32)                  slot 0 = multiply-high(a, segments·segment length);
 //                                         fingerprint = the low f bits of a
 //      b = h · K                          the in-segment offsets of slots 1.. (18 bits each)
@@ -44,8 +51,8 @@
 // the multiplication by K makes each offset field a mix of all of h's bits below it, where
 // taking h's own bits would make the third offset of a 4-wise filter of 100M keys nearly a copy
 // of bits that slot 0 is made of (the multiply-high weighs a's top bits). The fingerprint folds
-// h's two halves, as the paper's reference code does. A lookup is one hash call, one fmix64,
-// two more operations and a multiplication, and arity reads. Two distinct keys whose 64-bit
+// h's two halves, as the paper's reference code does. A lookup is one hash call, two more
+// operations and a multiplication, and arity reads. Two distinct keys whose 64-bit
 // hashes collide are one key to the filter (both are found; among n keys a collision has
 // probability about n²/2^65).
 //
@@ -149,7 +156,8 @@ struct fuse_own_keys {
 // seed (remix, a bijection, undone by unremix when the attempt fails) and what fuse_hash a
 // remixed key gives (hash_of). A lookup is hash_of(remix(key_of(digest), seed)).
 
-/// Slot hashing 1: the digest's low 64 bits, one fmix64.
+/// Slot hashing 1: the digest's low 64 bits, one fmix64. Also slot hashing 2's, whose attempts
+/// at the filter's seed skip the remix (build_fuse_array's `direct_at_first_seed`).
 struct fuse_remix64 {
     using key_type = std::uint64_t;
     static constexpr binary_fuse_hashing hashing = binary_fuse_hashing::remix64;
@@ -187,10 +195,19 @@ struct fuse_remix128 {
     using peeling_items = fuse_positions<Index>;
 };
 
-/// A key's hash under `Scheme` for the construction seed that built the filter.
+/// A key's hash under `Scheme` for the construction seed that built the filter; `direct`: the
+/// attempt took the keys as they are, unremixed (direct64 at the hasher's own seed).
 template <class Scheme>
-[[nodiscard]] constexpr fuse_hash fuse_lookup_hash(const digest& d, std::uint64_t seed) noexcept {
-    return Scheme::hash_of(Scheme::remix(Scheme::key_of(d), seed));
+[[nodiscard]] constexpr fuse_hash fuse_lookup_hash(const digest& d, std::uint64_t seed, bool direct = false) noexcept {
+    const typename Scheme::key_type key = Scheme::key_of(d);
+    return Scheme::hash_of(direct ? key : Scheme::remix(key, seed));
+}
+
+/// The slot hashing a filter whose keys are hashed by `algorithm` is built with: direct64 when
+/// the hash is one of bloomkit's own, seeded and mixing every input bit into every output bit;
+/// remix64 for the foreign ones (FNV-1 is neither seeded nor well mixed).
+[[nodiscard]] constexpr binary_fuse_hashing fuse_hashing_for(hash_algorithm algorithm) noexcept {
+    return algorithm < hash_algorithm::murmur3_128 ? binary_fuse_hashing::direct64 : binary_fuse_hashing::remix64;
 }
 
 /// The seed of the attempt after the one that used `seed`: a fixed bijective step, so a
@@ -481,24 +498,27 @@ struct fuse_array {
 };
 
 /// One construction attempt with `built.seed` on the keys `keys`, with slots numbered by
-/// Index; on success fills `built.fingerprints`. When the attempt fails, `keys` come back as
-/// they were — or empty, when the slots held the keys and the array was let go (the caller
-/// makes them again).
+/// Index, remixing them unless `direct`; on success fills `built.fingerprints`. When the
+/// attempt fails, `keys` come back as they were — or empty, when the slots held the keys and
+/// the array was let go (the caller makes them again).
 template <class Fingerprint, class Scheme, unsigned Arity, class Index>
 peel_outcome try_construction_seed(os::huge_page_vector<typename Scheme::key_type>& keys,
-                                   fuse_array<Fingerprint>& built) {
+                                   fuse_array<Fingerprint>& built, bool direct) {
     using key_type = typename Scheme::key_type;
     using items = typename Scheme::template peeling_items<Index>;
     fuse_peeler<Scheme, Arity, Index, items> peeler(built.geometry);
-    remix_in_place<Scheme>(keys, built.seed);
+    const auto restore = [&] {
+        if (!direct) unremix_in_place<Scheme>(keys, built.seed);
+    };
+    if (!direct) remix_in_place<Scheme>(keys, built.seed);
     if (!peeler.add(keys)) {
-        unremix_in_place<Scheme>(keys, built.seed);
+        restore();
         return peel_outcome::overflow;
     }
     const std::uint64_t count = keys.size();
     if constexpr (!items::needs_keys) os::huge_page_vector<key_type>().swap(keys);  // the slots hold them
     if (!peeler.peel(keys, count)) {
-        unremix_in_place<Scheme>(keys, built.seed);
+        restore();
         return peel_outcome::stuck;
     }
     built.fingerprints = word_storage<Fingerprint>(built.geometry.array_length);
@@ -513,17 +533,19 @@ peel_outcome try_construction_seed(os::huge_page_vector<typename Scheme::key_typ
 /// there were none, and most inputs skip the cost of looking. After removing repeats the same
 /// seed is tried again, so the result depends on the set of keys only. Throws
 /// binary_fuse_construction_error after `max_attempts` failures on distinct keys.
+/// `direct_at_first_seed` (direct64): attempts with `seed` itself take the keys as they are.
 template <class Fingerprint, unsigned Arity, class Scheme, class MakeKeys>
 fuse_array<Fingerprint> build_fuse_array(MakeKeys make_keys, std::uint64_t seed,
-                                         unsigned max_attempts = fuse_max_attempts) {
+                                         unsigned max_attempts = fuse_max_attempts, bool direct_at_first_seed = false) {
     os::huge_page_vector<typename Scheme::key_type> keys = make_keys();
     fuse_array<Fingerprint> built{keys.size(), binary_fuse_geometry_for(Arity, keys.size()), seed, {}};
     if (keys.empty()) return built;
     bool distinct = false;
     for (unsigned failures = 0; failures < max_attempts;) {
         const bool narrow = built.geometry.array_length <= std::numeric_limits<std::uint32_t>::max();
-        if ((narrow ? try_construction_seed<Fingerprint, Scheme, Arity, std::uint32_t>(keys, built)
-                    : try_construction_seed<Fingerprint, Scheme, Arity, std::uint64_t>(keys, built)) ==
+        const bool direct = direct_at_first_seed && built.seed == seed;
+        if ((narrow ? try_construction_seed<Fingerprint, Scheme, Arity, std::uint32_t>(keys, built, direct)
+                    : try_construction_seed<Fingerprint, Scheme, Arity, std::uint64_t>(keys, built, direct)) ==
             peel_outcome::peeled)
             return built;
         if (keys.empty()) {
@@ -606,7 +628,7 @@ public:
           parameters_(checked(parameters, fingerprints.size())),
           fingerprints_(std::move(fingerprints)),
           addressing_(parameters_.geometry),
-          plain_lookup_(is_plain_lookup(parameters_)) {}
+          plain_lookup_(is_plain_lookup(parameters_, h)) {}
 
     // --- Queries -----------------------------------------------------------------------------
 
@@ -617,7 +639,7 @@ public:
     template <hashable_key Key>
     [[nodiscard, gnu::always_inline]] bool contains(const Key& key) const {
         if (plain_lookup_) [[likely]]
-            return matches(detail::fuse_lookup_hash<build_scheme>(this->hasher_(key), parameters_.construction_seed));
+            return matches(detail::fuse_lookup_hash<build_scheme>(this->hasher_(key), 0, true));
         return contains_otherwise<Key>(key);
     }
 
@@ -688,27 +710,30 @@ private:
         pipeline(first, last, [&](const detail::fuse_hash& h) { use(matches(h)); });
     }
 
-    // What filters are built with; files may hold the other scheme, and answer by it.
+    // What filters are built with (direct64 and remix64 keep the same 8 bytes of a key); files
+    // may hold the first scheme, and answer by it.
     using build_scheme = detail::fuse_remix64;
 
     // make_keys() gives the keys' hashes, again when an attempt has let them go.
     template <class MakeKeys>
     void build(MakeKeys make_keys, std::uint64_t seed) {
-        auto built = detail::build_fuse_array<Fingerprint, Arity, build_scheme>(make_keys, seed);
-        parameters_ = {Arity, fingerprint_bits(), built.keys, built.geometry, built.seed, build_scheme::hashing};
+        const binary_fuse_hashing hashing = detail::fuse_hashing_for(this->hasher_.algorithm());
+        auto built = detail::build_fuse_array<Fingerprint, Arity, build_scheme>(
+            make_keys, seed, detail::fuse_max_attempts, hashing == binary_fuse_hashing::direct64);
+        parameters_ = {Arity, fingerprint_bits(), built.keys, built.geometry, built.seed, hashing};
         fingerprints_ = std::move(built.fingerprints);
         addressing_ = detail::fuse_addressing<Arity>(parameters_.geometry);
-        plain_lookup_ = is_plain_lookup(parameters_);
+        plain_lookup_ = is_plain_lookup(parameters_, this->hasher_);
     }
 
-    // A single lookup tests one flag, then runs the build scheme's lookup and nothing else; the
-    // empty filter (which has no array) and the first scheme take the call below, out of line,
-    // so that the lookup inlined into a caller's loop is only the hash, the slots and the reads.
-    // (A "not empty, and then" inlined in front of the test also let GCC turn a caller's
-    // `found += contains(k)` into a jump on the answer, mispredicted half the time when half
-    // the keys are present.)
-    static bool is_plain_lookup(const binary_fuse_parameters& p) noexcept {
-        return p.keys != 0 && p.hashing == build_scheme::hashing;
+    // A single lookup tests one flag, then runs the lookup of a filter of direct64 built at its
+    // first seed — the hash, the slots and the reads, nothing else; the empty filter (which has
+    // no array), a retried seed and the other schemes take the call below, out of line. (A "not
+    // empty, and then" inlined in front of the test also let GCC turn a caller's `found +=
+    // contains(k)` into a jump on the answer, mispredicted half the time when half the keys
+    // are present.)
+    static bool is_plain_lookup(const binary_fuse_parameters& p, const hasher& h) noexcept {
+        return p.keys != 0 && p.hashing == binary_fuse_hashing::direct64 && p.construction_seed == h.seed();
     }
     // An integer key by value: a reference would make every inlined lookup store its key.
     template <class Key>
@@ -718,10 +743,12 @@ private:
         return !empty() && matches(lookup_hash(this->hasher_(key)));
     }
 
-    // For the bulk pipeline: a branch every lookup predicts (a filter has one scheme), the first
-    // scheme's remix out of line.
+    // For the bulk pipeline: branches every lookup predicts (a filter has one scheme), the first
+    // scheme's remix out of line. Not for the empty filter (there, plain_lookup_ is false).
     [[nodiscard, gnu::always_inline]] detail::fuse_hash lookup_hash(const digest& d) const noexcept {
-        if (parameters_.hashing == build_scheme::hashing) [[likely]]
+        if (plain_lookup_) [[likely]]
+            return detail::fuse_lookup_hash<build_scheme>(d, 0, true);
+        if (parameters_.hashing != binary_fuse_hashing::remix128)
             return detail::fuse_lookup_hash<build_scheme>(d, parameters_.construction_seed);
         return first_scheme_hash(d);
     }
@@ -772,10 +799,10 @@ private:
         return p;
     }
 
-    binary_fuse_parameters parameters_{Arity, fingerprint_bits(), 0, {}, default_seed, build_scheme::hashing};
+    binary_fuse_parameters parameters_{Arity, fingerprint_bits(), 0, {}, default_seed, binary_fuse_hashing::direct64};
     storage_type fingerprints_;
     detail::fuse_addressing<Arity> addressing_;
-    bool plain_lookup_ = false;  // is_plain_lookup(parameters_)
+    bool plain_lookup_ = false;  // is_plain_lookup(parameters_, hasher_)
 };
 
 /// 3-wise, 8-bit fingerprints: FPR 0.39% in ~9.0 bits/key. The default.

@@ -153,7 +153,7 @@ check_eq "info --json: cuckoo at -p 0.01 has 12-bit fingerprints" 12 "$(json_val
 run "$B" info --json "$T/filters/kind-fuse.bf"
 check_eq "info --json: fuse at -p 0.01 has 8-bit fingerprints" 8 "$(json_value "$OUT" fingerprint_bits)"
 check_eq "info --json: fuse is 3-wise by default" 3 "$(json_value "$OUT" arity)"
-check_eq "info --json: fuse slots by the 64-bit remix" remix64 "$(json_value "$OUT" slot_hashing)"
+check_eq "info --json: fuse slots by the key's own hash" direct64 "$(json_value "$OUT" slot_hashing)"
 check_eq "info --json: fuse holds the 100000 keys" $N "$(json_value "$OUT" inserted_keys)"
 run "$B" info --json "$T/filters/kind-fuse4.bf"
 check_eq "info --json: fuse --arity 4 is 4-wise" 4 "$(json_value "$OUT" arity)"

@@ -722,6 +722,14 @@ struct fuse_kind {
         built("xxh64", key_range(400'000, 500), {.seed = 0x5eed'0000'0000'0008, .hash = hash_algorithm::xxh64});
         built("tiny", key_range(950'000, 12), {.seed = 0x5eed'0000'0000'0014});
         built("empty", {}, {.seed = 0x5eed'0000'0000'0009});
+        // direct64 after a retry: the construction seed is not the hasher's, so the keys are remixed.
+        keys_type retried_keys = key_range(960'000, 2);
+        std::uint64_t seed = 0x5eed'0000'0000'0016;
+        while (filter(retried_keys, {.seed = seed}).construction_seed() == seed) ++seed;
+        built("retried", std::move(retried_keys), {.seed = seed});
+        keys_type remix64_keys = key_range(800'000, 1000);
+        out.push_back({"remix64", bloomkit_test::remix64_filter<filter>(remix64_keys, {.seed = 0x5eed'0000'0000'0017}),
+                       std::move(remix64_keys)});
         keys_type first_scheme_keys = key_range(700'000, 1000);
         out.push_back({"first_scheme",
                        bloomkit_test::first_scheme_filter<filter>(first_scheme_keys, {.seed = 0x5eed'0000'0000'0015}),
@@ -735,7 +743,11 @@ struct fuse_kind {
         EXPECT_TRUE(empty.empty());
         EXPECT_EQ(empty.array_length(), 0U);
         EXPECT_EQ(empty.size_in_bytes(), 0U) << "the empty filter has no payload";
-        EXPECT_EQ(all.front().filter.parameters().hashing, bloomkit::binary_fuse_hashing::remix64);
+        EXPECT_EQ(all.front().filter.parameters().hashing, bloomkit::binary_fuse_hashing::direct64);
+        const filter& retried = all.at(4).filter;
+        EXPECT_EQ(retried.parameters().hashing, bloomkit::binary_fuse_hashing::direct64);
+        EXPECT_NE(retried.construction_seed(), retried.hash_function().seed());
+        EXPECT_EQ(all.at(5).filter.parameters().hashing, bloomkit::binary_fuse_hashing::remix64);
         EXPECT_EQ(all.back().filter.parameters().hashing, bloomkit::binary_fuse_hashing::remix128);
     }
 

@@ -727,7 +727,7 @@ std::vector<forgery> fuse_forgeries() {
         forge<F8>("relabelled_4wise", set(u::arity, 4, 1), {invalid, inconsistent}),
         forge<F8>("empty_with_segment_length", set(u::segment_length, 256, 4), {invalid, inconsistent}, empty),
         forge<F16>("relabelled_8_bit", set(u::fingerprint_bits, 8, 4), {invalid, "payload size"}),
-        forge<F8>("slot_hashing_2", set(u::hashing, 2, 4), {invalid, "unknown binary fuse slot hashing 2"}),
+        forge<F8>("slot_hashing_3", set(u::hashing, 3, 4), {invalid, "unknown binary fuse slot hashing 3"}),
         forge<F16>("slot_hashing_2_32", set(u::hashing, std::uint64_t{1} << 32 >> 1, 4),
                    {invalid, "unknown binary fuse slot hashing 2147483648"}),
         forge<F8>("reserved_byte_108", set(108, 1, 1), {invalid, "reserved byte 108"}),

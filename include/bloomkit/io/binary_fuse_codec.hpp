@@ -35,7 +35,7 @@ inline std::uint64_t read_binary_fuse_parameters(const header_bytes& b, file_hea
                        b.get<std::uint64_t>(f::parameter64)};
     h.fuse.construction_seed = b.get<std::uint64_t>(f::parameter_aux);
     const auto hashing = b.get<std::uint32_t>(fuse_hashing_field);
-    if (hashing > static_cast<std::uint32_t>(binary_fuse_hashing::remix64))
+    if (hashing > static_cast<std::uint32_t>(last_binary_fuse_hashing))
         reject_field(where,
                      "unknown binary fuse slot hashing " + std::to_string(hashing) + " (a newer bloomkit may know it)");
     h.fuse.hashing = static_cast<binary_fuse_hashing>(hashing);

@@ -123,9 +123,17 @@ enum class binary_fuse_hashing : std::uint8_t {
     /// the first scheme, of files whose header leaves this field 0. Read, no longer built.
     remix128 = 0,
     /// The digest's low 64 bits, remixed once by fmix64 with the construction seed: what
-    /// filters are built with.
+    /// filters are built with when their hash algorithm is a foreign one (fnv1_64,
+    /// murmur3_128), whose bits are not trusted as they are.
     remix64 = 1,
+    /// The digest's low 64 bits as they are when the construction seed is the hasher's seed
+    /// (the first attempt: the hash is seeded already), remixed as remix64 otherwise (after a
+    /// retry): what filters are built with when their hash algorithm is a native one.
+    direct64 = 2,
 };
+
+/// The last slot hashing a reader knows.
+inline constexpr binary_fuse_hashing last_binary_fuse_hashing = binary_fuse_hashing::direct64;
 
 /// Everything that describes a built filter besides its hasher and its array: what the file
 /// format stores.
@@ -139,7 +147,7 @@ struct binary_fuse_parameters {
     binary_fuse_geometry geometry{};
     std::uint64_t construction_seed = 0;  ///< the seed of the attempt that peeled
     /// How keys find their slots.
-    binary_fuse_hashing hashing = binary_fuse_hashing::remix64;
+    binary_fuse_hashing hashing = binary_fuse_hashing::direct64;
     /// Every field equal.
     friend constexpr bool operator==(const binary_fuse_parameters&, const binary_fuse_parameters&) = default;
 };
@@ -155,7 +163,7 @@ inline void check_binary_fuse_parameters(const binary_fuse_parameters& p) {
     if ((p.arity != 3 && p.arity != 4) || (p.fingerprint_bits != 8 && p.fingerprint_bits != 16))
         refuse(std::to_string(p.arity) + "-wise with " + std::to_string(p.fingerprint_bits) +
                "-bit fingerprints (3- or 4-wise, 8 or 16 bits)");
-    if (p.hashing != binary_fuse_hashing::remix128 && p.hashing != binary_fuse_hashing::remix64)
+    if (p.hashing > last_binary_fuse_hashing)
         refuse("unknown slot hashing " + std::to_string(static_cast<unsigned>(p.hashing)));
     const binary_fuse_geometry& g = p.geometry;
     if (p.keys == 0) {

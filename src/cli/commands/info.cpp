@@ -8,6 +8,8 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "bloomkit/any_filter.hpp"
@@ -118,6 +120,18 @@ void describe(const scalable_bloom_filter& filter, const file_header& h, fields_
     out.add("current FPR", fmt::format("{:.4g}% (compound over the stages)", 100 * filter.current_fpr()), "", "");
 }
 
+/// A binary fuse filter's slot hashing: its name (JSON's value) and what it is.
+std::pair<std::string_view, std::string_view> describe_slot_hashing(binary_fuse_hashing hashing) {
+    switch (hashing) {
+        case binary_fuse_hashing::remix128:
+            return {"remix128", "the first scheme: both halves of the digest, an fmix64 each"};
+        case binary_fuse_hashing::remix64: return {"remix64", "the digest's low half, one fmix64"};
+        case binary_fuse_hashing::direct64:
+            return {"direct64", "the digest's low half, as it is at the filter's seed; one fmix64 after a retry"};
+    }
+    return {"unknown", "unknown"};
+}
+
 template <class Fingerprint, unsigned Arity>
 void describe(const basic_binary_fuse_filter<Fingerprint, Arity>&, const file_header& h, fields_builder& out) {
     out.add(
@@ -131,11 +145,8 @@ void describe(const basic_binary_fuse_filter<Fingerprint, Arity>&, const file_he
                 h.fuse.geometry.segment_count, h.fuse.geometry.segment_length,
                 h.fuse.keys == 0 ? 0.0 : static_cast<double>(h.payload_size) * 8 / static_cast<double>(h.fuse.keys)),
             "slots", number(h.fuse.geometry.array_length));
-    const bool first_scheme = h.fuse.hashing == binary_fuse_hashing::remix128;
-    out.add("slot hashing",
-            first_scheme ? "remix128 (the first scheme: both halves of the digest, an fmix64 each)"
-                         : "remix64 (the digest's low half, one fmix64)",
-            "slot_hashing", json_string(first_scheme ? "remix128" : "remix64"));
+    const auto [name, how] = describe_slot_hashing(h.fuse.hashing);
+    out.add("slot hashing", fmt::format("{} ({})", name, how), "slot_hashing", json_string(name));
 }
 
 /// What the keys are, as `info` says it.
