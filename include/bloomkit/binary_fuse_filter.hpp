@@ -699,15 +699,16 @@ public:
     [[nodiscard]] bool read_only() const noexcept { return fingerprints_.read_only(); }
 
 private:
-    // The hook of filter_api's bulk queries: use(answer) for every key, in order. Pipelined:
+    // The hook of filter_api's bulk queries: use(answer) for every key, in order; returns use. Pipelined:
     // hashes a batch, prefetches every slot, then reads them.
     template <class It, class Sentinel, class Use>
-    void for_each_answer(It first, Sentinel last, Use use) const {
+    Use for_each_answer(It first, Sentinel last, Use use) const {
         if (empty()) {
             for (; first != last; ++first) use(false);
-            return;
+            return use;
         }
         pipeline(first, last, [&](const detail::fuse_hash& h) { use(matches(h)); });
+        return use;
     }
 
     // What filters are built with (direct64 and remix64 keep the same 8 bytes of a key); files

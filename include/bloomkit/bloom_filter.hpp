@@ -349,12 +349,16 @@ private:
         return added;
     }
 
-    // The hook of filter_api's bulk queries: use(answer) for every key, in order.
+    // The hook of filter_api's bulk queries: use(answer) for every key, in order; returns use.
     template <class It, class Sentinel, class Use>
-    void for_each_answer(It first, Sentinel last, Use use) const {
+    Use for_each_answer(It first, Sentinel last, Use use) const {
         test_batches<detail::plain_access>(first, last, [&](std::span<const bool> answers) {
-            for (const bool answer : answers) use(answer);
+            // A local copy, which the answers' stores cannot alias (filter_api's write_answers).
+            Use here = use;
+            for (const bool answer : answers) here(answer);
+            use = here;
         });
+        return use;
     }
 
     // Answers [first, last) a pipelined batch at a time: use(span of answers).

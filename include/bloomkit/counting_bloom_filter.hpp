@@ -262,10 +262,11 @@ private:
           layout_(counting_geometry{round_counters(geometry.counters), geometry.hashes}),
           words_(layout_.word_count()) {}
 
-    // The hook of filter_api's bulk queries: use(answer) for every key, in order.
+    // The hook of filter_api's bulk queries: use(answer) for every key, in order; returns use.
     template <class It, class Sentinel, class Use>
-    void for_each_answer(It first, Sentinel last, Use use) const {
+    Use for_each_answer(It first, Sentinel last, Use use) const {
         pipeline(first, last, [&](const probe& p) { use(layout_.test(words_.data(), p)); });
+        return use;
     }
 
     template <hashable_key Key>

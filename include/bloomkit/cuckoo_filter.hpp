@@ -390,10 +390,11 @@ private:
           lanes_(geometry.fingerprint_bits),
           words_(cuckoo_word_count(geometry)) {}
 
-    // The hook of filter_api's bulk queries: use(answer) for every key, in order.
+    // The hook of filter_api's bulk queries: use(answer) for every key, in order; returns use.
     template <class It, class Sentinel, class Use>
-    void for_each_answer(It first, Sentinel last, Use use) const {
+    Use for_each_answer(It first, Sentinel last, Use use) const {
         pipeline(first, last, [&](const probe& p) { use(contains_probe(p)); });
+        return use;
     }
 
     static cuckoo_geometry checked(cuckoo_geometry geometry) {

@@ -285,9 +285,9 @@ private:
         return {params.initial_capacity, params.fpr};
     }
 
-    // The hook of filter_api's bulk queries: use(answer) for every key, in order.
+    // The hook of filter_api's bulk queries: use(answer) for every key, in order; returns use.
     template <class It, class Sentinel, class Use>
-    void for_each_answer(It first, Sentinel last, Use use) const {
+    Use for_each_answer(It first, Sentinel last, Use use) const {
         bulk_scratch scratch;
         std::vector<digest> digests;
         while (first != last) {
@@ -295,6 +295,7 @@ private:
             mark_held(stages_, digests, scratch);
             for (const char held : scratch.held) use(held != 0);
         }
+        return use;
     }
 
     static scalable_stage_plan plan_of(const stage_type& stage) noexcept {

@@ -6,9 +6,11 @@
 // stand on, each key answered in order:
 //
 //     template <class It, class Sentinel, class Use>
-//     void for_each_answer(It first, Sentinel last, Use use) const;   // use(bool) per key
+//     Use for_each_answer(It first, Sentinel last, Use use) const;   // use(bool) per key
 //
-// which is where a kind pipelines (hashes a batch, prefetches, then tests). A kind that
+// which is where a kind pipelines (hashes a batch, prefetches, then tests), and which returns
+// `use` as it is after the last key, as std::for_each does: the queries' consumers of answers
+// hold their state by value, so that a kind's loop can keep it in registers. A kind that
 // declares its own single-key contains() brings the bulk one back into view with
 // `using filter_api::contains;`.
 #pragma once
@@ -54,18 +56,13 @@ public:
     /// output iterator past the last answer. Pipelined: much faster than a loop of contains().
     template <std::forward_iterator It, std::sentinel_for<It> Sentinel, std::output_iterator<bool> Out>
     requires hashable_key<std::iter_value_t<It>> Out contains(It first, Sentinel last, Out out)
-    const {
-        self().for_each_answer(first, last, [&](bool maybe) { *out++ = maybe; });
-        return out;
-    }
+    const { return self().for_each_answer(first, last, write_answers<Out>{out}).out; }
 
     /// How many keys of [first, last) the filter may contain.
     template <std::forward_iterator It, std::sentinel_for<It> Sentinel>
     requires hashable_key<std::iter_value_t<It>>
     [[nodiscard]] size_type count_contained(It first, Sentinel last) const {
-        size_type found = 0;
-        self().for_each_answer(first, last, [&](bool maybe) { found += maybe ? 1 : 0; });
-        return found;
+        return self().for_each_answer(first, last, count_answers{}).found;
     }
 
     /// Inserts every key of a range with the bulk insert; returns what it returns (how many
@@ -100,6 +97,19 @@ public:
     }
 
 protected:
+    // The bulk queries' consumers of answers: values, not closures over the caller's variables.
+    // Through a reference, a byte written at the iterator might be the iterator itself as far as
+    // the compiler knows, so it reloaded and stored the iterator back for every answer.
+    template <class Out>
+    struct write_answers {
+        Out out;
+        void operator()(bool maybe) { *out++ = maybe; }
+    };
+    struct count_answers {
+        size_type found = 0;
+        void operator()(bool maybe) noexcept { found += maybe ? 1 : 0; }
+    };
+
     filter_api(const hasher& h, sizing_target target, key_format keys = key_format::unrecorded) noexcept
         : hasher_(h), target_(target), keys_(keys) {}
 
