@@ -3,6 +3,7 @@
 
 #include <array>
 #include <cstring>
+#include <optional>
 
 #include "bloomkit/error.hpp"
 
@@ -20,21 +21,33 @@ std::size_t put_varint(std::uint8_t* at, std::uint64_t value) noexcept {
     return n;
 }
 
+enum class varint_read : std::uint8_t { whole, cut_short, too_long };
+
+/// Reads a varint into `value` from `next_byte()`, which gives the next byte, or nothing where
+/// the bytes end.
+template <class NextByte>
+varint_read get_varint(NextByte next_byte, std::uint64_t& value) {
+    value = 0;
+    for (unsigned shift = 0;; shift += 7) {
+        if (shift > 63) return varint_read::too_long;
+        const std::optional<std::uint8_t> byte = next_byte();
+        if (!byte) return varint_read::cut_short;
+        value |= std::uint64_t{*byte & 0x7fu} << shift;
+        if ((*byte & 0x80) == 0) return varint_read::whole;
+    }
+}
+
 /// The size of the record at the front of `bytes`, or 0 when `bytes` end before it does (or
 /// a varint runs past 64 bits: next() reports that when it gets there).
 std::size_t record_size(std::string_view bytes) noexcept {
     std::size_t at = 8;
+    const auto next_byte = [&]() -> std::optional<std::uint8_t> {
+        if (at >= bytes.size()) return std::nullopt;
+        return static_cast<std::uint8_t>(bytes[at++]);
+    };
     std::uint64_t text = 0;
-    for (int field = 0; field < 4; ++field) {
-        std::uint64_t value = 0;
-        for (unsigned shift = 0;; shift += 7) {
-            if (at >= bytes.size() || shift > 63) return 0;
-            const auto byte = static_cast<std::uint8_t>(bytes[at++]);
-            value |= std::uint64_t{byte & 0x7fu} << shift;
-            if ((byte & 0x80) == 0) break;
-        }
-        text = value;  // the last field is the text's length
-    }
+    for (int field = 0; field < 4; ++field)  // the last field is the text's length
+        if (get_varint(next_byte, text) != varint_read::whole) return 0;
     return text <= bytes.size() - at ? at + static_cast<std::size_t>(text) : 0;
 }
 
@@ -54,12 +67,11 @@ void write_record(spill_file& file, const line_record& record) {
 
 std::uint64_t record_reader::varint() {
     std::uint64_t value = 0;
-    for (unsigned shift = 0;; shift += 7) {
-        if (shift > 63) throw error("a temporary file of the exact job is damaged (a number of more than 64 bits)");
-        const auto byte = static_cast<std::uint8_t>(*bytes_.take(1));
-        value |= std::uint64_t{byte & 0x7fu} << shift;
-        if ((byte & 0x80) == 0) return value;
-    }
+    // take() throws where the file ends: every byte asked for is there.
+    if (get_varint([this] { return std::optional<std::uint8_t>(static_cast<std::uint8_t>(*bytes_.take(1))); }, value) ==
+        varint_read::too_long)
+        throw error("a temporary file of the exact job is damaged (a number of more than 64 bits)");
+    return value;
 }
 
 bool record_reader::next(line_record& record) {
