@@ -380,6 +380,28 @@ TEST(LineRecord, RecordsComeBackFromASpillFileAsWritten) {
     }
 }
 
+TEST(LineRecord, ANumberOfMoreThan64BitsIsDamageNotAValue) {
+    // A record whose second field runs on for 11 bytes of continuation: next() names the
+    // damage, and the scan ahead stops before it instead of reading past it.
+    const temp_dir dir;
+    spill_file file(dir.path().string(), 4096);
+    bloomkit::jobs::spill::write_record(file, {1, 0, 1, 0, "fine"});
+    const std::string damaged = std::string(8, '\x02') + std::string(11, '\xff') + std::string(1, '\x01');
+    file.append(damaged.data(), damaged.size());
+    file.finish_writing();
+    record_reader reader(file, 4096);
+    line_record r;
+    ASSERT_TRUE(reader.next(r));
+    EXPECT_EQ(r.text, "fine");
+    EXPECT_FALSE(reader.hash_ahead(1).has_value());
+    try {
+        (void)reader.next(r);
+        ADD_FAILURE() << "expected the damage to be named";
+    } catch (const bloomkit::error& e) {
+        EXPECT_NE(std::string(e.what()).find("more than 64 bits"), std::string::npos) << e.what();
+    }
+}
+
 TEST(LineRecord, TheHashAheadIsThatOfTheRecordItNames) {
     // Folding prefetches by the hash a few records on: whatever the buffer holds, that hash is
     // the named record's or nothing, and asking never disturbs what next() gives.
