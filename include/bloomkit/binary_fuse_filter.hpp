@@ -195,12 +195,17 @@ struct fuse_remix128 {
     using peeling_items = fuse_positions<Index>;
 };
 
-/// A key's hash under `Scheme` for the construction seed that built the filter; `direct`: the
-/// attempt took the keys as they are, unremixed (direct64 at the hasher's own seed).
+/// A key's hash under `Scheme` for the construction seed that built the filter.
 template <class Scheme>
-[[nodiscard]] constexpr fuse_hash fuse_lookup_hash(const digest& d, std::uint64_t seed, bool direct = false) noexcept {
-    const typename Scheme::key_type key = Scheme::key_of(d);
-    return Scheme::hash_of(direct ? key : Scheme::remix(key, seed));
+[[nodiscard]] constexpr fuse_hash fuse_lookup_hash(const digest& d, std::uint64_t seed) noexcept {
+    return Scheme::hash_of(Scheme::remix(Scheme::key_of(d), seed));
+}
+
+/// The same for a filter whose attempt took the keys as they are (direct64 at the hasher's own
+/// seed): no remix.
+template <class Scheme>
+[[nodiscard]] constexpr fuse_hash fuse_direct_hash(const digest& d) noexcept {
+    return Scheme::hash_of(Scheme::key_of(d));
 }
 
 /// The slot hashing a filter whose keys are hashed by `algorithm` is built with: direct64 when
@@ -639,7 +644,7 @@ public:
     template <hashable_key Key>
     [[nodiscard, gnu::always_inline]] bool contains(const Key& key) const {
         if (plain_lookup_) [[likely]]
-            return matches(detail::fuse_lookup_hash<build_scheme>(this->hasher_(key), 0, true));
+            return matches(detail::fuse_direct_hash<build_scheme>(this->hasher_(key)));
         return contains_otherwise<Key>(key);
     }
 
@@ -748,7 +753,7 @@ private:
     // scheme's remix out of line. Not for the empty filter (there, plain_lookup_ is false).
     [[nodiscard, gnu::always_inline]] detail::fuse_hash lookup_hash(const digest& d) const noexcept {
         if (plain_lookup_) [[likely]]
-            return detail::fuse_lookup_hash<build_scheme>(d, 0, true);
+            return detail::fuse_direct_hash<build_scheme>(d);
         if (parameters_.hashing != binary_fuse_hashing::remix128)
             return detail::fuse_lookup_hash<build_scheme>(d, parameters_.construction_seed);
         return first_scheme_hash(d);
