@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "bloomkit/hash.hpp"
@@ -109,6 +110,38 @@ TEST(Hash, IntegerKeysAreTheirValueWhateverTheirType) {
     EXPECT_NE(h(7), h(8));
     // Integers are not their bytes: 7 and the one-byte string "\x07" differ.
     EXPECT_NE(h(7), bytes_digest(h, {7}));
+}
+
+/// Whether hasher::with_digest_of<Key> hands over a function that digests `key` as h(key) does.
+template <class Key>
+bool chosen_once_hashes_alike(const hasher& h, const Key& key) {
+    return h.with_digest_of<Key>([&](const auto& digest_of) { return digest_of(key) == h(key); });
+}
+
+TEST(Hash, AHashChosenOnceForManyKeysIsTheHasherItself) {
+    const std::string text = "https://example.com/a";
+    for (const hash_algorithm algorithm : {hash_algorithm::xxh3_mum, hash_algorithm::xxh3_mix, hash_algorithm::xxh3_128,
+                                           hash_algorithm::xxh64, hash_algorithm::fnv1_64}) {
+        SCOPED_TRACE(static_cast<int>(algorithm));
+        const hasher h(algorithm, algorithm == hash_algorithm::fnv1_64 ? 0 : 42);
+        for (const std::uint64_t value : {std::uint64_t{0}, std::uint64_t{7}, ~std::uint64_t{0}}) {
+            EXPECT_TRUE(chosen_once_hashes_alike(h, value));
+            EXPECT_TRUE(chosen_once_hashes_alike(h, static_cast<std::uint32_t>(value)));
+            EXPECT_TRUE(chosen_once_hashes_alike(h, static_cast<std::int8_t>(value)));
+        }
+        EXPECT_TRUE(chosen_once_hashes_alike(h, colour::red));
+        EXPECT_TRUE(chosen_once_hashes_alike(h, text));
+        EXPECT_TRUE(chosen_once_hashes_alike(h, digest{1, 2}));
+    }
+    // Integers under the default algorithm get the integer hash alone; text the hasher.
+    const auto is_the_hasher = [](const auto& digest_of) {
+        return std::is_same_v<std::remove_cvref_t<decltype(digest_of)>, hasher>;
+    };
+    EXPECT_FALSE(hasher().with_digest_of<std::uint64_t>(is_the_hasher));
+    EXPECT_TRUE(hasher().with_digest_of<std::string>(is_the_hasher));
+    EXPECT_TRUE(hasher(hash_algorithm::xxh64).with_digest_of<std::uint64_t>(is_the_hasher));
+    // The value f returns is with_digest_of's.
+    EXPECT_EQ(hasher().with_digest_of<int>([](const auto& digest_of) { return digest_of(7); }), hasher()(7));
 }
 
 TEST(Hash, IntegerMixerKnownAnswers) {

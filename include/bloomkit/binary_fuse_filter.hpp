@@ -779,17 +779,19 @@ private:
     // judged a lambda that only prefetches free of side effects and deleted the call.
     template <class It, class Sentinel, class Visit>
     void pipeline(It first, Sentinel last, Visit visit) const {
-        detail::pipelined(
-            first, last,
-            [this](const auto& key) {
-                const detail::fuse_hash h = lookup_hash(this->hasher_(key));
-                for (const std::uint64_t at : addressing_(h)) detail::prefetch(fingerprints_.data() + at);
-                return h;
-            },
-            [](const detail::fuse_hash&) {},
-            [&visit](std::span<const detail::fuse_hash> batch) {
-                for (const detail::fuse_hash& h : batch) visit(h);
-            });
+        this->hasher_.template with_digest_of<std::iter_value_t<It>>([&](const auto& digest_of) {
+            detail::pipelined(
+                first, last,
+                [this, &digest_of](const auto& key) {
+                    const detail::fuse_hash h = lookup_hash(digest_of(key));
+                    for (const std::uint64_t at : addressing_(h)) detail::prefetch(fingerprints_.data() + at);
+                    return h;
+                },
+                [](const detail::fuse_hash&) {},
+                [&visit](std::span<const detail::fuse_hash> batch) {
+                    for (const detail::fuse_hash& h : batch) visit(h);
+                });
+        });
     }
 
     static const binary_fuse_parameters& checked(const binary_fuse_parameters& p, std::uint64_t stored) {

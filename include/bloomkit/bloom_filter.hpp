@@ -195,7 +195,8 @@ public:
     /// the output iterator past the last answer.
     template <std::forward_iterator It, std::sentinel_for<It> Sentinel, std::output_iterator<bool> Out>
     requires hashable_key<std::iter_value_t<It>> Out insert(It first, Sentinel last, Out out) {
-        return insert_answering(first, last, this->hasher_, out);
+        return this->hasher_.template with_digest_of<std::iter_value_t<It>>(
+            [&](const auto& digest_of) { return insert_answering(first, last, digest_of, out); });
     }
 
     /// Writes contains(key, concurrent) for every key of [first, last) to `out`, in order.
@@ -373,7 +374,8 @@ private:
 
     template <class It, class Sentinel, class VisitBatch>
     void pipeline(It first, Sentinel last, VisitBatch visit_batch) const {
-        pipeline(first, last, visit_batch, this->hasher_);
+        this->hasher_.template with_digest_of<std::iter_value_t<It>>(
+            [&](const auto& digest_of) { pipeline(first, last, visit_batch, digest_of); });
     }
     template <class It, class Sentinel, class VisitBatch, class DigestOf>
     void pipeline(It first, Sentinel last, VisitBatch visit_batch, const DigestOf& digest_of) const {

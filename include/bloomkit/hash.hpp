@@ -53,6 +53,7 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #ifndef XXH_INLINE_ALL
@@ -477,10 +478,31 @@ public:
         }
     }
 
+    /// Calls f(digest_of) and returns what it returns, where digest_of(key) is (*this)(key) for
+    /// keys of type Key with the choice of algorithm already made: for a loop over many keys,
+    /// whose body is then the hash itself. An integer key under xxh3_mum, the default, gets a
+    /// function object of its own; every other case the hasher.
+    template <hashable_key Key, class F>
+    decltype(auto) with_digest_of(F&& f) const {
+        if constexpr (integer_key<Key> && !prehashed_key<Key>)
+            if (algorithm_ == hash_algorithm::xxh3_mum) return std::forward<F>(f)(mum_integer_hasher{secrets_});
+        return std::forward<F>(f)(*this);
+    }
+
     /// Same algorithm, seed and funnel: the two hash every key alike.
     friend constexpr bool operator==(const hasher&, const hasher&) = default;
 
 private:
+    // The digest of an integer key under xxh3_mum (with_digest_of). Holds the secrets by
+    // reference: the hash reads them as memory operands, as the hasher's own path does.
+    struct mum_integer_hasher {
+        const detail::mum_secrets& secrets;
+        template <integer_key Key>
+        [[nodiscard, gnu::always_inline]] digest operator()(const Key& key) const noexcept {
+            return detail::mum_integer(detail::widened(key), secrets);
+        }
+    };
+
     template <integer_key Key>
     [[nodiscard, gnu::noinline]] digest hash_integer_otherwise(Key key) const {
         if (algorithm_ == hash_algorithm::xxh3_mix) return detail::mix_integer(detail::widened(key), seed_key_);

@@ -388,7 +388,9 @@ private:
     // header). 4096 measured a little ahead of 1024; the chunk's digests take 64 KiB.
     static constexpr std::size_t bulk_chunk = 4096;
     // How many keys ahead of the one probed a bulk operation prefetches.
-    static constexpr std::size_t prefetch_distance = detail::pipeline_batch;
+    static constexpr std::size_t prefetch_distance = detail::pipeline_distance;
+    // Keys a stage's layout tests per call of its batch test.
+    static constexpr std::size_t test_batch = 32;
 
     struct bulk_scratch {
         std::vector<char> held;              // held[i]: a stage holds key i
@@ -448,16 +450,16 @@ private:
         for (std::size_t i = 0; i < digests.size(); ++i) scratch.pending[i] = static_cast<std::uint32_t>(i);
         std::uint32_t* const pending = scratch.pending.data();
         std::size_t count = digests.size();
-        layout_type::probe probes[detail::pipeline_batch];
-        bool answers[detail::pipeline_batch];
+        layout_type::probe probes[test_batch];
+        bool answers[test_batch];
         for (auto stage = stages.rbegin(); stage != stages.rend() && count > 0; ++stage) {
             const layout_type layout(stage->geometry());
             const auto* words = stage->words().data();
             for (std::size_t j = 0; j < std::min(count, prefetch_distance); ++j)
                 layout.prefetch(words, layout.locate(digests[pending[j]]));
             std::size_t still = 0;  // pending[0, still): not found so far; written behind the reads
-            for (std::size_t begin = 0; begin < count; begin += detail::pipeline_batch) {
-                const std::size_t n = std::min(detail::pipeline_batch, count - begin);
+            for (std::size_t begin = 0; begin < count; begin += test_batch) {
+                const std::size_t n = std::min(test_batch, count - begin);
                 for (std::size_t j = 0; j < n; ++j) {
                     probes[j] = layout.locate(digests[pending[begin + j]]);
                     if (begin + j + prefetch_distance < count)

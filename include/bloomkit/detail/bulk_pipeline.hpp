@@ -1,17 +1,20 @@
-// bloomkit/detail/bulk_pipeline.hpp — the bulk operations' pipeline: hash a batch of keys and
-// prefetch the memory each will touch, while visiting the batch before it.
+// bloomkit/detail/bulk_pipeline.hpp — the bulk operations' pipeline: hash keys and prefetch
+// the memory each will touch, a fixed distance ahead of the keys being visited.
 //
 // A lookup in a filter larger than the cache is one DRAM miss, tens of times what hashing the
-// key takes. Done one key at a time the misses serialise. Done a batch at a time they overlap
-// (memory-level parallelism), and two questions decide the speed:
+// key takes. Done one key at a time the misses serialise. Done with prefetches issued ahead
+// they overlap (memory-level parallelism), and two questions decide the speed:
 //
-// - How long each prefetch has before its line is needed. Visiting a batch right after
-//   prefetching it gives the last keys no time at all, so the pipeline runs one batch ahead:
-//   batch i's lines have been on their way for a whole batch of hashing when it is visited.
-// - Whether prefetches keep flowing while a visit waits for a line. A visit of 32 keys is a few
-//   hundred instructions; while one of its loads stalls, the CPU cannot look far enough ahead
-//   to issue the next batch's prefetches, and the memory system idles. So the visit and the
-//   hashing of the next batch are interleaved, 8 keys at a time.
+// - How long each prefetch has before its line is needed. By Little's law the misses in
+//   flight are the latency times the rate of lookups: a core that hashes and tests a key in
+//   ~2 ns, against ~100 ns for DRAM, needs ~50 lines on their way to never wait, and more to
+//   ride out a slow one. The pipeline keeps pipeline_distance keys between a key's prefetch
+//   and its visit; a shorter distance left a fast core (Zen 5) waiting on memory at 100M keys,
+//   while the longer one costs a slow core nothing but the ring's stack space.
+// - Whether prefetches keep flowing while a visit waits for a line. While one of a visit's
+//   loads stalls, the CPU cannot look far enough ahead to issue many more prefetches, so
+//   visits and hashing alternate, 8 keys at a time: a visit never holds up the next keys'
+//   prefetches for long.
 //
 // docs/design/performance.md, "Bulk lookups", has the measurements behind these choices.
 #pragma once
@@ -20,43 +23,48 @@
 #include <cstddef>
 #include <iterator>
 #include <span>
-#include <utility>
 
 namespace bloomkit::detail {
 
-/// Keys hashed and prefetched ahead of the ones being visited.
-inline constexpr std::size_t pipeline_batch = 32;
+/// Keys located and prefetched ahead of the one being visited: the prefetch distance.
+inline constexpr std::size_t pipeline_distance = 128;
 /// Keys visited between two runs of hashing: visit_batch gets spans of at most this many.
 inline constexpr std::size_t pipeline_group = 8;
+static_assert(pipeline_distance % pipeline_group == 0);
 
-/// For every key of [first, last): probe = locate(key) and prefetch(probe); and, about
-/// pipeline_batch keys behind, in key order, visit_batch(std::span<const probe>) over groups of
-/// up to pipeline_group keys. `locate` must not depend on what visit_batch did: it runs ahead.
+/// For every key of [first, last): probe = locate(key) and prefetch(probe); and, pipeline_distance
+/// keys behind, in key order, visit_batch(std::span<const probe>) over groups of up to
+/// pipeline_group keys. `locate` must not depend on what visit_batch did: it runs ahead.
+///
+/// The probes wait in a ring: the oldest group is visited, then its slots take the next keys,
+/// so every visit comes a whole ring of hashing after its prefetch.
 template <std::forward_iterator It, std::sentinel_for<It> Sentinel, class Locate, class Prefetch, class VisitBatch>
 void pipelined(It first, Sentinel last, Locate locate, Prefetch prefetch, VisitBatch visit_batch) {
     using probe = decltype(locate(*first));
-    struct batch {
-        probe probes[pipeline_batch];
-        std::size_t size = 0;
-    };
-    batch batches[2];
-    const auto fill_to = [&](batch& b, std::size_t size) {
-        for (; b.size < size && first != last; ++first, ++b.size) {
-            b.probes[b.size] = locate(*first);
-            prefetch(b.probes[b.size]);
+    probe ring[pipeline_distance];
+    // Locates up to `count` keys into the ring from slot `at` on; returns how many there were.
+    const auto fill = [&](std::size_t at, std::size_t count) {
+        std::size_t filled = 0;
+        for (; filled < count && first != last; ++filled, ++first) {
+            ring[at + filled] = locate(*first);
+            prefetch(ring[at + filled]);
         }
+        return filled;
     };
-    batch* ready = &batches[0];
-    batch* next = &batches[1];
-    fill_to(*ready, pipeline_batch);
-    while (ready->size != 0) {
-        next->size = 0;
-        for (std::size_t group = 0; group < ready->size; group += pipeline_group) {
-            fill_to(*next, group + pipeline_group);
-            visit_batch(std::span<const probe>(ready->probes + group, std::min(pipeline_group, ready->size - group)));
-        }
-        fill_to(*next, pipeline_batch);
-        std::swap(ready, next);
+    std::size_t held = fill(0, pipeline_distance);
+    std::size_t oldest = 0;  // always a multiple of pipeline_group
+    while (held == pipeline_distance) {
+        visit_batch(std::span<const probe>(ring + oldest, pipeline_group));
+        held = held - pipeline_group + fill(oldest, pipeline_group);
+        oldest = (oldest + pipeline_group) % pipeline_distance;
+    }
+    // The last `held` probes, from the oldest on around the ring; a group never wraps, as the
+    // ring is a whole number of groups.
+    while (held != 0) {
+        const std::size_t count = std::min(pipeline_group, held);
+        visit_batch(std::span<const probe>(ring + oldest, count));
+        held -= count;
+        oldest = (oldest + count) % pipeline_distance;
     }
 }
 

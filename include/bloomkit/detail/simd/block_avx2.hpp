@@ -96,14 +96,6 @@ __attribute__((target("avx2"))) inline void block_test_avx2(const std::uint64_t*
     }
 }
 
-/// block_test_avx2 for k ≤ 8: one step per key.
-__attribute__((target("avx2"))) inline void block_test_few_avx2(const std::uint64_t* words, const block_probe* probes,
-                                                                std::size_t count, const std::uint32_t* lane_powers,
-                                                                bool* out) noexcept {
-    for (std::size_t key = 0; key < count; ++key)
-        out[key] = block_test_one_avx2(words + probes[key].block * 8, probes[key].pattern, lane_powers);
-}
-
 /// The 512-bit mask of a key with k ≤ 8 (lane_powers as above), as a block's two halves.
 struct block_mask_avx2 {
     __m256i low, high;
