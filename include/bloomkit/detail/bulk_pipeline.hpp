@@ -44,8 +44,10 @@ void pipelined(It first, Sentinel last, Locate locate, Prefetch prefetch, VisitB
     probe ring[pipeline_distance];
     // Locates up to `count` keys into the ring from slot `at` on; returns how many there were.
     const auto fill = [&](std::size_t at, std::size_t count) {
+        if constexpr (std::sized_sentinel_for<Sentinel, It>)  // then one test, not one per key
+            count = std::min(count, static_cast<std::size_t>(last - first));
         std::size_t filled = 0;
-        for (; filled < count && first != last; ++filled, ++first) {
+        for (; filled < count && (std::sized_sentinel_for<Sentinel, It> || first != last); ++filled, ++first) {
             ring[at + filled] = locate(*first);
             prefetch(ring[at + filled]);
         }
