@@ -433,7 +433,9 @@ private:
     template <class It, class Sentinel>
     void hash_chunk(It& first, Sentinel last, std::vector<digest>& digests) const {
         digests.clear();
-        for (; digests.size() < bulk_chunk && first != last; ++first) digests.push_back(hasher_(*first));
+        hasher_.template with_digest_of<std::iter_value_t<It>>([&](const auto& digest_of) {
+            for (; digests.size() < bulk_chunk && first != last; ++first) digests.push_back(digest_of(*first));
+        });
     }
 
     // For a chunk of digests: held[i] = whether one of `stages` holds key i, and

@@ -87,13 +87,14 @@ public:
     }
 
     /// out[i] = test(probes[i]) for a batch of located (and prefetched) keys: through the
-    /// derived layout's SIMD kernel when the CPU has one, else one key at a time. Concurrent
-    /// (atomic) access stays scalar: a vector load is not an atomic one.
+    /// derived layout's SIMD kernel when the CPU has one, else one key at a time as test()
+    /// answers it (the probes unrolled for k). Concurrent (atomic) access stays scalar: a vector
+    /// load is not an atomic one.
     template <class Access>
     void test_batch(const word_type* words, std::span<const probe> probes, bool* out) const noexcept {
         if constexpr (std::is_same_v<Access, plain_access>)
             if (self().test_batch_simd(words, probes, out)) return;
-        for (std::size_t i = 0; i < probes.size(); ++i) out[i] = test_scalar<Access>(words, probes[i]);
+        for (std::size_t i = 0; i < probes.size(); ++i) out[i] = test<Access>(words, probes[i]);
     }
 
     /// Sets the key's bits; true if any was clear. Through the layout's own path for one key
@@ -109,13 +110,21 @@ public:
 
     /// Sets the bits of a batch of located (and prefetched) keys; returns how many of them set
     /// a bit that was clear. Through the derived layout's SIMD kernel when the CPU has one
-    /// that pays, else one key at a time; concurrent (atomic) access stays scalar.
+    /// that pays, else one key at a time: by the layout's own path for one key (the probes
+    /// unrolled for k) when it has one, else each word written once with every bit the key puts
+    /// in it. Concurrent (atomic) access takes the latter: one atomic OR per word.
     template <class Access>
     std::size_t set_batch(word_type* words, std::span<const probe> probes) const noexcept {
         if constexpr (std::is_same_v<Access, plain_access>)
             if (const std::optional<std::size_t> added = self().set_batch_simd(words, probes)) return *added;
         std::size_t added = 0;
-        for (const probe& p : probes) added += set_scalar<Access>(words, p) ? 1 : 0;
+        for (const probe& p : probes) {
+            bool added_here = false;
+            if (!(std::is_same_v<Access, plain_access> &&
+                  self().set_one(words + p.block * Words, p.pattern, added_here)))
+                added_here = set_scalar<Access>(words, p);
+            added += added_here ? 1 : 0;
+        }
         return added;
     }
 
@@ -153,7 +162,8 @@ private:
     // and a single call's time is its instructions (docs/design/performance.md, "Single
     // inserts with AVX2 and without SIMD"). Where probes share a word, the second
     // write waits for the first through store forwarding — a few cycles, which a batch would
-    // pay on every key, so batches gather (set_scalar).
+    // pay on every key, so batches without a path of the layout's own for one key gather
+    // (set_scalar).
     template <class Access>
     bool set_probe_by_probe(word_type* words, const probe& p) const noexcept {
         word_type* block = words + p.block * Words;
