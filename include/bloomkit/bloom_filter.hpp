@@ -454,7 +454,12 @@ struct kind_traits<basic_bloom_filter<Layout>> {
             case bloom_layout::guava: return "Guava Bloom filter";
             case bloom_layout::guava_mitz32: return "Guava Bloom filter (MURMUR128_MITZ_32)";
             case bloom_layout::dcso: return "DCSO Bloom filter";
-            default: return std::string(to_string(Layout::id)) + " Bloom filter";
+            default: {
+                // Appended to, not `std::string(...) + "..."`: GCC 12's link-time optimiser
+                // warns (a false -Wstringop-overread) on the concatenation of a temporary.
+                std::string name(to_string(Layout::id));
+                return name.append(" Bloom filter");
+            }
         }
     }
     /// Kind "bloom", with the layout unless it is the default block.
