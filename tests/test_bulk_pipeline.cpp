@@ -1,8 +1,8 @@
 // Tests of bloomkit/detail/bulk_pipeline.hpp, the pipeline under every bulk call: every key is
 // located and prefetched once and visited once, in key order, in groups of at most
-// pipeline_group; a key is visited only once the keys pipeline_distance ahead of it (or all
+// pipeline_group; a key is visited only once the keys the prefetch distance ahead of it (or all
 // of them, near the end) have been located — for every length around the ring's boundaries,
-// and over an iterator that only goes forward.
+// for the default distance and shorter ones, and over an iterator that only goes forward.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -27,10 +27,10 @@ struct trace {
     std::vector<std::size_t> located_before_visit;  // per visited key: keys located by then
 };
 
-template <class Range>
+template <std::size_t Distance = pipeline_distance, class Range>
 trace run(const Range& keys) {
     trace t;
-    pipelined(
+    pipelined<Distance>(
         keys.begin(), keys.end(),
         [&t](std::size_t key) {
             t.located.push_back(key);
@@ -53,13 +53,14 @@ std::vector<std::size_t> first_keys(std::size_t n) {
     return keys;
 }
 
-TEST(BulkPipeline, EveryKeyIsLocatedPrefetchedAndVisitedOnceInOrder) {
+template <std::size_t Distance>
+void expect_every_key_once_in_order() {
     // Empty, shorter than the ring, the ring exactly, and past it by every remainder of a group,
     // over several turns of the ring.
-    for (std::size_t n = 0; n <= 3 * pipeline_distance + 2 * pipeline_group + 1; ++n) {
+    for (std::size_t n = 0; n <= 3 * Distance + 2 * pipeline_group + 1; ++n) {
         SCOPED_TRACE(n);
         const std::vector<std::size_t> keys = first_keys(n);
-        const trace t = run(keys);
+        const trace t = run<Distance>(keys);
         EXPECT_EQ(t.located, keys);
         EXPECT_EQ(t.prefetched, keys);
         EXPECT_EQ(t.visited, keys);
@@ -70,20 +71,32 @@ TEST(BulkPipeline, EveryKeyIsLocatedPrefetchedAndVisitedOnceInOrder) {
     }
 }
 
-TEST(BulkPipeline, AKeyIsVisitedOnlyOnceTheDistanceAheadOfItIsLocated) {
-    for (const std::size_t n :
-         {std::size_t{1}, pipeline_group, pipeline_distance - 1, pipeline_distance, pipeline_distance + 1,
-          2 * pipeline_distance + pipeline_group - 1, 5 * pipeline_distance + 3}) {
+template <std::size_t Distance>
+void expect_visits_the_distance_behind() {
+    for (const std::size_t n : {std::size_t{1}, pipeline_group, Distance - 1, Distance, Distance + 1,
+                                2 * Distance + pipeline_group - 1, 5 * Distance + 3}) {
         SCOPED_TRACE(n);
-        const trace t = run(first_keys(n));
+        const trace t = run<Distance>(first_keys(n));
         ASSERT_EQ(t.located_before_visit.size(), n);
         for (std::size_t i = 0; i < n; ++i) {
-            // A group is visited once the key pipeline_distance past its first is located (every
-            // key, near the end): the prefetch of each of its keys had a ring's worth of hashing.
+            // A group is visited once the key Distance past its first is located (every key,
+            // near the end): the prefetch of each of its keys had a ring's worth of hashing.
             const std::size_t group_start = i - i % pipeline_group;
-            EXPECT_EQ(t.located_before_visit[i], std::min(n, group_start + pipeline_distance)) << "key " << i;
+            EXPECT_EQ(t.located_before_visit[i], std::min(n, group_start + Distance)) << "key " << i;
         }
     }
+}
+
+TEST(BulkPipeline, EveryKeyIsLocatedPrefetchedAndVisitedOnceInOrder) {
+    expect_every_key_once_in_order<pipeline_distance>();
+    expect_every_key_once_in_order<32>();
+    expect_every_key_once_in_order<pipeline_group>();  // a ring of one group
+}
+
+TEST(BulkPipeline, AKeyIsVisitedOnlyOnceTheDistanceAheadOfItIsLocated) {
+    expect_visits_the_distance_behind<pipeline_distance>();
+    expect_visits_the_distance_behind<32>();
+    expect_visits_the_distance_behind<pipeline_group>();
 }
 
 TEST(BulkPipeline, AForwardOnlyRangeIsWalkedOnce) {

@@ -379,7 +379,7 @@ private:
     }
     template <class It, class Sentinel, class VisitBatch, class DigestOf>
     void pipeline(It first, Sentinel last, VisitBatch visit_batch, const DigestOf& digest_of) const {
-        detail::pipelined(
+        detail::pipelined<Layout::prefetch_distance>(
             first, last, [&](const auto& key) { return layout_.locate(digest_of(key)); },
             [this](const auto& probe) { layout_.prefetch(words_.data(), probe); }, visit_batch);
     }

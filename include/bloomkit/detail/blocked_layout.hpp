@@ -16,6 +16,7 @@
 #include <type_traits>
 
 #include "bloomkit/detail/bits.hpp"
+#include "bloomkit/detail/bulk_pipeline.hpp"
 #include "bloomkit/detail/geometry_checks.hpp"
 #include "bloomkit/detail/word_access.hpp"
 #include "bloomkit/hash.hpp"
@@ -56,6 +57,8 @@ public:
     [[nodiscard]] std::uint64_t block_count() const noexcept { return blocks_; }
 
     void prefetch(const word_type* words, const probe& p) const noexcept { detail::prefetch(words + p.block * Words); }
+    /// Keys a bulk call locates and prefetches ahead of the one it tests (one line each).
+    static constexpr std::size_t prefetch_distance = detail::pipeline_distance;
 
     /// Calls visit(first_word, word_count) for the words the key's bits lie in: its block.
     template <class Visit>

@@ -26,22 +26,26 @@
 
 namespace bloomkit::detail {
 
-/// Keys located and prefetched ahead of the one being visited: the prefetch distance.
+/// Keys located and prefetched ahead of the one being visited, for structures that touch one
+/// to three cache lines a key: the prefetch distance. One whose key touches k lines anywhere
+/// (the scattered layouts) asks for fewer keys ahead: 128 keys of 7 lines each would be more
+/// lines than the CPU tracks, or than L1 holds until they are read.
 inline constexpr std::size_t pipeline_distance = 128;
 /// Keys visited between two runs of hashing: visit_batch gets spans of at most this many.
 inline constexpr std::size_t pipeline_group = 8;
-static_assert(pipeline_distance % pipeline_group == 0);
 
-/// For every key of [first, last): probe = locate(key) and prefetch(probe); and, pipeline_distance
-/// keys behind, in key order, visit_batch(std::span<const probe>) over groups of up to
+/// For every key of [first, last): probe = locate(key) and prefetch(probe); and, Distance keys
+/// behind, in key order, visit_batch(std::span<const probe>) over groups of up to
 /// pipeline_group keys. `locate` must not depend on what visit_batch did: it runs ahead.
 ///
 /// The probes wait in a ring: the oldest group is visited, then its slots take the next keys,
 /// so every visit comes a whole ring of hashing after its prefetch.
-template <std::forward_iterator It, std::sentinel_for<It> Sentinel, class Locate, class Prefetch, class VisitBatch>
+template <std::size_t Distance = pipeline_distance, std::forward_iterator It, std::sentinel_for<It> Sentinel,
+          class Locate, class Prefetch, class VisitBatch>
 void pipelined(It first, Sentinel last, Locate locate, Prefetch prefetch, VisitBatch visit_batch) {
+    static_assert(Distance % pipeline_group == 0 && Distance != 0, "the ring is a whole number of groups");
     using probe = decltype(locate(*first));
-    probe ring[pipeline_distance];
+    probe ring[Distance];
     // Locates up to `count` keys into the ring from slot `at` on; returns how many there were.
     const auto fill = [&](std::size_t at, std::size_t count) {
         if constexpr (std::sized_sentinel_for<Sentinel, It>)  // then one test, not one per key
@@ -53,12 +57,12 @@ void pipelined(It first, Sentinel last, Locate locate, Prefetch prefetch, VisitB
         }
         return filled;
     };
-    std::size_t held = fill(0, pipeline_distance);
+    std::size_t held = fill(0, Distance);
     std::size_t oldest = 0;  // always a multiple of pipeline_group
-    while (held == pipeline_distance) {
+    while (held == Distance) {
         visit_batch(std::span<const probe>(ring + oldest, pipeline_group));
         held = held - pipeline_group + fill(oldest, pipeline_group);
-        oldest = (oldest + pipeline_group) % pipeline_distance;
+        oldest = (oldest + pipeline_group) % Distance;
     }
     // The last `held` probes, from the oldest on around the ring; a group never wraps, as the
     // ring is a whole number of groups.
@@ -66,7 +70,7 @@ void pipelined(It first, Sentinel last, Locate locate, Prefetch prefetch, VisitB
         const std::size_t count = std::min(pipeline_group, held);
         visit_batch(std::span<const probe>(ring + oldest, count));
         held -= count;
-        oldest = (oldest + count) % pipeline_distance;
+        oldest = (oldest + count) % Distance;
     }
 }
 
