@@ -2,7 +2,8 @@
 // located and prefetched once and visited once, in key order, in groups of at most
 // pipeline_group; a key is visited only once the keys the prefetch distance ahead of it (or all
 // of them, near the end) have been located — for every length around the ring's boundaries,
-// for the default distance and shorter ones, and over an iterator that only goes forward.
+// for the default distance and shorter ones, over an iterator that only goes forward, and for
+// string keys, whose bytes are fetched ahead.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -10,12 +11,14 @@
 #include <forward_list>
 #include <numeric>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "bloomkit/detail/bulk_pipeline.hpp"
 
 namespace {
 
+using bloomkit::detail::key_bytes_distance;
 using bloomkit::detail::pipeline_distance;
 using bloomkit::detail::pipeline_group;
 using bloomkit::detail::pipelined;
@@ -106,6 +109,35 @@ TEST(BulkPipeline, AForwardOnlyRangeIsWalkedOnce) {
     const trace t = run(keys);
     EXPECT_EQ(t.located, first_keys(n));
     EXPECT_EQ(t.visited, first_keys(n));
+}
+
+TEST(BulkPipeline, StringKeysWhoseBytesAreFetchedAheadAreVisitedInOrderToo) {
+    // String keys take a second iterator ahead of the one hashed (to fetch their bytes early):
+    // it must change nothing of what is located and visited, with a size or without one.
+    for (const std::size_t n : {std::size_t{0}, std::size_t{1}, key_bytes_distance - 1, key_bytes_distance,
+                                key_bytes_distance + 1, pipeline_distance + key_bytes_distance + 3}) {
+        SCOPED_TRACE(n);
+        std::vector<std::string> keys;
+        for (std::size_t i = 0; i < n; ++i) keys.push_back("https://example.com/" + std::to_string(i));
+        const std::forward_list<std::string> listed(keys.begin(), keys.end());
+        const auto visited_keys = [](const auto& range) {
+            std::vector<std::string> located, visited;
+            pipelined(
+                range.begin(), range.end(),
+                [&](const std::string& key) {
+                    located.push_back(key);
+                    return located.size() - 1;
+                },
+                [](std::size_t) {},
+                [&](std::span<const std::size_t> group) {
+                    for (const std::size_t at : group) visited.push_back(located[at]);
+                });
+            EXPECT_EQ(located, visited);
+            return visited;
+        };
+        EXPECT_EQ(visited_keys(keys), keys);
+        EXPECT_EQ(visited_keys(listed), keys);
+    }
 }
 
 }  // namespace

@@ -15,6 +15,9 @@
 //   loads stalls, the CPU cannot look far enough ahead to issue many more prefetches, so
 //   visits and hashing alternate, 8 keys at a time: a visit never holds up the next keys'
 //   prefetches for long.
+// - Whether hashing waits on memory itself. A string key's bytes lie wherever its allocation
+//   put them, and hashing reads them: the pipeline asks for them key_bytes_distance keys before
+//   it hashes them.
 //
 // docs/design/performance.md, "Bulk lookups", has the measurements behind these choices.
 #pragma once
@@ -23,6 +26,9 @@
 #include <cstddef>
 #include <iterator>
 #include <span>
+
+#include "bloomkit/detail/bits.hpp"
+#include "bloomkit/hash.hpp"
 
 namespace bloomkit::detail {
 
@@ -33,6 +39,23 @@ namespace bloomkit::detail {
 inline constexpr std::size_t pipeline_distance = 128;
 /// Keys visited between two runs of hashing: visit_batch gets spans of at most this many.
 inline constexpr std::size_t pipeline_group = 8;
+/// For keys that are bytes held elsewhere (strings): keys ahead of the one being located whose
+/// bytes are asked for. Strings scattered in memory (a vector of std::string) make each hash a
+/// miss of its own, which the filter's prefetches come too late to hide.
+inline constexpr std::size_t key_bytes_distance = 32;
+
+/// Asks for the first and the last cache line of a byte-sequence key's bytes; nothing for other
+/// keys, which are their own value.
+template <class Key>
+void prefetch_key_bytes(const Key& key) noexcept {
+    if constexpr (byte_sequence_key<Key>) {
+        const std::span<const std::byte> bytes = as_bytes(key);
+        if (!bytes.empty()) {
+            prefetch(bytes.data());
+            prefetch(bytes.data() + (bytes.size() - 1));
+        }
+    }
+}
 
 /// For every key of [first, last): probe = locate(key) and prefetch(probe); and, Distance keys
 /// behind, in key order, visit_batch(std::span<const probe>) over groups of up to
@@ -46,12 +69,19 @@ void pipelined(It first, Sentinel last, Locate locate, Prefetch prefetch, VisitB
     static_assert(Distance % pipeline_group == 0 && Distance != 0, "the ring is a whole number of groups");
     using probe = decltype(locate(*first));
     probe ring[Distance];
+    // The key whose bytes are asked for next, key_bytes_distance ahead of `first`.
+    constexpr bool bytes_elsewhere = byte_sequence_key<std::iter_value_t<It>>;
+    [[maybe_unused]] It ahead = first;
+    if constexpr (bytes_elsewhere)
+        for (std::size_t i = 0; i < key_bytes_distance && ahead != last; ++i, ++ahead) prefetch_key_bytes(*ahead);
     // Locates up to `count` keys into the ring from slot `at` on; returns how many there were.
     const auto fill = [&](std::size_t at, std::size_t count) {
         if constexpr (std::sized_sentinel_for<Sentinel, It>)  // then one test, not one per key
             count = std::min(count, static_cast<std::size_t>(last - first));
         std::size_t filled = 0;
         for (; filled < count && (std::sized_sentinel_for<Sentinel, It> || first != last); ++filled, ++first) {
+            if constexpr (bytes_elsewhere)
+                if (ahead != last) prefetch_key_bytes(*ahead++);
             ring[at + filled] = locate(*first);
             prefetch(ring[at + filled]);
         }
