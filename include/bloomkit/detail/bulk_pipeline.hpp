@@ -26,6 +26,7 @@
 #include <cstddef>
 #include <iterator>
 #include <span>
+#include <type_traits>
 
 #include "bloomkit/detail/bits.hpp"
 #include "bloomkit/hash.hpp"
@@ -69,8 +70,11 @@ void pipelined(It first, Sentinel last, Locate locate, Prefetch prefetch, VisitB
     static_assert(Distance % pipeline_group == 0 && Distance != 0, "the ring is a whole number of groups");
     using probe = decltype(locate(*first));
     probe ring[Distance];
-    // The key whose bytes are asked for next, key_bytes_distance ahead of `first`.
-    constexpr bool bytes_elsewhere = byte_sequence_key<std::iter_value_t<It>>;
+    // The key whose bytes are asked for next, key_bytes_distance ahead of `first`: for keys
+    // held in the range (or views, cheap to make), not ones an iterator builds on each `*`.
+    using key_type = std::iter_value_t<It>;
+    constexpr bool bytes_elsewhere = byte_sequence_key<key_type> && (std::is_reference_v<std::iter_reference_t<It>> ||
+                                                                     std::is_trivially_copyable_v<key_type>);
     [[maybe_unused]] It ahead = first;
     if constexpr (bytes_elsewhere)
         for (std::size_t i = 0; i < key_bytes_distance && ahead != last; ++i, ++ahead) prefetch_key_bytes(*ahead);
