@@ -779,19 +779,17 @@ private:
     // judged a lambda that only prefetches free of side effects and deleted the call.
     template <class It, class Sentinel, class Visit>
     void pipeline(It first, Sentinel last, Visit visit) const {
-        this->hasher_.template with_digest_of<std::iter_value_t<It>>([&](const auto& digest_of) {
-            detail::pipelined(
-                first, last,
-                [this, &digest_of](const auto& key) {
-                    const detail::fuse_hash h = lookup_hash(digest_of(key));
-                    for (const std::uint64_t at : addressing_(h)) detail::prefetch(fingerprints_.data() + at);
-                    return h;
-                },
-                [](const detail::fuse_hash&) {},
-                [&visit](std::span<const detail::fuse_hash> batch) {
-                    for (const detail::fuse_hash& h : batch) visit(h);
-                });
-        });
+        detail::pipelined_by_digest(
+            this->hasher_, first, last,
+            [this](const digest& d) {
+                const detail::fuse_hash h = lookup_hash(d);
+                for (const std::uint64_t at : addressing_(h)) detail::prefetch(fingerprints_.data() + at);
+                return h;
+            },
+            [](const detail::fuse_hash&) {},
+            [&visit](std::span<const detail::fuse_hash> batch) {
+                for (const detail::fuse_hash& h : batch) visit(h);
+            });
     }
 
     static const binary_fuse_parameters& checked(const binary_fuse_parameters& p, std::uint64_t stored) {

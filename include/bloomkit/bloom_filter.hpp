@@ -165,7 +165,7 @@ public:
     /// one inserts: the same bits, answers and count, pipelined alike.
     template <std::output_iterator<bool> Out>
     Out insert_digests(std::span<const digest> digests, Out out) {
-        return insert_answering(digests.begin(), digests.end(), std::identity{}, out);
+        return insert_answering(digests.begin(), digests.end(), out);
     }
 
     /// Calls visit(first_word, word_count) for each run of words() the key of digest `d` has its
@@ -195,8 +195,7 @@ public:
     /// the output iterator past the last answer.
     template <std::forward_iterator It, std::sentinel_for<It> Sentinel, std::output_iterator<bool> Out>
     requires hashable_key<std::iter_value_t<It>> Out insert(It first, Sentinel last, Out out) {
-        return this->hasher_.template with_digest_of<std::iter_value_t<It>>(
-            [&](const auto& digest_of) { return insert_answering(first, last, digest_of, out); });
+        return insert_answering(first, last, out);
     }
 
     /// Writes contains(key, concurrent) for every key of [first, last) to `out`, in order.
@@ -318,22 +317,19 @@ private:
                                    std::string(to_string(this->hasher_.algorithm())));
     }
 
-    // Inserts [first, last) in order, writing for each whether it was new; digest_of maps an
-    // element to its digest (the hasher, or nothing for digests).
-    template <class It, class Sentinel, class DigestOf, class Out>
-    Out insert_answering(It first, Sentinel last, const DigestOf& digest_of, Out out) {
+    // Inserts [first, last) in order (keys, or digests, which the hasher passes through),
+    // writing for each whether it was new.
+    template <class It, class Sentinel, class Out>
+    Out insert_answering(It first, Sentinel last, Out out) {
         word_type* words = words_.mutable_data();
         size_type keys = 0;
-        pipeline(
-            first, last,
-            [&](const auto& probes) {
-                for (const auto& p : probes) {
-                    const bool added = layout_.template set<detail::plain_access>(words, p);
-                    *out++ = added;
-                    keys += counts_new_keys_only && !added ? 0 : 1;
-                }
-            },
-            digest_of);
+        pipeline(first, last, [&](const auto& probes) {
+            for (const auto& p : probes) {
+                const bool added = layout_.template set<detail::plain_access>(words, p);
+                *out++ = added;
+                keys += counts_new_keys_only && !added ? 0 : 1;
+            }
+        });
         count_inserted<detail::plain_access>(keys);
         return out;
     }
@@ -374,13 +370,8 @@ private:
 
     template <class It, class Sentinel, class VisitBatch>
     void pipeline(It first, Sentinel last, VisitBatch visit_batch) const {
-        this->hasher_.template with_digest_of<std::iter_value_t<It>>(
-            [&](const auto& digest_of) { pipeline(first, last, visit_batch, digest_of); });
-    }
-    template <class It, class Sentinel, class VisitBatch, class DigestOf>
-    void pipeline(It first, Sentinel last, VisitBatch visit_batch, const DigestOf& digest_of) const {
-        detail::pipelined<Layout::prefetch_distance>(
-            first, last, [&](const auto& key) { return layout_.locate(digest_of(key)); },
+        detail::pipelined_by_digest<Layout::prefetch_distance>(
+            this->hasher_, first, last, [this](const digest& d) { return layout_.locate(d); },
             [this](const auto& probe) { layout_.prefetch(words_.data(), probe); }, visit_batch);
     }
 

@@ -277,14 +277,12 @@ private:
     // Calls visit(probe) for every key of [first, last), in order, a prefetched batch at a time.
     template <class It, class Sentinel, class Visit>
     void pipeline(It first, Sentinel last, Visit visit) const {
-        hasher_.template with_digest_of<std::iter_value_t<It>>([&](const auto& digest_of) {
-            detail::pipelined(
-                first, last, [this, &digest_of](const auto& key) { return layout_.locate(digest_of(key)); },
-                [this](const probe& p) { layout_.prefetch(words_.data(), p); },
-                [&](std::span<const probe> probes) {
-                    for (const probe& p : probes) visit(p);
-                });
-        });
+        detail::pipelined_by_digest(
+            hasher_, first, last, [this](const digest& d) { return layout_.locate(d); },
+            [this](const probe& p) { layout_.prefetch(words_.data(), p); },
+            [&](std::span<const probe> probes) {
+                for (const probe& p : probes) visit(p);
+            });
     }
 
     void forget_one() noexcept { inserted_ -= inserted_ > 0 ? 1 : 0; }

@@ -586,17 +586,15 @@ private:
     /// Runs visit(probe) for every key of [first, last), in order, a prefetched batch at a time.
     template <class It, class Sentinel, class Visit>
     void pipeline(It first, Sentinel last, Visit visit) const {
-        hasher_.template with_digest_of<std::iter_value_t<It>>([&](const auto& digest_of) {
-            detail::pipelined(
-                first, last, [this, &digest_of](const auto& key) { return this->locate(digest_of(key)); },
-                [this](const probe& p) {
-                    prefetch(p.bucket);
-                    prefetch(p.alternate);
-                },
-                [&visit](std::span<const probe> batch) {
-                    for (const probe& p : batch) visit(p);
-                });
-        });
+        detail::pipelined_by_digest(
+            hasher_, first, last, [this](const digest& d) { return this->locate(d); },
+            [this](const probe& p) {
+                prefetch(p.bucket);
+                prefetch(p.alternate);
+            },
+            [&visit](std::span<const probe> batch) {
+                for (const probe& p : batch) visit(p);
+            });
     }
 
     cuckoo_geometry geometry_;

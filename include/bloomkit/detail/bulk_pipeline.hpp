@@ -108,4 +108,16 @@ void pipelined(It first, Sentinel last, Locate locate, Prefetch prefetch, VisitB
     }
 }
 
+/// pipelined() over keys that `hash` digests: probe = locate(digest of key). The hash
+/// algorithm is chosen once for the whole range (hasher::with_digest_of), not once per key.
+template <std::size_t Distance = pipeline_distance, std::forward_iterator It, std::sentinel_for<It> Sentinel,
+          class Locate, class Prefetch, class VisitBatch>
+void pipelined_by_digest(const hasher& hash, It first, Sentinel last, Locate locate, Prefetch prefetch,
+                         VisitBatch visit_batch) {
+    hash.with_digest_of<std::iter_value_t<It>>([&](const auto& digest_of) {
+        pipelined<Distance>(
+            first, last, [&](const auto& key) { return locate(digest_of(key)); }, prefetch, visit_batch);
+    });
+}
+
 }  // namespace bloomkit::detail
