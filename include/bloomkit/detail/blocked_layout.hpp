@@ -97,7 +97,7 @@ public:
     void test_batch(const word_type* words, std::span<const probe> probes, bool* out) const noexcept {
         if constexpr (std::is_same_v<Access, plain_access>)
             if (self().test_batch_simd(words, probes, out)) return;
-        for (std::size_t i = 0; i < probes.size(); ++i) out[i] = test<Access>(words, probes[i]);
+        test_one_by_one<Access>(words, probes, out);
     }
 
     /// Sets the key's bits; true if any was clear. Through the layout's own path for one key
@@ -137,6 +137,15 @@ protected:
     }
 
 private:
+    // test_batch without a SIMD kernel (or with atomic access). Out of line: with the single
+    // steps it runs, it would otherwise keep test_batch from being inlined into the pipeline on
+    // the SIMD levels, where it never runs.
+    template <class Access>
+    [[gnu::noinline]] void test_one_by_one(const word_type* words, std::span<const probe> probes,
+                                           bool* out) const noexcept {
+        for (std::size_t i = 0; i < probes.size(); ++i) out[i] = test<Access>(words, probes[i]);
+    }
+
     template <class Access>
     [[nodiscard]] bool test_scalar(const word_type* words, const probe& p) const noexcept {
         const word_type* block = words + p.block * Words;
