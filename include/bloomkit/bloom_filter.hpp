@@ -202,9 +202,9 @@ public:
     template <std::forward_iterator It, std::sentinel_for<It> Sentinel, std::output_iterator<bool> Out>
     requires hashable_key<std::iter_value_t<It>> Out contains(It first, Sentinel last, Out out, concurrent_t)
     const {
-        test_batches<detail::atomic_access>(
-            first, last, [&](std::span<const bool> answers) { out = std::copy(answers.begin(), answers.end(), out); });
-        return out;
+        return test_batches<detail::atomic_access>(first, last,
+                                                   typename basic_bloom_filter::template write_answers<Out>{out})
+            .out;
     }
 
     // --- Whole-filter operations -------------------------------------------------------------
@@ -349,23 +349,22 @@ private:
     // The hook of filter_api's bulk queries: use(answer) for every key, in order; returns use.
     template <class It, class Sentinel, class Use>
     Use for_each_answer(It first, Sentinel last, Use use) const {
-        test_batches<detail::plain_access>(first, last, [&](std::span<const bool> answers) {
-            // A local copy, which the answers' stores cannot alias (filter_api's write_answers).
-            Use here = use;
-            for (const bool answer : answers) here(answer);
-            use = here;
-        });
-        return use;
+        return test_batches<detail::plain_access>(first, last, use);
     }
 
-    // Answers [first, last) a pipelined batch at a time: use(span of answers).
+    // use(answer) for every key of [first, last), in order, a pipelined batch at a time;
+    // returns use.
     template <class Access, class It, class Sentinel, class Use>
-    void test_batches(It first, Sentinel last, Use use) const {
-        bool answers[detail::pipeline_group];
-        pipeline(first, last, [&](const auto& probes) {
-            layout_.template test_batch<Access>(words_.data(), probes, answers);
-            use(std::span<const bool>(answers, probes.size()));
+    Use test_batches(It first, Sentinel last, Use use) const {
+        layout_.template with_batch_test<Access>([&](const auto& test_batch) {
+            pipeline(first, last, [&](const auto& probes) {
+                // A local copy, which the answers' stores cannot alias (filter_api's write_answers).
+                Use here = use;
+                test_batch(words_.data(), probes, here);
+                use = here;
+            });
         });
+        return use;
     }
 
     template <class It, class Sentinel, class VisitBatch>

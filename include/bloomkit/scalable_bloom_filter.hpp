@@ -453,7 +453,6 @@ private:
         std::uint32_t* const pending = scratch.pending.data();
         std::size_t count = digests.size();
         layout_type::probe probes[test_batch];
-        bool answers[test_batch];
         for (auto stage = stages.rbegin(); stage != stages.rend() && count > 0; ++stage) {
             const layout_type layout(stage->geometry());
             const auto* words = stage->words().data();
@@ -467,13 +466,14 @@ private:
                     if (begin + j + prefetch_distance < count)
                         layout.prefetch(words, layout.locate(digests[pending[begin + j + prefetch_distance]]));
                 }
-                layout.test_batch<detail::plain_access>(words, std::span(probes, n), answers);
-                for (std::size_t j = 0; j < n; ++j) {
-                    const std::uint32_t key = pending[begin + j];
-                    scratch.held[key] = answers[j] ? 1 : 0;
+                std::size_t next = begin;  // the key the next answer is for
+                auto take = [&](bool held) {
+                    const std::uint32_t key = pending[next++];
+                    scratch.held[key] = held ? 1 : 0;
                     pending[still] = key;
-                    still += answers[j] ? 0 : 1;
-                }
+                    still += held ? 0 : 1;
+                };
+                layout.test_batch<detail::plain_access>(words, std::span(probes, n), take);
             }
             count = still;
         }

@@ -36,14 +36,18 @@ struct block_probe {
 ///     template <class Visit> void for_each_bit(std::uint32_t pattern, Visit visit) const;
 ///     bool test_one(const Word* block, std::uint32_t pattern, bool& answer) const;
 ///     bool set_one(Word* block, std::uint32_t pattern, bool& added) const;
-///     bool test_batch_simd(const Word*, std::span<const probe>, bool* out) const;
+///     bool has_batch_step() const;
+///     bool batch_step(const Word* block, std::uint32_t pattern) const;
+///     template <class Answer> bool test_batch_simd(const Word*, std::span<const probe>, Answer& answer) const;
 ///     std::optional<std::size_t> set_batch_simd(Word*, std::span<const probe>) const;
 /// where for_each_bit calls visit(word_in_block, bit_mask) once per probe; test_one answers one
 /// key and set_one inserts one by the layout's fastest way for a single key — a SIMD step, or
 /// probes unrolled for its k — returning false when it has none that pays more than the
-/// generic loop; test_batch_simd answers a batch (false when there is no backend), and
-/// set_batch_simd inserts a batch, returning how many keys set a clear bit (nullopt when there
-/// is no backend that pays).
+/// generic loop; batch_step answers one key of a batch by a SIMD step, inline, wherever
+/// has_batch_step() says it serves (this CPU, this k); test_batch_simd answers a batch by a
+/// kernel where no step serves, calling answer(bool) for each key in order (false, and no call,
+/// when there is none); and set_batch_simd inserts a batch, returning how many keys set a clear
+/// bit (nullopt when there is no backend that pays).
 template <class Derived, class Word, std::size_t Words>
 class blocked_layout {
 public:
@@ -89,15 +93,38 @@ public:
         return test_scalar<Access>(words, p);
     }
 
-    /// out[i] = test(probes[i]) for a batch of located (and prefetched) keys: through the
-    /// derived layout's SIMD kernel when the CPU has one, else one key at a time as test()
-    /// answers it (the probes unrolled for k). Concurrent (atomic) access stays scalar: a vector
-    /// load is not an atomic one.
-    template <class Access>
-    void test_batch(const word_type* words, std::span<const probe> probes, bool* out) const noexcept {
+    /// Calls answer(test(p)) for each probe p of a batch of located (and prefetched) keys, in
+    /// order: key by key through the derived layout's SIMD step where one serves, else through
+    /// its SIMD kernel for a batch, else one key at a time as test() answers it (the probes
+    /// unrolled for k). Concurrent (atomic) access stays scalar: a vector load is not an atomic
+    /// one. Each answer goes straight to `answer`, not through an array: a consumer that counts
+    /// or writes them keeps them in registers.
+    template <class Access, class Answer>
+    void test_batch(const word_type* words, std::span<const probe> probes, Answer& answer) const noexcept {
+        if constexpr (std::is_same_v<Access, plain_access>) {
+            if (self().has_batch_step()) return test_by_steps(words, probes, answer);
+            if (self().test_batch_simd(words, probes, answer)) return;
+        }
+        test_one_by_one<Access>(words, probes, answer);
+    }
+
+    /// Calls f(test_batch) and returns what it returns, where test_batch(words, probes, answer)
+    /// answers as test_batch<Access> does, with the way to test chosen once, here: for a bulk
+    /// call, whose batches then run the layout's step for one key inline, one after another,
+    /// with no choice of their own. Chosen per batch, the choice (SIMD level, k) and the kernel
+    /// calls on the paths not taken took registers from the pipeline around it, which spilled
+    /// and reloaded its state every batch (docs/design/performance.md, "Bulk lookups").
+    template <class Access, class F>
+    decltype(auto) with_batch_test(F&& f) const {
         if constexpr (std::is_same_v<Access, plain_access>)
-            if (self().test_batch_simd(words, probes, out)) return;
-        test_one_by_one<Access>(words, probes, out);
+            if (self().has_batch_step())
+                return std::forward<F>(f)(
+                    [this](const word_type* words, std::span<const probe> probes, auto& answer) noexcept {
+                        this->test_by_steps(words, probes, answer);
+                    });
+        return std::forward<F>(f)([this](const word_type* words, std::span<const probe> probes, auto& answer) noexcept {
+            this->template test_batch<Access>(words, probes, answer);
+        });
     }
 
     /// Sets the key's bits; true if any was clear. Through the layout's own path for one key
@@ -132,18 +159,39 @@ public:
     }
 
 protected:
+    /// For a kernel that writes a batch's answers to an array (kernel(probes, bool* out)):
+    /// runs it over `probes` a piece at a time and passes each answer on to answer(bool).
+    template <class Answer, class Kernel>
+    static void answer_through_buffer(std::span<const probe> probes, Answer& answer, Kernel kernel) {
+        constexpr std::size_t piece = 32;
+        bool out[piece];
+        for (std::size_t at = 0; at < probes.size(); at += piece) {
+            const std::span<const probe> some = probes.subspan(at, std::min(piece, probes.size() - at));
+            kernel(some, out);
+            for (std::size_t i = 0; i < some.size(); ++i) answer(out[i]);
+        }
+    }
+
     explicit blocked_layout(bloom_geometry g) : geometry_(g), blocks_(g.bits / bits_per_block) {
         check_geometry(Derived::id, g);
     }
 
 private:
+    template <class Answer>
+    void test_by_steps(const word_type* words, std::span<const probe> probes, Answer& answer) const noexcept {
+        // In a register: an answer written through a char pointer could change the closure of
+        // with_batch_test, which would reload `this` from it after every answer.
+        const Derived* const layout = &self();
+        for (const probe& p : probes) answer(layout->batch_step(words + p.block * Words, p.pattern));
+    }
+
     // test_batch without a SIMD kernel (or with atomic access). Out of line: with the single
     // steps it runs, it would otherwise keep test_batch from being inlined into the pipeline on
     // the SIMD levels, where it never runs.
-    template <class Access>
+    template <class Access, class Answer>
     [[gnu::noinline]] void test_one_by_one(const word_type* words, std::span<const probe> probes,
-                                           bool* out) const noexcept {
-        for (std::size_t i = 0; i < probes.size(); ++i) out[i] = test<Access>(words, probes[i]);
+                                           Answer& answer) const noexcept {
+        for (const probe& p : probes) answer(test<Access>(words, p));
     }
 
     template <class Access>

@@ -78,25 +78,55 @@ void pipelined(It first, Sentinel last, Locate locate, Prefetch prefetch, VisitB
     [[maybe_unused]] It ahead = first;
     if constexpr (bytes_elsewhere)
         for (std::size_t i = 0; i < key_bytes_distance && ahead != last; ++i, ++ahead) prefetch_key_bytes(*ahead);
+    // Locates the key at `first` into ring slot `at`, and moves on.
+    const auto locate_next = [&](std::size_t at) {
+        if constexpr (bytes_elsewhere)
+            if (ahead != last) prefetch_key_bytes(*ahead++);
+        ring[at] = locate(*first);
+        prefetch(ring[at]);
+        ++first;
+    };
     // Locates up to `count` keys into the ring from slot `at` on; returns how many there were.
     const auto fill = [&](std::size_t at, std::size_t count) {
-        if constexpr (std::sized_sentinel_for<Sentinel, It>)  // then one test, not one per key
-            count = std::min(count, static_cast<std::size_t>(last - first));
         std::size_t filled = 0;
-        for (; filled < count && (std::sized_sentinel_for<Sentinel, It> || first != last); ++filled, ++first) {
-            if constexpr (bytes_elsewhere)
-                if (ahead != last) prefetch_key_bytes(*ahead++);
-            ring[at + filled] = locate(*first);
-            prefetch(ring[at + filled]);
+        if constexpr (std::sized_sentinel_for<Sentinel, It>) {  // then one test, not one per key
+            count = std::min(count, static_cast<std::size_t>(last - first));
+            for (; filled < count; ++filled) locate_next(at + filled);
+        } else {
+            for (; filled < count && first != last; ++filled) locate_next(at + filled);
         }
         return filled;
     };
-    std::size_t held = fill(0, Distance);
     std::size_t oldest = 0;  // always a multiple of pipeline_group
-    while (held == Distance) {
-        visit_batch(std::span<const probe>(ring + oldest, pipeline_group));
-        held = held - pipeline_group + fill(oldest, pipeline_group);
-        oldest = (oldest + pipeline_group) % Distance;
+    std::size_t held = 0;
+    if constexpr (std::sized_sentinel_for<Sentinel, It>) {
+        // A range that knows its size: while a whole group of keys is left, a group is visited
+        // and its slots take the next group, a count known here, so the keys' hashing unrolls
+        // with no test of the end between them. The ring's first fill and the last, partial
+        // group run once a call: out of line, so that the pipeline's code is there once.
+        const auto fill_once = [&](std::size_t at, std::size_t count) __attribute__((noinline)) {
+            return fill(at, count);
+        };
+        held = fill_once(0, Distance);
+        if (held == Distance) {
+            for (; static_cast<std::size_t>(last - first) >= pipeline_group;
+                 oldest = (oldest + pipeline_group) % Distance) {
+                visit_batch(std::span<const probe>(ring + oldest, pipeline_group));
+                for (std::size_t i = 0; i < pipeline_group; ++i) locate_next(oldest + i);
+            }
+            if (first != last) {
+                visit_batch(std::span<const probe>(ring + oldest, pipeline_group));
+                held = held - pipeline_group + fill_once(oldest, pipeline_group);
+                oldest = (oldest + pipeline_group) % Distance;
+            }
+        }
+    } else {
+        held = fill(0, Distance);
+        while (held == Distance) {
+            visit_batch(std::span<const probe>(ring + oldest, pipeline_group));
+            held = held - pipeline_group + fill(oldest, pipeline_group);
+            oldest = (oldest + pipeline_group) % Distance;
+        }
     }
     // The last `held` probes, from the oldest on around the ring; a group never wraps, as the
     // ring is a whole number of groups.

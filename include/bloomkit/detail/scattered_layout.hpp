@@ -70,9 +70,18 @@ public:
                              [&](std::uint64_t bit) { return (Access::load(words[bit / 64]) >> (bit % 64) & 1) != 0; });
     }
 
-    template <class Access>
-    void test_batch(const word_type* words, std::span<const probe> probes, bool* out) const noexcept {
-        for (std::size_t i = 0; i < probes.size(); ++i) out[i] = test<Access>(words, probes[i]);
+    template <class Access, class Answer>
+    void test_batch(const word_type* words, std::span<const probe> probes, Answer& answer) const noexcept {
+        for (const probe& p : probes) answer(test<Access>(words, p));
+    }
+
+    /// f(test_batch<Access> as a function object): nothing to choose once for a bulk call here
+    /// (blocked_layout::with_batch_test).
+    template <class Access, class F>
+    decltype(auto) with_batch_test(F&& f) const {
+        return std::forward<F>(f)([this](const word_type* words, std::span<const probe> probes, auto& answer) noexcept {
+            this->template test_batch<Access>(words, probes, answer);
+        });
     }
 
     template <class Access>

@@ -128,8 +128,8 @@ public:
     [[nodiscard]] std::uint64_t size() const noexcept { return size_; }
     [[nodiscard]] const Word* data() const noexcept { return data_; }
     [[nodiscard]] Word* mutable_data() const {
-        if (read_only())
-            throw read_only_filter("this filter is a read-only view of a memory-mapped file; load() it to modify it");
+        if (read_only()) [[unlikely]]
+            refuse_to_modify();
         return data_;
     }
     [[nodiscard]] std::span<const Word> words() const noexcept { return {data_, static_cast<std::size_t>(size_)}; }
@@ -143,6 +143,12 @@ public:
     }
 
 private:
+    // Out of line: mutable_data() is on every insert's path, and with the throw in its body it
+    // is too big for GCC to inline when a translation unit holds much else.
+    [[noreturn, gnu::cold, gnu::noinline]] static void refuse_to_modify() {
+        throw read_only_filter("this filter is a read-only view of a memory-mapped file; load() it to modify it");
+    }
+
     Word* data_ = nullptr;
     std::uint64_t size_ = 0;
     zeroed_block owned_;

@@ -164,31 +164,48 @@ public:
         return true;
     }
 
-    /// out[i] = whether every bit of probes[i] is set, by the CPU's SIMD kernel; false (nothing
-    /// written) when the CPU has none.
-    bool test_batch_simd(const word_type* words, std::span<const probe> probes, bool* out) const noexcept {
+    /// Whether batch_step() answers this filter's keys on this CPU: for k ≤ 8, wherever there is
+    /// AVX2 — AVX-512 CPUs included: up to 8 probes fit one AVX2 step, which measured faster over
+    /// many keys, taken key by key inline as a single lookup takes it (in a plain build as inline
+    /// assembly), than a kernel called per batch.
+    [[nodiscard]] bool has_batch_step() const noexcept {
 #ifdef BLOOMKIT_X86_SIMD
-        // For a batch, AVX-512 pays only when k > 8: up to 8 probes fit one AVX2 step, which
-        // measured faster over many keys — taken key by key inline, as a single lookup takes it
-        // (in a plain build as inline assembly), rather than by a kernel called per group.
-        const simd_level level = active_simd_level();
-        const std::uint32_t k = geometry().hashes;
-        if (level == simd_level::avx512 && k > 8) {
-            if (k <= 16)
-                detail::simd::block_test_few_avx512(words, probes.data(), probes.size(), lane_powers_.data(), out);
-            else detail::simd::block_test_avx512(words, probes.data(), probes.size(), k, multiplier_powers.data(), out);
-            return true;
-        }
-        if (level != simd_level::scalar) {
-            if (k <= 8)
-                for (std::size_t i = 0; i < probes.size(); ++i)
-                    out[i] = avx2_test_step(words + probes[i].block * words_per_block, probes[i].pattern);
-            else detail::simd::block_test_avx2(words, probes.data(), probes.size(), k, multiplier_powers.data(), out);
-            return true;
-        }
-#endif
-        (void)words, (void)probes, (void)out;
+        return geometry().hashes <= 8 && active_simd_level() != simd_level::scalar;
+#else
         return false;
+#endif
+    }
+
+    /// One key of a batch by the AVX2 step, inline (where has_batch_step()).
+    [[nodiscard]] bool batch_step(const word_type* block, std::uint32_t pattern) const noexcept {
+#ifdef BLOOMKIT_X86_SIMD
+        return avx2_test_step(block, pattern);
+#else
+        (void)block, (void)pattern;
+        return false;
+#endif
+    }
+
+    /// answer(whether every bit of p is set) for each probe p, in order, by the CPU's SIMD
+    /// kernel for a k no one-key step serves (k > 8); false (no call) when the CPU has none.
+    template <class Answer>
+    bool test_batch_simd(const word_type* words, std::span<const probe> probes, Answer& answer) const noexcept {
+#ifdef BLOOMKIT_X86_SIMD
+        const simd_level level = active_simd_level();
+        if (level == simd_level::scalar) return false;
+        const std::uint32_t k = geometry().hashes;
+        answer_through_buffer(probes, answer, [&](std::span<const probe> some, bool* out) {
+            if (level == simd_level::avx512 && k <= 16)
+                detail::simd::block_test_few_avx512(words, some.data(), some.size(), lane_powers_.data(), out);
+            else if (level == simd_level::avx512)
+                detail::simd::block_test_avx512(words, some.data(), some.size(), k, multiplier_powers.data(), out);
+            else detail::simd::block_test_avx2(words, some.data(), some.size(), k, multiplier_powers.data(), out);
+        });
+        return true;
+#else
+        (void)words, (void)probes, (void)answer;
+        return false;
+#endif
     }
 
     /// Sets the bits of a batch of keys by the CPU's SIMD kernel and returns how many keys set a

@@ -46,21 +46,12 @@ public:
         return {block, static_cast<std::uint32_t>(d.low)};
     }
 
-    /// Answers one key in `block` by one AVX2 step where the CPU has AVX2: sets `answer` and
-    /// returns true; returns false (answer untouched) when the generic loop is to run.
+    /// Answers one key in `block` by one AVX2 step where the CPU has AVX2 (batch_step): sets
+    /// `answer` and returns true; returns false (answer untouched) when the generic loop is to run.
     bool test_one(const word_type* block, std::uint32_t pattern, bool& answer) const noexcept {
-#ifdef BLOOMKIT_X86_SIMD
-        if (active_simd_level() != simd_level::scalar) {
-#ifdef __AVX2__
-            answer = detail::simd::split_block_test_one_avx2(block, pattern, salt.data());
-#else  // baseline code: the same step as inline assembly, not a call
-            answer = detail::simd::split_block_test_one_avx2_asm(block, pattern, salt.data());
-#endif
-            return true;
-        }
-#endif
-        (void)block, (void)pattern, (void)answer;
-        return false;
+        if (!has_batch_step()) return false;
+        answer = batch_step(block, pattern);
+        return true;
     }
 
     /// Inserts one key into `block` by one AVX2 step where the CPU has AVX2: sets `added` (a bit
@@ -80,16 +71,32 @@ public:
         return false;
     }
 
-    /// out[i] = whether every bit of probes[i] is set, by the AVX2 kernel; false (nothing written)
-    /// when the CPU has no AVX2.
-    bool test_batch_simd(const word_type* words, std::span<const probe> probes, bool* out) const noexcept {
+    /// Whether batch_step() answers keys on this CPU: wherever there is AVX2.
+    [[nodiscard]] static bool has_batch_step() noexcept {
 #ifdef BLOOMKIT_X86_SIMD
-        if (active_simd_level() != simd_level::scalar) {
-            detail::simd::split_block_test_avx2(words, probes.data(), probes.size(), salt.data(), out);
-            return true;
-        }
+        return active_simd_level() != simd_level::scalar;
+#else
+        return false;
 #endif
-        (void)words, (void)probes, (void)out;
+    }
+
+    /// Whether every bit of the key is set in `block`, by one AVX2 step inline (where
+    /// has_batch_step()): the intrinsics in code built for AVX2, the same step as inline
+    /// assembly in code built for baseline x86-64, not a call.
+    [[nodiscard]] static bool batch_step(const word_type* block, std::uint32_t pattern) noexcept {
+#if defined(BLOOMKIT_X86_SIMD) && defined(__AVX2__)
+        return detail::simd::split_block_test_one_avx2(block, pattern, salt.data());
+#elif defined(BLOOMKIT_X86_SIMD)
+        return detail::simd::split_block_test_one_avx2_asm(block, pattern, salt.data());
+#else
+        (void)block, (void)pattern;
+        return false;
+#endif
+    }
+
+    /// No batch kernel: wherever there is AVX2 its one-key step serves (batch_step).
+    template <class Answer>
+    static bool test_batch_simd(const word_type*, std::span<const probe>, Answer&) noexcept {
         return false;
     }
 

@@ -46,13 +46,6 @@ __attribute__((target("avx2"))) inline bool split_block_set_one_avx2(std::uint32
     return _mm256_testc_si256(old, mask) == 0;  // some mask bit was clear
 }
 
-__attribute__((target("avx2"))) inline void split_block_test_avx2(const std::uint32_t* words, const block_probe* probes,
-                                                                  std::size_t count, const std::uint32_t* salts,
-                                                                  bool* out) noexcept {
-    for (std::size_t key = 0; key < count; ++key)
-        out[key] = split_block_test_one_avx2(words + probes[key].block * 8, probes[key].pattern, salts);
-}
-
 /// Sets the bits of `count` located keys; returns how many set a bit that was clear.
 __attribute__((target("avx2"))) inline std::size_t split_block_set_avx2(std::uint32_t* words, const block_probe* probes,
                                                                         std::size_t count,
