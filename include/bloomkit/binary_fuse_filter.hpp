@@ -712,8 +712,9 @@ private:
             for (; first != last; ++first) use(false);
             return use;
         }
-        pipeline(first, last, [&](const detail::fuse_hash& h) { use(matches(h)); });
-        return use;
+        return pipeline(first, last,
+                        detail::answer_each{[this](const detail::fuse_hash& h) { return matches(h); }, use})
+            .use;
     }
 
     // What filters are built with (direct64 and remix64 keep the same 8 bytes of a key); files
@@ -778,18 +779,16 @@ private:
     // The prefetches are issued while locating, not from the pipeline's prefetch step: GCC 12
     // judged a lambda that only prefetches free of side effects and deleted the call.
     template <class It, class Sentinel, class Visit>
-    void pipeline(It first, Sentinel last, Visit visit) const {
-        detail::pipelined_by_digest(
-            this->hasher_, first, last,
-            [this](const digest& d) {
-                const detail::fuse_hash h = lookup_hash(d);
-                for (const std::uint64_t at : addressing_(h)) detail::prefetch(fingerprints_.data() + at);
-                return h;
-            },
-            [](const detail::fuse_hash&) {},
-            [&visit](std::span<const detail::fuse_hash> batch) {
-                for (const detail::fuse_hash& h : batch) visit(h);
-            });
+    Visit pipeline(It first, Sentinel last, Visit visit) const {
+        return detail::pipelined_by_digest(
+                   this->hasher_, first, last,
+                   [this](const digest& d) {
+                       const detail::fuse_hash h = lookup_hash(d);
+                       for (const std::uint64_t at : addressing_(h)) detail::prefetch(fingerprints_.data() + at);
+                       return h;
+                   },
+                   [](const detail::fuse_hash&) {}, detail::each_of_batch{visit})
+            .visit;
     }
 
     static const binary_fuse_parameters& checked(const binary_fuse_parameters& p, std::uint64_t stored) {

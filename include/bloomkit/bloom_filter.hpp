@@ -356,20 +356,28 @@ private:
     // returns use.
     template <class Access, class It, class Sentinel, class Use>
     Use test_batches(It first, Sentinel last, Use use) const {
-        layout_.template with_batch_test<Access>([&](const auto& test_batch) {
-            pipeline(first, last, [&](const auto& probes) {
-                // A local copy, which the answers' stores cannot alias (filter_api's write_answers).
-                Use here = use;
-                test_batch(words_.data(), probes, here);
-                use = here;
-            });
+        return layout_.template with_batch_test<Access>([&](const auto& test_batch) {
+            using test_type = std::remove_cvref_t<decltype(test_batch)>;
+            return pipeline(first, last, answering<test_type, Use>{test_batch, words_.data(), use}).use;
         });
-        return use;
     }
 
+    // The visitor of test_batches: answers a batch by `test` and passes each answer on to `use`,
+    // which it holds, so that the pipeline keeps it as a local of its own (detail::pipelined)
+    // and answers written through a char pointer cannot alias it.
+    template <class Test, class Use>
+    struct answering {
+        const Test& test;
+        const word_type* words;
+        Use use;
+        [[gnu::always_inline]] void operator()(std::span<const typename Layout::probe> probes) {
+            test(words, probes, use);
+        }
+    };
+
     template <class It, class Sentinel, class VisitBatch>
-    void pipeline(It first, Sentinel last, VisitBatch visit_batch) const {
-        detail::pipelined_by_digest<Layout::prefetch_distance>(
+    VisitBatch pipeline(It first, Sentinel last, VisitBatch visit_batch) const {
+        return detail::pipelined_by_digest<Layout::prefetch_distance>(
             this->hasher_, first, last, [this](const digest& d) { return layout_.locate(d); },
             [this](const auto& probe) { layout_.prefetch(words_.data(), probe); }, visit_batch);
     }

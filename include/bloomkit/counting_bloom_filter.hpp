@@ -265,8 +265,9 @@ private:
     // The hook of filter_api's bulk queries: use(answer) for every key, in order; returns use.
     template <class It, class Sentinel, class Use>
     Use for_each_answer(It first, Sentinel last, Use use) const {
-        pipeline(first, last, [&](const probe& p) { use(layout_.test(words_.data(), p)); });
-        return use;
+        return pipeline(first, last,
+                        detail::answer_each{[this](const probe& p) { return layout_.test(words_.data(), p); }, use})
+            .use;
     }
 
     template <hashable_key Key>
@@ -274,15 +275,14 @@ private:
         return layout_.locate(hasher_(key));
     }
 
-    // Calls visit(probe) for every key of [first, last), in order, a prefetched batch at a time.
+    // Calls visit(probe) for every key of [first, last), in order, a prefetched batch at a time;
+    // returns visit.
     template <class It, class Sentinel, class Visit>
-    void pipeline(It first, Sentinel last, Visit visit) const {
-        detail::pipelined_by_digest(
-            hasher_, first, last, [this](const digest& d) { return layout_.locate(d); },
-            [this](const probe& p) { layout_.prefetch(words_.data(), p); },
-            [&](std::span<const probe> probes) {
-                for (const probe& p : probes) visit(p);
-            });
+    Visit pipeline(It first, Sentinel last, Visit visit) const {
+        return detail::pipelined_by_digest(
+                   hasher_, first, last, [this](const digest& d) { return layout_.locate(d); },
+                   [this](const probe& p) { layout_.prefetch(words_.data(), p); }, detail::each_of_batch{visit})
+            .visit;
     }
 
     void forget_one() noexcept { inserted_ -= inserted_ > 0 ? 1 : 0; }

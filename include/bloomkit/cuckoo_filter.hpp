@@ -393,8 +393,8 @@ private:
     // The hook of filter_api's bulk queries: use(answer) for every key, in order; returns use.
     template <class It, class Sentinel, class Use>
     Use for_each_answer(It first, Sentinel last, Use use) const {
-        pipeline(first, last, [&](const probe& p) { use(contains_probe(p)); });
-        return use;
+        return pipeline(first, last, detail::answer_each{[this](const probe& p) { return contains_probe(p); }, use})
+            .use;
     }
 
     static cuckoo_geometry checked(cuckoo_geometry geometry) {
@@ -583,18 +583,18 @@ private:
         relocate(words, victim.bucket, other, fingerprint);
     }
 
-    /// Runs visit(probe) for every key of [first, last), in order, a prefetched batch at a time.
+    /// Runs visit(probe) for every key of [first, last), in order, a prefetched batch at a time;
+    /// returns visit.
     template <class It, class Sentinel, class Visit>
-    void pipeline(It first, Sentinel last, Visit visit) const {
-        detail::pipelined_by_digest(
-            hasher_, first, last, [this](const digest& d) { return this->locate(d); },
-            [this](const probe& p) {
-                prefetch(p.bucket);
-                prefetch(p.alternate);
-            },
-            [&visit](std::span<const probe> batch) {
-                for (const probe& p : batch) visit(p);
-            });
+    Visit pipeline(It first, Sentinel last, Visit visit) const {
+        return detail::pipelined_by_digest(
+                   hasher_, first, last, [this](const digest& d) { return this->locate(d); },
+                   [this](const probe& p) {
+                       prefetch(p.bucket);
+                       prefetch(p.alternate);
+                   },
+                   detail::each_of_batch{visit})
+            .visit;
     }
 
     cuckoo_geometry geometry_;

@@ -13,8 +13,8 @@
 //   while the longer one costs a slow core nothing but the ring's stack space.
 // - Whether prefetches keep flowing while a visit waits for a line. While one of a visit's
 //   loads stalls, the CPU cannot look far enough ahead to issue many more prefetches, so
-//   visits and hashing alternate, 8 keys at a time: a visit never holds up the next keys'
-//   prefetches for long.
+//   visits and hashing alternate, pipeline_group keys at a time: a visit never holds up the
+//   next keys' prefetches for long.
 // - Whether hashing waits on memory itself. A string key's bytes lie wherever its allocation
 //   put them, and hashing reads them: the pipeline asks for them key_bytes_distance keys before
 //   it hashes them.
@@ -38,8 +38,10 @@ namespace bloomkit::detail {
 /// (the scattered layouts) asks for fewer keys ahead: 128 keys of 7 lines each would be more
 /// lines than the CPU tracks, or than L1 holds until they are read.
 inline constexpr std::size_t pipeline_distance = 128;
-/// Keys visited between two runs of hashing: visit_batch gets spans of at most this many.
-inline constexpr std::size_t pipeline_group = 8;
+/// Keys visited between two runs of hashing: visit_batch gets spans of at most this many. Four
+/// measured faster than eight once a group cost no choice of its own (blocked_layout's
+/// with_batch_test), except for cuckoo lookups far beyond the cache.
+inline constexpr std::size_t pipeline_group = 4;
 /// For keys that are bytes held elsewhere (strings): keys ahead of the one being located whose
 /// bytes are asked for. Strings scattered in memory (a vector of std::string) make each hash a
 /// miss of its own, which the filter's prefetches come too late to hide.
@@ -61,12 +63,16 @@ void prefetch_key_bytes(const Key& key) noexcept {
 /// For every key of [first, last): probe = locate(key) and prefetch(probe); and, Distance keys
 /// behind, in key order, visit_batch(std::span<const probe>) over groups of up to
 /// pipeline_group keys. `locate` must not depend on what visit_batch did: it runs ahead.
+/// Returns visit_batch, as std::for_each returns its function: a visitor that carries state
+/// (answers written through a pointer, a count) keeps it in itself, a local of this function,
+/// where a reference to the caller's variable would make every byte written through a char
+/// pointer a possible write to that variable, stored and reloaded each group.
 ///
 /// The probes wait in a ring: the oldest group is visited, then its slots take the next keys,
 /// so every visit comes a whole ring of hashing after its prefetch.
 template <std::size_t Distance = pipeline_distance, std::forward_iterator It, std::sentinel_for<It> Sentinel,
           class Locate, class Prefetch, class VisitBatch>
-void pipelined(It first, Sentinel last, Locate locate, Prefetch prefetch, VisitBatch visit_batch) {
+VisitBatch pipelined(It first, Sentinel last, Locate locate, Prefetch prefetch, VisitBatch visit_batch) {
     static_assert(Distance % pipeline_group == 0 && Distance != 0, "the ring is a whole number of groups");
     using probe = decltype(locate(*first));
     probe ring[Distance];
@@ -136,16 +142,47 @@ void pipelined(It first, Sentinel last, Locate locate, Prefetch prefetch, VisitB
         held -= count;
         oldest = (oldest + count) % Distance;
     }
+    return visit_batch;
 }
 
-/// pipelined() over keys that `hash` digests: probe = locate(digest of key). The hash
-/// algorithm is chosen once for the whole range (hasher::with_digest_of), not once per key.
+/// A visit_batch for pipelined() that calls visit(probe) for each probe of a batch, in order.
+/// It holds `visit` by value, and pipelined() returns it: so a visitor's state stays a local of
+/// the pipeline (see pipelined) and comes back to the caller afterwards (`.visit`).
+template <class Visit>
+struct each_of_batch {
+    Visit visit;
+    template <class Probe>
+    [[gnu::always_inline]] void operator()(std::span<const Probe> batch) {
+        for (const Probe& p : batch) visit(p);
+    }
+};
+template <class Visit>
+each_of_batch(Visit) -> each_of_batch<Visit>;
+
+/// The visitor of a kind's bulk query, one key at a time: use(answer(probe)). Holds `use` (a
+/// filter_api consumer: answers written through an iterator, or counted) by value, for the
+/// pipeline to keep and give back (`.use`).
+template <class Answer, class Use>
+struct answer_each {
+    Answer answer;
+    Use use;
+    template <class Probe>
+    [[gnu::always_inline]] void operator()(const Probe& p) {
+        use(answer(p));
+    }
+};
+template <class Answer, class Use>
+answer_each(Answer, Use) -> answer_each<Answer, Use>;
+
+/// pipelined() over keys that `hash` digests: probe = locate(digest of key); returns
+/// visit_batch. The hash algorithm is chosen once for the whole range (hasher::with_digest_of),
+/// not once per key.
 template <std::size_t Distance = pipeline_distance, std::forward_iterator It, std::sentinel_for<It> Sentinel,
           class Locate, class Prefetch, class VisitBatch>
-void pipelined_by_digest(const hasher& hash, It first, Sentinel last, Locate locate, Prefetch prefetch,
-                         VisitBatch visit_batch) {
-    hash.with_digest_of<std::iter_value_t<It>>([&](const auto& digest_of) {
-        pipelined<Distance>(
+VisitBatch pipelined_by_digest(const hasher& hash, It first, Sentinel last, Locate locate, Prefetch prefetch,
+                               VisitBatch visit_batch) {
+    return hash.with_digest_of<std::iter_value_t<It>>([&](const auto& digest_of) {
+        return pipelined<Distance>(
             first, last, [&](const auto& key) { return locate(digest_of(key)); }, prefetch, visit_batch);
     });
 }
