@@ -152,7 +152,7 @@ template <class Visit>
 struct each_of_batch {
     Visit visit;
     template <class Probe>
-    [[gnu::always_inline]] void operator()(std::span<const Probe> batch) {
+    void operator()(std::span<const Probe> batch) {
         for (const Probe& p : batch) visit(p);
     }
 };
@@ -167,7 +167,7 @@ struct answer_each {
     Answer answer;
     Use use;
     template <class Probe>
-    [[gnu::always_inline]] void operator()(const Probe& p) {
+    void operator()(const Probe& p) {
         use(answer(p));
     }
 };
