@@ -3,7 +3,7 @@
 // pipeline_group; a key is visited only once the keys the prefetch distance ahead of it (or all
 // of them, near the end) have been located — for every length around the ring's boundaries,
 // for the default distance and shorter ones, over an iterator that only goes forward, and for
-// string keys, whose bytes are fetched ahead.
+// string keys, whose bytes are fetched ahead; and the visitor comes back with its state.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -100,6 +100,32 @@ TEST(BulkPipeline, AKeyIsVisitedOnlyOnceTheDistanceAheadOfItIsLocated) {
     expect_visits_the_distance_behind<pipeline_distance>();
     expect_visits_the_distance_behind<32>();
     expect_visits_the_distance_behind<pipeline_group>();
+}
+
+TEST(BulkPipeline, ReturnsItsVisitorWithTheStateItGathered) {
+    // As std::for_each returns its function: a visitor held by value (the bulk queries' consumer
+    // of answers) comes back with everything it saw, for a sized range and a forward-only one.
+    struct summing {
+        std::size_t visits = 0, sum = 0;
+        void operator()(std::span<const std::size_t> group) {
+            for (const std::size_t key : group) sum += key;
+            visits += group.size();
+        }
+    };
+    const auto locate = [](std::size_t key) { return key; };
+    const auto ignore = [](std::size_t) {};
+    for (const std::size_t n : {std::size_t{0}, pipeline_group - 1, pipeline_distance, 3 * pipeline_distance + 7}) {
+        SCOPED_TRACE(n);
+        const std::vector<std::size_t> keys = first_keys(n);
+        const std::forward_list<std::size_t> listed(keys.begin(), keys.end());
+        const std::size_t expected = n * (n == 0 ? 0 : n - 1) / 2;
+        const summing sized = pipelined(keys.begin(), keys.end(), locate, ignore, summing{});
+        EXPECT_EQ(sized.visits, n);
+        EXPECT_EQ(sized.sum, expected);
+        const summing forward = pipelined(listed.begin(), listed.end(), locate, ignore, summing{});
+        EXPECT_EQ(forward.visits, n);
+        EXPECT_EQ(forward.sum, expected);
+    }
 }
 
 TEST(BulkPipeline, AForwardOnlyRangeIsWalkedOnce) {
