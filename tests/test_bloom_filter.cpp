@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <iterator>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -177,6 +178,37 @@ TYPED_TEST(EveryLayout, InsertingDigestsIsInsertingTheirKeys) {
     EXPECT_EQ(digest_answers, key_answers);
     EXPECT_EQ(by_digest.inserted_count(), keys.size());
     EXPECT_EQ(std::count(digest_answers.end() - 100, digest_answers.end(), 1), 0);  // the repeats
+}
+
+/// An output iterator that throws at its `limit`-th answer, as one that allocates may.
+struct throwing_output {
+    using difference_type = std::ptrdiff_t;
+    std::size_t* written;
+    std::size_t limit;
+    throwing_output& operator*() { return *this; }
+    throwing_output& operator=(bool) {
+        if (++*written == limit) throw std::length_error("no room for another answer");
+        return *this;
+    }
+    throwing_output& operator++() { return *this; }
+    throwing_output operator++(int) { return *this; }
+};
+
+TYPED_TEST(EveryLayout, WhatTheBulkAnswersOutputThrowsReachesTheCaller) {
+    // Bulk lookups hand each answer to the output as they go, inside the layout's batch test:
+    // an exception from the output must leave the call, not end the program.
+    TypeParam filter(5000, 0.01);
+    const auto keys = string_keys(3000, 8);
+    filter.insert(keys.begin(), keys.end());
+    for (const std::size_t limit : {std::size_t{1}, std::size_t{1000}}) {
+        std::size_t written = 0;
+        EXPECT_THROW(filter.contains(keys.begin(), keys.end(), throwing_output{&written, limit}), std::length_error);
+        EXPECT_EQ(written, limit);
+        written = 0;
+        EXPECT_THROW(filter.contains(keys.begin(), keys.end(), throwing_output{&written, limit}, concurrent),
+                     std::length_error);
+        EXPECT_EQ(written, limit);
+    }
 }
 
 TYPED_TEST(EveryLayout, ClearForgetsEverything) {

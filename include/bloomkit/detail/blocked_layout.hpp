@@ -98,9 +98,10 @@ public:
     /// its SIMD kernel for a batch, else one key at a time as test() answers it (the probes
     /// unrolled for k). Concurrent (atomic) access stays scalar: a vector load is not an atomic
     /// one. Each answer goes straight to `answer`, not through an array: a consumer that counts
-    /// or writes them keeps them in registers.
+    /// or writes them keeps them in registers. Whatever `answer` throws (an output iterator that
+    /// allocates) propagates.
     template <class Access, class Answer>
-    void test_batch(const word_type* words, std::span<const probe> probes, Answer& answer) const noexcept {
+    void test_batch(const word_type* words, std::span<const probe> probes, Answer& answer) const {
         if constexpr (std::is_same_v<Access, plain_access>) {
             if (self().has_batch_step()) return test_by_steps(words, probes, answer);
             if (self().test_batch_simd(words, probes, answer)) return;
@@ -118,11 +119,10 @@ public:
     decltype(auto) with_batch_test(F&& f) const {
         if constexpr (std::is_same_v<Access, plain_access>)
             if (self().has_batch_step())
-                return std::forward<F>(f)(
-                    [this](const word_type* words, std::span<const probe> probes, auto& answer) noexcept {
-                        this->test_by_steps(words, probes, answer);
-                    });
-        return std::forward<F>(f)([this](const word_type* words, std::span<const probe> probes, auto& answer) noexcept {
+                return std::forward<F>(f)([this](const word_type* words, std::span<const probe> probes, auto& answer) {
+                    this->test_by_steps(words, probes, answer);
+                });
+        return std::forward<F>(f)([this](const word_type* words, std::span<const probe> probes, auto& answer) {
             this->template test_batch<Access>(words, probes, answer);
         });
     }
@@ -178,7 +178,7 @@ protected:
 
 private:
     template <class Answer>
-    void test_by_steps(const word_type* words, std::span<const probe> probes, Answer& answer) const noexcept {
+    void test_by_steps(const word_type* words, std::span<const probe> probes, Answer& answer) const {
         // In a register: an answer written through a char pointer could change the closure of
         // with_batch_test, which would reload `this` from it after every answer.
         const Derived* const layout = &self();
@@ -190,7 +190,7 @@ private:
     // the SIMD levels, where it never runs.
     template <class Access, class Answer>
     [[gnu::noinline]] void test_one_by_one(const word_type* words, std::span<const probe> probes,
-                                           Answer& answer) const noexcept {
+                                           Answer& answer) const {
         for (const probe& p : probes) answer(test<Access>(words, p));
     }
 

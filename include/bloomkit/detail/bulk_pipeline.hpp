@@ -109,7 +109,8 @@ VisitBatch pipelined(It first, Sentinel last, Locate locate, Prefetch prefetch, 
         // A range that knows its size: while a whole group of keys is left, a group is visited
         // and its slots take the next group, a count known here, so the keys' hashing unrolls
         // with no test of the end between them. The ring's first fill and the last, partial
-        // group run once a call: out of line, so that the pipeline's code is there once.
+        // group run once a call, out of line: a third inlined copy of a key's hashing made GCC
+        // stop inlining elsewhere in a large program (docs/design/performance.md).
         const auto fill_once = [&](std::size_t at, std::size_t count) __attribute__((noinline)) {
             return fill(at, count);
         };

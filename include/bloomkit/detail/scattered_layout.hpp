@@ -71,7 +71,7 @@ public:
     }
 
     template <class Access, class Answer>
-    void test_batch(const word_type* words, std::span<const probe> probes, Answer& answer) const noexcept {
+    void test_batch(const word_type* words, std::span<const probe> probes, Answer& answer) const {
         for (const probe& p : probes) answer(test<Access>(words, p));
     }
 
@@ -79,7 +79,7 @@ public:
     /// (blocked_layout::with_batch_test).
     template <class Access, class F>
     decltype(auto) with_batch_test(F&& f) const {
-        return std::forward<F>(f)([this](const word_type* words, std::span<const probe> probes, auto& answer) noexcept {
+        return std::forward<F>(f)([this](const word_type* words, std::span<const probe> probes, auto& answer) {
             this->template test_batch<Access>(words, probes, answer);
         });
     }

@@ -189,7 +189,7 @@ public:
     /// answer(whether every bit of p is set) for each probe p, in order, by the CPU's SIMD
     /// kernel for a k no one-key step serves (k > 8); false (no call) when the CPU has none.
     template <class Answer>
-    bool test_batch_simd(const word_type* words, std::span<const probe> probes, Answer& answer) const noexcept {
+    bool test_batch_simd(const word_type* words, std::span<const probe> probes, Answer& answer) const {
 #ifdef BLOOMKIT_X86_SIMD
         const simd_level level = active_simd_level();
         if (level == simd_level::scalar) return false;
