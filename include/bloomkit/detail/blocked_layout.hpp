@@ -102,11 +102,9 @@ public:
     /// allocates) propagates.
     template <class Access, class Answer>
     void test_batch(const word_type* words, std::span<const probe> probes, Answer& answer) const {
-        if constexpr (std::is_same_v<Access, plain_access>) {
+        if constexpr (std::is_same_v<Access, plain_access>)
             if (self().has_batch_step()) return test_by_steps(words, probes, answer);
-            if (self().test_batch_simd(words, probes, answer)) return;
-        }
-        test_one_by_one<Access>(words, probes, answer);
+        test_without_steps<Access>(words, probes, answer);
     }
 
     /// Calls f(test_batch) and returns what it returns, where test_batch(words, probes, answer)
@@ -123,7 +121,7 @@ public:
                     this->test_by_steps(words, probes, answer);
                 });
         return std::forward<F>(f)([this](const word_type* words, std::span<const probe> probes, auto& answer) {
-            this->template test_batch<Access>(words, probes, answer);
+            this->template test_without_steps<Access>(words, probes, answer);
         });
     }
 
@@ -183,6 +181,14 @@ private:
         // with_batch_test, which would reload `this` from it after every answer.
         const Derived* const layout = &self();
         for (const probe& p : probes) answer(layout->batch_step(words + p.block * Words, p.pattern));
+    }
+
+    // test_batch where no one-key step serves: the layout's batch kernel, else key by key.
+    template <class Access, class Answer>
+    void test_without_steps(const word_type* words, std::span<const probe> probes, Answer& answer) const {
+        if constexpr (std::is_same_v<Access, plain_access>)
+            if (self().test_batch_simd(words, probes, answer)) return;
+        test_one_by_one<Access>(words, probes, answer);
     }
 
     // test_batch without a SIMD kernel (or with atomic access). Out of line: with the single
