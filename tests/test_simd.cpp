@@ -122,6 +122,19 @@ TEST(Simd, LimitNeverExceedsTheCpu) {
     EXPECT_LE(limit_simd_level(simd_level::avx512), supported_simd_level());
 }
 
+TEST(Simd, SingleCallsReadTheLevelInUse) {
+    // Single-key calls read the level as a plain load (detail::decided_simd_level), which a
+    // filter's constructor has decided: it follows every change the cap makes.
+    const simd_guard guard;
+    const bloomkit::block_bloom_filter filter(bloom_geometry{512 * 4, 6});
+    EXPECT_EQ(detail::decided_simd_level(), static_cast<int>(active_simd_level()));
+    for (const simd_level level : levels_of_this_cpu()) {
+        ASSERT_EQ(limit_simd_level(level), level);
+        EXPECT_EQ(detail::decided_simd_level(), static_cast<int>(level));
+        EXPECT_FALSE(filter.contains(std::uint64_t{7}));
+    }
+}
+
 }  // namespace
 
 TEST(Simd, CountingOnesAgreesWithAPlainCount) {

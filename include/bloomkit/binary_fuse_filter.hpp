@@ -745,8 +745,10 @@ private:
     // An integer key by value: a reference would make every inlined lookup store its key.
     template <class Key>
     using key_argument = std::conditional_t<std::is_scalar_v<Key>, Key, const Key&>;
+    // Pure, as hasher::hash_integer_otherwise is: it keeps a loop of contains() from reloading
+    // the filter's fields every key.
     template <class Key>
-    [[nodiscard, gnu::noinline]] bool contains_otherwise(key_argument<Key> key) const {
+    [[nodiscard, gnu::noinline, gnu::pure]] bool contains_otherwise(key_argument<Key> key) const {
         return !empty() && matches(lookup_hash(this->hasher_(key)));
     }
 

@@ -503,8 +503,11 @@ private:
         }
     };
 
+    // The algorithms other than xxh3_mum, out of line. Pure (it only reads the hasher): a call
+    // that might write memory would stop the compiler from keeping anything of the filter in
+    // registers across a loop of single calls (simd.hpp, decided_simd_level).
     template <integer_key Key>
-    [[nodiscard, gnu::noinline]] digest hash_integer_otherwise(Key key) const {
+    [[nodiscard, gnu::noinline, gnu::pure]] digest hash_integer_otherwise(Key key) const {
         if (algorithm_ == hash_algorithm::xxh3_mix) return detail::mix_integer(detail::widened(key), seed_key_);
         if (algorithm_ == hash_algorithm::murmur3_128) return hash_guava_integer(detail::widened(key));
         if (algorithm_ == hash_algorithm::fnv1_64) {  // DCSO takes bytes: an integer is its 8, widened

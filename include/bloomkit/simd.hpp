@@ -81,6 +81,28 @@ inline std::atomic<int> simd_level_in_use{-1};
     return static_cast<simd_level>(level >= 0 ? level : detail::decide_simd_level());
 }
 
+namespace detail {
+
+/// simd_level_in_use as a single-key call reads it: the level already decided (every layout
+/// that reads it decides it in its constructor, so a single call never has to), or -1, which
+/// every caller takes as "scalar". It is the same relaxed load, an aligned 32-bit mov, but
+/// written so that the compiler may keep it in a register across the caller's loop. Through
+/// std::atomic, even relaxed, GCC moves no load out of a loop that holds it: a loop of single
+/// lookups then reloaded every field of the filter every key — the hash's secrets, the words'
+/// address, the filter's own address from the caller's lambda — ~7% of a lookup at 100M keys
+/// (docs/design/performance.md, "Single calls in a loop").
+[[nodiscard]] inline int decided_simd_level() noexcept {
+#ifdef BLOOMKIT_X86_SIMD
+    int level;
+    asm("movl %1, %0" : "=r"(level) : "m"(simd_level_in_use));
+    return level;
+#else
+    return simd_level_in_use.load(std::memory_order_relaxed);
+#endif
+}
+
+}  // namespace detail
+
 /// Caps the backend at `level` (never above what the CPU supports); returns the one in use.
 inline simd_level limit_simd_level(simd_level level) noexcept {
     const simd_level chosen =

@@ -20,6 +20,7 @@
 #include "bloomkit/detail/geometry_checks.hpp"
 #include "bloomkit/detail/word_access.hpp"
 #include "bloomkit/hash.hpp"
+#include "bloomkit/simd.hpp"
 #include "bloomkit/sizing/bloom.hpp"
 
 namespace bloomkit::detail {
@@ -172,6 +173,7 @@ protected:
 
     explicit blocked_layout(bloom_geometry g) : geometry_(g), blocks_(g.bits / bits_per_block) {
         check_geometry(Derived::id, g);
+        (void)active_simd_level();  // decided here, so that no single call has to (decided_simd_level)
     }
 
 private:

@@ -94,7 +94,7 @@ public:
     /// (answer untouched) when the generic loop is to run.
     bool test_one(const word_type* block, std::uint32_t pattern, bool& answer) const noexcept {
 #ifdef BLOOMKIT_X86_SIMD
-        const int level = detail::simd_level_in_use.load(std::memory_order_relaxed);
+        const int level = detail::decided_simd_level();
 #ifndef __AVX512F__  // where AVX-512's step would be a call, AVX2's first: it needs none
         if (level >= one_step_avx2_from_) {
             answer = avx2_test_step(block, pattern);
@@ -109,12 +109,9 @@ public:
             answer = avx2_test_step(block, pattern);
             return true;
         }
-        if (level < 0) [[unlikely]] {  // not yet decided: decide, and answer on the scalar path
-            (void)active_simd_level();
-        }
 #endif
         if (test_unrolled_ == nullptr) return false;
-        answer = test_unrolled_(block, pattern);
+        answer = test_by_unrolled_probes(block, pattern);
         return true;
     }
 
@@ -145,7 +142,7 @@ public:
     /// `added` (a bit was clear) and returns true; returns false when the generic loop is to run.
     bool set_one(word_type* block, std::uint32_t pattern, bool& added) const noexcept {
 #ifdef BLOOMKIT_X86_SIMD
-        const int level = detail::simd_level_in_use.load(std::memory_order_relaxed);
+        const int level = detail::decided_simd_level();
         if (level == static_cast<int>(simd_level::avx512)) {
             added = detail::simd::block_set_single_avx512(block, pattern, geometry().hashes, multiplier_powers.data(),
                                                           lane_powers_.data());
@@ -154,9 +151,6 @@ public:
         if (level >= one_step_avx2_from_) {
             added = avx2_set_step(block, pattern);
             return true;
-        }
-        if (level < 0) [[unlikely]] {  // not yet decided: decide, and insert on the path below
-            (void)active_simd_level();
         }
 #endif
         if (insert_unrolled_ == nullptr) return false;
@@ -310,6 +304,15 @@ private:
         word_type all_set = 1;
         for_each_position_of<K>(pattern, [&](std::uint32_t bit) { all_set &= block[bit / 64] >> (bit % 64); });
         return (all_set & 1) != 0;
+    }
+
+    // The call through test_unrolled_, as a function that only reads memory: GCC ignores `pure`
+    // on a pointer to a function, and a call it must assume writes anything is a loop's barrier
+    // (simd.hpp, decided_simd_level). On the SIMD levels it is never called; without SIMD it
+    // costs a direct call and a jump.
+    [[gnu::noinline, gnu::pure]] bool test_by_unrolled_probes(const word_type* block,
+                                                              std::uint32_t pattern) const noexcept {
+        return test_unrolled_(block, pattern);
     }
 
     static test_function unrolled_test_for(std::uint32_t hashes) noexcept {

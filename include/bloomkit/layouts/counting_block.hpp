@@ -70,7 +70,7 @@ public:
     /// the scalar pass over the block's words (docs/design/performance.md, "Counting filters").
     [[nodiscard]] bool test(const word_type* words, const probe& p) const noexcept {
 #ifdef BLOOMKIT_X86_SIMD
-        const simd_level level = active_simd_level();
+        const auto level = static_cast<simd_level>(detail::decided_simd_level());  // -1: none of the below
         if (geometry_.hashes <= 16 && level == simd_level::avx512)
             return detail::simd::counting_test_avx512(block_of(words, p), p.pattern, placement_.lane_powers());
         if (geometry_.hashes <= 8 && level == simd_level::avx2)
@@ -83,7 +83,7 @@ public:
     /// whether one of them was zero: the key was certainly absent before.
     bool increment(word_type* words, const probe& p) const noexcept {
 #ifdef BLOOMKIT_X86_SIMD
-        const simd_level level = active_simd_level();
+        const auto level = static_cast<simd_level>(detail::decided_simd_level());  // -1: none of the below
         if (geometry_.hashes <= 16 && level == simd_level::avx512) {
             return geometry_.hashes <= 8 ? detail::simd::counting_increment_avx512<8>(block_of(words, p), p.pattern,
                                                                                       placement_.lane_powers())

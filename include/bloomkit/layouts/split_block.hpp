@@ -49,7 +49,7 @@ public:
     /// Answers one key in `block` by one AVX2 step where the CPU has AVX2 (batch_step): sets
     /// `answer` and returns true; returns false (answer untouched) when the generic loop is to run.
     bool test_one(const word_type* block, std::uint32_t pattern, bool& answer) const noexcept {
-        if (!has_batch_step()) return false;
+        if (!has_step_for_single_keys()) return false;
         answer = batch_step(block, pattern);
         return true;
     }
@@ -58,7 +58,7 @@ public:
     /// was clear) and returns true; returns false when the generic loop is to run.
     bool set_one(word_type* block, std::uint32_t pattern, bool& added) const noexcept {
 #ifdef BLOOMKIT_X86_SIMD
-        if (active_simd_level() != simd_level::scalar) {
+        if (has_step_for_single_keys()) {
 #ifdef __AVX2__
             added = detail::simd::split_block_set_one_avx2(block, pattern, salt.data());
 #else  // baseline code: the same step as inline assembly, not a call
@@ -80,6 +80,17 @@ public:
 #endif
     }
 
+private:
+    // has_batch_step() for a single key, the level read as decided (simd.hpp).
+    [[nodiscard]] static bool has_step_for_single_keys() noexcept {
+#ifdef BLOOMKIT_X86_SIMD
+        return detail::decided_simd_level() > static_cast<int>(simd_level::scalar);
+#else
+        return false;
+#endif
+    }
+
+public:
     /// Whether every bit of the key is set in `block`, by one AVX2 step inline (where
     /// has_batch_step()): the intrinsics in code built for AVX2, the same step as inline
     /// assembly in code built for baseline x86-64, not a call.

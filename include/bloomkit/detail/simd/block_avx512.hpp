@@ -76,9 +76,10 @@ __attribute__((target("avx512f"))) inline void block_test_few_avx512(const std::
 }
 
 /// A single key, k ≤ 16: called directly by code built for baseline x86-64 (see block_avx2.hpp).
-__attribute__((target("avx512f"))) inline bool block_test_single_avx512(const std::uint64_t* block,
-                                                                        std::uint32_t pattern,
-                                                                        const std::uint32_t* lane_powers) noexcept {
+/// Pure (it only reads memory), so that the call does not keep a caller's loop from holding the
+/// filter's fields in registers (simd.hpp, decided_simd_level).
+__attribute__((target("avx512f"), pure)) inline bool block_test_single_avx512(
+    const std::uint64_t* block, std::uint32_t pattern, const std::uint32_t* lane_powers) noexcept {
     return block_test_one_avx512(block, pattern, lane_powers);
 }
 

@@ -27,9 +27,10 @@
 
 namespace bloomkit::detail::simd {
 
-/// Whether every counter of a key with k ≤ 8 is nonzero.
-__attribute__((target("avx2"))) inline bool counting_test_avx2(const std::uint64_t* block, std::uint32_t pattern,
-                                                               const std::uint32_t* lane_powers) noexcept {
+/// Whether every counter of a key with k ≤ 8 is nonzero. Pure, so that a call in a loop of
+/// single lookups lets the loop keep the filter in registers (simd.hpp, decided_simd_level).
+__attribute__((target("avx2"), pure)) inline bool counting_test_avx2(const std::uint64_t* block, std::uint32_t pattern,
+                                                                     const std::uint32_t* lane_powers) noexcept {
     const __m256i product = block_products_avx2(pattern, lane_powers);
     const __m256i fetched = block_probed_words_avx2(block, product);
     const __m256i shift =
