@@ -1,9 +1,10 @@
 // Tests of bloomkit/detail/bulk_pipeline.hpp, the pipeline under every bulk call: every key is
-// located and prefetched once and visited once, in key order, in groups of at most
-// pipeline_group; a key is visited only once the keys the prefetch distance ahead of it (or all
-// of them, near the end) have been located — for every length around the ring's boundaries,
-// for the default distance and shorter ones, over an iterator that only goes forward, and for
-// string keys, whose bytes are fetched ahead; and the visitor comes back with its state.
+// located and prefetched once and visited once, in key order, in groups of at most the group
+// size (pipeline_group, or a kind's own); a key is visited only once the keys the prefetch
+// distance ahead of it (or all of them, near the end) have been located — for every length
+// around the ring's boundaries, for the default distance and shorter ones, over an iterator
+// that only goes forward, and for string keys, whose bytes are fetched ahead; and the visitor
+// comes back with its state.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -30,10 +31,10 @@ struct trace {
     std::vector<std::size_t> located_before_visit;  // per visited key: keys located by then
 };
 
-template <std::size_t Distance = pipeline_distance, class Range>
+template <std::size_t Distance = pipeline_distance, std::size_t Group = pipeline_group, class Range>
 trace run(const Range& keys) {
     trace t;
-    pipelined<Distance>(
+    pipelined<Distance, Group>(
         keys.begin(), keys.end(),
         [&t](std::size_t key) {
             t.located.push_back(key);
@@ -56,35 +57,35 @@ std::vector<std::size_t> first_keys(std::size_t n) {
     return keys;
 }
 
-template <std::size_t Distance>
+template <std::size_t Distance, std::size_t Group = pipeline_group>
 void expect_every_key_once_in_order() {
     // Empty, shorter than the ring, the ring exactly, and past it by every remainder of a group,
     // over several turns of the ring.
-    for (std::size_t n = 0; n <= 3 * Distance + 2 * pipeline_group + 1; ++n) {
+    for (std::size_t n = 0; n <= 3 * Distance + 2 * Group + 1; ++n) {
         SCOPED_TRACE(n);
         const std::vector<std::size_t> keys = first_keys(n);
-        const trace t = run<Distance>(keys);
+        const trace t = run<Distance, Group>(keys);
         EXPECT_EQ(t.located, keys);
         EXPECT_EQ(t.prefetched, keys);
         EXPECT_EQ(t.visited, keys);
         for (const std::size_t size : t.group_sizes) {
             EXPECT_GE(size, 1U);
-            EXPECT_LE(size, pipeline_group);
+            EXPECT_LE(size, Group);
         }
     }
 }
 
-template <std::size_t Distance>
+template <std::size_t Distance, std::size_t Group = pipeline_group>
 void expect_visits_the_distance_behind() {
-    for (const std::size_t n : {std::size_t{1}, pipeline_group, Distance - 1, Distance, Distance + 1,
-                                2 * Distance + pipeline_group - 1, 5 * Distance + 3}) {
+    for (const std::size_t n :
+         {std::size_t{1}, Group, Distance - 1, Distance, Distance + 1, 2 * Distance + Group - 1, 5 * Distance + 3}) {
         SCOPED_TRACE(n);
-        const trace t = run<Distance>(first_keys(n));
+        const trace t = run<Distance, Group>(first_keys(n));
         ASSERT_EQ(t.located_before_visit.size(), n);
         for (std::size_t i = 0; i < n; ++i) {
             // A group is visited once the key Distance past its first is located (every key,
             // near the end): the prefetch of each of its keys had a ring's worth of hashing.
-            const std::size_t group_start = i - i % pipeline_group;
+            const std::size_t group_start = i - i % Group;
             EXPECT_EQ(t.located_before_visit[i], std::min(n, group_start + Distance)) << "key " << i;
         }
     }
@@ -93,13 +94,18 @@ void expect_visits_the_distance_behind() {
 TEST(BulkPipeline, EveryKeyIsLocatedPrefetchedAndVisitedOnceInOrder) {
     expect_every_key_once_in_order<pipeline_distance>();
     expect_every_key_once_in_order<32>();
-    expect_every_key_once_in_order<pipeline_group>();  // a ring of one group
+    expect_every_key_once_in_order<pipeline_group>();        // a ring of one group
+    expect_every_key_once_in_order<pipeline_distance, 8>();  // a kind's own group size (cuckoo's)
+    expect_every_key_once_in_order<8, 8>();
+    expect_every_key_once_in_order<16, 1>();
 }
 
 TEST(BulkPipeline, AKeyIsVisitedOnlyOnceTheDistanceAheadOfItIsLocated) {
     expect_visits_the_distance_behind<pipeline_distance>();
     expect_visits_the_distance_behind<32>();
     expect_visits_the_distance_behind<pipeline_group>();
+    expect_visits_the_distance_behind<pipeline_distance, 8>();
+    expect_visits_the_distance_behind<16, 1>();
 }
 
 TEST(BulkPipeline, ReturnsItsVisitorWithTheStateItGathered) {

@@ -584,10 +584,11 @@ private:
     }
 
     /// Runs visit(probe) for every key of [first, last), in order, a prefetched batch at a time;
-    /// returns visit.
+    /// returns visit. Groups of 8 keys: a cuckoo key's two lines a bucket apart measured 5–7%
+    /// slower at 100M keys in the pipeline's groups of 4 (docs/design/performance.md).
     template <class It, class Sentinel, class Visit>
     Visit pipeline(It first, Sentinel last, Visit visit) const {
-        return detail::pipelined_by_digest(
+        return detail::pipelined_by_digest<detail::pipeline_distance, 8>(
                    hasher_, first, last, [this](const digest& d) { return this->locate(d); },
                    [this](const probe& p) {
                        prefetch(p.bucket);

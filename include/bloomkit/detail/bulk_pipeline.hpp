@@ -38,9 +38,10 @@ namespace bloomkit::detail {
 /// (the scattered layouts) asks for fewer keys ahead: 128 keys of 7 lines each would be more
 /// lines than the CPU tracks, or than L1 holds until they are read.
 inline constexpr std::size_t pipeline_distance = 128;
-/// Keys visited between two runs of hashing: visit_batch gets spans of at most this many. Four
-/// measured faster than eight once a group cost no choice of its own (blocked_layout's
-/// with_batch_test), except for cuckoo lookups far beyond the cache.
+/// Keys visited between two runs of hashing, unless a kind chooses its own: visit_batch gets
+/// spans of at most this many. Four measured faster than eight once a group cost no choice of
+/// its own (blocked_layout's with_batch_test); a cuckoo lookup, two buckets' lines a key, visits
+/// eight (cuckoo_filter.hpp).
 inline constexpr std::size_t pipeline_group = 4;
 /// For keys that are bytes held elsewhere (strings): keys ahead of the one being located whose
 /// bytes are asked for. Strings scattered in memory (a vector of std::string) make each hash a
@@ -61,8 +62,8 @@ void prefetch_key_bytes(const Key& key) noexcept {
 }
 
 /// For every key of [first, last): probe = locate(key) and prefetch(probe); and, Distance keys
-/// behind, in key order, visit_batch(std::span<const probe>) over groups of up to
-/// pipeline_group keys. `locate` must not depend on what visit_batch did: it runs ahead.
+/// behind, in key order, visit_batch(std::span<const probe>) over groups of up to Group keys.
+/// `locate` must not depend on what visit_batch did: it runs ahead.
 /// Returns visit_batch, as std::for_each returns its function: a visitor that carries state
 /// (answers written through a pointer, a count) keeps it in itself, a local of this function,
 /// where a reference to the caller's variable would make every byte written through a char
@@ -70,10 +71,10 @@ void prefetch_key_bytes(const Key& key) noexcept {
 ///
 /// The probes wait in a ring: the oldest group is visited, then its slots take the next keys,
 /// so every visit comes a whole ring of hashing after its prefetch.
-template <std::size_t Distance = pipeline_distance, std::forward_iterator It, std::sentinel_for<It> Sentinel,
-          class Locate, class Prefetch, class VisitBatch>
+template <std::size_t Distance = pipeline_distance, std::size_t Group = pipeline_group, std::forward_iterator It,
+          std::sentinel_for<It> Sentinel, class Locate, class Prefetch, class VisitBatch>
 VisitBatch pipelined(It first, Sentinel last, Locate locate, Prefetch prefetch, VisitBatch visit_batch) {
-    static_assert(Distance % pipeline_group == 0 && Distance != 0, "the ring is a whole number of groups");
+    static_assert(Group != 0 && Distance % Group == 0, "the ring is a whole number of groups");
     using probe = decltype(locate(*first));
     probe ring[Distance];
     // The key whose bytes are asked for next, key_bytes_distance ahead of `first`: for keys
@@ -103,7 +104,7 @@ VisitBatch pipelined(It first, Sentinel last, Locate locate, Prefetch prefetch, 
         }
         return filled;
     };
-    std::size_t oldest = 0;  // always a multiple of pipeline_group
+    std::size_t oldest = 0;  // always a multiple of Group
     std::size_t held = 0;
     if constexpr (std::sized_sentinel_for<Sentinel, It>) {
         // A range that knows its size: while a whole group of keys is left, a group is visited
@@ -116,29 +117,28 @@ VisitBatch pipelined(It first, Sentinel last, Locate locate, Prefetch prefetch, 
         };
         held = fill_once(0, Distance);
         if (held == Distance) {
-            for (; static_cast<std::size_t>(last - first) >= pipeline_group;
-                 oldest = (oldest + pipeline_group) % Distance) {
-                visit_batch(std::span<const probe>(ring + oldest, pipeline_group));
-                for (std::size_t i = 0; i < pipeline_group; ++i) locate_next(oldest + i);
+            for (; static_cast<std::size_t>(last - first) >= Group; oldest = (oldest + Group) % Distance) {
+                visit_batch(std::span<const probe>(ring + oldest, Group));
+                for (std::size_t i = 0; i < Group; ++i) locate_next(oldest + i);
             }
             if (first != last) {
-                visit_batch(std::span<const probe>(ring + oldest, pipeline_group));
-                held = held - pipeline_group + fill_once(oldest, pipeline_group);
-                oldest = (oldest + pipeline_group) % Distance;
+                visit_batch(std::span<const probe>(ring + oldest, Group));
+                held = held - Group + fill_once(oldest, Group);
+                oldest = (oldest + Group) % Distance;
             }
         }
     } else {
         held = fill(0, Distance);
         while (held == Distance) {
-            visit_batch(std::span<const probe>(ring + oldest, pipeline_group));
-            held = held - pipeline_group + fill(oldest, pipeline_group);
-            oldest = (oldest + pipeline_group) % Distance;
+            visit_batch(std::span<const probe>(ring + oldest, Group));
+            held = held - Group + fill(oldest, Group);
+            oldest = (oldest + Group) % Distance;
         }
     }
     // The last `held` probes, from the oldest on around the ring; a group never wraps, as the
     // ring is a whole number of groups.
     while (held != 0) {
-        const std::size_t count = std::min(pipeline_group, held);
+        const std::size_t count = std::min(Group, held);
         visit_batch(std::span<const probe>(ring + oldest, count));
         held -= count;
         oldest = (oldest + count) % Distance;
@@ -178,12 +178,12 @@ answer_each(Answer, Use) -> answer_each<Answer, Use>;
 /// pipelined() over keys that `hash` digests: probe = locate(digest of key); returns
 /// visit_batch. The hash algorithm is chosen once for the whole range (hasher::with_digest_of),
 /// not once per key.
-template <std::size_t Distance = pipeline_distance, std::forward_iterator It, std::sentinel_for<It> Sentinel,
-          class Locate, class Prefetch, class VisitBatch>
+template <std::size_t Distance = pipeline_distance, std::size_t Group = pipeline_group, std::forward_iterator It,
+          std::sentinel_for<It> Sentinel, class Locate, class Prefetch, class VisitBatch>
 VisitBatch pipelined_by_digest(const hasher& hash, It first, Sentinel last, Locate locate, Prefetch prefetch,
                                VisitBatch visit_batch) {
     return hash.with_digest_of<std::iter_value_t<It>>([&](const auto& digest_of) {
-        return pipelined<Distance>(
+        return pipelined<Distance, Group>(
             first, last, [&](const auto& key) { return locate(digest_of(key)); }, prefetch, visit_batch);
     });
 }
