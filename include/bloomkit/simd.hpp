@@ -85,12 +85,12 @@ namespace detail {
 
 /// simd_level_in_use as a single-key call reads it: the level already decided (every layout
 /// that reads it decides it in its constructor, so a single call never has to), or -1, which
-/// every caller takes as "scalar". It is the same relaxed load, an aligned 32-bit mov, but
-/// written so that the compiler may keep it in a register across the caller's loop. Through
-/// std::atomic, even relaxed, GCC moves no load out of a loop that holds it: a loop of single
-/// lookups then reloaded every field of the filter every key — the hash's secrets, the words'
-/// address, the filter's own address from the caller's lambda — ~7% of a lookup at 100M keys
-/// (docs/design/performance.md, "Single calls in a loop").
+/// every caller takes as "scalar". It is the same relaxed load, an aligned 32-bit mov, written
+/// as inline assembly so that it is no barrier to the caller's loop: through std::atomic, even
+/// relaxed, GCC moves no load out of a loop that holds it, and a loop of single lookups then
+/// reloaded the filter's own address from the caller's lambda every key, and everything else
+/// through it after that load — ~7% of a lookup at 100M keys (docs/design/performance.md,
+/// "Single calls in a loop").
 [[nodiscard]] inline int decided_simd_level() noexcept {
 #ifdef BLOOMKIT_X86_SIMD
     int level;
