@@ -80,17 +80,6 @@ public:
 #endif
     }
 
-private:
-    // has_batch_step() for a single key, the level read as decided (simd.hpp).
-    [[nodiscard]] static bool has_step_for_single_keys() noexcept {
-#ifdef BLOOMKIT_X86_SIMD
-        return detail::decided_simd_level() > static_cast<int>(simd_level::scalar);
-#else
-        return false;
-#endif
-    }
-
-public:
     /// Whether every bit of the key is set in `block`, by one AVX2 step inline (where
     /// has_batch_step()): the intrinsics in code built for AVX2, the same step as inline
     /// assembly in code built for baseline x86-64, not a call.
@@ -127,6 +116,16 @@ public:
     /// (x · salt[word] mod 2^32) >> 27.
     void for_each_bit(std::uint32_t pattern, Visit visit) const noexcept {
         for (std::size_t word = 0; word < 8; ++word) visit(word, std::uint32_t{1} << ((pattern * salt[word]) >> 27));
+    }
+
+private:
+    // has_batch_step() for a single key, the level read as decided (simd.hpp).
+    [[nodiscard]] static bool has_step_for_single_keys() noexcept {
+#ifdef BLOOMKIT_X86_SIMD
+        return detail::decided_simd_level() > static_cast<int>(simd_level::scalar);
+#else
+        return false;
+#endif
     }
 };
 
