@@ -103,9 +103,7 @@ public:
     /// allocates) propagates.
     template <class Access, class Answer>
     void test_batch(const word_type* words, std::span<const probe> probes, Answer& answer) const {
-        if constexpr (std::is_same_v<Access, plain_access>)
-            if (self().has_batch_step()) return test_by_steps(words, probes, answer);
-        test_without_steps<Access>(words, probes, answer);
+        with_batch_test<Access>([&](const auto& test) { test(words, probes, answer); });
     }
 
     /// Calls f(test_batch) and returns what it returns, where test_batch(words, probes, answer)
