@@ -132,10 +132,10 @@ public:
     }
 #endif
 
-    // A single insert: AVX-512's step where the CPU has it (the path measured on such a CPU);
-    // else, for k ≤ 8, AVX2's step inline — inline assembly in code built for baseline x86-64,
-    // as for test_one. Without a SIMD step, the probes unrolled for this k (k ≤ 16), a function
-    // chosen once per filter: with the multipliers as immediates and no loop, a probe is ~11
+    // A single insert: AVX-512's step where the CPU has it, inline for k ≤ 8 (as inline
+    // assembly in code built without AVX-512); else, for k ≤ 8, AVX2's step inline — inline
+    // assembly in code built for baseline x86-64, as for test_one. Without a SIMD step, the probes unrolled for this k
+    // (k ≤ 16), a function chosen once per filter: with the multipliers as immediates and no loop, a probe is ~11
     // instructions instead of ~19 (docs/design/performance.md, "Single inserts with AVX2 and
     // without SIMD").
     /// Inserts one key into `block` by a SIMD step or by its probes unrolled for this k: sets
@@ -144,8 +144,7 @@ public:
 #ifdef BLOOMKIT_X86_SIMD
         const int level = detail::decided_simd_level();
         if (level == static_cast<int>(simd_level::avx512)) {
-            added = detail::simd::block_set_single_avx512(block, pattern, geometry().hashes, multiplier_powers.data(),
-                                                          lane_powers_.data());
+            added = avx512_set_step(block, pattern);
             return true;
         }
         if (level >= one_step_avx2_from_) {
@@ -254,6 +253,16 @@ private:
 #else
         return detail::simd::block_set_one_avx2_asm(block, pattern, lane_powers_.data());
 #endif
+    }
+    /// The AVX-512 step of a single insert: inline for k ≤ 8 in any build (as inline assembly
+    /// where the code is not built for AVX-512), a call past that.
+    bool avx512_set_step(word_type* block, std::uint32_t pattern) const noexcept {
+#ifndef __AVX512F__
+        if (geometry().hashes <= 8)
+            return detail::simd::block_set_one_avx512_asm(block, pattern, geometry().hashes, lane_powers_.data());
+#endif
+        return detail::simd::block_set_single_avx512(block, pattern, geometry().hashes, multiplier_powers.data(),
+                                                     lane_powers_.data());
     }
 #endif
 

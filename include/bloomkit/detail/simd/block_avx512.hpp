@@ -8,7 +8,8 @@
 //
 // Inserting builds the key's 512-bit mask in a zmm register and ORs it into the block with one
 // load and one store, where the scalar path writes a word at a time
-// (docs/design/performance.md).
+// (docs/design/performance.md). Single inserts from code built without AVX-512 take the same
+// step as inline assembly (block_set_one_avx512_asm).
 //
 // Loads and stores are the unaligned forms: as fast as the aligned ones on a 64-byte-aligned
 // filter, and safe on any block a caller passes.
@@ -23,6 +24,7 @@
 #include <cstdint>
 
 #include "bloomkit/detail/blocked_layout.hpp"
+#include "bloomkit/detail/simd/inline_asm.hpp"
 
 namespace bloomkit::detail::simd {
 
@@ -184,6 +186,71 @@ __attribute__((target("avx512f"))) inline bool block_set_single_avx512(std::uint
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
 #endif
+
+/// Minus the first bit of each 32-bit word of a block, 0, −32, ..., −480: what
+/// block_set_one_avx512_asm adds to a probe's position in each lane.
+alignas(64) inline constexpr std::int32_t asm_block_word_minus_first_bits[16] = {
+    0, -32, -64, -96, -128, -160, -192, -224, -256, -288, -320, -352, -384, -416, -448, -480};
+
+// Probe OFFSET / 4 of block_set_one_avx512_asm's mask, into zmmOUT: its position, broadcast
+// from the scratch (an embedded broadcast: part of the add), less each word's first bit (zmm2),
+// shifts 1 (zmm1) left into its word (vpsllvd gives 0 for any count outside 0..31).
+#define BLOOMKIT_BLOCK_MASK_PROBE_AVX512_ASM(OFFSET, OUT)                 \
+    "vpaddd       " #OFFSET "(%[positions])%{1to16%}, %%zmm2, %%zmm" #OUT \
+    "\n\t"                                                                \
+    "vpsllvd      %%zmm" #OUT ", %%zmm1, %%zmm" #OUT "\n\t"
+
+/// A single insert with k ≤ 8 on a CPU found at run time to have AVX-512, for code built without
+/// it (baseline x86-64, or AVX2 as peer_bench is): inline, where block_set_single_avx512 would be
+/// a call. True if a bit was clear. Its mask is built otherwise than the intrinsics' rotations,
+/// by broadcasting each probe's position to the sixteen 32-bit words (block_avx2.hpp's method
+/// at twice the width): the positions go through a 32-byte scratch on the stack, so that each
+/// broadcast is part of an add's memory operand, and a probe is two vector operations where a
+/// rotation is three; probes 4–7 are skipped for k ≤ 4 and 6–7 for k ≤ 6 (past k they only
+/// repeat probe 0). A single insert waits on a cache miss, and fewer operations let more inserts overlap
+/// it. The bulk kernel keeps the rotations: with these broadcasts it measured slower
+/// (docs/design/performance.md, "Single inserts with AVX-512: the mask is the cost").
+inline bool block_set_one_avx512_asm(std::uint64_t* block, std::uint32_t pattern, std::uint32_t hashes,
+                                     const std::uint32_t* lane_powers) noexcept {
+    alignas(16) std::uint32_t positions[8];
+    bool added;
+    asm("vmovd        %[pattern], %%xmm0\n\t"
+        "vpbroadcastd %%xmm0, %%ymm0\n\t"
+        "vpmulld      %[powers], %%ymm0, %%ymm0\n\t"
+        "vpsrld       $23, %%ymm0, %%ymm0\n\t"  // each probe's position, 0..511
+        "vmovdqa      %%xmm0, (%[positions])\n\t"
+        "vextracti128 $1, %%ymm0, 16(%[positions])\n\t"
+        "vpbroadcastd %[one], %%zmm1\n\t"
+        "vmovdqa64    %[minus_first], %%zmm2\n\t"
+        BLOOMKIT_BLOCK_MASK_PROBE_AVX512_ASM(0, 3) BLOOMKIT_BLOCK_MASK_PROBE_AVX512_ASM(4, 4)
+        BLOOMKIT_BLOCK_MASK_PROBE_AVX512_ASM(8, 5)
+        "vpternlogd   $0xfe, %%zmm5, %%zmm4, %%zmm3\n\t"  // zmm3 |= zmm4 | zmm5
+        BLOOMKIT_BLOCK_MASK_PROBE_AVX512_ASM(12, 4)
+        "vpord        %%zmm4, %%zmm3, %%zmm3\n\t"
+        "cmpl         $4, %[hashes]\n\t"
+        "jbe          1f\n\t"  // probes 4–7 repeat probe 0
+        BLOOMKIT_BLOCK_MASK_PROBE_AVX512_ASM(16, 4) BLOOMKIT_BLOCK_MASK_PROBE_AVX512_ASM(20, 5)
+        "vpternlogd   $0xfe, %%zmm5, %%zmm4, %%zmm3\n\t"
+        "cmpl         $6, %[hashes]\n\t"
+        "jbe          1f\n\t"  // probes 6 and 7 repeat probe 0
+        BLOOMKIT_BLOCK_MASK_PROBE_AVX512_ASM(24, 4) BLOOMKIT_BLOCK_MASK_PROBE_AVX512_ASM(28, 5)
+        "vpternlogd   $0xfe, %%zmm5, %%zmm4, %%zmm3\n"
+        "1:\n\t"  // zmm3: the key's mask
+        "vmovdqu64    %[block], %%zmm4\n\t"
+        "vpord        %%zmm3, %%zmm4, %%zmm5\n\t"
+        "vmovdqu64    %%zmm5, %[block]\n\t"
+        "vpandnd      %%zmm3, %%zmm4, %%zmm3\n\t"  // the mask's bits that were clear
+        "vextracti64x4 $1, %%zmm3, %%ymm4\n\t"
+        "vpor         %%ymm4, %%ymm3, %%ymm3\n\t"
+        "vptest       %%ymm3, %%ymm3\n\t"  // ZF: no bit was clear
+        "vzeroupper"
+        : "=@ccnz"(added), [block] "+m"(asm_zmm_at(block)), [scratch] "=m"(asm_ymm_at(positions))
+        : [pattern] "r"(pattern), [hashes] "r"(hashes), [powers] "m"(asm_ymm_at(lane_powers)), [positions] "r"(positions),
+          [one] "m"(asm_one), [minus_first] "m"(asm_zmm_at(asm_block_word_minus_first_bits))
+        : BLOOMKIT_ASM_VZEROUPPER_CLOBBERS);
+    return added;
+}
+#undef BLOOMKIT_BLOCK_MASK_PROBE_AVX512_ASM
 
 }  // namespace bloomkit::detail::simd
 
