@@ -336,15 +336,25 @@ private:
 
     template <class Access, class It, class Sentinel>
     size_type insert_many(It first, Sentinel last) {
-        word_type* words = words_.mutable_data();
-        size_type added = 0, keys = 0;
-        pipeline(first, last, [&](const auto& probes) {
-            added += layout_.template set_batch<Access>(words, probes);
-            keys += probes.size();
-        });
-        count_inserted<Access>(counts_new_keys_only ? added : keys);
-        return added;
+        const inserting<Access> done = pipeline(first, last, inserting<Access>{layout_, words_.mutable_data()});
+        count_inserted<Access>(counts_new_keys_only ? done.added : done.keys);
+        return done.added;
     }
+
+    // The visitor of insert_many: sets a batch's bits and counts its keys, and the keys that set
+    // a clear bit, in counts of its own, which the pipeline keeps as locals (detail::pipelined)
+    // — counted through references, they were stored and reloaded every batch.
+    template <class Access>
+    struct inserting {
+        const Layout& layout;
+        word_type* words;
+        size_type added = 0;
+        size_type keys = 0;
+        [[gnu::always_inline]] void operator()(std::span<const typename Layout::probe> probes) {
+            added += layout.template set_batch<Access>(words, probes);
+            keys += probes.size();
+        }
+    };
 
     // The hook of filter_api's bulk queries: use(answer) for every key, in order; returns use.
     template <class It, class Sentinel, class Use>
