@@ -329,6 +329,29 @@ TYPED_TEST(BinaryFuse, AcceptsAnyKeyTypeAndRange) {
     for (const std::uint32_t number : numbers) EXPECT_TRUE(with_xxh64.contains(number));
 }
 
+TYPED_TEST(BinaryFuse, SingleLookupsAnswerAsBulkOnesUnderEverySeededHash) {
+    // A single integer lookup takes xxh3_mum's path with no test of the algorithm when the
+    // filter is direct64 at its own seed and hashed by xxh3_mum; every other filter takes the
+    // general path (FNV-1, unseeded, is remix64). Both must answer as the bulk lookup and the
+    // digest do, present keys and not.
+    const auto keys = integer_keys(1, 20'000);
+    const auto probes = integer_keys(10'001, 20'000);  // half of them present
+    for (const hash_algorithm algorithm :
+         {hash_algorithm::xxh3_mum, hash_algorithm::xxh3_mix, hash_algorithm::xxh64, hash_algorithm::fnv1_64}) {
+        SCOPED_TRACE(to_string(algorithm));
+        const TypeParam filter(keys, {.seed = algorithm == hash_algorithm::fnv1_64 ? 0U : 11U, .hash = algorithm});
+        std::vector<bool> bulk;
+        filter.contains(probes.begin(), probes.end(), std::back_inserter(bulk));
+        for (std::size_t i = 0; i < probes.size(); ++i) {
+            ASSERT_EQ(filter.contains(probes[i]), bulk[i]) << probes[i];
+            ASSERT_EQ(filter.contains(filter.hash_function()(probes[i])), bulk[i]) << probes[i];
+            if (probes[i] <= 20'000) {
+                ASSERT_TRUE(bulk[i]) << probes[i];
+            }
+        }
+    }
+}
+
 TYPED_TEST(BinaryFuse, AForeignHashIsRemixedEvenAtTheFirstSeed) {
     // FNV-1's bits are not mixed enough to take as they are: slot hashing 1 (remix64).
     const auto keys = integer_keys(0, 20'000);
