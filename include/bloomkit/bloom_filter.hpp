@@ -334,24 +334,30 @@ private:
         return out;
     }
 
+    // Inserts a batch at a time, the way to insert chosen once per call (with_batch_set).
     template <class Access, class It, class Sentinel>
     size_type insert_many(It first, Sentinel last) {
-        const inserting<Access> done = pipeline(first, last, inserting<Access>{layout_, words_.mutable_data()});
-        count_inserted<Access>(counts_new_keys_only ? done.added : done.keys);
-        return done.added;
+        word_type* words = words_.mutable_data();
+        return layout_.template with_batch_set<Access>([&](const auto& set_batch) {
+            using set_type = std::remove_cvref_t<decltype(set_batch)>;
+            const inserting<set_type> done = pipeline(first, last, inserting<set_type>{set_batch, words});
+            count_inserted<Access>(counts_new_keys_only ? done.added : done.keys);
+            return done.added;
+        });
     }
 
-    // The visitor of insert_many: sets a batch's bits and counts its keys, and the keys that set
-    // a clear bit, in counts of its own, which the pipeline keeps as locals (detail::pipelined)
-    // — counted through references, they were stored and reloaded every batch.
-    template <class Access>
+    // The visitor of insert_many: sets a batch's bits by `set` and counts its keys, and the keys
+    // that set a clear bit, in counts of its own, which the pipeline keeps as locals
+    // (detail::pipelined) — counted through references, they were stored and reloaded every
+    // batch.
+    template <class Set>
     struct inserting {
-        const Layout& layout;
+        const Set& set;
         word_type* words;
         size_type added = 0;
         size_type keys = 0;
         [[gnu::always_inline]] void operator()(std::span<const typename Layout::probe> probes) {
-            added += layout.template set_batch<Access>(words, probes);
+            added += set(words, probes);
             keys += probes.size();
         }
     };

@@ -8,12 +8,13 @@
 // time, which costs more than testing the remaining probes of a line already in L1.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
-#include <optional>
 #include <span>
 #include <type_traits>
+#include <utility>
 
 #include "bloomkit/detail/bits.hpp"
 #include "bloomkit/detail/bulk_pipeline.hpp"
@@ -40,15 +41,16 @@ struct block_probe {
 ///     bool has_batch_step() const;
 ///     bool batch_step(const Word* block, std::uint32_t pattern) const;
 ///     template <class Answer> bool test_batch_simd(const Word*, std::span<const probe>, Answer& answer) const;
-///     std::optional<std::size_t> set_batch_simd(Word*, std::span<const probe>) const;
+///     bool has_set_batch_simd() const;
+///     std::size_t set_batch_simd(Word*, std::span<const probe>) const;
 /// where for_each_bit calls visit(word_in_block, bit_mask) once per probe; test_one answers one
 /// key and set_one inserts one by the layout's fastest way for a single key — a SIMD step, or
 /// probes unrolled for its k — returning false when it has none that pays more than the
 /// generic loop; batch_step answers one key of a batch by a SIMD step, inline, wherever
 /// has_batch_step() says it serves (this CPU, this k); test_batch_simd answers a batch by a
 /// kernel where no step serves, calling answer(bool) for each key in order (false, and no call,
-/// when there is none); and set_batch_simd inserts a batch, returning how many keys set a clear
-/// bit (nullopt when there is no backend that pays).
+/// when there is none); and set_batch_simd inserts a batch by a SIMD kernel, returning how many
+/// keys set a clear bit, wherever has_set_batch_simd() says one pays (this CPU, this k).
 template <class Derived, class Word, std::size_t Words>
 class blocked_layout {
 public:
@@ -135,24 +137,26 @@ public:
         return set_probe_by_probe<Access>(words, p);
     }
 
-    /// Sets the bits of a batch of located (and prefetched) keys; returns how many of them set
-    /// a bit that was clear. Through the derived layout's SIMD kernel when the CPU has one
-    /// that pays, else one key at a time: by the layout's own path for one key (the probes
-    /// unrolled for k) when it has one, else each word written once with every bit the key puts
-    /// in it. Concurrent (atomic) access takes the latter: one atomic OR per word.
-    template <class Access>
-    std::size_t set_batch(word_type* words, std::span<const probe> probes) const noexcept {
+    /// Calls f(set_batch) and returns what it returns, where set_batch(words, probes) sets the
+    /// bits of a batch of located (and prefetched) keys and returns how many of them set a bit
+    /// that was clear: through the derived layout's SIMD kernel when the CPU has one that pays,
+    /// else one key at a time — by the layout's own path for one key (the probes unrolled for k)
+    /// when it has one, else each word written once with every bit the key puts in it.
+    /// Concurrent (atomic) access takes the latter: one atomic OR per word. The way to insert is
+    /// chosen once, here, for a bulk call: the pipeline around each batch then holds only the
+    /// kernel's call, where the choice per batch, and the key-by-key paths beside it, made GCC
+    /// keep the pipeline's state on the stack (docs/design/performance.md, "Bulk inserts"), as
+    /// with_batch_test does for lookups.
+    template <class Access, class F>
+    decltype(auto) with_batch_set(F&& f) const {
         if constexpr (std::is_same_v<Access, plain_access>)
-            if (const std::optional<std::size_t> added = self().set_batch_simd(words, probes)) return *added;
-        std::size_t added = 0;
-        for (const probe& p : probes) {
-            bool added_here = false;
-            if (!(std::is_same_v<Access, plain_access> &&
-                  self().set_one(words + p.block * Words, p.pattern, added_here)))
-                added_here = set_scalar<Access>(words, p);
-            added += added_here ? 1 : 0;
-        }
-        return added;
+            if (self().has_set_batch_simd())
+                return std::forward<F>(f)([this](word_type* words, std::span<const probe> probes) noexcept {
+                    return self().set_batch_simd(words, probes);
+                });
+        return std::forward<F>(f)([this](word_type* words, std::span<const probe> probes) noexcept {
+            return this->template set_one_by_one<Access>(words, probes);
+        });
     }
 
 protected:
@@ -198,6 +202,21 @@ private:
     [[gnu::noinline]] void test_one_by_one(const word_type* words, std::span<const probe> probes,
                                            Answer& answer) const {
         for (const probe& p : probes) answer(test<Access>(words, p));
+    }
+
+    // set_batch without a SIMD kernel (or with atomic access): key by key. Out of line, as
+    // test_one_by_one is.
+    template <class Access>
+    [[gnu::noinline]] std::size_t set_one_by_one(word_type* words, std::span<const probe> probes) const noexcept {
+        std::size_t added = 0;
+        for (const probe& p : probes) {
+            bool added_here = false;
+            if (!(std::is_same_v<Access, plain_access> &&
+                  self().set_one(words + p.block * Words, p.pattern, added_here)))
+                added_here = set_scalar<Access>(words, p);
+            added += added_here ? 1 : 0;
+        }
+        return added;
     }
 
     template <class Access>

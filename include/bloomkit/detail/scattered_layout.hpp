@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <utility>
 
 #include "bloomkit/detail/bits.hpp"
 #include "bloomkit/detail/geometry_checks.hpp"
@@ -89,6 +90,15 @@ public:
         std::size_t added = 0;
         for (const probe& p : probes) added += set<Access>(words, p) ? 1 : 0;
         return added;
+    }
+
+    /// f(set_batch<Access> as a function object): nothing to choose once for a bulk call here
+    /// (blocked_layout::with_batch_set).
+    template <class Access, class F>
+    decltype(auto) with_batch_set(F&& f) const {
+        return std::forward<F>(f)([this](word_type* words, std::span<const probe> probes) noexcept {
+            return this->template set_batch<Access>(words, probes);
+        });
     }
 
     /// Sets the key's bits; returns whether any was clear (the key was new).

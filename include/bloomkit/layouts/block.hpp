@@ -13,7 +13,6 @@
 
 #include <array>
 #include <cstdint>
-#include <optional>
 #include <utility>
 
 #include "bloomkit/detail/blocked_layout.hpp"
@@ -201,19 +200,29 @@ public:
 #endif
     }
 
-    /// Sets the bits of a batch of keys by the CPU's SIMD kernel and returns how many keys set a
-    /// clear bit; nullopt (nothing written) when no kernel pays for this k on this CPU.
-    std::optional<std::size_t> set_batch_simd(word_type* words, std::span<const probe> probes) const noexcept {
+    /// Whether set_batch_simd() inserts this filter's keys on this CPU: with AVX-512, any k; with
+    /// AVX2, k ≤ 8 (one step a key).
+    [[nodiscard]] bool has_set_batch_simd() const noexcept {
 #ifdef BLOOMKIT_X86_SIMD
         const simd_level level = active_simd_level();
-        if (level == simd_level::avx512)
+        return level == simd_level::avx512 || (level == simd_level::avx2 && geometry().hashes <= 8);
+#else
+        return false;
+#endif
+    }
+
+    /// Sets the bits of a batch of keys by the CPU's SIMD kernel (where has_set_batch_simd())
+    /// and returns how many keys set a clear bit.
+    std::size_t set_batch_simd(word_type* words, std::span<const probe> probes) const noexcept {
+#ifdef BLOOMKIT_X86_SIMD
+        if (active_simd_level() == simd_level::avx512)
             return detail::simd::block_set_avx512(words, probes.data(), probes.size(), geometry().hashes,
                                                   multiplier_powers.data(), lane_powers_.data());
-        if (level == simd_level::avx2 && geometry().hashes <= 8)
-            return detail::simd::block_set_few_avx2(words, probes.data(), probes.size(), lane_powers_.data());
-#endif
+        return detail::simd::block_set_few_avx2(words, probes.data(), probes.size(), lane_powers_.data());
+#else
         (void)words, (void)probes;
-        return std::nullopt;
+        return 0;
+#endif
     }
 
     /// The multipliers of a one-step SIMD kernel (see lane_powers_for), for layouts that place

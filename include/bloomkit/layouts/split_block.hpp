@@ -11,7 +11,6 @@
 
 #include <array>
 #include <cstdint>
-#include <optional>
 
 #include "bloomkit/detail/blocked_layout.hpp"
 #include "bloomkit/detail/simd/split_block_avx2.hpp"
@@ -100,15 +99,24 @@ public:
         return false;
     }
 
-    /// Sets the bits of a batch of keys by the AVX2 kernel and returns how many keys set a clear
-    /// bit; nullopt (nothing written) when the CPU has no AVX2.
-    std::optional<std::size_t> set_batch_simd(word_type* words, std::span<const probe> probes) const noexcept {
+    /// Whether set_batch_simd() serves on this CPU: wherever there is AVX2.
+    [[nodiscard]] static bool has_set_batch_simd() noexcept {
 #ifdef BLOOMKIT_X86_SIMD
-        if (active_simd_level() != simd_level::scalar)
-            return detail::simd::split_block_set_avx2(words, probes.data(), probes.size(), salt.data());
+        return active_simd_level() != simd_level::scalar;
+#else
+        return false;
 #endif
+    }
+
+    /// Sets the bits of a batch of keys by the AVX2 kernel (where has_set_batch_simd()) and
+    /// returns how many keys set a clear bit.
+    std::size_t set_batch_simd(word_type* words, std::span<const probe> probes) const noexcept {
+#ifdef BLOOMKIT_X86_SIMD
+        return detail::simd::split_block_set_avx2(words, probes.data(), probes.size(), salt.data());
+#else
         (void)words, (void)probes;
-        return std::nullopt;
+        return 0;
+#endif
     }
 
     template <class Visit>
