@@ -207,8 +207,8 @@ alignas(64) inline constexpr std::int32_t asm_block_word_minus_first_bits[16] = 
 /// at twice the width): the positions go through a 32-byte scratch on the stack, so that each
 /// broadcast is part of an add's memory operand, and a probe is two vector operations where a
 /// rotation is three; probes 4–7 are skipped for k ≤ 4 and 6–7 for k ≤ 6 (past k they only
-/// repeat probe 0). A single insert waits on a cache miss, and fewer operations let more inserts overlap
-/// it. The bulk kernel keeps the rotations: with these broadcasts it measured slower
+/// repeat probe 0). A single insert waits on a cache miss, and fewer operations let more inserts
+/// overlap it. The bulk kernel keeps the rotations: with these broadcasts it measured slower
 /// (docs/design/performance.md, "Single inserts with AVX-512: the mask is the cost").
 inline bool block_set_one_avx512_asm(std::uint64_t* block, std::uint32_t pattern, std::uint32_t hashes,
                                      const std::uint32_t* lane_powers) noexcept {
