@@ -184,6 +184,17 @@ alignas(32) inline constexpr std::uint32_t asm_block_word_first_bits[16] = {0,  
     "vpsllvd      %%ymm6, %%ymm3, %%ymm6\n\t"        \
     "vpor         %%ymm6, %%ymm2, %%ymm2\n\t"
 
+// The positions of a key's eight probes (0..511, the top 9 bits of x·c^(i+1)), stored to the
+// 32-byte scratch at %[positions] (operands [pattern] and [powers] as named here): what the AVX2
+// insert below and the AVX-512 one (block_avx512.hpp) broadcast from. Written once:
+#define BLOOMKIT_BLOCK_POSITIONS_TO_SCRATCH_ASM  \
+    "vmovd        %[pattern], %%xmm0\n\t"        \
+    "vpbroadcastd %%xmm0, %%ymm0\n\t"            \
+    "vpmulld      %[powers], %%ymm0, %%ymm0\n\t" \
+    "vpsrld       $23, %%ymm0, %%ymm0\n\t"       \
+    "vmovdqa      %%xmm0, (%[positions])\n\t"    \
+    "vextracti128 $1, %%ymm0, 16(%[positions])\n\t"
+
 /// block_set_one_avx2 as inline assembly, for code built for baseline x86-64 on a CPU found at
 /// run time to have AVX2: the key's mask in two halves exactly as block_key_mask_avx2 builds it
 /// (probe 0 starts the halves, probes 1–7 are OR-ed in), then each half of the block read,
@@ -196,12 +207,7 @@ inline bool block_set_one_avx2_asm(std::uint64_t* block, std::uint32_t pattern,
                                    const std::uint32_t* lane_powers) noexcept {
     alignas(16) std::uint32_t positions[8];
     bool added;
-    asm("vmovd        %[pattern], %%xmm0\n\t"
-        "vpbroadcastd %%xmm0, %%ymm0\n\t"
-        "vpmulld      %[powers], %%ymm0, %%ymm0\n\t"
-        "vpsrld       $23, %%ymm0, %%ymm0\n\t"  // each probe's position, 0..511
-        "vmovdqa      %%xmm0, (%[positions])\n\t"
-        "vextracti128 $1, %%ymm0, 16(%[positions])\n\t"
+    asm(BLOOMKIT_BLOCK_POSITIONS_TO_SCRATCH_ASM
         "vpbroadcastd %[one], %%ymm3\n\t"
         "vpbroadcastd (%[positions]), %%ymm6\n\t"
         "vpsubd       %[first_low], %%ymm6, %%ymm1\n\t"

@@ -24,6 +24,7 @@
 #include <cstdint>
 
 #include "bloomkit/detail/blocked_layout.hpp"
+#include "bloomkit/detail/simd/block_avx2.hpp"
 #include "bloomkit/detail/simd/inline_asm.hpp"
 
 namespace bloomkit::detail::simd {
@@ -214,12 +215,7 @@ inline bool block_set_one_avx512_asm(std::uint64_t* block, std::uint32_t pattern
                                      const std::uint32_t* lane_powers) noexcept {
     alignas(16) std::uint32_t positions[8];
     bool added;
-    asm("vmovd        %[pattern], %%xmm0\n\t"
-        "vpbroadcastd %%xmm0, %%ymm0\n\t"
-        "vpmulld      %[powers], %%ymm0, %%ymm0\n\t"
-        "vpsrld       $23, %%ymm0, %%ymm0\n\t"  // each probe's position, 0..511
-        "vmovdqa      %%xmm0, (%[positions])\n\t"
-        "vextracti128 $1, %%ymm0, 16(%[positions])\n\t"
+    asm(BLOOMKIT_BLOCK_POSITIONS_TO_SCRATCH_ASM
         "vpbroadcastd %[one], %%zmm1\n\t"
         "vmovdqa64    %[minus_first], %%zmm2\n\t"
         BLOOMKIT_BLOCK_MASK_PROBE_AVX512_ASM(0, 3) BLOOMKIT_BLOCK_MASK_PROBE_AVX512_ASM(4, 4)
