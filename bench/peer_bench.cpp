@@ -30,6 +30,13 @@
 //    staging buffer over and over;
 //  - the memory floor of each structure (random 64-byte reads over a buffer of its size, on
 //    the same pages) is measured between its lookups, in the same run;
+//  - each build starts on memory the system has just had in use: before it, untimed, as many
+//    bytes as a build needs are mapped, touched and unmapped (warm_memory_for_build). A VM
+//    whose balloon reports freed memory to its host (virtio-balloon free page reporting, on in
+//    the EPYC VMs) gives back what was freed seconds before, and touching it again is slow:
+//    without the warm-up, whichever build came first after the Bloom filters' rounds paid ~40
+//    ns a key more at 100M keys, and the one after it reused the first's memory
+//    (docs/BENCHMARKS.md, "EPYC Zen 5");
 //  - rounds interleave the structures, so a drift of the machine's speed lands on all of them;
 //    every figure is the median of the rounds.
 // Every answer is checked before a time is reported: every inserted key found, bulk and single
@@ -503,6 +510,20 @@ std::optional<double> per_key(std::optional<std::uint64_t> bytes, std::uint64_t 
     return static_cast<double>(*bytes) / static_cast<double>(keys);
 }
 
+/// Bytes a key that a build is given warm (warm_memory_for_build): more than either library's
+/// temporaries and array (~19 and ~22 bytes a key).
+constexpr std::uint64_t build_bytes_per_key = 24;
+
+/// Maps, touches and unmaps `bytes`, so that the build after it finds memory the system has
+/// just had in use (see "What makes the comparison fair" above).
+void warm_memory_for_build(std::uint64_t bytes) {
+    if (bytes < bloomkit::os::huge_page_bytes) return;
+    const auto size = static_cast<std::size_t>(bytes);
+    void* p = bloomkit::os::map_huge_pages(size);
+    std::memset(p, 1, size);
+    bloomkit::os::unmap_huge_pages(p, size);
+}
+
 /// Times every operation of every contender `w.rounds` times, the contenders interleaved within
 /// a round; returns one row per contender and operation, with its median.
 template <class Key>
@@ -538,6 +559,7 @@ std::vector<row> measure(const workload& w, std::vector<std::unique_ptr<contende
             }
             if (c.has(operation::build)) {
                 c.prepare();
+                warm_memory_for_build(build_bytes_per_key * w.n);
                 build_memory[i] = peak_memory_of(
                     [&] { timed[i][operation::build].push_back(timed_once(w.n, [&] { c.build(keys); })); });
             }
