@@ -634,7 +634,7 @@ public:
           fingerprints_(std::move(fingerprints)),
           addressing_(parameters_.geometry),
           plain_lookup_(is_plain_lookup(parameters_, h)),
-          plain_mum_lookup_(plain_lookup_ && h.algorithm() == hash_algorithm::xxh3_mum) {}
+          plain_mum_lookup_(is_plain_mum_lookup(parameters_, h)) {}
 
     // --- Queries -----------------------------------------------------------------------------
 
@@ -736,7 +736,7 @@ private:
         fingerprints_ = std::move(built.fingerprints);
         addressing_ = detail::fuse_addressing<Arity>(parameters_.geometry);
         plain_lookup_ = is_plain_lookup(parameters_, this->hasher_);
-        plain_mum_lookup_ = plain_lookup_ && this->hasher_.algorithm() == hash_algorithm::xxh3_mum;
+        plain_mum_lookup_ = is_plain_mum_lookup(parameters_, this->hasher_);
     }
 
     // A single lookup tests one flag, then runs the lookup of a filter of direct64 built at its
@@ -750,6 +750,9 @@ private:
     // are present.)
     static bool is_plain_lookup(const binary_fuse_parameters& p, const hasher& h) noexcept {
         return p.keys != 0 && p.hashing == binary_fuse_hashing::direct64 && p.construction_seed == h.seed();
+    }
+    static bool is_plain_mum_lookup(const binary_fuse_parameters& p, const hasher& h) noexcept {
+        return is_plain_lookup(p, h) && h.algorithm() == hash_algorithm::xxh3_mum;
     }
     // An integer key by value: a reference would make every inlined lookup store its key.
     template <class Key>
@@ -819,7 +822,7 @@ private:
     storage_type fingerprints_;
     detail::fuse_addressing<Arity> addressing_;
     bool plain_lookup_ = false;      // is_plain_lookup(parameters_, hasher_)
-    bool plain_mum_lookup_ = false;  // and hashed by xxh3_mum
+    bool plain_mum_lookup_ = false;  // is_plain_mum_lookup(parameters_, hasher_)
 };
 
 /// 3-wise, 8-bit fingerprints: FPR 0.39% in ~9.0 bits/key. The default.
