@@ -162,6 +162,51 @@ TYPED_TEST(EveryLayout, BulkOperationsAgreeWithSingleOnes) {
     EXPECT_EQ(ranged, bulk);
 }
 
+/// Integer keys of `Key`, i·stride for i < count: present when i is even, then each probe once.
+template <class Key>
+void expect_single_integer_lookups_answer_as_bulk(const auto& filter, const std::vector<Key>& keys,
+                                                  const std::vector<Key>& probes) {
+    std::vector<bool> bulk;
+    filter.contains(probes.begin(), probes.end(), std::back_inserter(bulk));
+    for (std::size_t i = 0; i < probes.size(); ++i) {
+        ASSERT_EQ(filter.contains(probes[i]), bulk[i]) << probes[i];
+        ASSERT_EQ(filter.contains(filter.hash_function()(probes[i])), bulk[i]) << probes[i];
+    }
+    for (const Key key : keys) ASSERT_TRUE(filter.contains(key)) << key;
+}
+
+TYPED_TEST(EveryLayout, SingleIntegerLookupsAnswerAsBulkOnesUnderEveryHash) {
+    // A single lookup of an integer key takes the plain path — the layout's default hash with no
+    // test of the algorithm, then its one-key SIMD step — when the filter's hash is that default
+    // and a step serves its k at the SIMD level in use; every other filter takes the general
+    // path. Both answer as the bulk lookup and the digest do, for keys of every width (XXH64
+    // hashes 4- and 8-byte keys by its short path, others by their bytes).
+    const std::vector<std::uint32_t> ks = TypeParam::layout() == bloom_layout::split_block
+                                              ? std::vector<std::uint32_t>{8}
+                                              : std::vector<std::uint32_t>{6, 8, 12};
+    for (const hash_algorithm algorithm :
+         {hash_algorithm::xxh3_mum, hash_algorithm::xxh3_mix, hash_algorithm::xxh64, hash_algorithm::fnv1_64}) {
+        for (const std::uint32_t k : ks) {
+            SCOPED_TRACE(testing::Message() << to_string(algorithm) << " k=" << k);
+            const filter_options options{.seed = algorithm == hash_algorithm::fnv1_64 ? 0U : 5U, .hash = algorithm};
+            TypeParam wide(bloom_geometry{512 * 64, k}, options), narrow(bloom_geometry{512 * 64, k}, options);
+            std::vector<std::uint64_t> wide_keys, wide_probes;
+            std::vector<std::uint16_t> narrow_keys, narrow_probes;
+            for (std::uint64_t i = 0; i < 4000; ++i) {
+                wide_probes.push_back(i * 0x9e3779b97f4a7c15ULL);
+                narrow_probes.push_back(static_cast<std::uint16_t>(i * 7));
+                if (i % 2 == 1) continue;
+                wide_keys.push_back(wide_probes.back());
+                narrow_keys.push_back(narrow_probes.back());
+            }
+            wide.insert(wide_keys.begin(), wide_keys.end());
+            narrow.insert(narrow_keys.begin(), narrow_keys.end());
+            expect_single_integer_lookups_answer_as_bulk(wide, wide_keys, wide_probes);
+            expect_single_integer_lookups_answer_as_bulk(narrow, narrow_keys, narrow_probes);
+        }
+    }
+}
+
 TYPED_TEST(EveryLayout, InsertingDigestsIsInsertingTheirKeys) {
     // Keys hashed elsewhere (the command hashes on worker threads) go in with the same bits,
     // answers and count; a key repeated in the range is new only the first time.

@@ -462,14 +462,8 @@ public:
             return key;
         } else if constexpr (integer_key<Key>) {
             if (algorithm_ == hash_algorithm::xxh3_mum) [[likely]]
-                return xxh3_mum_integer(key);
-            if (algorithm_ == hash_algorithm::xxh64) {
-                constexpr std::size_t width = sizeof(typename detail::integer_of<Key>::type);
-                if constexpr (width == 4 || width == 8)  // in the key's own width, as Parquet hashes it
-                    return detail::xxh64_digest(detail::xxh64_of_short<width>(detail::widened(key), seed_));
-                const detail::little_endian_bytes<Key> bytes(key);
-                return hash_span(bytes.span());
-            }
+                return integer_digest<hash_algorithm::xxh3_mum>(key);
+            if (algorithm_ == hash_algorithm::xxh64) return integer_digest<hash_algorithm::xxh64>(key);
             return hash_integer_otherwise(key);
         } else {
             if (takes_integers(funnel_)) [[unlikely]]
@@ -484,7 +478,26 @@ public:
     /// cost a lookup of ~40 instructions about a tenth of its time).
     template <integer_key Key>
     [[nodiscard, gnu::always_inline]] digest xxh3_mum_integer(Key key) const noexcept {
-        return detail::mum_integer(detail::widened(key), secrets_);
+        return integer_digest<hash_algorithm::xxh3_mum>(key);
+    }
+
+    /// The digest of an integer key under `Algorithm` (xxh3_mum or xxh64) at this hasher's seed,
+    /// whatever algorithm() is: (*this)(key) when algorithm() is `Algorithm`, with no test of it,
+    /// for a caller that has checked that once (a Bloom filter's single lookup, by its layout's
+    /// default hash). XXH64 hashes the key's little-endian bytes in its own width, as Parquet
+    /// does (4- and 8-byte keys by its short-input path, inline).
+    template <hash_algorithm Algorithm, integer_key Key>
+    [[nodiscard, gnu::always_inline]] digest integer_digest(Key key) const
+        requires(Algorithm == hash_algorithm::xxh3_mum || Algorithm == hash_algorithm::xxh64) {
+        if constexpr (Algorithm == hash_algorithm::xxh3_mum) {
+            return detail::mum_integer(detail::widened(key), secrets_);
+        } else {
+            constexpr std::size_t width = sizeof(typename detail::integer_of<Key>::type);
+            if constexpr (width == 4 || width == 8)
+                return detail::xxh64_digest(detail::xxh64_of_short<width>(detail::widened(key), seed_));
+            const detail::little_endian_bytes<Key> bytes(key);
+            return detail::xxh64_digest(XXH64(bytes.span().data(), bytes.span().size(), seed_));
+        }
     }
 
     /// Calls f(digest_of) and returns what it returns, where digest_of(key) is (*this)(key) for

@@ -38,16 +38,16 @@ struct block_probe {
 ///     template <class Visit> void for_each_bit(std::uint32_t pattern, Visit visit) const;
 ///     bool test_one(const Word* block, std::uint32_t pattern, bool& answer) const;
 ///     bool set_one(Word* block, std::uint32_t pattern, bool& added) const;
-///     bool has_batch_step() const;
-///     bool batch_step(const Word* block, std::uint32_t pattern) const;
+///     bool has_key_step() const;
+///     bool key_step(const Word* block, std::uint32_t pattern) const;
 ///     template <class Answer> bool test_batch_simd(const Word*, std::span<const probe>, Answer& answer) const;
 ///     bool has_set_batch_simd() const;
 ///     std::size_t set_batch_simd(Word*, std::span<const probe>) const;
 /// where for_each_bit calls visit(word_in_block, bit_mask) once per probe; test_one answers one
 /// key and set_one inserts one by the layout's fastest way for a single key — a SIMD step, or
 /// probes unrolled for its k — returning false when it has none that pays more than the
-/// generic loop; batch_step answers one key of a batch by a SIMD step, inline, wherever
-/// has_batch_step() says it serves (this CPU, this k); test_batch_simd answers a batch by a
+/// generic loop; key_step answers one key by a SIMD step, inline, with no choice of its own,
+/// wherever has_key_step() says it serves (this CPU, this k); test_batch_simd answers a batch by a
 /// kernel where no step serves, calling answer(bool) for each key in order (false, and no call,
 /// when there is none); and set_batch_simd inserts a batch by a SIMD kernel, returning how many
 /// keys set a clear bit, wherever has_set_batch_simd() says one pays (this CPU, this k).
@@ -96,6 +96,13 @@ public:
         return test_scalar<Access>(words, p);
     }
 
+    /// test() by the layout's one-key SIMD step, with no choice made: only where has_key_step()
+    /// said it serves. A filter asks that once, when it is made, and its single lookups then
+    /// test one flag of its own (bloom_filter.hpp, "plain lookups").
+    [[nodiscard]] bool test_by_key_step(const word_type* words, const probe& p) const noexcept {
+        return self().key_step(words + p.block * Words, p.pattern);
+    }
+
     /// Calls answer(test(p)) for each probe p of a batch of located (and prefetched) keys, in
     /// order: key by key through the derived layout's SIMD step where one serves, else through
     /// its SIMD kernel for a batch, else one key at a time as test() answers it (the probes
@@ -117,7 +124,7 @@ public:
     template <class Access, class F>
     decltype(auto) with_batch_test(F&& f) const {
         if constexpr (std::is_same_v<Access, plain_access>)
-            if (self().has_batch_step())
+            if (self().has_key_step())
                 return std::forward<F>(f)([this](const word_type* words, std::span<const probe> probes, auto& answer) {
                     this->test_by_steps(words, probes, answer);
                 });
@@ -184,7 +191,7 @@ private:
         // In a register: an answer written through a char pointer could change the closure of
         // with_batch_test, which would reload `this` from it after every answer.
         const Derived* const layout = &self();
-        for (const probe& p : probes) answer(layout->batch_step(words + p.block * Words, p.pattern));
+        for (const probe& p : probes) answer(layout->key_step(words + p.block * Words, p.pattern));
     }
 
     // test_batch where no one-key step serves: the layout's batch kernel, else key by key.

@@ -156,11 +156,11 @@ public:
         return true;
     }
 
-    /// Whether batch_step() answers this filter's keys on this CPU: for k ≤ 8, wherever there is
-    /// AVX2 — AVX-512 CPUs included: up to 8 probes fit one AVX2 step, which measured faster over
-    /// many keys, taken key by key inline as a single lookup takes it (in a plain build as inline
-    /// assembly), than a kernel called per batch.
-    [[nodiscard]] bool has_batch_step() const noexcept {
+    /// Whether key_step() answers this filter's keys at the SIMD level in use: for k ≤ 8, wherever
+    /// there is AVX2 — AVX-512 CPUs included: up to 8 probes fit one AVX2 step, which measured
+    /// faster over many keys, taken key by key inline (in a plain build as inline assembly), than
+    /// a kernel called per batch.
+    [[nodiscard]] bool has_key_step() const noexcept {
 #ifdef BLOOMKIT_X86_SIMD
         return geometry().hashes <= 8 && active_simd_level() != simd_level::scalar;
 #else
@@ -168,8 +168,9 @@ public:
 #endif
     }
 
-    /// One key of a batch by the AVX2 step, inline (where has_batch_step()).
-    [[nodiscard]] bool batch_step(const word_type* block, std::uint32_t pattern) const noexcept {
+    /// One key by the AVX2 step, inline (where has_key_step()): a key of a batch, or a single
+    /// lookup of a filter that chose this step when it was made.
+    [[nodiscard]] bool key_step(const word_type* block, std::uint32_t pattern) const noexcept {
 #ifdef BLOOMKIT_X86_SIMD
         return avx2_test_step(block, pattern);
 #else

@@ -45,11 +45,11 @@ public:
         return {block, static_cast<std::uint32_t>(d.low)};
     }
 
-    /// Answers one key in `block` by one AVX2 step where the CPU has AVX2 (batch_step): sets
+    /// Answers one key in `block` by one AVX2 step where the CPU has AVX2 (key_step): sets
     /// `answer` and returns true; returns false (answer untouched) when the generic loop is to run.
     bool test_one(const word_type* block, std::uint32_t pattern, bool& answer) const noexcept {
         if (!has_step_for_single_keys()) return false;
-        answer = batch_step(block, pattern);
+        answer = key_step(block, pattern);
         return true;
     }
 
@@ -70,8 +70,8 @@ public:
         return false;
     }
 
-    /// Whether batch_step() answers keys on this CPU: wherever there is AVX2.
-    [[nodiscard]] static bool has_batch_step() noexcept {
+    /// Whether key_step() answers keys at the SIMD level in use: wherever there is AVX2.
+    [[nodiscard]] static bool has_key_step() noexcept {
 #ifdef BLOOMKIT_X86_SIMD
         return active_simd_level() != simd_level::scalar;
 #else
@@ -80,9 +80,9 @@ public:
     }
 
     /// Whether every bit of the key is set in `block`, by one AVX2 step inline (where
-    /// has_batch_step()): the intrinsics in code built for AVX2, the same step as inline
+    /// has_key_step()): the intrinsics in code built for AVX2, the same step as inline
     /// assembly in code built for baseline x86-64, not a call.
-    [[nodiscard]] static bool batch_step(const word_type* block, std::uint32_t pattern) noexcept {
+    [[nodiscard]] static bool key_step(const word_type* block, std::uint32_t pattern) noexcept {
 #if defined(BLOOMKIT_X86_SIMD) && defined(__AVX2__)
         return detail::simd::split_block_test_one_avx2(block, pattern, salt.data());
 #elif defined(BLOOMKIT_X86_SIMD)
@@ -93,7 +93,7 @@ public:
 #endif
     }
 
-    /// No batch kernel: wherever there is AVX2 its one-key step serves (batch_step).
+    /// No batch kernel: wherever there is AVX2 its one-key step serves (key_step).
     template <class Answer>
     static bool test_batch_simd(const word_type*, std::span<const probe>, Answer&) noexcept {
         return false;
@@ -127,7 +127,7 @@ public:
     }
 
 private:
-    // has_batch_step() for a single key, the level read as decided (simd.hpp).
+    // has_key_step() for a single key, the level read as decided (simd.hpp).
     [[nodiscard]] static bool has_step_for_single_keys() noexcept {
 #ifdef BLOOMKIT_X86_SIMD
         return detail::decided_simd_level() > static_cast<int>(simd_level::scalar);
