@@ -140,9 +140,9 @@ TEST(Simd, LimitNeverExceedsTheCpu) {
 }
 
 TEST(Simd, SingleCallsReadTheLevelInUse) {
-    // Single inserts, and single lookups off a filter's plain path, read the level as a plain
-    // load (detail::decided_simd_level), which a filter's constructor has decided: it follows
-    // every change the cap makes.
+    // Single calls off a filter's plain path read the level as a plain load
+    // (detail::decided_simd_level), which a filter's constructor has decided: it follows every
+    // change the cap makes.
     const simd_guard guard;
     const bloomkit::block_bloom_filter filter(bloom_geometry{512 * 4, 6});
     EXPECT_EQ(detail::decided_simd_level(), static_cast<int>(active_simd_level()));

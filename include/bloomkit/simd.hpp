@@ -104,9 +104,9 @@ namespace detail {
 }  // namespace detail
 
 /// Caps the backend at `level` (never above what the CPU supports); returns the one in use.
-/// Every call made after it follows the cap, except the single lookups of a block or
-/// split-block filter made before it, which keep the SIMD step they chose when the filter was
-/// made (bloom_filter.hpp, "plain lookups") — the same answers, as at every level.
+/// Every call made after it follows the cap, except the single lookups and inserts of a block
+/// or split-block filter made before it, which keep the SIMD step they chose when the filter
+/// was made (bloom_filter.hpp, "plain lookups") — the same bits and answers, as at every level.
 inline simd_level limit_simd_level(simd_level level) noexcept {
     const simd_level chosen =
         static_cast<int>(level) < static_cast<int>(supported_simd_level()) ? level : supported_simd_level();

@@ -39,18 +39,20 @@ struct block_probe {
 ///     bool test_one(const Word* block, std::uint32_t pattern, bool& answer) const;
 ///     bool set_one(Word* block, std::uint32_t pattern, bool& added) const;
 ///     bool has_key_step() const;
-///     bool key_step(const Word* block, std::uint32_t pattern) const;
+///     bool key_test_step(const Word* block, std::uint32_t pattern) const;
+///     bool key_set_step(Word* block, std::uint32_t pattern) const;
 ///     template <class Answer> bool test_batch_simd(const Word*, std::span<const probe>, Answer& answer) const;
 ///     bool has_set_batch_simd() const;
 ///     std::size_t set_batch_simd(Word*, std::span<const probe>) const;
 /// where for_each_bit calls visit(word_in_block, bit_mask) once per probe; test_one answers one
 /// key and set_one inserts one by the layout's fastest way for a single key — a SIMD step, or
 /// probes unrolled for its k — returning false when it has none that pays more than the
-/// generic loop; key_step answers one key by a SIMD step, inline, with no choice of its own,
-/// wherever has_key_step() says it serves (this CPU, this k); test_batch_simd answers a batch by a
-/// kernel where no step serves, calling answer(bool) for each key in order (false, and no call,
-/// when there is none); and set_batch_simd inserts a batch by a SIMD kernel, returning how many
-/// keys set a clear bit, wherever has_set_batch_simd() says one pays (this CPU, this k).
+/// generic loop; key_test_step answers one key and key_set_step inserts one by a SIMD step,
+/// inline, with no choice of their own, wherever has_key_step() says they serve (this CPU, this
+/// k); test_batch_simd answers a batch by a kernel where no step serves, calling answer(bool)
+/// for each key in order (false, and no call, when there is none); and set_batch_simd inserts a
+/// batch by a SIMD kernel, returning how many keys set a clear bit, wherever
+/// has_set_batch_simd() says one pays (this CPU, this k).
 template <class Derived, class Word, std::size_t Words>
 class blocked_layout {
 public:
@@ -100,7 +102,13 @@ public:
     /// said it serves. A filter asks that once, when it is made, and its single lookups then
     /// test one flag of its own (bloom_filter.hpp, "plain lookups").
     [[nodiscard]] bool test_by_key_step(const word_type* words, const probe& p) const noexcept {
-        return self().key_step(words + p.block * Words, p.pattern);
+        return self().key_test_step(words + p.block * Words, p.pattern);
+    }
+
+    /// set() by the layout's one-key SIMD step, as test_by_key_step() tests: only where
+    /// has_key_step() said it serves, for plain access.
+    bool set_by_key_step(word_type* words, const probe& p) const noexcept {
+        return self().key_set_step(words + p.block * Words, p.pattern);
     }
 
     /// Calls answer(test(p)) for each probe p of a batch of located (and prefetched) keys, in
@@ -191,7 +199,7 @@ private:
         // In a register: an answer written through a char pointer could change the closure of
         // with_batch_test, which would reload `this` from it after every answer.
         const Derived* const layout = &self();
-        for (const probe& p : probes) answer(layout->key_step(words + p.block * Words, p.pattern));
+        for (const probe& p : probes) answer(layout->key_test_step(words + p.block * Words, p.pattern));
     }
 
     // test_batch where no one-key step serves: the layout's batch kernel, else key by key.

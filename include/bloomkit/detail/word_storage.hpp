@@ -132,6 +132,9 @@ public:
             refuse_to_modify();
         return data_;
     }
+    /// The words to write, unguarded: for a writer that found read_only() false once, for good
+    /// (a copy of a read-only view is read-only, of anything else owned).
+    [[nodiscard]] Word* unguarded_data() const noexcept { return data_; }
     [[nodiscard]] std::span<const Word> words() const noexcept { return {data_, static_cast<std::size_t>(size_)}; }
 
     void swap(word_storage& other) noexcept {

@@ -41,6 +41,7 @@ public:
           lane_powers_(lane_powers_for(g.hashes)),
           one_step_avx512_from_(g.hashes <= 16 ? static_cast<int>(simd_level::avx512) : never),
           one_step_avx2_from_(g.hashes <= 8 ? static_cast<int>(simd_level::avx2) : never),
+          key_set_step_avx512_(active_simd_level() == simd_level::avx512),
           insert_unrolled_(unrolled_insert_for(g.hashes)),
           test_unrolled_(unrolled_test_for(g.hashes)) {}
 
@@ -156,10 +157,10 @@ public:
         return true;
     }
 
-    /// Whether key_step() answers this filter's keys at the SIMD level in use: for k ≤ 8, wherever
-    /// there is AVX2 — AVX-512 CPUs included: up to 8 probes fit one AVX2 step, which measured
-    /// faster over many keys, taken key by key inline (in a plain build as inline assembly), than
-    /// a kernel called per batch.
+    /// Whether key_test_step() and key_set_step() serve this filter's keys at the SIMD level in
+    /// use: for k ≤ 8, wherever there is AVX2. Lookups take the AVX2 step on AVX-512 CPUs too:
+    /// up to 8 probes fit it, and it measured faster over many keys, taken key by key inline (in
+    /// a plain build as inline assembly), than a kernel called per batch.
     [[nodiscard]] bool has_key_step() const noexcept {
 #ifdef BLOOMKIT_X86_SIMD
         return geometry().hashes <= 8 && active_simd_level() != simd_level::scalar;
@@ -170,9 +171,22 @@ public:
 
     /// One key by the AVX2 step, inline (where has_key_step()): a key of a batch, or a single
     /// lookup of a filter that chose this step when it was made.
-    [[nodiscard]] bool key_step(const word_type* block, std::uint32_t pattern) const noexcept {
+    [[nodiscard]] bool key_test_step(const word_type* block, std::uint32_t pattern) const noexcept {
 #ifdef BLOOMKIT_X86_SIMD
         return avx2_test_step(block, pattern);
+#else
+        (void)block, (void)pattern;
+        return false;
+#endif
+    }
+
+    /// One key's insert by a SIMD step, inline (where has_key_step()): AVX-512's if the layout
+    /// was made at that level, else AVX2's; true if a bit was clear. The single insert of a
+    /// filter that chose this step when it was made.
+    bool key_set_step(word_type* block, std::uint32_t pattern) const noexcept {
+#ifdef BLOOMKIT_X86_SIMD
+        if (key_set_step_avx512_) return avx512_set_step_up_to_8(block, pattern);
+        return avx2_set_step(block, pattern);
 #else
         (void)block, (void)pattern;
         return false;
@@ -268,11 +282,19 @@ private:
     /// where the code is not built for AVX-512), a call past that.
     bool avx512_set_step(word_type* block, std::uint32_t pattern) const noexcept {
 #ifndef __AVX512F__
-        if (geometry().hashes <= 8)
-            return detail::simd::block_set_one_avx512_asm(block, pattern, geometry().hashes, lane_powers_.data());
+        if (geometry().hashes <= 8) return avx512_set_step_up_to_8(block, pattern);
 #endif
         return detail::simd::block_set_single_avx512(block, pattern, geometry().hashes, multiplier_powers.data(),
                                                      lane_powers_.data());
+    }
+    /// avx512_set_step for k ≤ 8, with no test of k: inline in any build.
+    bool avx512_set_step_up_to_8(word_type* block, std::uint32_t pattern) const noexcept {
+#ifdef __AVX512F__
+        return detail::simd::block_set_single_avx512(block, pattern, geometry().hashes, multiplier_powers.data(),
+                                                     lane_powers_.data());
+#else
+        return detail::simd::block_set_one_avx512_asm(block, pattern, geometry().hashes, lane_powers_.data());
+#endif
     }
 #endif
 
@@ -345,6 +367,7 @@ private:
     std::array<std::uint32_t, 16> lane_powers_;
     int one_step_avx512_from_;  // the lowest level in use at which each one-step kernel serves k
     int one_step_avx2_from_;
+    bool key_set_step_avx512_;         // key_set_step's choice, made with the layout
     insert_function insert_unrolled_;  // nullptr past max_unrolled_hashes
     test_function test_unrolled_;      // likewise
 };

@@ -45,32 +45,24 @@ public:
         return {block, static_cast<std::uint32_t>(d.low)};
     }
 
-    /// Answers one key in `block` by one AVX2 step where the CPU has AVX2 (key_step): sets
+    /// Answers one key in `block` by one AVX2 step where the CPU has AVX2 (key_test_step): sets
     /// `answer` and returns true; returns false (answer untouched) when the generic loop is to run.
     bool test_one(const word_type* block, std::uint32_t pattern, bool& answer) const noexcept {
         if (!has_step_for_single_keys()) return false;
-        answer = key_step(block, pattern);
+        answer = key_test_step(block, pattern);
         return true;
     }
 
     /// Inserts one key into `block` by one AVX2 step where the CPU has AVX2: sets `added` (a bit
     /// was clear) and returns true; returns false when the generic loop is to run.
     bool set_one(word_type* block, std::uint32_t pattern, bool& added) const noexcept {
-#ifdef BLOOMKIT_X86_SIMD
-        if (has_step_for_single_keys()) {
-#ifdef __AVX2__
-            added = detail::simd::split_block_set_one_avx2(block, pattern, salt.data());
-#else  // baseline code: the same step as inline assembly, not a call
-            added = detail::simd::split_block_set_one_avx2_asm(block, pattern, salt.data());
-#endif
-            return true;
-        }
-#endif
-        (void)block, (void)pattern, (void)added;
-        return false;
+        if (!has_step_for_single_keys()) return false;
+        added = key_set_step(block, pattern);
+        return true;
     }
 
-    /// Whether key_step() answers keys at the SIMD level in use: wherever there is AVX2.
+    /// Whether key_test_step() and key_set_step() serve at the SIMD level in use: wherever there
+    /// is AVX2.
     [[nodiscard]] static bool has_key_step() noexcept {
 #ifdef BLOOMKIT_X86_SIMD
         return active_simd_level() != simd_level::scalar;
@@ -82,7 +74,7 @@ public:
     /// Whether every bit of the key is set in `block`, by one AVX2 step inline (where
     /// has_key_step()): the intrinsics in code built for AVX2, the same step as inline
     /// assembly in code built for baseline x86-64, not a call.
-    [[nodiscard]] static bool key_step(const word_type* block, std::uint32_t pattern) noexcept {
+    [[nodiscard]] static bool key_test_step(const word_type* block, std::uint32_t pattern) noexcept {
 #if defined(BLOOMKIT_X86_SIMD) && defined(__AVX2__)
         return detail::simd::split_block_test_one_avx2(block, pattern, salt.data());
 #elif defined(BLOOMKIT_X86_SIMD)
@@ -93,7 +85,20 @@ public:
 #endif
     }
 
-    /// No batch kernel: wherever there is AVX2 its one-key step serves (key_step).
+    /// Sets the key's bits in `block` by one AVX2 step inline (where has_key_step()), as
+    /// key_test_step() tests them; true if a bit was clear.
+    static bool key_set_step(word_type* block, std::uint32_t pattern) noexcept {
+#if defined(BLOOMKIT_X86_SIMD) && defined(__AVX2__)
+        return detail::simd::split_block_set_one_avx2(block, pattern, salt.data());
+#elif defined(BLOOMKIT_X86_SIMD)
+        return detail::simd::split_block_set_one_avx2_asm(block, pattern, salt.data());
+#else
+        (void)block, (void)pattern;
+        return false;
+#endif
+    }
+
+    /// No batch kernel: wherever there is AVX2 its one-key step serves (key_test_step).
     template <class Answer>
     static bool test_batch_simd(const word_type*, std::span<const probe>, Answer&) noexcept {
         return false;
