@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <iterator>
 #include <random>
@@ -205,6 +206,29 @@ TYPED_TEST(EveryLayout, SingleIntegerLookupsAnswerAsBulkOnesUnderEveryHash) {
             expect_single_integer_lookups_answer_as_bulk(narrow, narrow_keys, narrow_probes);
         }
     }
+}
+
+TYPED_TEST(EveryLayout, WordsReadAroundASingleInsertShowIt) {
+    // A single insert may write its block through a type of its own (split block: a vector of
+    // its 32-bit words, so that the compiler keeps the filter's other fields in registers). A
+    // word read before and after it in the same function must be read again, not taken as
+    // unchanged: the key's first word grows exactly when the insert set a bit in it.
+    TypeParam filter(bloom_geometry{512 * 8, TypeParam::layout() == bloom_layout::split_block ? 8U : 6U}, {.seed = 3});
+    const auto* words = filter.words().data();
+    std::uint64_t grown = 0;
+    for (std::uint64_t key = 0; key < 2000; ++key) {
+        std::uint64_t first = 0;
+        filter.for_each_word_range(filter.hash_function()(key), [&](std::uint64_t at, std::uint64_t) { first = at; });
+        const auto before = words[first];
+        const bool is_new = filter.insert(key);
+        const auto after = words[first];
+        ASSERT_EQ(after & before, before) << key;  // bits are only ever set
+        if (after != before) {
+            ASSERT_TRUE(is_new) << key;
+            ++grown;
+        }
+    }
+    EXPECT_GT(grown, 100U);
 }
 
 TYPED_TEST(EveryLayout, InsertingDigestsIsInsertingTheirKeys) {

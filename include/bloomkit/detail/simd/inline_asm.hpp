@@ -9,7 +9,8 @@
 //  - Its memory operands are 32- or 64-byte blocks of `asm_ymm_operand` or `asm_zmm_operand`,
 //    may_alias types: the compiler must order the asm's reads after any store to the same bytes,
 //    whatever their type (a block of uint64_t words read as a struct of uint32_t would otherwise
-//    count as not aliasing).
+//    count as not aliasing). The one exception is a split block an insert writes, typed by its
+//    32-bit words so that the write changes nothing else to the compiler (split_block_avx2.hpp).
 //  - A scratch it writes through a pointer in a register is also an "=m" output, so that the
 //    compiler knows those bytes change (and keeps them apart from every input).
 //  - It ends with vzeroupper, so that baseline SSE code after it pays no transition, and

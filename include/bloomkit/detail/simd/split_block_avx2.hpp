@@ -21,6 +21,16 @@
 
 namespace bloomkit::detail::simd {
 
+/// A split block's eight 32-bit words as one vector of them (GCC's vector extension), which a
+/// single insert writes the block through, here and in its assembly step: a type that aliases
+/// 32-bit words and nothing else. Written through the intrinsics' __m256i, which may alias
+/// anything, the block was to the compiler a store that might change the filter's own fields
+/// (its seed, its block count, the words' address) and the lambda that holds the filter, and a
+/// caller's loop of inserts reloaded all of them after every key (docs/design/performance.md,
+/// "Split-block inserts: a store typed by its words"). Aligned as the words are: a view of a
+/// mapped file promises no more.
+using split_block_words = std::uint32_t __attribute__((vector_size(32), aligned(4)));
+
 /// The key's eight one-bit masks, one per 32-bit word: word i's bit is (x·salt[i]) >> 27.
 __attribute__((target("avx2"), always_inline)) inline __m256i split_block_mask_avx2(
     std::uint32_t pattern, const std::uint32_t* salts) noexcept {
@@ -40,9 +50,9 @@ __attribute__((target("avx2"))) inline bool split_block_test_one_avx2(const std:
 __attribute__((target("avx2"))) inline bool split_block_set_one_avx2(std::uint32_t* block, std::uint32_t pattern,
                                                                      const std::uint32_t* salts) noexcept {
     const __m256i mask = split_block_mask_avx2(pattern, salts);
-    auto* at = reinterpret_cast<__m256i*>(block);
-    const __m256i old = _mm256_loadu_si256(at);
-    _mm256_storeu_si256(at, _mm256_or_si256(old, mask));
+    auto& words = *reinterpret_cast<split_block_words*>(block);
+    const auto old = reinterpret_cast<__m256i>(words);
+    words = reinterpret_cast<split_block_words>(_mm256_or_si256(old, mask));
     return _mm256_testc_si256(old, mask) == 0;  // some mask bit was clear
 }
 
@@ -89,7 +99,7 @@ inline bool split_block_set_one_avx2_asm(std::uint32_t* block, std::uint32_t pat
         "vmovdqu      %%ymm2, %[block]\n\t"
         "vptest       %%ymm0, %%ymm1\n\t"  // CF: no mask bit was clear in the old block
         "vzeroupper"
-        : "=@ccc"(all_were_set), [block] "+m"(asm_ymm_at(block))
+        : "=@ccc"(all_were_set), [block] "+m"(*reinterpret_cast<split_block_words*>(block))
         : [pattern] "r"(pattern), [salts] "m"(asm_ymm_at(salts)), [one] "m"(asm_one)
         : BLOOMKIT_ASM_VZEROUPPER_CLOBBERS);
     return !all_were_set;
