@@ -133,8 +133,8 @@ public:
 #endif
 
     // A single insert: AVX-512's step where the CPU has it, inline for k ≤ 8 (as inline
-    // assembly in code built without AVX-512); else, for k ≤ 8, AVX2's step inline — inline
-    // assembly in code built for baseline x86-64, as for test_one. Without a SIMD step, the
+    // assembly, in any build); else, for k ≤ 8, AVX2's step inline — inline assembly in code
+    // built for baseline x86-64, as for test_one. Without a SIMD step, the
     // probes unrolled for this k (k ≤ 16), a function chosen once per filter: with the
     // multipliers as immediates and no loop, a probe is ~11 instructions instead of ~19
     // (docs/design/performance.md, "Single inserts with AVX2 and without SIMD").
@@ -278,23 +278,18 @@ private:
         return detail::simd::block_set_one_avx2_asm(block, pattern, lane_powers_.data());
 #endif
     }
-    /// The AVX-512 step of a single insert: inline for k ≤ 8 in any build (as inline assembly
-    /// where the code is not built for AVX-512), a call past that.
+    /// The AVX-512 step of a single insert: for k ≤ 8 inline assembly in any build — in code
+    /// built for AVX-512 too, where it measured faster than the intrinsics' rotations (26.8–27.2
+    /// → 24.5–24.8 ns at 100M keys, docs/design/performance.md, "Single inserts with AVX-512") —
+    /// and past that the intrinsics, a call in code built without AVX-512.
     bool avx512_set_step(word_type* block, std::uint32_t pattern) const noexcept {
-#ifndef __AVX512F__
         if (geometry().hashes <= 8) return avx512_set_step_up_to_8(block, pattern);
-#endif
         return detail::simd::block_set_single_avx512(block, pattern, geometry().hashes, multiplier_powers.data(),
                                                      lane_powers_.data());
     }
-    /// avx512_set_step for k ≤ 8, with no test of k: inline in any build.
+    /// avx512_set_step for k ≤ 8, with no test of k.
     bool avx512_set_step_up_to_8(word_type* block, std::uint32_t pattern) const noexcept {
-#ifdef __AVX512F__
-        return detail::simd::block_set_single_avx512(block, pattern, geometry().hashes, multiplier_powers.data(),
-                                                     lane_powers_.data());
-#else
         return detail::simd::block_set_one_avx512_asm(block, pattern, geometry().hashes, lane_powers_.data());
-#endif
     }
 #endif
 

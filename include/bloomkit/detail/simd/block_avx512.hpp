@@ -201,9 +201,9 @@ alignas(64) inline constexpr std::int32_t asm_block_word_minus_first_bits[16] = 
     "\n\t"                                                                \
     "vpsllvd      %%zmm" #OUT ", %%zmm1, %%zmm" #OUT "\n\t"
 
-/// A single insert with k ≤ 8 on a CPU found at run time to have AVX-512, for code built without
-/// it (baseline x86-64, or AVX2 as peer_bench is): inline, where block_set_single_avx512 would be
-/// a call. True if a bit was clear. Its mask is built otherwise than the intrinsics' rotations,
+/// A single insert with k ≤ 8 on a CPU found at run time to have AVX-512, inline in any build:
+/// in code built without it (baseline x86-64, or AVX2 as peer_bench is) block_set_single_avx512
+/// would be a call, and in code built for it this measured faster. True if a bit was clear. Its mask is built otherwise than the intrinsics' rotations,
 /// by broadcasting each probe's position to the sixteen 32-bit words (block_avx2.hpp's method
 /// at twice the width): the positions go through a 32-byte scratch on the stack, so that each
 /// broadcast is part of an add's memory operand, and a probe is two vector operations where a
