@@ -203,14 +203,15 @@ alignas(64) inline constexpr std::int32_t asm_block_word_minus_first_bits[16] = 
 
 /// A single insert with k ≤ 8 on a CPU found at run time to have AVX-512, inline in any build:
 /// in code built without it (baseline x86-64, or AVX2 as peer_bench is) block_set_single_avx512
-/// would be a call, and in code built for it this measured faster. True if a bit was clear. Its mask is built otherwise than the intrinsics' rotations,
-/// by broadcasting each probe's position to the sixteen 32-bit words (block_avx2.hpp's method
-/// at twice the width): the positions go through a 32-byte scratch on the stack, so that each
-/// broadcast is part of an add's memory operand, and a probe is two vector operations where a
-/// rotation is three; probes 4–7 are skipped for k ≤ 4 and 6–7 for k ≤ 6 (past k they only
-/// repeat probe 0). A single insert waits on a cache miss, and fewer operations let more inserts
-/// overlap it. The bulk kernel keeps the rotations: with these broadcasts it measured slower
-/// (docs/design/performance.md, "Single inserts with AVX-512: the mask is the cost").
+/// would be a call, and in code built for it this measured faster. True if a bit was clear. Its
+/// mask is built otherwise than the intrinsics' rotations, by broadcasting each probe's position
+/// to the sixteen 32-bit words (block_avx2.hpp's method at twice the width): the positions go
+/// through a 32-byte scratch on the stack, so that each broadcast is part of an add's memory
+/// operand, and a probe is two vector operations where a rotation is three; probes 4–7 are
+/// skipped for k ≤ 4 and 6–7 for k ≤ 6 (past k they only repeat probe 0). A single insert waits
+/// on a cache miss, and fewer operations let more inserts overlap it. The bulk kernel keeps the
+/// rotations: with these broadcasts it measured slower (docs/design/performance.md, "Single
+/// inserts with AVX-512: the mask is the cost").
 inline bool block_set_one_avx512_asm(std::uint64_t* block, std::uint32_t pattern, std::uint32_t hashes,
                                      const std::uint32_t* lane_powers) noexcept {
     alignas(16) std::uint32_t positions[8];
