@@ -421,16 +421,13 @@ private:
     // path inline. The flag is worked out when the filter is made and never changes after, so
     // that in a caller's loop of lookups it is loop-invariant: the compiler then splits the loop
     // in two (GCC's -funswitch-loops, at -O3), and the copy of the plain path has no call on any
-    // branch, so the hash's secrets, the block count and the words' address stay in registers.
-    // Tested per key against the SIMD level and the algorithm, with calls on the paths not
-    // taken, they were loaded from the filter every lookup: 20.3–20.9 ns against 16.1–16.4 at
-    // 100M keys (docs/design/performance.md, "Plain lookups: one flag, decided when the filter
-    // is made"). Plain inserts are the same path with the layout's insert step, where the words
-    // are not a read-only view: there the compiler keeps nothing in registers (the step's store
-    // may, as far as it knows, write the filter), but the one flag replaces the tests of the
-    // algorithm, the SIMD level, k and the read-only guard (28.4 → 25.2 ns at 100M keys). The
-    // cost: a cap on the SIMD level (limit_simd_level) reaches the single calls of filters made
-    // after it, not those of a filter already made.
+    // branch, so the hash's secrets, the block count and the words' address stay in registers,
+    // where calls on the paths not taken would have them loaded from the filter every lookup
+    // (docs/design/performance.md, "Plain lookups: one flag, decided when the filter is made").
+    // Plain inserts are the same path with the layout's insert step, where the words are not a
+    // read-only view: the one flag stands for the tests of the algorithm, the SIMD level, k and
+    // the read-only guard. The cost: a cap on the SIMD level (limit_simd_level) reaches the
+    // single calls of filters made after it, not those of a filter already made.
     static constexpr bool has_plain_calls = requires(const Layout& layout) { layout.has_key_step(); };
     static bool is_plain_lookup(const hasher& h, const Layout& layout) noexcept {
         if constexpr (has_plain_calls) return h.algorithm() == Layout::default_hash && layout.has_key_step();

@@ -174,7 +174,7 @@ public:
 
     /// One key by a SIMD step, inline (where has_key_step()): a key of a batch, or a single
     /// lookup of a filter that chose this step when it was made. AVX2's, or AVX-512's in code
-    /// built for it (there 16.3–16.5 against 17.5–17.9 ns a lookup at 100M keys).
+    /// built for it, where it is inline too and measured faster.
     [[nodiscard]] bool key_test_step(const word_type* block, std::uint32_t pattern) const noexcept {
 #if defined(BLOOMKIT_X86_SIMD) && defined(__AVX512F__)
         return detail::simd::block_test_one_avx512(block, pattern, lane_powers_.data());
@@ -287,9 +287,9 @@ private:
 #endif
     }
     /// The AVX-512 step of a single insert: for k ≤ 8 inline assembly in any build — in code
-    /// built for AVX-512 too, where it measured faster than the intrinsics' rotations (26.8–27.2
-    /// → 24.5–24.8 ns at 100M keys, docs/design/performance.md, "Single inserts with AVX-512") —
-    /// and past that the intrinsics, a call in code built without AVX-512.
+    /// built for AVX-512 too, where it measured faster than the intrinsics' rotations
+    /// (docs/design/performance.md, "Single inserts with AVX-512") — and past that the
+    /// intrinsics, a call in code built without AVX-512.
     bool avx512_set_step(word_type* block, std::uint32_t pattern) const noexcept {
         if (geometry().hashes <= 8) return avx512_set_step_up_to_8(block, pattern);
         return detail::simd::block_set_single_avx512(block, pattern, geometry().hashes, multiplier_powers.data(),
