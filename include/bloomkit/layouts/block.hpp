@@ -134,10 +134,10 @@ public:
 
     // A single insert: AVX-512's step where the CPU has it, inline for k ≤ 8 (as inline
     // assembly, in any build); else, for k ≤ 8, AVX2's step inline — inline assembly in code
-    // built for baseline x86-64, as for test_one. Without a SIMD step, the
-    // probes unrolled for this k (k ≤ 16), a function chosen once per filter: with the
-    // multipliers as immediates and no loop, a probe is ~11 instructions instead of ~19
-    // (docs/design/performance.md, "Single inserts with AVX2 and without SIMD").
+    // built for baseline x86-64, as for test_one. Without a SIMD step, the probes unrolled for
+    // this k (k ≤ 16), a function chosen once per filter: with the multipliers as immediates and
+    // no loop, a probe is ~11 instructions instead of ~19 (docs/design/performance.md, "Single
+    // inserts with AVX2 and without SIMD").
     /// Inserts one key into `block` by a SIMD step or by its probes unrolled for this k: sets
     /// `added` (a bit was clear) and returns true; returns false when the generic loop is to run.
     bool set_one(word_type* block, std::uint32_t pattern, bool& added) const noexcept {
