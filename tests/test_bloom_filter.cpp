@@ -163,7 +163,7 @@ TYPED_TEST(EveryLayout, BulkOperationsAgreeWithSingleOnes) {
     EXPECT_EQ(ranged, bulk);
 }
 
-/// Integer keys of `Key`, i·stride for i < count: present when i is even, then each probe once.
+/// Single lookups of each probe, and of its digest, answer as the bulk lookup; every key is found.
 template <class Key>
 void expect_single_integer_lookups_answer_as_bulk(const auto& filter, const std::vector<Key>& keys,
                                                   const std::vector<Key>& probes) {
