@@ -646,7 +646,8 @@ public:
     [[nodiscard, gnu::always_inline]] bool contains(const Key& key) const {
         if constexpr (integer_key<Key>) {
             if (plain_mum_lookup_) [[likely]]
-                return matches(detail::fuse_direct_hash<build_scheme>(this->hasher_.xxh3_mum_integer(key)));
+                return matches(detail::fuse_direct_hash<build_scheme>(
+                    this->hasher_.template integer_digest<hash_algorithm::xxh3_mum>(key)));
         } else if (plain_lookup_) [[likely]] {
             return matches(detail::fuse_direct_hash<build_scheme>(this->hasher_(key)));
         }

@@ -472,19 +472,11 @@ public:
         }
     }
 
-    /// The digest of an integer key under xxh3_mum at this hasher's seed, whatever algorithm()
-    /// is: (*this)(key) when algorithm() is xxh3_mum, for a caller that has checked that once —
-    /// a filter's single lookup, whose loop then tests nothing per key (the test and its branch
-    /// cost a lookup of ~40 instructions about a tenth of its time).
-    template <integer_key Key>
-    [[nodiscard, gnu::always_inline]] digest xxh3_mum_integer(Key key) const noexcept {
-        return integer_digest<hash_algorithm::xxh3_mum>(key);
-    }
-
     /// The digest of an integer key under `Algorithm` (xxh3_mum or xxh64) at this hasher's seed,
     /// whatever algorithm() is: (*this)(key) when algorithm() is `Algorithm`, with no test of it,
-    /// for a caller that has checked that once (a Bloom filter's single lookup, by its layout's
-    /// default hash). XXH64 hashes the key's little-endian bytes in its own width, as Parquet
+    /// for a caller that has checked that once — a filter's single lookup, whose loop then tests
+    /// nothing per key (the test and its branch cost a lookup of ~40 instructions about a tenth
+    /// of its time). XXH64 hashes the key's little-endian bytes in its own width, as Parquet
     /// does (4- and 8-byte keys by its short-input path, inline).
     template <hash_algorithm Algorithm, integer_key Key>
     [[nodiscard, gnu::always_inline]] digest integer_digest(Key key) const
