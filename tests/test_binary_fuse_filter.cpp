@@ -140,6 +140,8 @@ TEST(Sizing, RejectsBadArguments) {
 }
 
 // --- Known answers: these bytes are the file format's payload; they must never change. ------
+// Keys hashed by xxh3_mum (XXH3-128), the default of the files that froze them; the default
+// hash's own known answers are test_hash.cpp's.
 
 std::vector<std::string> keys_1000() {
     std::vector<std::string> keys;
@@ -149,7 +151,7 @@ std::vector<std::string> keys_1000() {
 
 template <class Filter>
 Filter filter_of_1000_keys() {
-    return Filter(keys_1000(), {.seed = 0x5eed});
+    return Filter(keys_1000(), {.seed = 0x5eed, .hash = hash_algorithm::xxh3_mum});
 }
 
 TEST(KnownAnswer, Fuse8) {
@@ -185,15 +187,18 @@ TEST(KnownAnswer, Fuse16FourWise) {
 // that scheme always gave.
 TEST(KnownAnswer, Remix64) {
     const auto keys = keys_1000();
-    const auto fuse8 = remix64_filter<binary_fuse8_filter>(keys, {.seed = 0x5eed});
+    const auto fuse8 = remix64_filter<binary_fuse8_filter>(keys, {.seed = 0x5eed, .hash = hash_algorithm::xxh3_mum});
     EXPECT_EQ(fuse8.parameters().hashing, binary_fuse_hashing::remix64);
     EXPECT_EQ(fuse8.construction_seed(), 0x5eedU);
     EXPECT_EQ(fingerprints_checksum(fuse8), 0x38ba01537753cd13ULL);
-    EXPECT_EQ(fingerprints_checksum(remix64_filter<binary_fuse16_filter>(keys, {.seed = 0x5eed})),
+    EXPECT_EQ(fingerprints_checksum(
+                  remix64_filter<binary_fuse16_filter>(keys, {.seed = 0x5eed, .hash = hash_algorithm::xxh3_mum})),
               0xae8b012cbb4e2a41ULL);
-    EXPECT_EQ(fingerprints_checksum(remix64_filter<binary_fuse8_4wise_filter>(keys, {.seed = 0x5eed})),
+    EXPECT_EQ(fingerprints_checksum(
+                  remix64_filter<binary_fuse8_4wise_filter>(keys, {.seed = 0x5eed, .hash = hash_algorithm::xxh3_mum})),
               0xa3d333677bac989fULL);
-    EXPECT_EQ(fingerprints_checksum(remix64_filter<binary_fuse16_4wise_filter>(keys, {.seed = 0x5eed})),
+    EXPECT_EQ(fingerprints_checksum(
+                  remix64_filter<binary_fuse16_4wise_filter>(keys, {.seed = 0x5eed, .hash = hash_algorithm::xxh3_mum})),
               0x47f48fb6c03d9c97ULL);
 }
 
@@ -201,18 +206,22 @@ TEST(KnownAnswer, Remix64) {
 // scheme always gave.
 TEST(KnownAnswer, FirstScheme) {
     const auto keys = keys_1000();
-    const auto fuse8 = first_scheme_filter<binary_fuse8_filter>(keys, {.seed = 0x5eed});
+    const auto fuse8 =
+        first_scheme_filter<binary_fuse8_filter>(keys, {.seed = 0x5eed, .hash = hash_algorithm::xxh3_mum});
     EXPECT_EQ(fuse8.parameters().hashing, binary_fuse_hashing::remix128);
     EXPECT_EQ(fuse8.construction_seed(), 0x5eedU);
     EXPECT_EQ(fingerprints_checksum(fuse8), 0x705e0f680243140bULL);
-    EXPECT_EQ(fingerprints_checksum(first_scheme_filter<binary_fuse16_filter>(keys, {.seed = 0x5eed})),
+    EXPECT_EQ(fingerprints_checksum(
+                  first_scheme_filter<binary_fuse16_filter>(keys, {.seed = 0x5eed, .hash = hash_algorithm::xxh3_mum})),
               0xff04e7216aeaaa53ULL);
-    const auto fuse8_4wise = first_scheme_filter<binary_fuse8_4wise_filter>(keys, {.seed = 0x5eed});
+    const auto fuse8_4wise =
+        first_scheme_filter<binary_fuse8_4wise_filter>(keys, {.seed = 0x5eed, .hash = hash_algorithm::xxh3_mum});
     // The first seed did not peel: this also pins the retry's seed sequence.
     EXPECT_EQ(fuse8_4wise.construction_seed(), detail::next_construction_seed(0x5eed));
     EXPECT_EQ(fuse8_4wise.construction_seed(), 0x457f21d36f8e2858ULL);
     EXPECT_EQ(fingerprints_checksum(fuse8_4wise), 0xd71c3d3d45e6b21eULL);
-    EXPECT_EQ(fingerprints_checksum(first_scheme_filter<binary_fuse16_4wise_filter>(keys, {.seed = 0x5eed})),
+    EXPECT_EQ(fingerprints_checksum(first_scheme_filter<binary_fuse16_4wise_filter>(
+                  keys, {.seed = 0x5eed, .hash = hash_algorithm::xxh3_mum})),
               0x1f3afdde7a035fe8ULL);
 }
 
@@ -331,13 +340,13 @@ TYPED_TEST(BinaryFuse, AcceptsAnyKeyTypeAndRange) {
 
 TYPED_TEST(BinaryFuse, SingleLookupsAnswerAsBulkOnesUnderEverySeededHash) {
     // A single integer lookup takes xxh3_mum's path with no test of the algorithm when the
-    // filter is direct64 at its own seed and hashed by xxh3_mum; every other filter takes the
-    // general path (FNV-1, unseeded, is remix64). Both must answer as the bulk lookup and the
-    // digest do, present keys and not.
+    // filter is direct64 at its own seed and hashed by xxh3_mum's mixer (xxh3_mum, xxh3_64_mum,
+    // the default); every other filter takes the general path (FNV-1, unseeded, is remix64).
+    // Both must answer as the bulk lookup and the digest do, present keys and not.
     const auto keys = integer_keys(1, 20'000);
     const auto probes = integer_keys(10'001, 20'000);  // half of them present
-    for (const hash_algorithm algorithm :
-         {hash_algorithm::xxh3_mum, hash_algorithm::xxh3_mix, hash_algorithm::xxh64, hash_algorithm::fnv1_64}) {
+    for (const hash_algorithm algorithm : {hash_algorithm::xxh3_64_mum, hash_algorithm::xxh3_mum,
+                                           hash_algorithm::xxh3_mix, hash_algorithm::xxh64, hash_algorithm::fnv1_64}) {
         SCOPED_TRACE(to_string(algorithm));
         const TypeParam filter(keys, {.seed = algorithm == hash_algorithm::fnv1_64 ? 0U : 11U, .hash = algorithm});
         std::vector<bool> bulk;
@@ -491,7 +500,7 @@ TYPED_TEST(BinaryFuse, GivesUpWithAClearErrorAfterTheAttemptLimit) {
     const std::vector<std::string> keys{"left", "right"};
     const std::uint64_t seed = seed_that_needs_a_retry<TypeParam>(keys);
     using scheme = detail::fuse_remix64;
-    const hasher h(hash_algorithm::xxh3_128, seed);
+    const hasher h(default_hash_algorithm, seed);  // as the filter that needed a retry hashed them
     const os::huge_page_vector<std::uint64_t> hashes{scheme::key_of(h(keys[0])), scheme::key_of(h(keys[1]))};
     constexpr unsigned arity = TypeParam::arity();
     const auto make_keys = [&] { return hashes; };

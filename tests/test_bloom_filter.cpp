@@ -29,24 +29,32 @@ std::uint64_t words_checksum(const auto& filter) {
 }
 
 template <class Filter>
-Filter filter_of_100_keys(bloom_geometry geometry, std::uint64_t seed) {
-    Filter filter(geometry, {.seed = seed});
+Filter filter_of_100_keys(bloom_geometry geometry, std::uint64_t seed, std::optional<hash_algorithm> hash = {}) {
+    Filter filter(geometry, {.seed = seed, .hash = hash});
     for (int i = 0; i < 100; ++i) filter.insert("key-" + std::to_string(i));
     return filter;
 }
 
 // --- Known answers: these bytes are the file format's payload; they must never change. ------
 
+// Under the default hash (xxh3_64_mum), and under xxh3_mum (XXH3-128), the default of files
+// written before it, whose filters must go on answering as they were built.
 TEST(KnownAnswer, ClassicLayout) {
     const auto filter = filter_of_100_keys<classic_bloom_filter>({4000, 7}, 0x5eed);
-    EXPECT_EQ(filter.set_bit_count(), 636U);
-    EXPECT_EQ(words_checksum(filter), 0xb4c8b1520908c84fULL);
+    EXPECT_EQ(filter.set_bit_count(), 645U);
+    EXPECT_EQ(words_checksum(filter), 0xdb907622990264f1ULL);
+    const auto hash_4 = filter_of_100_keys<classic_bloom_filter>({4000, 7}, 0x5eed, hash_algorithm::xxh3_mum);
+    EXPECT_EQ(hash_4.set_bit_count(), 636U);
+    EXPECT_EQ(words_checksum(hash_4), 0xb4c8b1520908c84fULL);
 }
 
 TEST(KnownAnswer, BlockLayout) {
     const auto filter = filter_of_100_keys<block_bloom_filter>({4096, 7}, 0x5eed);
-    EXPECT_EQ(filter.set_bit_count(), 654U);
-    EXPECT_EQ(words_checksum(filter), 0x3794a95cf32251fcULL);
+    EXPECT_EQ(filter.set_bit_count(), 653U);
+    EXPECT_EQ(words_checksum(filter), 0x76ceb8be76c85666ULL);
+    const auto hash_4 = filter_of_100_keys<block_bloom_filter>({4096, 7}, 0x5eed, hash_algorithm::xxh3_mum);
+    EXPECT_EQ(hash_4.set_bit_count(), 654U);
+    EXPECT_EQ(words_checksum(hash_4), 0x3794a95cf32251fcULL);
 }
 
 TEST(KnownAnswer, SplitBlockLayout) {
@@ -185,8 +193,8 @@ TYPED_TEST(EveryLayout, SingleIntegerLookupsAnswerAsBulkOnesUnderEveryHash) {
     const std::vector<std::uint32_t> ks = TypeParam::layout() == bloom_layout::split_block
                                               ? std::vector<std::uint32_t>{8}
                                               : std::vector<std::uint32_t>{6, 8, 12};
-    for (const hash_algorithm algorithm :
-         {hash_algorithm::xxh3_mum, hash_algorithm::xxh3_mix, hash_algorithm::xxh64, hash_algorithm::fnv1_64}) {
+    for (const hash_algorithm algorithm : {hash_algorithm::xxh3_64_mum, hash_algorithm::xxh3_mum,
+                                           hash_algorithm::xxh3_mix, hash_algorithm::xxh64, hash_algorithm::fnv1_64}) {
         for (const std::uint32_t k : ks) {
             SCOPED_TRACE(testing::Message() << to_string(algorithm) << " k=" << k);
             const filter_options options{.seed = algorithm == hash_algorithm::fnv1_64 ? 0U : 5U, .hash = algorithm};
@@ -402,15 +410,15 @@ TEST(BloomFilter, ExplicitGeometryRoundsUpToWholeBlocks) {
 }
 
 TEST(BloomFilter, DefaultIsTheBlockLayoutWithXxh3) {
-    // The default hash is xxh3_mum: XXH3-128 over byte keys (as xxh3_128), integer keys
-    // widened to 64 bits and mixed (it replaced xxh3_mix, whose filters still load). Split block
-    // keeps Parquet's XXH64.
+    // The default hash is xxh3_64_mum: XXH3-64 over byte keys, integer keys widened to 64 bits
+    // and mixed as xxh3_mum does (it replaced xxh3_mum and xxh3_mix, whose filters still load).
+    // Split block keeps Parquet's XXH64.
     bloom_filter filter(1000, 0.01);
     EXPECT_EQ(filter.layout(), bloom_layout::block);
-    EXPECT_EQ(filter.hash_function().algorithm(), hash_algorithm::xxh3_mum);
+    EXPECT_EQ(filter.hash_function().algorithm(), hash_algorithm::xxh3_64_mum);
     EXPECT_EQ(filter.hash_function(), hasher());
     EXPECT_EQ(filter.hash_function().seed(), default_seed);
-    EXPECT_EQ(classic_bloom_filter(1000, 0.01).hash_function().algorithm(), hash_algorithm::xxh3_mum);
+    EXPECT_EQ(classic_bloom_filter(1000, 0.01).hash_function().algorithm(), hash_algorithm::xxh3_64_mum);
     EXPECT_EQ(split_block_bloom_filter(1000, 0.01).hash_function().algorithm(), hash_algorithm::xxh64);
     EXPECT_EQ(bloom_filter(1000, 0.01, {.hash = hash_algorithm::xxh3_128}).hash_function().algorithm(),
               hash_algorithm::xxh3_128);

@@ -71,7 +71,8 @@ TEST(NibbleCounters, AgreeWithCounterByCounterArithmetic) {
 // --- Known answers: these bytes will be the file format's payload; they must never change. --
 
 TEST(KnownAnswer, CountingFilterWords) {
-    counting_bloom_filter filter(counting_geometry{4096, 7}, {.seed = 0x5eed});
+    // Keys hashed by xxh3_mum (XXH3-128), the default of the files that froze these bytes.
+    counting_bloom_filter filter(counting_geometry{4096, 7}, {.seed = 0x5eed, .hash = hash_algorithm::xxh3_mum});
     for (int i = 0; i < 100; ++i) filter.insert("key-" + std::to_string(i));
     for (int i = 0; i < 100; i += 3) filter.insert("key-" + std::to_string(i));  // some twice
     for (int i = 0; i < 100; i += 7) filter.remove("key-" + std::to_string(i));
@@ -373,9 +374,9 @@ TEST(CountingBloomFilter, IncompatibleFiltersRefuseToCombine) {
                    "different numbers of probes (5 vs 6)");
     expect_refusal(counting_bloom_filter(counting_geometry{4096, 5}, {.seed = 2}), "different seeds (1 vs 2)");
     expect_refusal(counting_bloom_filter(counting_geometry{4096, 5}, {.seed = 1, .hash = hash_algorithm::xxh64}),
-                   "different hash algorithms (xxh3-mum vs xxh64)");  // xxh3-mum: the default
+                   "different hash algorithms (xxh3-64-mum vs xxh64)");  // xxh3-64-mum: the default
     expect_refusal(counting_bloom_filter(counting_geometry{4096, 5}, {.seed = 1, .hash = hash_algorithm::xxh3_128}),
-                   "different hash algorithms (xxh3-mum vs xxh3-128)");
+                   "different hash algorithms (xxh3-64-mum vs xxh3-128)");
 }
 
 TEST(CountingBloomFilter, EqualityCopyAndClear) {

@@ -43,8 +43,8 @@ digest bytes_digest(const hasher& h, std::initializer_list<unsigned char> bytes)
 }
 
 TEST(Hash, Xxh3KnownAnswers) {
-    // XXH3-128 of the empty input, seed 0 (xxHash's own sanity value).
-    const digest empty = hasher()(std::string_view{});
+    // XXH3-128 of the empty input, seed 0 (xxHash's own sanity value), under xxh3_mum.
+    const digest empty = hasher(hash_algorithm::xxh3_mum, 0)(std::string_view{});
     EXPECT_EQ(empty.low, 0x6001C324468D497FULL);
     EXPECT_EQ(empty.high, 0x99AA06D3014798D8ULL);
     // The library call and the hasher agree for a seeded, longer input.
@@ -85,7 +85,7 @@ TEST(Hash, EmbeddedNulAndHighBytesAreKeyBytes) {
 TEST(Hash, IntegerKeysAreTheirValueWhateverTheirType) {
     // insert(std::uint64_t{7}) then contains(7): the same key (the default algorithm).
     const hasher h;
-    ASSERT_EQ(h.algorithm(), hash_algorithm::xxh3_mum);
+    ASSERT_EQ(h.algorithm(), hash_algorithm::xxh3_64_mum);
     const digest seven = h(std::uint64_t{7});
     EXPECT_EQ(h(7), seven);
     EXPECT_EQ(h(7U), seven);
@@ -120,8 +120,9 @@ bool chosen_once_hashes_alike(const hasher& h, const Key& key) {
 
 TEST(Hash, AHashChosenOnceForManyKeysIsTheHasherItself) {
     const std::string text = "https://example.com/a";
-    for (const hash_algorithm algorithm : {hash_algorithm::xxh3_mum, hash_algorithm::xxh3_mix, hash_algorithm::xxh3_128,
-                                           hash_algorithm::xxh64, hash_algorithm::fnv1_64}) {
+    for (const hash_algorithm algorithm :
+         {hash_algorithm::xxh3_64_mum, hash_algorithm::xxh3_mum, hash_algorithm::xxh3_mix, hash_algorithm::xxh3_128,
+          hash_algorithm::xxh64, hash_algorithm::fnv1_64}) {
         SCOPED_TRACE(static_cast<int>(algorithm));
         const hasher h(algorithm, algorithm == hash_algorithm::fnv1_64 ? 0 : 42);
         for (const std::uint64_t value : {std::uint64_t{0}, std::uint64_t{7}, ~std::uint64_t{0}}) {
@@ -133,12 +134,17 @@ TEST(Hash, AHashChosenOnceForManyKeysIsTheHasherItself) {
         EXPECT_TRUE(chosen_once_hashes_alike(h, text));
         EXPECT_TRUE(chosen_once_hashes_alike(h, digest{1, 2}));
     }
-    // Integers under the default algorithm get the integer hash alone; text the hasher.
+    // Integers under xxh3_mum's mixer get the integer hash alone, byte keys under XXH3 XXH3
+    // alone; the rest the hasher.
     const auto is_the_hasher = [](const auto& digest_of) {
         return std::is_same_v<std::remove_cvref_t<decltype(digest_of)>, hasher>;
     };
     EXPECT_FALSE(hasher().with_digest_of<std::uint64_t>(is_the_hasher));
-    EXPECT_TRUE(hasher().with_digest_of<std::string>(is_the_hasher));
+    EXPECT_FALSE(hasher(hash_algorithm::xxh3_mum).with_digest_of<std::uint64_t>(is_the_hasher));
+    EXPECT_FALSE(hasher().with_digest_of<std::string>(is_the_hasher));
+    EXPECT_FALSE(hasher(hash_algorithm::xxh3_128).with_digest_of<std::string>(is_the_hasher));
+    EXPECT_TRUE(hasher(hash_algorithm::xxh64).with_digest_of<std::string>(is_the_hasher));
+    EXPECT_TRUE(hasher(hash_algorithm::fnv1_64).with_digest_of<std::string>(is_the_hasher));
     EXPECT_TRUE(hasher(hash_algorithm::xxh64).with_digest_of<std::uint64_t>(is_the_hasher));
     // The value f returns is with_digest_of's.
     EXPECT_EQ(hasher().with_digest_of<int>([](const auto& digest_of) { return digest_of(7); }), hasher()(7));
@@ -215,6 +221,47 @@ TEST(Hash, ByteKeysHashTheSameUnderXxh3MixAsUnderXxh3) {
     // xxh3_mix and xxh3_mum change only integer keys: byte keys are XXH3-128 under all three.
     EXPECT_EQ(hasher(hash_algorithm::xxh3_mix, 5)("key"), hasher(hash_algorithm::xxh3_128, 5)("key"));
     EXPECT_EQ(hasher(hash_algorithm::xxh3_mum, 5)("key"), hasher(hash_algorithm::xxh3_128, 5)("key"));
+}
+
+TEST(Hash, Xxh3_64_MumHashesBytesByXxh3_64AndIntegersAsXxh3Mum) {
+    // Known answers from python3-xxhash's xxh3_64_intdigest (an implementation of its own), the
+    // high half MurmurHash3's fmix64 of the low: the empty key, the short, 17-128 and 129-240
+    // byte paths and the long one, at seeds 0, small and with the top bit set.
+    struct known {
+        std::string key;
+        std::uint64_t seed;
+        digest expected;
+    };
+    std::string hundred(100, '\0');
+    for (std::size_t i = 0; i < hundred.size(); ++i) hundred[i] = static_cast<char>(i);
+    const known answers[] = {
+        {"key", 5, {0xb2c56dbd6018f7a1ULL, 0x603ca8d67ae97d26ULL}},
+        {"", 0, {0x2d06800538d394c2ULL, 0x0e9ebeff1ebd5806ULL}},
+        {"https://example.com/a", 42, {0x355aaab40a019dc8ULL, 0xa7f9370c8e942c73ULL}},
+        {hundred, 7, {0xf99b79905a88dc51ULL, 0x6d20b03492fd13deULL}},
+        {std::string(300, 'q'), std::uint64_t{1} << 63, {0x3fbe9db6a5d668d3ULL, 0x96fa70d11ee8a959ULL}},
+    };
+    for (const known& k : answers) {
+        SCOPED_TRACE(k.key.size());
+        const hasher h(hash_algorithm::xxh3_64_mum, k.seed);
+        EXPECT_EQ(h(k.key), k.expected);
+        EXPECT_EQ(h.hash_bytes(std::as_bytes(std::span(k.key))), k.expected);
+        EXPECT_TRUE(chosen_once_hashes_alike(h, k.key));
+    }
+    for (const std::uint64_t seed : {std::uint64_t{0}, std::uint64_t{42}}) {
+        const hasher h(hash_algorithm::xxh3_64_mum, seed);
+        const hasher mum(hash_algorithm::xxh3_mum, seed);
+        for (const std::uint64_t value : {std::uint64_t{0}, std::uint64_t{7}, ~std::uint64_t{0}}) {
+            EXPECT_EQ(h(value), mum(value));
+            EXPECT_EQ(h(static_cast<std::int32_t>(value)), mum(static_cast<std::int32_t>(value)));
+            EXPECT_EQ(h.integer_digest<hash_algorithm::xxh3_mum>(value), mum(value));
+        }
+        EXPECT_NE(h("key"), mum("key"));
+    }
+    EXPECT_EQ(integer_hashing_of(hash_algorithm::xxh3_64_mum), hash_algorithm::xxh3_mum);
+    EXPECT_EQ(to_string(hash_algorithm::xxh3_64_mum), "xxh3-64-mum");
+    EXPECT_FALSE(is_foreign(hash_algorithm::xxh3_64_mum));
+    EXPECT_TRUE(is_foreign(hash_algorithm::murmur3_128) && is_foreign(hash_algorithm::fnv1_64));
 }
 
 TEST(Hash, SeedAndAlgorithmChangeTheDigest) {

@@ -15,7 +15,7 @@
 // the keys instead). Use a Bloom filter for sets that grow.
 //
 // Construction (the paper's algorithm):
-//  1. hash every key once with the filter's hasher (xxh3_mum by default, seeded with the
+//  1. hash every key once with the filter's hasher (xxh3_64_mum by default, seeded with the
 //     filter's seed) and keep the low 64 bits of its digest, the key's hash x;
 //  2. for a construction seed s, take each x as the attempt's hash, or remix it into one
 //     (below, in place) when s is not the filter's seed; sort the keys by the segment of
@@ -212,7 +212,7 @@ template <class Scheme>
 /// the hash is one of bloomkit's own, seeded and mixing every input bit into every output bit;
 /// remix64 for the foreign ones (FNV-1 is neither seeded nor well mixed).
 [[nodiscard]] constexpr binary_fuse_hashing fuse_hashing_for(hash_algorithm algorithm) noexcept {
-    return algorithm < hash_algorithm::murmur3_128 ? binary_fuse_hashing::direct64 : binary_fuse_hashing::remix64;
+    return is_foreign(algorithm) ? binary_fuse_hashing::remix64 : binary_fuse_hashing::direct64;
 }
 
 /// The seed of the attempt after the one that used `seed`: a fixed bijective step, so a
@@ -743,9 +743,9 @@ private:
     // A single lookup tests one flag, then runs the lookup of a filter of direct64 built at its
     // first seed — the hash, the slots and the reads, nothing else; the empty filter (which has
     // no array), a retried seed and the other schemes take the call below, out of line. For an
-    // integer key the flag also says that the hash is xxh3_mum (the default), whose integer path
-    // is then taken with no test of the algorithm: that test cost ~0.5 ns of a 4 ns lookup at
-    // 10M keys (docs/design/performance.md, "Lookups" of binary fuse filters). (A "not
+    // integer key the flag also says that the integer hash is xxh3_mum's mixer (the default's),
+    // then taken with no test of the algorithm: that test cost ~0.5 ns of a 4 ns lookup at 10M
+    // keys (docs/design/performance.md, "Lookups" of binary fuse filters). (A "not
     // empty, and then" inlined in front of the test also let GCC turn a caller's `found +=
     // contains(k)` into a jump on the answer, mispredicted half the time when half the keys
     // are present.)
@@ -753,7 +753,7 @@ private:
         return p.keys != 0 && p.hashing == binary_fuse_hashing::direct64 && p.construction_seed == h.seed();
     }
     static bool is_plain_mum_lookup(const binary_fuse_parameters& p, const hasher& h) noexcept {
-        return is_plain_lookup(p, h) && h.algorithm() == hash_algorithm::xxh3_mum;
+        return is_plain_lookup(p, h) && integer_hashing_of(h.algorithm()) == hash_algorithm::xxh3_mum;
     }
     // An integer key by value: a reference would make every inlined lookup store its key.
     template <class Key>

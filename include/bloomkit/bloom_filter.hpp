@@ -123,7 +123,7 @@ public:
     bool insert(const Key& key) {
         if constexpr (integer_key<Key> && has_plain_calls) {
             if (plain_insert_) [[likely]] {
-                const digest d = this->hasher_.template integer_digest<Layout::default_hash>(key);
+                const digest d = this->hasher_.template integer_digest<plain_integer_hash>(key);
                 const bool added = layout_.set_by_key_step(words_.unguarded_data(), layout_.locate(d));
                 count_inserted<detail::plain_access>(counts_new_keys_only && !added ? 0 : 1);
                 return added;
@@ -146,7 +146,7 @@ public:
     [[nodiscard]] bool contains(const Key& key) const {
         if constexpr (integer_key<Key> && has_plain_calls) {
             if (plain_lookup_) [[likely]] {
-                const digest d = this->hasher_.template integer_digest<Layout::default_hash>(key);
+                const digest d = this->hasher_.template integer_digest<plain_integer_hash>(key);
                 return layout_.test_by_key_step(words_.data(), layout_.locate(d));
             }
             return contains_otherwise<Key>(key);
@@ -415,10 +415,10 @@ private:
     };
 
     // Plain lookups. A single lookup of an integer key tests one flag of the filter's, then hashes
-    // by the layout's default hash (xxh3_mum, XXH64 for split block) and answers by the layout's
-    // one-key SIMD step, inline — nothing else; every other case (another hash, no step for this
-    // k or at this SIMD level) takes the general path, out of line, and byte keys the general
-    // path inline. The flag is worked out when the filter is made and never changes after, so
+    // as the layout's default hash does (xxh3_mum's mixer, XXH64 for split block) and answers by
+    // the layout's one-key SIMD step, inline — nothing else; every other case (another hash, no
+    // step for this k or at this SIMD level) takes the general path, out of line, and byte keys
+    // the general path inline. The flag is worked out when the filter is made and never changes after, so
     // that in a caller's loop of lookups it is loop-invariant: the compiler then splits the loop
     // in two (GCC's -funswitch-loops, at -O3), and the copy of the plain path has no call on any
     // branch, so the hash's secrets, the block count and the words' address stay in registers,
@@ -429,8 +429,12 @@ private:
     // the read-only guard. The cost: a cap on the SIMD level (limit_simd_level) reaches the
     // single calls of filters made after it, not those of a filter already made.
     static constexpr bool has_plain_calls = requires(const Layout& layout) { layout.has_key_step(); };
+    // The integer hashing of the layout's default hash (xxh3_mum's mixer; XXH64 for split block),
+    // which filters of the default hash and of xxh3_mum share.
+    static constexpr hash_algorithm plain_integer_hash = integer_hashing_of(Layout::default_hash);
     static bool is_plain_lookup(const hasher& h, const Layout& layout) noexcept {
-        if constexpr (has_plain_calls) return h.algorithm() == Layout::default_hash && layout.has_key_step();
+        if constexpr (has_plain_calls)
+            return integer_hashing_of(h.algorithm()) == plain_integer_hash && layout.has_key_step();
         else return false;
     }
     // An integer key by value: a reference would make every inlined lookup store its key.

@@ -13,14 +13,18 @@
 //  2. Key to digest. One hash call per key yields 128 bits; every probe a filter makes is
 //     derived from these, never from a second hash call. The algorithms (a filter's choice,
 //     saved with it):
-//      - xxh3_mum, the default: byte keys by XXH3-128 (xxHash, Yann Collet, inlined from
-//        libxxhash's header); integer keys, 64 bits wide, by two 64×64→128-bit multiplications
-//        keyed by three secrets drawn from the seed — ~9 instructions where XXH3 takes ~31, and
-//        instructions are what a single-key lookup of an integer key costs most
-//        (docs/design/hashing.md, docs/design/performance.md);
-//      - xxh3_mix: as xxh3_mum for byte keys; integer keys by a three-multiplication mixer
-//        (hash algorithm 3, which files of format version 2 may record: kept so that they
-//        answer as they were built);
+//      - xxh3_64_mum, the default: byte keys by XXH3-64 (xxHash, Yann Collet, inlined from
+//        libxxhash's header), the high half of the digest a fixed bijective remix of it, as
+//        for XXH64 below — XXH3-64 takes half the multiplications of XXH3-128 on keys of 17 to
+//        128 bytes (URLs, lines), and a filter reads no more than 64 bits of a key's hash
+//        (docs/design/hashing.md); integer keys, 64 bits wide, by two 64×64→128-bit
+//        multiplications keyed by three secrets drawn from the seed — ~9 instructions where XXH3
+//        takes ~31, and instructions are what a single-key lookup of an integer key costs most
+//        (docs/design/performance.md);
+//      - xxh3_mum: integer keys as xxh3_64_mum, byte keys by XXH3-128 (hash algorithm 4, the
+//        default before xxh3_64_mum, kept so that its filters answer as they were built);
+//      - xxh3_mix: byte keys by XXH3-128, integer keys by a three-multiplication mixer (hash
+//        algorithm 3, which files of format version 2 may record: kept likewise);
 //      - xxh64: XXH64 over the bytes, as the Apache Parquet split-block Bloom filter spec
 //        prescribes (seed 0); integers hash as Parquet encodes them, in their own width (INT32
 //        as 4 bytes). It yields 64 bits; the high half of the digest is a fixed bijective
@@ -85,16 +89,29 @@ enum class hash_algorithm : std::uint8_t {
     xxh3_128 = 1,     ///< XXH3-128 over the bytes, integers in their own width (format version 1's default)
     xxh64 = 2,        ///< XXH64, as the Parquet split-block Bloom filter spec prescribes
     xxh3_mix = 3,     ///< XXH3-128 over byte keys, a three-multiplication mixer over 64-bit integers
-    xxh3_mum = 4,     ///< the default: XXH3-128 over byte keys, a two-multiplication keyed mixer over 64-bit integers
+    xxh3_mum = 4,     ///< XXH3-128 over byte keys, a two-multiplication keyed mixer over 64-bit integers
     murmur3_128 = 5,  ///< Guava's: MurmurHash3_x64_128 (seed 0) over the bytes of the filter's Guava funnel
     fnv1_64 = 6,      ///< DCSO bloom's: FNV-1 64 over the bytes, integers in their own width
+    xxh3_64_mum = 7,  ///< the default: XXH3-64 over byte keys, integers as xxh3_mum
 };
 
 /// The last hash_algorithm a reader knows.
-inline constexpr hash_algorithm last_hash_algorithm = hash_algorithm::fnv1_64;
+inline constexpr hash_algorithm last_hash_algorithm = hash_algorithm::xxh3_64_mum;
 
 /// The hashing of a filter that does not choose (split-block filters choose xxh64).
-inline constexpr hash_algorithm default_hash_algorithm = hash_algorithm::xxh3_mum;
+inline constexpr hash_algorithm default_hash_algorithm = hash_algorithm::xxh3_64_mum;
+
+/// Whether `algorithm` is the hash of a foreign filter format (Guava's, DCSO's): unseeded, and
+/// bound to the keys' encoding of that format.
+[[nodiscard]] constexpr bool is_foreign(hash_algorithm algorithm) noexcept {
+    return algorithm == hash_algorithm::murmur3_128 || algorithm == hash_algorithm::fnv1_64;
+}
+
+/// The algorithm whose digest of an integer key `algorithm` gives: xxh3_mum for xxh3_64_mum
+/// (they differ in byte keys only), `algorithm` itself for the rest.
+[[nodiscard]] constexpr hash_algorithm integer_hashing_of(hash_algorithm algorithm) noexcept {
+    return algorithm == hash_algorithm::xxh3_64_mum ? hash_algorithm::xxh3_mum : algorithm;
+}
 
 /// The seed every filter uses unless told otherwise. Zero, as Parquet requires for XXH64.
 inline constexpr std::uint64_t default_seed = 0;
@@ -116,6 +133,7 @@ inline std::uint64_t random_seed() {
         case hash_algorithm::xxh3_mum: return "xxh3-mum";
         case hash_algorithm::murmur3_128: return "murmur3-128";
         case hash_algorithm::fnv1_64: return "fnv1-64";
+        case hash_algorithm::xxh3_64_mum: return "xxh3-64-mum";
     }
     return "unknown";
 }
@@ -354,9 +372,9 @@ template <std::size_t Bytes>
     return h ^ (h >> 32);
 }
 
-/// The digest of an XXH64 hash h: h itself (all a split block reads, as Parquet prescribes) and
-/// a bijective mix of it for the high half.
-[[nodiscard]] constexpr digest xxh64_digest(std::uint64_t h) noexcept { return {h, mix64(h)}; }
+/// The digest of a 64-bit hash h (XXH64, XXH3-64): h itself (all a split block reads, as Parquet
+/// prescribes) and a bijective mix of it for the high half.
+[[nodiscard]] constexpr digest digest_of_64(std::uint64_t h) noexcept { return {h, mix64(h)}; }
 
 /// An integer key's value widened to 64 bits: signed values sign-extended, so that every type
 /// holding the same value gives the same key.
@@ -461,7 +479,7 @@ public:
         if constexpr (prehashed_key<Key>) {
             return key;
         } else if constexpr (integer_key<Key>) {
-            if (algorithm_ == hash_algorithm::xxh3_mum) [[likely]]
+            if (algorithm_ == hash_algorithm::xxh3_64_mum || algorithm_ == hash_algorithm::xxh3_mum) [[likely]]
                 return integer_digest<hash_algorithm::xxh3_mum>(key);
             if (algorithm_ == hash_algorithm::xxh64) return integer_digest<hash_algorithm::xxh64>(key);
             return hash_integer_otherwise(key);
@@ -473,10 +491,10 @@ public:
     }
 
     /// The digest of an integer key under `Algorithm` (xxh3_mum or xxh64) at this hasher's seed,
-    /// whatever algorithm() is: (*this)(key) when algorithm() is `Algorithm`, with no test of it,
-    /// for a caller that has checked that once — a filter's single lookup, whose loop then tests
-    /// nothing per key (the test and its branch cost a lookup of ~40 instructions about a tenth
-    /// of its time). XXH64 hashes the key's little-endian bytes in its own width, as Parquet
+    /// whatever algorithm() is: (*this)(key) when integer_hashing_of(algorithm()) is `Algorithm`,
+    /// with no test of it, for a caller that has checked that once — a filter's single lookup,
+    /// whose loop then tests nothing per key (the test and its branch cost a lookup of ~40
+    /// instructions about a tenth of its time). XXH64 hashes the key's little-endian bytes in its own width, as Parquet
     /// does (4- and 8-byte keys by its short-input path, inline).
     template <hash_algorithm Algorithm, integer_key Key>
     [[nodiscard, gnu::always_inline]] digest integer_digest(Key key) const
@@ -486,20 +504,28 @@ public:
         } else {
             constexpr std::size_t width = sizeof(typename detail::integer_of<Key>::type);
             if constexpr (width == 4 || width == 8)
-                return detail::xxh64_digest(detail::xxh64_of_short<width>(detail::widened(key), seed_));
+                return detail::digest_of_64(detail::xxh64_of_short<width>(detail::widened(key), seed_));
             const detail::little_endian_bytes<Key> bytes(key);
-            return detail::xxh64_digest(XXH64(bytes.span().data(), bytes.span().size(), seed_));
+            return detail::digest_of_64(XXH64(bytes.span().data(), bytes.span().size(), seed_));
         }
     }
 
     /// Calls f(digest_of) and returns what it returns, where digest_of(key) is (*this)(key) for
     /// keys of type Key with the choice of algorithm already made: for a loop over many keys,
-    /// whose body is then the hash itself. An integer key under xxh3_mum, the default, gets a
-    /// function object of its own; every other case the hasher.
+    /// whose body is then the hash itself. Integer keys under xxh3_mum's mixer and byte keys
+    /// under XXH3 get function objects of their own; every other case the hasher. (The
+    /// hasher's own byte path holds XXH64's, inline: in a bulk call's loop it took registers
+    /// that the pipeline around the hash then kept on the stack.)
     template <hashable_key Key, class F>
     decltype(auto) with_digest_of(F&& f) const {
-        if constexpr (integer_key<Key> && !prehashed_key<Key>)
-            if (algorithm_ == hash_algorithm::xxh3_mum) return std::forward<F>(f)(mum_integer_hasher{secrets_});
+        if constexpr (integer_key<Key> && !prehashed_key<Key>) {
+            if (integer_hashing_of(algorithm_) == hash_algorithm::xxh3_mum)
+                return std::forward<F>(f)(mum_integer_hasher{secrets_});
+        } else if constexpr (byte_sequence_key<Key>) {
+            if (algorithm_ == hash_algorithm::xxh3_64_mum) return std::forward<F>(f)(xxh3_bytes_hasher<64>{seed_});
+            if (!is_foreign(algorithm_) && algorithm_ != hash_algorithm::xxh64)
+                return std::forward<F>(f)(xxh3_bytes_hasher<128>{seed_});
+        }
         return std::forward<F>(f)(*this);
     }
 
@@ -517,7 +543,28 @@ private:
         }
     };
 
-    // The algorithms other than xxh3_mum, out of line. Pure (it only reads the hasher): a call
+    // The digest of a byte key under XXH3-64 (xxh3_64_mum) or XXH3-128 (xxh3_mum, xxh3_mix,
+    // xxh3_128) at `seed` (with_digest_of).
+    template <int Bits>
+    struct xxh3_bytes_hasher {
+        std::uint64_t seed;
+        template <byte_sequence_key Key>
+        [[nodiscard, gnu::always_inline]] digest operator()(const Key& key) const noexcept {
+            return xxh3_digest<Bits>(detail::as_bytes(key), seed);
+        }
+    };
+    template <int Bits>
+    [[nodiscard, gnu::always_inline]] static digest xxh3_digest(std::span<const std::byte> bytes,
+                                                                std::uint64_t seed) noexcept {
+        if constexpr (Bits == 64) {
+            return detail::digest_of_64(XXH3_64bits_withSeed(bytes.data(), bytes.size(), seed));
+        } else {
+            const XXH128_hash_t h = XXH3_128bits_withSeed(bytes.data(), bytes.size(), seed);
+            return {h.low64, h.high64};
+        }
+    }
+
+    // The algorithms other than xxh3_mum's mixer, out of line. Pure (it only reads the hasher): a call
     // that might write memory would stop the compiler from keeping anything of the filter in
     // registers across a loop of single calls (simd.hpp, decided_simd_level).
     template <integer_key Key>
@@ -579,11 +626,11 @@ private:
     // span), so XXH3's dispatch on length folds away (docs/design/performance.md, "Hashing a key").
     template <std::size_t Extent>
     [[nodiscard, gnu::always_inline]] digest hash_span(std::span<const std::byte, Extent> bytes) const {
-        if (algorithm_ >= hash_algorithm::murmur3_128) [[unlikely]]
+        if (is_foreign(algorithm_)) [[unlikely]]
             return hash_foreign_bytes(bytes);
-        if (algorithm_ == hash_algorithm::xxh64) return detail::xxh64_digest(XXH64(bytes.data(), bytes.size(), seed_));
-        const XXH128_hash_t h = XXH3_128bits_withSeed(bytes.data(), bytes.size(), seed_);
-        return {h.low64, h.high64};
+        if (algorithm_ == hash_algorithm::xxh64) return detail::digest_of_64(XXH64(bytes.data(), bytes.size(), seed_));
+        if (algorithm_ == hash_algorithm::xxh3_64_mum) return xxh3_digest<64>(bytes, seed_);
+        return xxh3_digest<128>(bytes, seed_);
     }
 
     static constexpr hash_algorithm checked(hash_algorithm algorithm) {

@@ -24,7 +24,7 @@ struct filter_options {
     /// The hash seed, saved with the filter: default_seed (0) for reproducible files,
     /// random_seed() against chosen keys. Guava's and DCSO's hashes take none.
     std::uint64_t seed = default_seed;
-    /// Defaults to the kind's own: xxh3_mum, XXH64 for split block (as Parquet requires),
+    /// Defaults to the kind's own: xxh3_64_mum, XXH64 for split block (as Parquet requires),
     /// murmur3_128 for Guava's layouts and fnv1_64 for DCSO's (which take no other).
     std::optional<hash_algorithm> hash{};
     /// What the keys are, recorded in the filter's file for its readers (hash.hpp). A filter
@@ -45,7 +45,7 @@ struct scalable_options {
     double tightening = 0.5;
     /// The hash seed of every stage (filter_options::seed).
     std::uint64_t seed = default_seed;
-    /// Defaults to xxh3_mum, as for block_bloom_filter.
+    /// Defaults to xxh3_64_mum, as for block_bloom_filter.
     std::optional<hash_algorithm> hash{};
     /// What the keys are (filter_options::keys).
     key_format keys = key_format::unrecorded;

@@ -24,7 +24,7 @@ namespace detail {
 namespace {
 
 constexpr hash_algorithm known_hashes[] = {hash_algorithm::xxh3_128, hash_algorithm::xxh64, hash_algorithm::xxh3_mix,
-                                           hash_algorithm::xxh3_mum};
+                                           hash_algorithm::xxh3_mum, hash_algorithm::xxh3_64_mum};
 constexpr key_format known_key_formats[] = {key_format::unrecorded, key_format::text, key_format::u64, key_format::i64,
                                             key_format::u32};
 constexpr filter_state known_states[] = {filter_state::creating, filter_state::ready, filter_state::dropping};

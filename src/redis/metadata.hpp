@@ -13,7 +13,7 @@
 //     hashes 8                  …and probes per key
 //     shards 4                  strings NAME:0 … NAME:3
 //     blocks_per_shard 512      shard s holds blocks [s·512, (s+1)·512); the last may hold fewer
-//     hash xxh3-mum             the hash algorithm (hash.hpp) and its seed
+//     hash xxh3-64-mum          the hash algorithm (hash.hpp) and its seed
 //     seed 0
 //     keys u64                  what the keys are: text, u64, i64, u32 or unrecorded
 //     inserted 0                the inserted count of the file it was pushed from

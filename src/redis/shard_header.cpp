@@ -59,7 +59,7 @@ std::optional<shard_header> decode_header(std::string_view bytes) {
     const auto keys = get<std::uint8_t>(bytes, header_keys_offset);
     const auto complete = get<std::uint8_t>(bytes, header_complete_offset);
     if (hash < static_cast<std::uint8_t>(hash_algorithm::xxh3_128) ||
-        hash > static_cast<std::uint8_t>(hash_algorithm::xxh3_mum) ||
+        hash > static_cast<std::uint8_t>(last_hash_algorithm) || is_foreign(static_cast<hash_algorithm>(hash)) ||
         keys > static_cast<std::uint8_t>(last_key_format) || complete > 1)
         return std::nullopt;
     shard_header t;

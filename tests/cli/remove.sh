@@ -104,7 +104,7 @@ for kind in counting cuckoo; do
     check_in "remove_partial_removes_the_others ($kind): counts the refused lines" "$ERR" "100 lines are certainly not in the filter"
     check_in "remove_partial_removes_the_others ($kind): names the first refused line" "$ERR" "line 101 of '$T/mix.txt'"
     check_cond "remove_partial_removes_the_others ($kind): the file changed" "byte-identical" not_same "$T/remove-backup.bf" "$RF"
-    run "$B" check --count "$RF" "$T/kept-after-stdin.txt"
+    run "$B" check --count "$RF" <(tail -n +101 "$T/kept-after-stdin.txt")
     check_eq "remove_partial_removes_the_others ($kind): every line not removed is still found" \
         $(($(lines_of "$T/kept-after-stdin.txt") - 100)) "$(count_of "$OUT" present)"
     run "$B" check --count "$RF" <(head -n 100 "$T/kept-after-stdin.txt")

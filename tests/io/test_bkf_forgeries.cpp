@@ -16,11 +16,30 @@ bytes from_hex(std::string_view hex) {
     return out;
 }
 
-/// docs/FORMAT.md, "An annotated example": a block filter sized for 10 keys at 1% holding apple,
+/// The bytes FORMAT.md's annotated example shows: a block filter for 10 keys at 1% holding apple,
 /// banana and cherry, as `printf 'apple\nbanana\ncherry\n' | bloomkit build -n 10 -p 0.01 -o -`
-/// writes it: version 3, hash 4 (xxh3-mum), text keys, then the payload and its chunk table.
+/// writes it: version 3, hash 7 (xxh3-64-mum), text keys, then the payload and its chunk table.
 bytes documented_example() {
     return from_hex(  // the rows of the xxd listing
+        "89424c4d0d0a1a0a0300800001000207"
+        "00000000000000000002000000000000"
+        "06000000000200000a00000000000000"
+        "7b14ae47e17a843f0300000000000000"
+        "12000000000000008000000000000000"
+        "40000000000000000100000000000000"
+        "00000000000000000000000000000000"
+        "0000000010000000f75d0a18dccf0964"
+        "00000100000000000000000000000019"
+        "02000000000000100101000000000040"
+        "000000000420000002a0000010000000"
+        "00000000800000008000000400000000"
+        "5fd9e8cb9851964b61c16317139a372f");
+}
+
+/// The same keys as bloomkit wrote them under hash 4 (xxh3-mum: byte keys by XXH3-128), the
+/// default before hash 7, and FORMAT.md documented it: version 3, text keys.
+bytes documented_hash_4_example() {
+    return from_hex(
         "89424c4d0d0a1a0a0300800001000204"
         "00000000000000000002000000000000"
         "06000000000200000a00000000000000"
@@ -84,27 +103,46 @@ TEST(KnownAnswer, TheFormatDocumentsExampleByteForByte) {
 
     bloomkit::block_bloom_filter filter(10, 0.01, {.keys = bloomkit::key_format::text});
     for (const std::string& key : fruit()) filter.insert(key);
-    EXPECT_EQ(filter.hash_function().algorithm(), hash_algorithm::xxh3_mum);
+    EXPECT_EQ(filter.hash_function().algorithm(), hash_algorithm::xxh3_64_mum);
     EXPECT_EQ(from_library(bloomkit::to_bytes(filter)), documented);
 
     // The annotations: key format 1 (text) and zeros to 95, flags 0, chunk shift 16, the chunk table.
     EXPECT_EQ(get_le(documented, field::version, 2), 3U);
-    EXPECT_EQ(documented[field::hash], 4U);
+    EXPECT_EQ(documented[field::hash], 7U);
     EXPECT_EQ(get_le(documented, field::key_format, 8), 1U);
     EXPECT_EQ(get_le(documented, field::flags, 4), 0U);
     EXPECT_EQ(get_le(documented, field::chunk_shift, 4), 16U);
-    EXPECT_EQ(get_le(documented, field::header_checksum, 8), 0x2731f0680251a54fULL);
-    EXPECT_EQ(get_le(documented, header_size + 64, 8), 0x497b35982055e8a7ULL);
+    EXPECT_EQ(get_le(documented, field::header_checksum, 8), 0x6409cfdc180a5df7ULL);
+    EXPECT_EQ(get_le(documented, header_size + 64, 8), 0x4b965198cbe8d95fULL);
     EXPECT_EQ(get_le(documented, header_size + 64, 8), XXH3_64bits(documented.data() + header_size, 64));
-    EXPECT_EQ(get_le(documented, header_size + 72, 8), 0xc6959c05ab533a7eULL);
+    EXPECT_EQ(get_le(documented, header_size + 72, 8), 0x2f379a131763c161ULL);
     EXPECT_EQ(get_le(documented, header_size + 72, 8), XXH3_64bits(documented.data() + header_size + 64, 8));
 
     const auto loaded = bloomkit::from_bytes<bloomkit::block_bloom_filter>(as_span(documented));
     EXPECT_TRUE(loaded == filter);
     for (const std::string& key : fruit()) EXPECT_TRUE(loaded.contains(key)) << key;
     EXPECT_EQ(loaded.set_bit_count(), 18U);
-    EXPECT_EQ(loaded.hash_function().algorithm(), hash_algorithm::xxh3_mum);
+    EXPECT_EQ(loaded.hash_function().algorithm(), hash_algorithm::xxh3_64_mum);
     EXPECT_EQ(loaded.recorded_key_format(), bloomkit::key_format::text);
+}
+
+TEST(KnownAnswer, TheHash4ExampleStillLoadsAndAnswersAsBefore) {
+    // The example as bloomkit wrote it while xxh3-mum was the default: it keeps its hash, answers
+    // as it was built, and saved again is the same file, byte for byte.
+    const bytes hash_4 = documented_hash_4_example();
+    EXPECT_EQ(bloomkit::read_header(as_span(hash_4)).hash, hash_algorithm::xxh3_mum);
+    const auto loaded = bloomkit::from_bytes<bloomkit::block_bloom_filter>(as_span(hash_4));
+    EXPECT_EQ(loaded.hash_function().algorithm(), hash_algorithm::xxh3_mum);
+    for (const std::string& key : fruit()) EXPECT_TRUE(loaded.contains(key)) << key;
+    EXPECT_EQ(loaded.set_bit_count(), 18U);
+    bloomkit::block_bloom_filter rebuilt(10, 0.01,
+                                         {.hash = hash_algorithm::xxh3_mum, .keys = bloomkit::key_format::text});
+    for (const std::string& key : fruit()) rebuilt.insert(key);
+    EXPECT_TRUE(loaded == rebuilt);
+    EXPECT_EQ(from_library(bloomkit::to_bytes(loaded)), hash_4);
+    EXPECT_EQ(from_library(bloomkit::to_bytes(rebuilt)), hash_4);
+    // The same keys under the default set other bits (XXH3-64, not XXH3-128): two files, two hashes.
+    EXPECT_NE(from_library(bloomkit::to_bytes(rebuilt)), documented_example());
 }
 
 TEST(KnownAnswer, TheVersion2ExampleStillLoadsAndAnswersAsBefore) {
@@ -117,14 +155,14 @@ TEST(KnownAnswer, TheVersion2ExampleStillLoadsAndAnswersAsBefore) {
     for (const std::string& key : fruit()) EXPECT_TRUE(loaded.contains(key)) << key;
     EXPECT_EQ(loaded.recorded_key_format(), bloomkit::key_format::unrecorded);
     // The tests' conversion (to_version_2) makes exactly what bloomkit 0.2 wrote.
-    EXPECT_EQ(to_version_2(documented_example()), v2);
+    EXPECT_EQ(to_version_2(documented_hash_4_example()), v2);
     // Saved again, it is a version 3 file that records nothing: the example but for byte 88.
     bytes again = from_library(bloomkit::to_bytes(loaded));
     EXPECT_EQ(get_le(again, field::version, 2), 3U);
     EXPECT_EQ(again[field::key_format], key_code::unrecorded);
     again[field::key_format] = key_code::text;
     reseal(again);
-    EXPECT_EQ(again, documented_example());
+    EXPECT_EQ(again, documented_hash_4_example());
 }
 
 TEST(KnownAnswer, TheVersion1ExampleStillLoadsAndAnswersAsBefore) {
@@ -150,7 +188,7 @@ TEST(KnownAnswer, TheVersion1ExampleStillLoadsAndAnswersAsBefore) {
     // Saved again, it is a version 3 file that keeps hash 1 and records no key format. Byte keys
     // hash alike under codes 1, 3 and 4, so its payload and chunk table are the example's.
     const bytes again = from_library(bloomkit::to_bytes(loaded));
-    const bytes v3 = documented_example();
+    const bytes v3 = documented_hash_4_example();
     ASSERT_EQ(again.size(), v3.size());
     EXPECT_EQ(get_le(again, field::version, 2), 3U);
     EXPECT_EQ(again[field::hash], 1U);
@@ -433,7 +471,7 @@ std::vector<forgery> bloom_forgeries() {
         forge<B>("kind_zero", set(field::kind, 0, 2), {invalid, "unknown filter kind 0"}),
         forge<B>("relabelled_counting", set(field::kind, 2, 2), {invalid, "unknown counting Bloom filter layout"}),
         forge<B>("hash_0", set(field::hash, 0, 1), {invalid, "unknown hash algorithm 0"}),
-        forge<B>("hash_7", set(field::hash, 7, 1), {invalid, "unknown hash algorithm 7"}),  // 6 is the last
+        forge<B>("hash_8", set(field::hash, 8, 1), {invalid, "unknown hash algorithm 8"}),  // 7 is the last
         forge<B>("hash_255", set(field::hash, 255, 1), {invalid, "unknown hash algorithm 255"}),
         forge<B>("header_size_64", set(field::header_size, 64, 2), {invalid, "header size is 64"}),
         forge<B>("target_fpr_1_5", target(1.5), {invalid, "target false-positive rate"}),
@@ -449,8 +487,13 @@ std::vector<forgery> bloom_forgeries() {
         forge<B>("reserved_byte_90", set(90, 1, 1), {invalid, "reserved byte 90"}),
         forge<B>("reserved_byte_95", set(95, 0x80, 1), {invalid, "reserved byte 95"}),
         forge<B>("version_2_key_format_set",
-                 [](bytes& f) { put_le(f, field::version, version_2, 2), put_le(f, 88, 2, 1); },
+                 [](bytes& f) {
+                     put_le(f, field::version, version_2, 2), put_le(f, field::hash, 4, 1), put_le(f, 88, 2, 1);
+                 },
                  {invalid, "payload checksum field is 2"}),
+        // Version 2's hashes end at 4 (xxh3-mum); 7, the default since, is version 3's.
+        forge<B>("version_2_hash_7", [](bytes& f) { put_le(f, field::version, version_2, 2), put_le(f, 88, 0, 1); },
+                 {invalid, "unknown hash algorithm 7"}),
         // Version 2's own fields: the flags, the chunk shift.
         forge<B>("flags_2", set(field::flags, 2, 4), {invalid, "unknown flags 2"}),
         forge<B>("flags_3", set(field::flags, 3, 4), {invalid, "unknown flags 3"}),
@@ -464,12 +507,14 @@ std::vector<forgery> bloom_forgeries() {
         // nonzero one is the chunk shift.
         forge<B>("relabelled_version_1", set(field::version, 1, 2), {invalid, "reserved byte 116"},
                  "explicit_geometry"),  // hash 1
-        forge<B>("relabelled_version_1_hash_4", set(field::version, 1, 2), {invalid, "unknown hash algorithm 4"}),
+        forge<B>("relabelled_version_1_hash_7", set(field::version, 1, 2), {invalid, "unknown hash algorithm 7"}),
+        forge<B>("relabelled_version_1_hash_4", set(field::version, 1, 2), {invalid, "unknown hash algorithm 4"},
+                 "xxh3_mum"),
         forge<B>("relabelled_version_1_hash_3", set(field::version, 1, 2), {invalid, "unknown hash algorithm 3"},
                  "xxh3_mix"),
         forge<B>("layout_0", set(b::layout, 0, 1), {invalid, "unknown Bloom filter layout 0"}),
         forge<B>("layout_4_without_its_hash", set(b::layout, 4, 1),
-                 {invalid, "a guava Bloom filter hashed with xxh3-mum, not murmur3-128"}),
+                 {invalid, "a guava Bloom filter hashed with xxh3-64-mum, not murmur3-128"}),
         forge<B>("layout_7", set(b::layout, 7, 1), {invalid, "unknown Bloom filter layout 7"}),
         // A block file relabelled classic: the stored block size gives it away.
         forge<B>("relabelled_classic", set(b::layout, 1, 1), {invalid, "does not match the classic layout"}),
