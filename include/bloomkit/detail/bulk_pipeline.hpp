@@ -85,14 +85,18 @@ VisitBatch pipelined(It first, Sentinel last, Locate locate, Prefetch prefetch, 
     [[maybe_unused]] It ahead = first;
     if constexpr (bytes_elsewhere)
         for (std::size_t i = 0; i < key_bytes_distance && ahead != last; ++i, ++ahead) prefetch_key_bytes(*ahead);
-    // Locates the key at `first` into ring slot `at`, and moves on.
-    const auto locate_next = [&](std::size_t at) {
+    // Locates the key at `key` into `slot` by `locate_by` and asks for its memory by
+    // `prefetch_by`, then moves on; asks for the bytes of the key at `bytes_ahead`, and moves that
+    // on too.
+    const auto locate_from = [last](It& key, [[maybe_unused]] It& bytes_ahead, probe& slot, const Locate& locate_by,
+                                    const Prefetch& prefetch_by) {
         if constexpr (bytes_elsewhere)
-            if (ahead != last) prefetch_key_bytes(*ahead++);
-        ring[at] = locate(*first);
-        prefetch(ring[at]);
-        ++first;
+            if (bytes_ahead != last) prefetch_key_bytes(*bytes_ahead++);
+        slot = locate_by(*key);
+        prefetch_by(slot);
+        ++key;
     };
+    const auto locate_next = [&](std::size_t at) { locate_from(first, ahead, ring[at], locate, prefetch); };
     // Locates up to `count` keys into the ring from slot `at` on; returns how many there were.
     const auto fill = [&](std::size_t at, std::size_t count) {
         std::size_t filled = 0;
@@ -117,10 +121,21 @@ VisitBatch pipelined(It first, Sentinel last, Locate locate, Prefetch prefetch, 
         };
         held = fill_once(0, Distance);
         if (held == Distance) {
-            for (; static_cast<std::size_t>(last - first) >= Group; oldest = (oldest + Group) % Distance) {
+            // The steady state runs on copies of its own of the cursors and the functions that
+            // locate and prefetch: the originals are reached through closures passed to a call
+            // out of line (fill_once), so the compiler keeps them in memory, and a call in the
+            // loop (a string key's hash) then had them stored and reloaded every key.
+            It key = first;
+            It bytes_ahead = ahead;
+            const Locate locate_here = locate;
+            const Prefetch prefetch_here = prefetch;
+            for (; static_cast<std::size_t>(last - key) >= Group; oldest = (oldest + Group) % Distance) {
                 visit_batch(std::span<const probe>(ring + oldest, Group));
-                for (std::size_t i = 0; i < Group; ++i) locate_next(oldest + i);
+                for (std::size_t i = 0; i < Group; ++i)
+                    locate_from(key, bytes_ahead, ring[oldest + i], locate_here, prefetch_here);
             }
+            first = key;
+            ahead = bytes_ahead;
             if (first != last) {
                 visit_batch(std::span<const probe>(ring + oldest, Group));
                 held = held - Group + fill_once(oldest, Group);
