@@ -270,7 +270,7 @@ int main(int argc, char** argv) {
     const auto lookups = static_cast<std::uint64_t>(s->sample);
     const bloomkit::block_layout layout(filter.geometry());
     const lookup_parts parts{filter.words().data(), filter.size_in_bytes() / 64, filter.hash_function(), layout};
-    if (integer_hashing_of(filter.hash_function().algorithm()) != bloomkit::hash_algorithm::xxh3_mum ||
+    if (bloomkit::integer_hashing_of(filter.hash_function().algorithm()) != bloomkit::hash_algorithm::xxh3_mum ||
         filter.hash_count() > 8) {
         std::fprintf(stderr, "single_call_anatomy: expects the default hash and k <= 8\n");
         return 1;

@@ -418,12 +418,13 @@ private:
     // as the layout's default hash does (xxh3_mum's mixer, XXH64 for split block) and answers by
     // the layout's one-key SIMD step, inline — nothing else; every other case (another hash, no
     // step for this k or at this SIMD level) takes the general path, out of line, and byte keys
-    // the general path inline. The flag is worked out when the filter is made and never changes after, so
-    // that in a caller's loop of lookups it is loop-invariant: the compiler then splits the loop
-    // in two (GCC's -funswitch-loops, at -O3), and the copy of the plain path has no call on any
-    // branch, so the hash's secrets, the block count and the words' address stay in registers,
-    // where calls on the paths not taken would have them loaded from the filter every lookup
-    // (docs/design/performance.md, "Plain lookups: one flag, decided when the filter is made").
+    // the general path inline. The flag is worked out when the filter is made and never changes
+    // after, so that in a caller's loop of lookups it is loop-invariant: the compiler then splits
+    // the loop in two (GCC's -funswitch-loops, at -O3), and the copy of the plain path has no call
+    // on any branch, so the hash's secrets, the block count and the words' address stay in
+    // registers, where calls on the paths not taken would have them loaded from the filter every
+    // lookup (docs/design/performance.md, "Plain lookups: one flag, decided when the filter is
+    // made").
     // Plain inserts are the same path with the layout's insert step, where the words are not a
     // read-only view: the one flag stands for the tests of the algorithm, the SIMD level, k and
     // the read-only guard. The cost: a cap on the SIMD level (limit_simd_level) reaches the

@@ -494,8 +494,8 @@ public:
     /// whatever algorithm() is: (*this)(key) when integer_hashing_of(algorithm()) is `Algorithm`,
     /// with no test of it, for a caller that has checked that once — a filter's single lookup,
     /// whose loop then tests nothing per key (the test and its branch cost a lookup of ~40
-    /// instructions about a tenth of its time). XXH64 hashes the key's little-endian bytes in its own width, as Parquet
-    /// does (4- and 8-byte keys by its short-input path, inline).
+    /// instructions about a tenth of its time). XXH64 hashes the key's little-endian bytes in its
+    /// own width, as Parquet does (4- and 8-byte keys by its short-input path, inline).
     template <hash_algorithm Algorithm, integer_key Key>
     [[nodiscard, gnu::always_inline]] digest integer_digest(Key key) const
         requires(Algorithm == hash_algorithm::xxh3_mum || Algorithm == hash_algorithm::xxh64) {
@@ -564,9 +564,9 @@ private:
         }
     }
 
-    // The algorithms other than xxh3_mum's mixer, out of line. Pure (it only reads the hasher): a call
-    // that might write memory would stop the compiler from keeping anything of the filter in
-    // registers across a loop of single calls (simd.hpp, decided_simd_level).
+    // The integer hashes other than xxh3_mum's mixer, out of line. Pure (it only reads the
+    // hasher): a call that might write memory would stop the compiler from keeping anything of
+    // the filter in registers across a loop of single calls (simd.hpp, decided_simd_level).
     template <integer_key Key>
     [[nodiscard, gnu::noinline, gnu::pure]] digest hash_integer_otherwise(Key key) const {
         if (algorithm_ == hash_algorithm::xxh3_mix) return detail::mix_integer(detail::widened(key), seed_key_);
