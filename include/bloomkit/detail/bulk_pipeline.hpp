@@ -88,8 +88,8 @@ VisitBatch pipelined(It first, Sentinel last, Locate locate, Prefetch prefetch, 
     // Locates the key at `key` into `slot` by `locate_by` and asks for its memory by
     // `prefetch_by`, then moves on; asks for the bytes of the key at `bytes_ahead`, and moves that
     // on too.
-    const auto locate_from = [last](It& key, [[maybe_unused]] It& bytes_ahead, probe& slot, const Locate& locate_by,
-                                    const Prefetch& prefetch_by) {
+    const auto locate_from = [=](It& key, [[maybe_unused]] It& bytes_ahead, probe& slot, const Locate& locate_by,
+                                 const Prefetch& prefetch_by) {
         if constexpr (bytes_elsewhere)
             if (bytes_ahead != last) prefetch_key_bytes(*bytes_ahead++);
         slot = locate_by(*key);
