@@ -95,6 +95,38 @@ run "$B" build -n 1000 -p 0.01 --seed 1 -o "$T/filters/seed-1.bf" "$T/keys-small
 check_cond "different seeds give different filters" "seed 0 and seed 1 files identical" \
     not_same "$T/filters/seed-0.bf" "$T/filters/seed-1.bf"
 
+# --hash: the default (xxh3-64-mum), or another of bloomkit's own, recorded and used by every reader
+hash_case() {   # hash_case NAME [LAYOUT]
+    local HF=$T/filters/hash-$1.bf
+    run "$B" build -n 1000 -p 0.01 --hash "$1" ${2:+--layout "$2"} -o "$HF" "$T/keys-small.txt"
+    check_rc "build --hash $1 ${2:-} exits 0" 0
+    run "$B" info --json "$HF"
+    check_eq "info --json reports hash $1" "$1" "$(json_value "$OUT" hash)"
+    run "$B" check "$HF" "$T/keys-small.txt"
+    check_same "--hash $1 ${2:-}: every inserted line is found" "$T/keys-small.txt" "$OUT"
+    run "$B" add "$HF" "$T/keys-10k.txt"
+    check_rc "--hash $1 ${2:-}: add exits 0" 0
+    run "$B" info --json "$HF"
+    check_eq "--hash $1 ${2:-}: an add keeps the hash" "$1" "$(json_value "$OUT" hash)"
+}
+need_keys_10k
+hash_case xxh3-mum
+hash_case xxh3-128
+hash_case xxh64
+hash_case xxh3-64-mum split-block
+run "$B" build -n 1000 -p 0.01 --hash xxh3-64-mum -o "$T/filters/hash-named-default.bf" "$T/keys-small.txt"
+check_same "the default hash is xxh3-64-mum (same file as --hash xxh3-64-mum)" "$T/filters/seed-default.bf" \
+    "$T/filters/hash-named-default.bf"
+check_cond "xxh3-mum and the default set other bits for text" "xxh3-mum and xxh3-64-mum files identical" \
+    not_same "$T/filters/hash-xxh3-mum.bf" "$T/filters/seed-default.bf"
+expect_error "build --hash of an unknown name lists the names" "choose xxh3-128, xxh64, xxh3-mix, xxh3-mum, xxh3-64-mum" \
+    "$B" build --hash xxh4 -o "$T/filters/never.bf" "$T/keys-small.txt"
+expect_error "build --hash murmur3-128 (Guava's) says where it comes from" "--format guava and dcso" \
+    "$B" build --hash murmur3-128 -o "$T/filters/never.bf" "$T/keys-small.txt"
+expect_error "build --format guava --hash xxh3-mum: Guava's filter takes Guava's hash" "murmur3-128" \
+    "$B" build --format guava --hash xxh3-mum -o "$T/filters/never.guava" "$T/keys-small.txt"
+check_cond "a refused --hash leaves no file" "a file was written" test ! -e "$T/filters/never.bf" -a ! -e "$T/filters/never.guava"
+
 for i in 1 2; do
     run "$B" build -n 1000 -p 0.01 --seed random -o "$T/filters/random-$i.bf" "$T/keys-small.txt"
     check_rc "build --seed random exits 0 (#$i)" 0
