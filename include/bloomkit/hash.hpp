@@ -479,7 +479,7 @@ public:
         if constexpr (prehashed_key<Key>) {
             return key;
         } else if constexpr (integer_key<Key>) {
-            if (algorithm_ == hash_algorithm::xxh3_64_mum || algorithm_ == hash_algorithm::xxh3_mum) [[likely]]
+            if (integer_hashing_of(algorithm_) == hash_algorithm::xxh3_mum) [[likely]]
                 return integer_digest<hash_algorithm::xxh3_mum>(key);
             if (algorithm_ == hash_algorithm::xxh64) return integer_digest<hash_algorithm::xxh64>(key);
             return hash_integer_otherwise(key);
@@ -522,9 +522,9 @@ public:
             if (integer_hashing_of(algorithm_) == hash_algorithm::xxh3_mum)
                 return std::forward<F>(f)(mum_integer_hasher{secrets_});
         } else if constexpr (byte_sequence_key<Key>) {
-            if (algorithm_ == hash_algorithm::xxh3_64_mum) return std::forward<F>(f)(xxh3_bytes_hasher<64>{seed_});
-            if (!is_foreign(algorithm_) && algorithm_ != hash_algorithm::xxh64)
-                return std::forward<F>(f)(xxh3_bytes_hasher<128>{seed_});
+            const int bits = xxh3_bits_of(algorithm_);
+            if (bits == 64) return std::forward<F>(f)(xxh3_bytes_hasher<64>{seed_});
+            if (bits == 128) return std::forward<F>(f)(xxh3_bytes_hasher<128>{seed_});
         }
         return std::forward<F>(f)(*this);
     }
@@ -543,8 +543,16 @@ private:
         }
     };
 
-    // The digest of a byte key under XXH3-64 (xxh3_64_mum) or XXH3-128 (xxh3_mum, xxh3_mix,
-    // xxh3_128) at `seed` (with_digest_of).
+    // The XXH3 a byte key hashes by under `algorithm`: 64 (xxh3_64_mum), 128 (xxh3_mum, xxh3_mix,
+    // xxh3_128), or 0 for the hashes that are not XXH3 (XXH64, the foreign ones).
+    static constexpr int xxh3_bits_of(hash_algorithm algorithm) noexcept {
+        if (algorithm == hash_algorithm::xxh3_64_mum) return 64;
+        const bool xxh3_128 = algorithm == hash_algorithm::xxh3_mum || algorithm == hash_algorithm::xxh3_mix ||
+                              algorithm == hash_algorithm::xxh3_128;
+        return xxh3_128 ? 128 : 0;
+    }
+
+    // The digest of a byte key under XXH3-64 or XXH3-128 at `seed` (with_digest_of).
     template <int Bits>
     struct xxh3_bytes_hasher {
         std::uint64_t seed;
