@@ -2,7 +2,7 @@
 source CMake builds (python/CMakeLists.txt), against the C++ headers of this checkout. Without
 RedisBloomFilter, which links the compiled bloomkit::redis: a CMake build of the project has it.
 
-The four source files compile in parallel, one per CPU (BLOOMKIT_BUILD_JOBS=N to choose): a
+The source files compile in parallel, one per CPU (BLOOMKIT_BUILD_JOBS=N to choose): a
 template-heavy file takes most of a minute, and pip otherwise compiles them one after another."""
 import re
 from pathlib import Path
@@ -16,7 +16,7 @@ version = re.search(r'#define BLOOMKIT_VERSION_STRING "([0-9.]+)"',
                     (here.parent / "include" / "bloomkit" / "version.hpp").read_text()).group(1)
 setup(version=version, ext_modules=[
     Pybind11Extension("bloomkit._bloomkit",
-                      [str(Path("src") / name) for name in ("module.cpp", "errors.cpp", "filter.cpp", "keys.cpp")],
+                      [str(Path("src") / name) for name in ("module.cpp", "errors.cpp", "filter.cpp", "keys.cpp", "mapped_guard.cpp")],
                       include_dirs=[str(here.parent / "include")], cxx_std=20,
                       extra_compile_args=["-O2"]),
 ])

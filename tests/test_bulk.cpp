@@ -139,6 +139,22 @@ TEST(Bulk, AFullCuckooFilterSaysWhichKeysWentIn) {
     EXPECT_EQ(stored, typed.inserted_count());
 }
 
+// A copy a cuckoo filter cannot store is refused aloud: dropped silently, it would be taken from
+// the others by a later remove, and the key would read "certainly absent" while still added.
+TEST(Bulk, ACuckooFilterRefusesACopyItHasNoSlotFor) {
+    any_filter filter = cuckoo_filter(1000, 0.01);
+    const std::vector<std::string_view> eight(8, "dup");
+    EXPECT_EQ(insert(filter, std::span<const std::string_view>(eight)), 8u);
+    const std::vector<std::string_view> ninth = {"other", "dup"};
+    answers<bool> added(ninth.size());
+    EXPECT_THROW(insert(filter, std::span<const std::string_view>(ninth), added.span()), too_many_copies_error);
+    EXPECT_TRUE(added[0]);
+    EXPECT_FALSE(added[1]);
+    for (int i = 0; i < 8; ++i) EXPECT_EQ(remove(filter, std::span<const std::string_view>(ninth).subspan(1)), 1u);
+    EXPECT_FALSE(std::get<cuckoo_filter>(filter).contains(std::string_view("dup")));  // 8 adds, 8 removes
+    EXPECT_TRUE(std::get<cuckoo_filter>(filter).contains(std::string_view("other")));
+}
+
 TEST(Bulk, MergeAndIntersectCombineOnlyTheSameType) {
     any_filter a = block_bloom_filter(1000, 0.01), b = block_bloom_filter(1000, 0.01);
     const std::vector<std::uint64_t> left = numbers(1, 100), right = numbers(51, 100);

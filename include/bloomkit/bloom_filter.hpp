@@ -106,8 +106,8 @@ public:
           layout_(geometry),
           plain_lookup_(is_plain_lookup(h, layout_)),
           words_(std::move(words)),
-          plain_insert_(plain_lookup_ && !words_.read_only()),
           inserted_(inserted) {
+        plain_insert_ = is_plain_insert();
         require_own_hash();
         if (words_.size() != layout_.word_count())
             throw invalid_argument("a " + std::string(to_string(Layout::id)) + " Bloom filter of " +
@@ -130,6 +130,7 @@ public:
             }
             return insert_otherwise<Key>(key);
         }
+        this->template record_first_keys<Key>();
         return insert_digest<detail::plain_access>(this->hasher_(key));
     }
     template <hashable_key Key>
@@ -235,6 +236,13 @@ public:
         word_type* words = words_.mutable_data();
         std::fill_n(words, words_.size(), word_type{0});
         inserted_ = 0;
+        plain_insert_ = is_plain_insert();
+    }
+
+    /// Records what the keys are (detail::filter_api::record_key_format).
+    void record_key_format(key_format keys) noexcept {
+        api::record_key_format(keys);
+        plain_insert_ = is_plain_insert();
     }
 
     /// Union: afterwards the filter answers "maybe" for every key either filter held, exactly
@@ -317,8 +325,8 @@ private:
         : api(hasher_for(options), target, options.keys),
           layout_(bloom_geometry{round_bits(Layout::id, geometry.bits), geometry.hashes}),
           plain_lookup_(is_plain_lookup(this->hasher_, layout_)),
-          words_(layout_.word_count()),
-          plain_insert_(plain_lookup_) {
+          words_(layout_.word_count()) {
+        plain_insert_ = is_plain_insert();
         require_own_hash();
     }
 
@@ -344,6 +352,7 @@ private:
     // writing for each whether it was new.
     template <class It, class Sentinel, class Out>
     Out insert_answering(It first, Sentinel last, Out out) {
+        this->template record_first_keys<std::iter_value_t<It>>();
         word_type* words = words_.mutable_data();
         size_type keys = 0;
         pipeline(first, last, [&](const auto& probes) {
@@ -360,6 +369,8 @@ private:
     // Inserts a batch at a time, the way to insert chosen once per call (with_batch_set).
     template <class Access, class It, class Sentinel>
     size_type insert_many(It first, Sentinel last) {
+        if constexpr (std::is_same_v<Access, detail::plain_access>)
+            this->template record_first_keys<std::iter_value_t<It>>();
         word_type* words = words_.mutable_data();
         return layout_.template with_batch_set<Access>([&](const auto& set_batch) {
             using set_type = std::remove_cvref_t<decltype(set_batch)>;
@@ -427,8 +438,10 @@ private:
     // made").
     // Plain inserts are the same path with the layout's insert step, where the words are not a
     // read-only view: the one flag stands for the tests of the algorithm, the SIMD level, k and
-    // the read-only guard. The cost: a cap on the SIMD level (limit_simd_level) reaches the
-    // single calls of filters made after it, not those of a filter already made.
+    // the read-only guard, and that the filter records its key format, or holds keys already (a
+    // first key takes the general path, which records it: detail::filter_api::record_first_keys).
+    // The cost: a cap on the SIMD level (limit_simd_level) reaches the single calls of filters
+    // made after it, not those of a filter already made.
     static constexpr bool has_plain_calls = requires(const Layout& layout) { layout.has_key_step(); };
     // The integer hashing of the layout's default hash (xxh3_mum's mixer; XXH64 for split block),
     // which filters of the default hash and of xxh3_mum share.
@@ -451,7 +464,14 @@ private:
     }
     template <class Key>
     [[gnu::noinline]] bool insert_otherwise(key_argument<Key> key) {
-        return insert_digest<detail::plain_access>(this->hasher_(key));
+        this->template record_first_keys<Key>();
+        const bool added = insert_digest<detail::plain_access>(this->hasher_(key));
+        plain_insert_ = is_plain_insert();
+        return added;
+    }
+    [[nodiscard]] bool is_plain_insert() const noexcept {
+        return plain_lookup_ && !words_.read_only() &&
+               (this->recorded_key_format() != key_format::unrecorded || inserted_ != 0);
     }
 
     template <class It, class Sentinel, class VisitBatch>
@@ -488,7 +508,7 @@ private:
     Layout layout_;
     bool plain_lookup_;  // is_plain_lookup
     storage_type words_;
-    bool plain_insert_;  // plain_lookup_, on words that are not a read-only view
+    bool plain_insert_ = false;  // is_plain_insert()
     size_type inserted_ = 0;
 };
 

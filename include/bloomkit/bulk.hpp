@@ -57,7 +57,8 @@ void require_answers(std::span<const Key> keys, std::size_t answers) {
 /// Inserts every key of the batch, in order, writing to `added` (when not empty; one per key)
 /// whether each was new (a filter that stores a key again, cuckoo: stored); returns how many
 /// were. Throws invalid_argument for a kind built once from its keys (binary fuse), filter_full
-/// when a filter of fixed capacity (cuckoo) cannot take some key (the others are in; `added` says which).
+/// when a filter of fixed capacity (cuckoo) cannot take some key, for want of room or because
+/// its buckets hold nothing but copies of it already (the others are in; `added` says which).
 template <batch_key Key>
 std::uint64_t insert(any_filter& filter, std::span<const Key> keys, std::span<bool> added = {}) {
     if (!added.empty()) detail::require_answers(keys, added.size());
@@ -71,11 +72,12 @@ std::uint64_t insert(any_filter& filter, std::span<const Key> keys, std::span<bo
                 thread_local std::vector<status> statuses;
                 statuses.clear();
                 f.try_insert(keys.begin(), keys.end(), std::back_inserter(statuses));
-                std::uint64_t stored = 0, full = 0;
+                std::uint64_t stored = 0, full = 0, copies = 0;
                 for (std::size_t i = 0; i < keys.size(); ++i) {
                     const bool in = statuses[i] == status::stored;
                     stored += in ? 1 : 0;
                     full += statuses[i] == status::full ? 1 : 0;
+                    copies += statuses[i] == status::too_many_copies ? 1 : 0;
                     if (!added.empty()) added[i] = in;
                 }
                 if (full > 0)
@@ -83,6 +85,15 @@ std::uint64_t insert(any_filter& filter, std::span<const Key> keys, std::span<bo
                                       std::to_string(f.inserted_count()) + " keys in " +
                                       std::to_string(f.size_in_bytes()) + " bytes): " + std::to_string(full) +
                                       " of the " + std::to_string(keys.size()) + " keys of the batch did not fit");
+                // A copy not stored is a copy a later remove takes from the others: refused
+                // aloud, never dropped.
+                if (copies > 0)
+                    throw too_many_copies_error(
+                        "the " + kind_traits<F>::name() + " cannot store " + std::to_string(copies) + " of the " +
+                        std::to_string(keys.size()) +
+                        " keys of the batch again: the two buckets of each hold copies of its "
+                        "fingerprint in every slot (a key added that many times, or keys that share "
+                        "its fingerprint)");
                 return stored;
             } else if (added.empty()) {
                 return f.insert(keys.begin(), keys.end());

@@ -102,6 +102,7 @@ public:
     /// zero (false means the filter already answered "maybe" for it).
     template <hashable_key Key>
     bool insert(const Key& key) {
+        record_first_keys<Key>();
         const bool added = layout_.increment(words_.mutable_data(), locate(key));
         ++inserted_;
         return added;
@@ -150,6 +151,7 @@ public:
     /// Inserts every key of [first, last); returns how many were new.
     template <std::forward_iterator It, std::sentinel_for<It> Sentinel>
     requires hashable_key<std::iter_value_t<It>> size_type insert(It first, Sentinel last) {
+        record_first_keys<std::iter_value_t<It>>();
         word_type* words = words_.mutable_data();
         size_type added = 0, keys = 0;
         pipeline(first, last, [&](const probe& p) {
@@ -164,6 +166,7 @@ public:
     /// output iterator past the last answer.
     template <std::forward_iterator It, std::sentinel_for<It> Sentinel, std::output_iterator<bool> Out>
     requires hashable_key<std::iter_value_t<It>> Out insert(It first, Sentinel last, Out out) {
+        record_first_keys<std::iter_value_t<It>>();
         word_type* words = words_.mutable_data();
         pipeline(first, last, [&](const probe& p) {
             *out++ = layout_.increment(words, p);

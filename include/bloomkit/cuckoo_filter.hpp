@@ -179,6 +179,14 @@ enum class cuckoo_insert_status : std::uint8_t {
                       ///< not a full table
 };
 
+/// Thrown by the runtime bulk insert (bulk.hpp) for keys a cuckoo filter cannot store again
+/// (cuckoo_insert_status::too_many_copies): the table is not full, but another copy of these
+/// keys has no slot.
+class too_many_copies_error : public filter_full {
+public:
+    using filter_full::filter_full;
+};
+
 /// The cuckoo filter (Fan et al. 2014): f-bit fingerprints in buckets of 4 slots, each key in
 /// one of two buckets, so keys can be removed and their copies counted. Any bucket count; an
 /// insert that cannot place a key reports the filter full and loses nothing (the stash holds
@@ -247,6 +255,7 @@ public:
     /// as many times as its buckets allow. Nothing changes unless it is stored.
     template <hashable_key Key>
     [[nodiscard]] cuckoo_insert_status try_insert(const Key& key) {
+        record_first_keys<Key>();
         return insert_probe(words_.mutable_data(), locate(hasher_(key)));
     }
 
@@ -284,6 +293,7 @@ public:
     template <std::forward_iterator It, std::sentinel_for<It> Sentinel>
     requires hashable_key<std::iter_value_t<It>>
     [[nodiscard]] size_type insert(It first, Sentinel last) {
+        record_first_keys<std::iter_value_t<It>>();
         word_type* words = words_.mutable_data();
         size_type stored = 0;
         pipeline(first, last,
@@ -295,6 +305,7 @@ public:
     /// to `out`; returns the output iterator past the last status.
     template <std::forward_iterator It, std::sentinel_for<It> Sentinel, std::output_iterator<cuckoo_insert_status> Out>
     requires hashable_key<std::iter_value_t<It>> Out try_insert(It first, Sentinel last, Out out) {
+        record_first_keys<std::iter_value_t<It>>();
         word_type* words = words_.mutable_data();
         pipeline(first, last, [&](const probe& p) { *out++ = insert_probe(words, p); });
         return out;
@@ -304,6 +315,7 @@ public:
     /// `out`; returns the output iterator past the last answer.
     template <std::forward_iterator It, std::sentinel_for<It> Sentinel, std::output_iterator<bool> Out>
     requires hashable_key<std::iter_value_t<It>> Out insert(It first, Sentinel last, Out out) {
+        record_first_keys<std::iter_value_t<It>>();
         word_type* words = words_.mutable_data();
         pipeline(first, last, [&](const probe& p) { *out++ = insert_probe(words, p) == cuckoo_insert_status::stored; });
         return out;

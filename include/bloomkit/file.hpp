@@ -38,6 +38,7 @@
 #include "bloomkit/io/bkf.hpp"
 #include "bloomkit/os/atomic_replace.hpp"
 #include "bloomkit/os/file.hpp"
+#include "bloomkit/os/writer_lock.hpp"
 
 namespace bloomkit {
 
@@ -77,19 +78,23 @@ inline opened_map open_map(const std::filesystem::path& path) {
 }  // namespace detail
 
 /// Writes `filter` to `path` atomically (the old file, if any, survives any failure), in one
-/// pass over the payload.
+/// pass over the payload, under the file's writer lock (os/writer_lock.hpp): a save waits for
+/// a bloomkit command (or another save) that is changing the file, rather than replace it under
+/// that writer and lose its keys.
 template <storable_filter Filter>
 void save(const Filter& filter, const std::filesystem::path& path) {
+    const os::writer_lock lock(path.string(), os::writer_lock::if_held::wait);
     os::replace_file(path, [&](const os::file_descriptor& file) {
         detail::write_bkf(
             filter, [&](std::span<const std::byte> piece) { os::write_all(file, path, piece.data(), piece.size()); });
     });
 }
 
-/// save(), for a writer that holds a lock on the file (flock) and must keep holding one on what
-/// replaces it: `before_replacing` is called with the descriptor of the new file, complete and
-/// flushed, before it takes the path — time to lock it (a lock taken after the rename could be
-/// beaten to by another writer).
+/// save(), for a writer that holds the file's writer lock already (os::writer_lock: taken
+/// before it read the file) and may need to keep holding one on what replaces it:
+/// `before_replacing` is called with the descriptor of the new file, complete and flushed,
+/// before it takes the path — time to lock it (a lock taken after the rename could be beaten to
+/// by another writer).
 template <storable_filter Filter>
 void save(const Filter& filter, const std::filesystem::path& path,
           const std::function<void(int descriptor)>& before_replacing) {
@@ -155,6 +160,12 @@ public:
     const Filter* operator->() const noexcept { return &filter_; }
     /// The file's header, as validated when it was mapped.
     [[nodiscard]] const file_header& header() const noexcept { return header_; }
+    /// The whole file as mapped: where a read of the filter can fault (SIGBUS) when another
+    /// program truncates the file, for a program that guards its reads (the command names the
+    /// file; the Python bindings raise an exception).
+    [[nodiscard]] std::span<const std::byte> mapped_bytes() const noexcept {
+        return {region_->data(), static_cast<std::size_t>(region_->size())};
+    }
 
     /// Whether the file was written or truncated in place since it was mapped, other than by
     /// completed in-place updates (file_update.hpp): answers given meanwhile may be wrong (and

@@ -6,9 +6,12 @@
 //     bytes. An integer (or an enum, or a bool) is its value, widened to 64 bits: 7 is the same
 //     key whether it is an int, a uint8_t or an int64_t (negative values sign-extended, so -1
 //     as an int is -1 as an int64_t, and also 2^64 - 1 as a uint64_t); the command's
-//     --key u64/i64 and the Python bindings mean the same. Any other type opts in by
-//     specialising bloomkit::key_bytes (below). Pointers, floats and padding bytes never hash
-//     by accident: a type with no byte representation does not compile.
+//     --key u64/i64/u32 and the Python bindings mean the same (keys.hpp: which integers each
+//     format holds). The one exception is old: under xxh64 and xxh3_128, a filter that records
+//     no key format hashes a narrower integer in its own width (INT32 as 4 bytes, as Parquet
+//     does), as such files were written. Any other type opts in by specialising
+//     bloomkit::key_bytes (below). Pointers, floats and padding bytes never hash by accident: a
+//     type with no byte representation does not compile.
 //
 //  2. Key to digest. One hash call per key yields 128 bits; every probe a filter makes is
 //     derived from these, never from a second hash call. The algorithms (a filter's choice,
@@ -26,11 +29,11 @@
 //      - xxh3_mix: byte keys by XXH3-128, integer keys by a three-multiplication mixer (hash
 //        algorithm 3, which files of format version 2 may record: kept likewise);
 //      - xxh64: XXH64 over the bytes, as the Apache Parquet split-block Bloom filter spec
-//        prescribes (seed 0); integers hash as Parquet encodes them, in their own width (INT32
-//        as 4 bytes). It yields 64 bits; the high half of the digest is a fixed bijective
-//        remix of the low half;
-//      - xxh3_128: XXH3-128 over the bytes, integers in their own width: file format version
-//        1's default, kept so its filters answer as they were built;
+//        prescribes (seed 0); integers as 8 bytes, or, in a filter that records no key
+//        format, as Parquet encodes them, in their own width (INT32 as 4 bytes). It yields 64
+//        bits; the high half of the digest is a fixed bijective remix of the low half;
+//      - xxh3_128: XXH3-128 over the bytes, integers as xxh64's: file format version 1's
+//        default, kept so its filters answer as they were built;
 //      - murmur3_128 and fnv1_64: the hashes of the foreign filters bloomkit reads and writes,
 //        Guava's BloomFilter (MurmurHash3_x64_128 over the bytes of the filter's funnel:
 //        hash/guava_funnel.hpp, hash/murmur3.hpp; an integer as a Java int or long) and DCSO's
@@ -70,6 +73,7 @@
 #include "bloomkit/hash/fnv.hpp"
 #include "bloomkit/hash/guava_funnel.hpp"
 #include "bloomkit/hash/murmur3.hpp"
+#include "bloomkit/keys.hpp"
 
 namespace bloomkit {
 
@@ -91,7 +95,7 @@ enum class hash_algorithm : std::uint8_t {
     xxh3_mix = 3,     ///< XXH3-128 over byte keys, a three-multiplication mixer over 64-bit integers
     xxh3_mum = 4,     ///< XXH3-128 over byte keys, a two-multiplication keyed mixer over 64-bit integers
     murmur3_128 = 5,  ///< Guava's: MurmurHash3_x64_128 (seed 0) over the bytes of the filter's Guava funnel
-    fnv1_64 = 6,      ///< DCSO bloom's: FNV-1 64 over the bytes, integers in their own width
+    fnv1_64 = 6,      ///< DCSO bloom's: FNV-1 64 over the bytes, integers as their 8 bytes
     xxh3_64_mum = 7,  ///< the default: XXH3-64 over byte keys, integers as xxh3_mum
 };
 
@@ -136,49 +140,6 @@ inline std::uint64_t random_seed() {
         case hash_algorithm::xxh3_64_mum: return "xxh3-64-mum";
     }
     return "unknown";
-}
-
-/// What a filter's keys are, recorded with it (in its file's header, in a Redis filter's
-/// metadata) so that whoever reads it later turns a line of text into the key the writer
-/// hashed: the line's bytes, or the integer it spells. Without the record, `seq 1 10` checked
-/// as text against a filter of the integers 1..10 answers "absent" for every line. The numeric
-/// values are stored in files.
-enum class key_format : std::uint8_t {
-    unrecorded = 0,  ///< not recorded: files of format versions 1 and 2, filters made without saying
-    text = 1,        ///< byte strings: std::string, byte spans, a line's bytes as they are
-    u64 = 2,         ///< integers, written as unsigned decimal numbers (0 to 2^64 - 1)
-    i64 = 3,         ///< integers, written as signed decimal numbers (-2^63 to 2^63 - 1)
-    u32 = 4,         ///< integers, written as unsigned decimal numbers below 2^32 (IPv4 addresses, ids)
-};
-
-/// The last key_format a reader knows; a larger value in a file is refused.
-inline constexpr key_format last_key_format = key_format::u32;
-
-/// Whether keys of the format are integers (hashed as their value widened to 64 bits).
-[[nodiscard]] constexpr bool is_integer(key_format format) noexcept {
-    return format == key_format::u64 || format == key_format::i64 || format == key_format::u32;
-}
-
-/// The format's name: "unrecorded", or the command's --key for the others ("text", "u64",
-/// "i64", "u32").
-[[nodiscard]] constexpr std::string_view to_string(key_format format) noexcept {
-    switch (format) {
-        case key_format::unrecorded: return "unrecorded";
-        case key_format::text: return "text";
-        case key_format::u64: return "u64";
-        case key_format::i64: return "i64";
-        case key_format::u32: return "u32";
-    }
-    return "unknown";
-}
-
-/// Whether keys written in formats `a` and `b` hash alike. The integer formats do: an integer
-/// key is hashed as its value widened to 64 bits (so -1 as i64 is 18446744073709551615 as u64,
-/// and 7 as u32 is 7 as u64), and they differ only in how a line spells one, and its range. Text and the
-/// integers do not: the line "7" is another key than the integer 7. Unrecorded matches
-/// anything, since nothing is known.
-[[nodiscard]] constexpr bool same_keys(key_format a, key_format b) noexcept {
-    return a == key_format::unrecorded || b == key_format::unrecorded || a == b || (is_integer(a) && is_integer(b));
 }
 
 /// Customisation point: specialise for a user type to give it a byte representation.
@@ -494,8 +455,9 @@ public:
     /// whatever algorithm() is: (*this)(key) when integer_hashing_of(algorithm()) is `Algorithm`,
     /// with no test of it, for a caller that has checked that once — a filter's single lookup,
     /// whose loop then tests nothing per key (the test and its branch cost a lookup of ~40
-    /// instructions about a tenth of its time). XXH64 hashes the key's little-endian bytes in its
-    /// own width, as Parquet does (4- and 8-byte keys by its short-input path, inline).
+    /// instructions about a tenth of its time). XXH64 hashes the key's little-endian bytes, 8 of
+    /// them or, with own_width_integers(), in its own width as Parquet does (4- and 8-byte keys by
+    /// its short-input path, inline).
     template <hash_algorithm Algorithm, integer_key Key>
     [[nodiscard, gnu::always_inline]] digest integer_digest(Key key) const
         requires(Algorithm == hash_algorithm::xxh3_mum || Algorithm == hash_algorithm::xxh64) {
@@ -503,6 +465,8 @@ public:
             return detail::mum_integer(detail::widened(key), secrets_);
         } else {
             constexpr std::size_t width = sizeof(typename detail::integer_of<Key>::type);
+            if constexpr (width < 8)
+                if (!own_width_) return integer_digest<Algorithm>(detail::widened(key));
             if constexpr (width == 4 || width == 8)
                 return detail::digest_of_64(detail::xxh64_of_short<width>(detail::widened(key), seed_));
             const detail::little_endian_bytes<Key> bytes(key);
@@ -529,8 +493,19 @@ public:
         return std::forward<F>(f)(*this);
     }
 
-    /// Same algorithm, seed and funnel: the two hash every key alike.
-    friend constexpr bool operator==(const hasher&, const hasher&) = default;
+    /// Whether integer keys narrower than 64 bits hash in their own width (an int32_t as 4
+    /// bytes) under xxh64 and xxh3_128, as they do in filters of those hashes that record no key
+    /// format (Parquet's INT32 columns, format version 1); otherwise they hash widened to 64
+    /// bits, as under every other hash. A filter sets this from the key format it records.
+    [[nodiscard]] constexpr bool own_width_integers() const noexcept { return own_width_; }
+    /// Sets own_width_integers() (a filter does, when its key format is recorded).
+    constexpr void own_width_integers(bool own) noexcept { own_width_ = own; }
+
+    /// Same algorithm, seed and funnel: the two hash every key alike (own_width_integers() is
+    /// the filter's record of its keys, not part of the hash).
+    friend constexpr bool operator==(const hasher& a, const hasher& b) noexcept {
+        return a.algorithm_ == b.algorithm_ && a.seed_ == b.seed_ && a.funnel_ == b.funnel_;
+    }
 
 private:
     // The digest of an integer key under xxh3_mum (with_digest_of). Holds the secrets by
@@ -583,6 +558,8 @@ private:
             const detail::little_endian_bytes<std::uint64_t> bytes(detail::widened(key));
             return hash_span(bytes.span());
         }
+        if constexpr (sizeof(typename detail::integer_of<Key>::type) < 8)
+            if (!own_width_) return hash_key_bytes(detail::widened(key));
         return hash_key_bytes(key);
     }
 
@@ -672,6 +649,7 @@ private:
     std::uint64_t seed_key_ = seed_key_of(default_seed);                  // derived from seed_; equal when seeds are
     detail::mum_secrets secrets_ = detail::mum_secrets_of(default_seed);  // likewise
     guava_funnel funnel_ = guava_funnel::none;
+    bool own_width_ = true;  // own_width_integers()
 };
 
 }  // namespace bloomkit

@@ -153,12 +153,20 @@ public:
 
 // --- Connecting ------------------------------------------------------------------------------
 
-/// Where and how to connect.
+/// Where and how to connect. The client refuses (invalid_argument, naming the value) a timeout
+/// outside 1 ms to longest_timeout, and a retry_window outside 0 to longest_timeout: to hiredis
+/// a timeout of 0 is no timeout at all.
 struct connection_options {
+    /// The longest timeout or retry window taken: ten years of 365.25 days (a longer one could
+    /// overflow the clock's deadlines).
+    static constexpr std::chrono::milliseconds longest_timeout = std::chrono::hours{87'660};
+
     /// One server: "redis://[user:password@]host[:port][/db]",
     /// "unix://[user:password@]/path/to/socket[?db=N]", or "host:port". For a cluster, any of
     /// its nodes, comma-separated ("h1:p1,h2:p2"): the client learns the rest from CLUSTER
-    /// SLOTS. Messages show it with the password masked (redacted_url).
+    /// SLOTS. A password may hold any character, ',' '/' ':' '@' included: the credentials end
+    /// at the last '@' of their address (or are percent-encoded, "%40"). Messages show it with
+    /// the password masked (redacted_url).
     std::string url = "redis://127.0.0.1:6379";
     /// Speak Redis Cluster: route each shard to its slot's node, follow MOVED and ASK.
     bool cluster = false;
@@ -173,7 +181,8 @@ struct connection_options {
     /// How long one round trip may take before the batch fails.
     std::chrono::milliseconds command_timeout{5000};
     /// How long TRYAGAIN, CLUSTERDOWN, LOADING, MASTERDOWN and lost nodes are retried, with
-    /// backoff, before the call fails (a failover takes the cluster's node timeout and more).
+    /// backoff, before the call fails (a failover takes the cluster's node timeout and more);
+    /// 0: the first such refusal fails the call.
     std::chrono::milliseconds retry_window{5000};
 };
 
@@ -195,11 +204,13 @@ struct endpoint {
     friend bool operator==(const endpoint&, const endpoint&) = default;
 };
 /// Parses a URL as connection_options::url describes, one endpoint per comma-separated
-/// address; throws invalid_argument naming what is wrong in it (the URL shown redacted).
+/// address; throws invalid_argument naming what is wrong in it (the address shown redacted,
+/// and no part of it quoted otherwise).
 [[nodiscard]] std::vector<endpoint> parse_url(std::string_view url);
 
 /// The URL with every password replaced by "***" ("redis://app:***@cache:6379"), for messages
-/// and logs. Works on malformed URLs too.
+/// and logs. Works on malformed URLs too: where a text could be a password or a port (the
+/// "@host" of "redis://app:secret" left out), what is not a port number is masked.
 [[nodiscard]] std::string redacted_url(std::string_view url);
 
 /// The CRC16 (XMODEM) hash slot of a key, hash tags included, as Redis Cluster computes it.
@@ -218,8 +229,9 @@ class client {
 public:
     /// Connects at once, so that a wrong address or password is reported here; in cluster mode,
     /// reads the slot map (CLUSTER SLOTS) from the given nodes and connects to each node when it
-    /// is first needed. Throws invalid_argument for a malformed URL, error for several addresses
-    /// without cluster mode, connection_error or server_error when no node can be used.
+    /// is first needed. Throws invalid_argument for a malformed URL or a timeout out of range
+    /// (connection_options), error for several addresses without cluster mode,
+    /// connection_error or server_error when no node can be used.
     explicit client(connection_options options = {});
     /// Takes over the connections of the client moved from, which is left with none.
     client(client&&) noexcept;
@@ -260,9 +272,10 @@ struct filter_options {
     /// After each batch of writes, wait until this many replicas of every node written to
     /// have it (WAIT), or throw replication_error. 0: the master's acknowledgement is enough.
     unsigned replicas = 0;
-    /// How long WAIT waits for them. Default: the client's command_timeout (the reply is then
-    /// awaited for that long more, so that a slow replica is reported as such, not as a lost
-    /// master).
+    /// How long WAIT waits for them, 1 ms to connection_options::longest_timeout (WAIT takes 0
+    /// for "forever": refused, invalid_argument). Default: the client's command_timeout (the
+    /// reply is then awaited for that long more, so that a slow replica is reported as such,
+    /// not as a lost master).
     std::optional<std::chrono::milliseconds> replica_timeout{};
     /// A claim (NAME:meta in state "creating") whose owner has made no progress for this long
     /// is stale: create stops waiting for it, and takes it over if take_over is set.
@@ -337,17 +350,25 @@ public:
     /// format and (for a pushed filter) the file's inserted count.
     [[nodiscard]] block_bloom_filter pull() const;
 
-    /// What the keys are, as NAME:meta records it.
+    /// What the keys are, as NAME:meta recorded it when this client last read it.
     [[nodiscard]] key_format recorded_key_format() const noexcept { return description_.keys; }
     /// Records what the keys are, in NAME:meta and every shard's header, for a filter that
     /// records nothing yet. Throws filter_mismatch when it records another format
     /// (same_keys), filter_replaced when NAME is no longer this filter.
     void record_key_format(key_format keys);
+    /// Reads again what NAME:meta records of the keys, for a client that opened a filter that
+    /// recorded nothing: another may have recorded it since (only that can change, once, by the
+    /// filter's first writer). Returns recorded_key_format(); costs a round trip only while it
+    /// is unrecorded. Throws filter_replaced when NAME is no longer this filter.
+    key_format refresh_key_format();
 
     // Single keys: one round trip each. Prefer the ranges below for more than a few keys.
     template <hashable_key Key>
-    /// Adds a key; returns true if it was new (one of its bits was clear).
+    /// Adds a key; returns true if it was new (one of its bits was clear). The first key of a
+    /// filter that records no key format records its type's (key_format_of), as a local
+    /// filter's does, while the filter is empty.
     bool insert(const Key& key) {
+        record_first_keys(key_format_of<Key>());
         const digest d = hasher_(key);
         bool added = false;
         insert_digests({&d, 1}, &added);
@@ -368,11 +389,13 @@ public:
     /// that were in before.
     template <std::input_iterator It, std::sentinel_for<It> S, class Out>
     Out insert(It first, S last, Out out) {
+        record_first_keys(key_format_of<std::iter_value_t<It>>());
         return batched(hasher_, first, last, out, [this](auto d, bool* a) { insert_digests(d, a); });
     }
     /// Adds [first, last); returns how many were new.
     template <std::input_iterator It, std::sentinel_for<It> S>
     size_type insert(It first, S last) {
+        record_first_keys(key_format_of<std::iter_value_t<It>>());
         size_type added = 0;
         batched(hasher_, first, last, counter{&added}, [this](auto d, bool* a) { insert_digests(d, a); });
         return added;
@@ -444,6 +467,9 @@ private:
     void run_key_commands(std::span<const digest> digests, bool write, bool* answers) const;
     // Throws shard_missing or filter_replaced unless every shard holds this filter's generation.
     void require_shards() const;
+    // Records `keys`, the format of a typed insert's keys, when the filter records none and
+    // holds no key yet.
+    void record_first_keys(key_format keys);
 
     client* client_;
     filter_description description_;

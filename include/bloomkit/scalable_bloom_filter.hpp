@@ -73,7 +73,7 @@ public:
     scalable_bloom_filter(size_type initial_capacity, double fpr, scalable_options options = {})
         : scalable_bloom_filter(scalable_parameters{initial_capacity, fpr, options.growth, options.tightening},
                                 hasher(options.hash.value_or(stage_type::layout_type::default_hash), options.seed)) {
-        keys_ = options.keys;
+        record_key_format(options.keys);
     }
 
     /// A filter from its stored parts, as a codec (io/) reads them. Throws invalid_argument
@@ -105,6 +105,7 @@ public:
     /// cannot be sized: see planned_stage()). Hashes the key once.
     template <hashable_key Key>
     bool insert(const Key& key) {
+        record_first_keys<Key>();
         return insert_hashed(hasher_(key));
     }
 
@@ -402,6 +403,7 @@ private:
     template <class It, class Sentinel, class Answer, class ChunkDone = void (*)()>
     void insert_each(
         It& first, Sentinel last, Answer answer, ChunkDone chunk_done = [] {}) {
+        record_first_keys<std::iter_value_t<It>>();
         bulk_scratch scratch;
         std::vector<digest> digests;
         while (first != last) {

@@ -11,11 +11,15 @@ registry of kinds) made in the way its kind is made: Bloom, counting Bloom, cuck
 filters are sized for a number of keys at a false-positive rate and take keys as they come; a
 binary fuse filter is built once from all of its keys.
 
-Keys are ``str`` (its UTF-8 bytes), bytes-like objects (``bytes``, ``bytearray``,
-``memoryview``) and ``int`` (a 64-bit integer, as C++ and ``bloomkit build --key i64`` hash it).
-A filter records which of the two it holds — text or integers — on its first key, in its file
-too, and refuses the other: ``"7"`` and ``7`` are different keys. ``key=`` turns other objects
-into bytes; Python's salted ``hash()`` is never used, so answers hold across processes.
+Keys are what bloomkit's one key model says (docs/KEYS.md), the same in C++, the command and
+Redis: ``str`` (its UTF-8 bytes), bytes-like objects, integers (``int``, numpy's of any width and
+byte order), and dates and times (nanoseconds since the epoch). A filter records what its keys
+are — ``key_format``: "text", "u64", "i64" or "u32", said when it is made or taken from its first
+key — in its file too, and refuses the others and any integer outside its range: ``"7"`` and
+``7`` are different keys, and -1 is no u64. Floats, bools and nulls are never keys. ``key=``
+turns other objects into keys, on every path (arrays and pandas columns included), and goes
+with the filter when it is copied or pickled; Python's salted ``hash()`` is never used, so
+answers hold across processes.
 
 Files are the C++ library's: ``save``/``load``/``map`` (read-only, memory-mapped, instant
 however large), ``to_bytes``/``from_bytes``, and pickle. Bulk calls (``update``, ``add_many``,
@@ -23,7 +27,8 @@ however large), ``to_bytes``/``from_bytes``, and pickle. Bulk calls (``update``,
 without a Python object per key, and release the GIL while the filter works.
 
 Errors raise ``bloomkit.Error`` (``InvalidArgument`` and ``IncompatibleFilters`` are also
-``ValueError``s; ``FormatError`` for damaged or foreign files; ``FilterFull``), with the C++
+``ValueError``s, ``InvalidKey`` a key its filter cannot hold, ``WrongType`` and ``WrongKeyType``
+also ``TypeError``s; ``FormatError`` for damaged or foreign files; ``FilterFull``), with the C++
 library's message.
 """
 
@@ -32,11 +37,12 @@ from __future__ import annotations
 import gzip
 import os
 import pickle
-import tempfile
+import zlib
 from typing import Any, Callable, Iterable, Optional
 
 from . import _bloomkit
-from ._bloomkit import Error, FilterFull, FormatError, IncompatibleFilters, InvalidArgument
+from ._bloomkit import (Error, FilterFull, FormatError, IncompatibleFilters, InvalidArgument, InvalidKey,
+                        WrongKeyType, WrongType)
 from ._bloomkit import __version__  # include/bloomkit/version.hpp's
 
 RedisError = getattr(_bloomkit, "RedisError", Error)  # without the Redis component: never raised
@@ -44,7 +50,8 @@ RedisError = getattr(_bloomkit, "RedisError", Error)  # without the Redis compon
 __all__ = [
     "Filter", "BloomFilter", "CountingBloomFilter", "CuckooFilter", "ScalableBloomFilter",
     "BinaryFuseFilter", "RedisBloomFilter", "load", "map", "from_bytes", "kinds", "plan",
-    "Error", "InvalidArgument", "FormatError", "FilterFull", "IncompatibleFilters", "RedisError",
+    "Error", "InvalidArgument", "InvalidKey", "WrongType", "WrongKeyType", "FormatError", "FilterFull",
+    "IncompatibleFilters", "RedisError",
 ]
 
 
@@ -63,21 +70,68 @@ def plan(expected_items: float, false_positive_rate: float, *, kind: str = "bloo
 
 
 def _layout_name(layout: Optional[str]) -> Optional[str]:
-    return None if layout is None else layout.replace("_", "-")
+    return layout.replace("_", "-") if isinstance(layout, str) else layout
+
+
+# --- Keys: containers unwrapped, key= applied; the values are read by the native module ---------
+
+def _pandas_keys(keys):
+    """A pandas Series, Index or array as the numpy array of its keys (the native module reads
+    numpy's dtypes): integers of the nullable types as numpy's, tz-aware times in UTC, the
+    values of a categorical. Nulls are no keys: refused here, where pandas can say where."""
+    import numpy as np
+    import pandas as pd
+    if isinstance(keys, pd.DataFrame):
+        raise WrongType("a DataFrame is not keys: give one of its columns (frame['id'])")
+    if not isinstance(keys, pd.Series):
+        keys = pd.Series(keys, copy=False)
+    nulls = keys.isna()
+    if nulls.any():
+        raise InvalidKey(f"a null is not a key: {int(nulls.sum())} of the {len(keys)} keys are nulls (None, NaN, "
+                         f"NA, NaT), the first at position {int(np.argmax(nulls.to_numpy()))}: drop them (dropna())")
+    dtype = keys.dtype
+    if isinstance(dtype, pd.CategoricalDtype):
+        return _pandas_keys(pd.Series(np.asarray(keys), copy=False))
+    if isinstance(dtype, pd.DatetimeTZDtype):
+        return keys.dt.tz_convert("UTC").dt.tz_localize(None).to_numpy()
+    if pd.api.types.is_extension_array_dtype(dtype):
+        numpy_dtype = getattr(dtype, "numpy_dtype", None)
+        return keys.to_numpy(dtype=numpy_dtype if numpy_dtype is not None and numpy_dtype.kind in "iubf" else object)
+    return keys.to_numpy()
+
+
+def _keys(keys, key=None):
+    """The keys of an iterable, array or pandas column as the native calls take them, each
+    through key= when given (which sees Python scalars, as a loop over the keys would)."""
+    if type(keys).__module__.startswith("pandas"):
+        keys = _pandas_keys(keys) if key is None else keys.tolist()
+    if key is None:
+        return keys
+    if isinstance(keys, (str, bytes, bytearray, memoryview)):
+        raise WrongKeyType("give an iterable of keys, not one key: a str or bytes-like object would be read as its "
+                           "characters, each a key")
+    if hasattr(keys, "tolist") and hasattr(keys, "dtype"):  # a numpy array: its items as Python scalars
+        keys = keys.tolist()
+    return (key(k) for k in keys)
 
 
 class Filter(_bloomkit.Filter):
     """A filter of any kind: what ``load``, ``map`` and ``from_bytes`` return, and the base of
-    every class below. Set-like: ``add``, ``update``, ``in``, ``|``, ``&``, ``==``, ``copy``."""
+    every class below. Set-like: ``add``, ``update``, ``in``, ``|``, ``&``, ``==``, ``copy``.
+    ``Filter(f)`` is a copy of ``f`` (with its key function)."""
 
     _key: Optional[Callable[[Any], Any]] = None
+
+    def __init__(self, other: "Filter"):
+        _bloomkit.Filter.__init__(self, other)
+        self._key = getattr(other, "_key", None)
 
     # -- keys through key= --------------------------------------------------------------------
     def _k(self, key):
         return key if self._key is None else self._key(key)
 
     def _ks(self, keys):
-        return keys if self._key is None else (self._key(k) for k in keys)
+        return _keys(keys, self._key)
 
     def add(self, key) -> None:
         """Adds one key."""
@@ -115,7 +169,9 @@ class Filter(_bloomkit.Filter):
 
     def remove_many(self, keys) -> None:
         """Removes every key, or none: KeyError naming the first that is certainly absent."""
-        keys = list(self._ks(keys)) if not hasattr(keys, "dtype") else keys
+        keys = self._ks(keys)
+        if not hasattr(keys, "dtype"):
+            keys = list(keys)
         done = super()._remove_many(keys)
         if done != len(keys):
             raise KeyError(keys[done])
@@ -148,36 +204,37 @@ class Filter(_bloomkit.Filter):
         return self
 
     def copy(self) -> "Filter":
+        """A copy: a filter of its own, with the same key function."""
         return _as(type(self), super().copy(), self._key)
+
+    def __copy__(self) -> "Filter":
+        return self.copy()
+
+    def __deepcopy__(self, memo) -> "Filter":
+        return self.copy()
 
     __hash__ = None  # mutable
 
     # -- files ------------------------------------------------------------------------------
     def save(self, path: "os.PathLike | str", *, format: str = "bkf") -> None:  # noqa: A002
         """Writes the filter to a file (temporary, fsync, rename), readable by C++ and the
-        command. format="guava" writes a Guava filter as Java's ``BloomFilter.writeTo`` does,
-        format="dcso" a DCSO filter as DCSO's ``bloom`` does."""
-        if format == "bkf":
-            super().save(os.fspath(path))
-            return
-        data = self.to_bytes(format=format)
-        directory = os.path.dirname(os.path.abspath(os.fspath(path)))
-        fd, temporary = tempfile.mkstemp(prefix=".bloomkit-", dir=directory)
-        try:
-            with os.fdopen(fd, "wb") as out:
-                out.write(data)
-                out.flush()
-                os.fsync(out.fileno())
-            os.replace(temporary, path)
-        except BaseException:
-            os.unlink(temporary)
-            raise
+        command, under the writer lock the command takes (a ``bloomkit add`` to the same file is
+        waited for, never lost). format="guava" writes a Guava filter as Java's
+        ``BloomFilter.writeTo`` does, format="dcso" a DCSO filter as DCSO's ``bloom`` does."""
+        super().save(path, format)
 
     def __reduce_ex__(self, protocol):
-        # Its bkf bytes; from protocol 5 on, as a buffer that a pickler with a buffer_callback
-        # (Dask's, multiprocessing's) sends out of band, without copying it into the stream.
+        # Its bkf bytes (from protocol 5 on, as a buffer that a pickler with a buffer_callback —
+        # Dask's, multiprocessing's — sends out of band, without copying it into the stream) and
+        # its key function, by reference as pickle keeps functions.
+        if self._key is not None:
+            try:
+                pickle.dumps(self._key, protocol)
+            except Exception as e:
+                raise WrongType(f"this filter cannot be pickled: its key function {self._key!r} cannot ({e}); "
+                                f"define it at the top level of a module") from None
         data = self.to_bytes()
-        return (_from_pickle, (type(self), pickle.PickleBuffer(data) if protocol >= 5 else data))
+        return (_from_pickle, (type(self), pickle.PickleBuffer(data) if protocol >= 5 else data, self._key))
 
     def __repr__(self) -> str:
         sized = f", sized for {self.expected_items} keys at {self.target_fpr:g}" if self.expected_items else ""
@@ -185,11 +242,13 @@ class Filter(_bloomkit.Filter):
 
 
 def _as(cls, native, key=None):
-    """The native filter `native` as an instance of cls (a Filter class)."""
+    """The native filter `native`, new and held by nothing else, as an instance of cls (a Filter
+    class): it takes the native over without copying it."""
     if isinstance(native, cls):
+        native._key = key
         return native
     out = cls.__new__(cls)
-    _bloomkit.Filter.__init__(out, native)
+    _bloomkit.Filter.__init__(out, native, _take=True)
     out._key = key
     return out
 
@@ -201,31 +260,36 @@ def _typed(native) -> Filter:
     return _as(_class_of_kind.get(native.kind, Filter), native)
 
 
-def _from_pickle(cls, data: bytes):
-    return _as(cls, _bloomkit.from_bytes(data))
+def _from_pickle(cls, data: bytes, key=None):
+    return _as(cls, _bloomkit.from_bytes(data), key)
 
 
 _BKF_SIGNATURE = b"\x89BLM\r\n\x1a\n"
 
 
 def load(path: "os.PathLike | str", *, format: Optional[str] = None,  # noqa: A002
-         funnel: str = "utf8") -> Filter:
+         funnel: Optional[str] = None, key_format: Optional[str] = None) -> Filter:
     """A filter read from a file written by any bloomkit (C++, the command, Python), or by
-    Java's Guava (``BloomFilter.writeTo``: `funnel` names the Java side's funnel, which the
-    stream does not record: "utf8", "chars", "int", "long" or "bytes") or DCSO's ``bloom``
-    (gzipped or not). The format is told from the bytes unless `format` names it."""
+    Java's Guava (``BloomFilter.writeTo``) or DCSO's ``bloom`` (gzipped or not). The format is
+    told from the bytes unless `format` names it. A Guava or DCSO file cannot record what its
+    keys are: `key_format` says it ("text", "u64", "i64", "u32"), as the command's --key does,
+    and `funnel` names the Java side's funnel ("utf8", "chars", "int", "long" or "bytes"; by
+    default "long" for integer keys and "utf8" for the rest)."""
     try:
         with open(path, "rb") as f:
             head = f.read(len(_BKF_SIGNATURE))
-    except OSError:
+    except (OSError, TypeError):
         head = _BKF_SIGNATURE  # the library says what is wrong, as for any file
     if format == "bkf" or (format is None and head == _BKF_SIGNATURE):
-        return _typed(_bloomkit.load(os.fspath(path)))
+        return _typed(_bloomkit.load(path))
     with open(path, "rb") as f:
         data = f.read()
     if data[:2] == b"\x1f\x8b":
-        data = gzip.decompress(data)
-    return _typed(_bloomkit.from_bytes(data, format, funnel))
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError, zlib.error) as e:
+            raise FormatError(f"'{os.fspath(path)}': damaged gzip data ({e})") from None
+    return _typed(_bloomkit.from_bytes(data, format, funnel or "", key_format))
 
 
 def map(path: "os.PathLike | str") -> Filter:  # noqa: A001 - the library's name
@@ -233,11 +297,12 @@ def map(path: "os.PathLike | str") -> Filter:  # noqa: A001 - the library's name
     return _typed(_bloomkit.map(os.fspath(path)))
 
 
-def from_bytes(data, *, format: Optional[str] = None, funnel: str = "utf8") -> Filter:  # noqa: A002
+def from_bytes(data, *, format: Optional[str] = None, funnel: Optional[str] = None,  # noqa: A002
+               key_format: Optional[str] = None) -> Filter:
     """A filter from the bytes ``to_bytes()`` (or C++'s ``bloomkit::to_bytes``) gave, or a Guava
-    stream or DCSO file's bytes (told from the bytes unless `format` names it; `funnel`: as in
-    ``load``)."""
-    return _typed(_bloomkit.from_bytes(data, format, funnel))
+    stream or DCSO file's bytes (told from the bytes unless `format` names it; `funnel` and
+    `key_format`: as in ``load``)."""
+    return _typed(_bloomkit.from_bytes(data, format, funnel or "", key_format))
 
 
 class BloomFilter(Filter):
@@ -250,9 +315,10 @@ class BloomFilter(Filter):
 
     def __init__(self, expected_items: int, false_positive_rate: float, *, layout: str = "block",
                  seed: Optional[int] = None, key: Optional[Callable] = None, concurrent: bool = False,
-                 funnel: Optional[str] = None):
+                 funnel: Optional[str] = None, key_format: Optional[str] = None):
         _bloomkit.Filter.__init__(self, _bloomkit.make("bloom", expected_items, false_positive_rate,
-                                                       layout=_layout_name(layout), seed=seed, funnel=funnel))
+                                                       layout=_layout_name(layout), seed=seed, funnel=funnel,
+                                                       key_format=key_format), _take=True)
         self._key = key
         self.concurrent = concurrent
 
@@ -261,8 +327,9 @@ class CountingBloomFilter(Filter):
     """A counting Bloom filter (4-bit counters): adds and removes."""
 
     def __init__(self, expected_items: int, false_positive_rate: float, *, seed: Optional[int] = None,
-                 key: Optional[Callable] = None):
-        _bloomkit.Filter.__init__(self, _bloomkit.make("counting", expected_items, false_positive_rate, seed=seed))
+                 key: Optional[Callable] = None, key_format: Optional[str] = None):
+        _bloomkit.Filter.__init__(self, _bloomkit.make("counting", expected_items, false_positive_rate, seed=seed,
+                                                       key_format=key_format), _take=True)
         self._key = key
 
 
@@ -271,9 +338,9 @@ class CuckooFilter(Filter):
     (FilterFull). bits: fingerprint bits, 8, 12 or 16 (default: from the rate)."""
 
     def __init__(self, expected_items: int, false_positive_rate: float, *, bits: Optional[int] = None,
-                 seed: Optional[int] = None, key: Optional[Callable] = None):
+                 seed: Optional[int] = None, key: Optional[Callable] = None, key_format: Optional[str] = None):
         _bloomkit.Filter.__init__(self, _bloomkit.make("cuckoo", expected_items, false_positive_rate, bits=bits,
-                                                       seed=seed))
+                                                       seed=seed, key_format=key_format), _take=True)
         self._key = key
 
 
@@ -282,8 +349,9 @@ class ScalableBloomFilter(Filter):
     under `false_positive_rate`."""
 
     def __init__(self, initial_items: int, false_positive_rate: float, *, seed: Optional[int] = None,
-                 key: Optional[Callable] = None):
-        _bloomkit.Filter.__init__(self, _bloomkit.make("scalable", initial_items, false_positive_rate, seed=seed))
+                 key: Optional[Callable] = None, key_format: Optional[str] = None):
+        _bloomkit.Filter.__init__(self, _bloomkit.make("scalable", initial_items, false_positive_rate, seed=seed,
+                                                       key_format=key_format), _take=True)
         self._key = key
 
 
@@ -293,10 +361,9 @@ class BinaryFuseFilter(Filter):
     arity 3 or 4 (smaller, slower to build)."""
 
     def __init__(self, keys, *, bits: int = 8, arity: int = 3, seed: Optional[int] = None,
-                 key: Optional[Callable] = None):
-        if key is not None and not hasattr(keys, "dtype"):
-            keys = (key(k) for k in keys)
-        _bloomkit.Filter.__init__(self, _bloomkit.build("fuse", keys, 0.5, bits=bits, arity=arity, seed=seed))
+                 key: Optional[Callable] = None, key_format: Optional[str] = None):
+        _bloomkit.Filter.__init__(self, _bloomkit.build("fuse", _keys(keys, key), bits=bits, arity=arity, seed=seed,
+                                                        key_format=key_format), _take=True)
         self._key = key
 
 
@@ -307,13 +374,21 @@ class RedisBloomFilter:
     opens it if it exists with the same parameters); without, opens it.
 
     url: "redis://[user:password@]host[:port][/db]", "unix:///path" or, with cluster=True, some
-    nodes "h1:p1,h2:p2". Keys, bulk calls and key= as for the local filters; ``pull()`` gives
-    the local BloomFilter, ``RedisBloomFilter.push(local, name)`` the reverse."""
+    nodes "h1:p1,h2:p2". timeout: the seconds a round trip may take, above 0 (rounded up to
+    whole milliseconds). key_format: what the keys are ("text", "u64", "i64", "u32"), recorded
+    with the filter for every client, as ``bloomkit redis create --key`` does; left out, the
+    first keys added record theirs. Keys, bulk calls and key= as for the local filters;
+    ``pull()`` gives the local BloomFilter, ``RedisBloomFilter.push(local, name)`` the reverse.
+
+    A handle is one connection, used by one call at a time; in a process forked from the one
+    that made it (multiprocessing, gunicorn --preload, Celery) it connects anew on first use.
+    ``copy.copy`` gives another handle to the same filter; it cannot be deep-copied or pickled
+    (make one in each process)."""
 
     def __init__(self, name: str, expected_items: Optional[int] = None, false_positive_rate: float = 0.01, *,
                  url: str = "redis://127.0.0.1:6379", cluster: bool = False, user: str = "", password: str = "",
                  timeout: float = 5.0, seed: Optional[int] = None, shard_bytes: Optional[int] = None,
-                 key: Optional[Callable] = None, _native=None):
+                 key: Optional[Callable] = None, key_format: Optional[str] = None, _native=None):
         if not hasattr(_bloomkit, "RedisFilter"):
             raise Error("this bloomkit was built without its Redis component (a CMake build with libhiredis-dev)")
         if _native is not None:
@@ -322,11 +397,11 @@ class RedisBloomFilter:
             self._f = _bloomkit.RedisFilter.open(name, url, cluster, user, password, timeout)
         else:
             self._f = _bloomkit.RedisFilter.create(name, expected_items, false_positive_rate, url, cluster, user,
-                                                   password, timeout, seed, shard_bytes)
+                                                   password, timeout, seed, shard_bytes, key_format)
         self._key = key
 
     def _ks(self, keys):
-        return keys if self._key is None else [self._key(k) for k in keys]
+        return _keys(keys, self._key)
 
     def add(self, key) -> None:
         self._f.update(self._ks([key]))
@@ -363,7 +438,7 @@ class RedisBloomFilter:
              shard_bytes: Optional[int] = None) -> "RedisBloomFilter":
         """Copies a local block Bloom filter into Redis as `name` (refused if it exists)."""
         native = _bloomkit.RedisFilter.push(local, name, url, cluster, user, password, timeout, shard_bytes)
-        return RedisBloomFilter(name, _native=native, key=local._key)
+        return RedisBloomFilter(name, _native=native, key=getattr(local, "_key", None))
 
     @staticmethod
     def drop(name: str, *, url: str = "redis://127.0.0.1:6379", cluster: bool = False, user: str = "",
@@ -371,7 +446,21 @@ class RedisBloomFilter:
         """Deletes the filter `name` from Redis; False if there was none."""
         return _bloomkit.RedisFilter.drop(name, url, cluster, user, password, timeout)
 
-    def __getattr__(self, attribute):  # name, bits, hashes, nbytes, shards, seed, expected_items, ...
+    def __copy__(self) -> "RedisBloomFilter":
+        """Another handle to the same filter in Redis, with a connection of its own."""
+        return RedisBloomFilter(self.name, _native=self._f.reopened(), key=self._key)
+
+    def __deepcopy__(self, memo):
+        raise WrongType("a RedisBloomFilter is a handle to a filter that lives in Redis and cannot be deep-copied: "
+                        "copy.copy() gives another handle to the same filter, pull() a local copy of its keys")
+
+    def __reduce_ex__(self, protocol):
+        raise WrongType("a RedisBloomFilter cannot be pickled (it is a connection): open one in each process with "
+                        "RedisBloomFilter(name, url=...), or pickle pull()'s local copy")
+
+    def __getattr__(self, attribute):  # name, bits, hashes, nbytes, shards, seed, expected_items, key_format, ...
+        if attribute.startswith("__"):
+            raise AttributeError(attribute)
         return getattr(self.__dict__["_f"], attribute)
 
     def __repr__(self) -> str:

@@ -13,10 +13,13 @@ Mullin, "Optimal semijoins for distributed database systems", IEEE TSE 16(5), 19
     >>> fresh = crawl[~bloomkit.dask.isin(crawl["url"], seen)]       # lazily, partition by partition
     >>> joined = bloomkit.dask.semi_join(clicks, customers, on="customer_id")   # = dd.merge(...)
 
-Keys are what the filters take: ``str``, bytes-like and ``int`` (64-bit); a pandas column of
-integers (nullable ``Int64`` too, and a float column whose values are whole numbers, as pandas
-makes an integer column with nulls) is read as ``int64`` without a Python object per key. Nulls
-are never keys: ``build`` skips them and ``isin`` answers False for them.
+Keys are what the filters take, by bloomkit's one key model (docs/KEYS.md): ``str``, bytes-like,
+integers (Python's and numpy's), dates and times (nanoseconds since the epoch); a pandas column
+goes to the filter as its numpy values without a Python object per key — nullable ``Int64``
+too, and a float column whose values are whole numbers up to 2**53 (as pandas makes an integer
+column with nulls; beyond 2**53 a float no longer holds every integer, and is refused). A filter
+built here records its key format, so the command and C++ read it as they read their own.
+Nulls are never keys: ``build`` skips them and ``isin`` answers False for them.
 
 Every function works on any Dask scheduler. Under ``distributed`` a filter sent to the workers
 is scattered to each of them once (``Client.scatter(broadcast=True)``) rather than pickled into
@@ -29,6 +32,7 @@ sizes in the message, instead of letting a worker be killed for its memory.
 from __future__ import annotations
 
 import datetime
+import fractions
 import functools
 import math
 import numbers
@@ -45,7 +49,7 @@ import numpy as np
 import pandas as pd
 from dask.delayed import Delayed, delayed
 
-from . import BloomFilter, CountingBloomFilter, Filter, InvalidArgument
+from . import BloomFilter, CountingBloomFilter, Filter, InvalidArgument, WrongKeyType
 from . import plan as _plan
 
 __all__ = ["build", "isin", "semi_join", "dedup", "JoinStats", "DedupStats"]
@@ -75,12 +79,13 @@ class _Spec:
     n: int
     fpr: float
     seed: Optional[int]
+    key_format: Optional[str] = None
 
     def make(self) -> Filter:
         word, layout = _KINDS[self.kind]
         if word == "counting":
-            return CountingBloomFilter(self.n, self.fpr, seed=self.seed)
-        return BloomFilter(self.n, self.fpr, layout=layout, seed=self.seed)
+            return CountingBloomFilter(self.n, self.fpr, seed=self.seed, key_format=self.key_format)
+        return BloomFilter(self.n, self.fpr, layout=layout, seed=self.seed, key_format=self.key_format)
 
     def nbytes(self) -> int:
         word, layout = _KINDS[self.kind]
@@ -91,30 +96,37 @@ class _Spec:
         return int(_plan(self.n, self.fpr, kind=word, layout=layout)["hashes"])
 
 
-def _spec(kind: str, n: int, fpr: float, seed: Optional[int]) -> _Spec:
+def _spec(kind: str, n: int, fpr: float, seed: Optional[int], key_format: Optional[str] = None) -> _Spec:
     if kind not in _KINDS:
         raise InvalidArgument(f"kind {kind!r} cannot be built in parts and united: choose "
                               + ", ".join(repr(k) for k in _KINDS))
     if not (isinstance(n, numbers.Integral) and n >= 0):
         raise InvalidArgument(f"n must be a whole number of keys, not {n!r}")
-    return _Spec(kind, max(int(n), 1), float(fpr), seed)
+    return _Spec(kind, max(int(n), 1), float(fpr), seed, key_format)
 
 
 # --- Keys out of partitions -----------------------------------------------------------------------
 
+# A float holds every integer up to 2**53; beyond, whole-valued floats are not the integers meant.
+_EXACT_FLOAT = 2.0**53
+
+
 def _integer_array(column: pd.Series) -> Optional[np.ndarray]:
-    """The column's non-null values as int64 when it holds integers (numpy or nullable ints, or
-    floats that are all whole: an integer column with nulls), else None."""
+    """The column's non-null values as integers when it holds integers (numpy or nullable ints of
+    any width, or floats that are all whole up to 2**53: an integer column with nulls), else None.
+    Throws for whole floats beyond 2**53, which may not be the integers they were."""
     dtype = column.dtype
     if pd.api.types.is_bool_dtype(dtype):
         return None
     if pd.api.types.is_integer_dtype(dtype):
         values = column.dropna() if pd.api.types.is_extension_array_dtype(dtype) else column
-        return values.to_numpy(dtype=np.uint64 if pd.api.types.is_unsigned_integer_dtype(dtype) else np.int64)
+        return values.to_numpy(dtype=getattr(dtype, "numpy_dtype", dtype))
     if pd.api.types.is_float_dtype(dtype):
         values = column.dropna().to_numpy(dtype=np.float64)
-        if np.all(np.isfinite(values)) and np.all(values == np.trunc(values)) \
-                and (values.size == 0 or (values.min() >= -2.0**63 and values.max() < 2.0**63)):
+        if np.all(np.isfinite(values)) and np.all(values == np.trunc(values)):
+            if values.size and np.abs(values).max() > _EXACT_FLOAT:
+                raise InvalidArgument(f"column {column.name!r} holds whole numbers as floats beyond 2**53, where a "
+                                      "float no longer holds every integer: read it as integers (Int64) instead")
             return values.astype(np.int64)
     return None
 
@@ -132,10 +144,9 @@ def _keys_of(part: Any) -> Tuple[Any, Optional[np.ndarray]]:
         if integers is not None:
             return integers, None if present.all() else present
         if pd.api.types.is_float_dtype(part.dtype):
-            raise TypeError(f"column {part.name!r} holds fractional numbers, which are not keys: "
-                            "convert it (astype, or to strings) first")
-        values = part.to_numpy(dtype=object)
-        return (values, None) if present.all() else (values[present], present)
+            raise WrongKeyType(f"column {part.name!r} holds fractional numbers, which are not keys: "
+                               "convert it (astype, or to strings) first")
+        return (part, None) if present.all() else (part[present], present)
     return (part if isinstance(part, list) else list(part)), None
 
 
@@ -275,7 +286,8 @@ def _count(keys: Union[db.Bag, dd.Series]) -> int:
 
 
 def build(collection: Collection, *, fpr: float, n: Optional[int] = None, kind: str = "block",
-          column: Optional[str] = None, seed: Optional[int] = None, split_every: Optional[int] = None) -> Filter:
+          column: Optional[str] = None, seed: Optional[int] = None, split_every: Optional[int] = None,
+          key_format: Optional[str] = None) -> Filter:
     """The filter of every key of a Dask Bag, Series or DataFrame column, built on the workers.
 
     Each partition builds a filter for `n` keys at `fpr` where it lies; the filters are united
@@ -286,12 +298,14 @@ def build(collection: Collection, *, fpr: float, n: Optional[int] = None, kind: 
     positive rate is at most `fpr`); give `n` to read the data once.
 
     kind: "block" (one cache line per key, the default), "split_block", "classic" or
-    "counting" — the kinds whose filters unite by OR. The result can be saved
+    "counting" — the kinds whose filters unite by OR. key_format: what the keys are ("text",
+    "u64", "i64", "u32"), recorded with the filter; by default the keys' own (text for strings,
+    i64 for signed integers and times, u64 for unsigned integers). The result can be saved
     (``f.save(path)``), pushed to Redis for services (``RedisBloomFilter.push(f, name)``),
     or given to ``isin``.
     """
     keys = _key_collection(collection, column)
-    spec = _spec(kind, _count(keys) if n is None else n, fpr, seed)
+    spec = _spec(kind, _count(keys) if n is None else n, fpr, seed, key_format)
     fan_in = _fan_in(spec.nbytes(), split_every)
     return _built(spec, keys, collection, _keys_of, fan_in)
 
@@ -331,29 +345,80 @@ def isin(keys: dd.Series, f: Filter) -> dd.Series:
 # The pruned side keeps a row unless its key is certainly absent from the other side, judged by a
 # filter of the other side's keys; the exact merge then runs on what survives, so the result is
 # dd.merge's. A key must therefore reach the filter as the merge compares it: pandas matches 1,
-# 1.0 and True, and a Timestamp with the datetime it equals. Integer columns on both sides are
-# compared as int64 (without a Python object per row); any other columns through
-# `_canonical_key`, which gives equal values equal bytes and unequal strings different bytes.
-# Rows whose key is null, or of a type the encoding cannot vouch for, are never pruned (pandas
-# may match nulls with nulls; the merge decides).
+# 1.0 and True, and a Timestamp with the datetime it equals. Integer, datetime64 and timedelta64
+# columns on both sides are compared as their int64 values (without a Python object per row);
+# any other columns through `_canonical_key`, which gives equal values equal bytes and unequal
+# ones different bytes, the same in every process (never Python's hash(), which each process
+# salts for str, bytes and dates). Rows whose key is null, or of a type the encoding cannot
+# vouch for, are never pruned (pandas may match nulls with nulls; the merge decides).
 
 _NULL, _UNVOUCHED = object(), object()
+_EPOCH = datetime.datetime(1970, 1, 1)
+_EPOCH_UTC = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
+
+
+def _nanoseconds(delta: datetime.timedelta) -> int:
+    return (delta.days * 86_400 + delta.seconds) * 1_000_000_000 + delta.microseconds * 1000
 
 
 def _canonical_key(value: Any) -> Any:
+    """Bytes that are equal exactly when the values are equal as a merge compares them; _NULL
+    for a null, _UNVOUCHED for a value of a type this cannot vouch for."""
     if value is None or value is pd.NA or value is pd.NaT:
         return _NULL
     if isinstance(value, str):
         return b"s" + value.encode("utf-8", "surrogatepass")
-    if isinstance(value, (bytes, bytearray)):
+    if isinstance(value, (bytes, bytearray, memoryview)):
         return b"b" + bytes(value)
-    if isinstance(value, float) and math.isnan(value):
-        return _NULL
-    # Numbers, dates and durations that compare equal hash equal, and Python does not salt the
-    # hashes of these types (it does those of str and bytes), so every worker agrees.
-    if isinstance(value, (numbers.Number, np.number, datetime.date, datetime.time, datetime.timedelta)):
-        return b"h" + (hash(value) & (2**64 - 1)).to_bytes(8, "little")
+    if isinstance(value, (np.datetime64, np.timedelta64)):
+        if np.isnat(value):
+            return _NULL
+        value = pd.Timestamp(value) if isinstance(value, np.datetime64) else pd.Timedelta(value)
+    if isinstance(value, datetime.datetime):  # pd.Timestamp too: its nanoseconds count
+        extra = value.nanosecond if isinstance(value, pd.Timestamp) else 0
+        if value.tzinfo is None:
+            return b"T%d" % (_nanoseconds(value - _EPOCH) + extra)
+        return b"Z%d" % (_nanoseconds(value - _EPOCH_UTC) + extra)  # an instant, in UTC
+    if isinstance(value, datetime.date):
+        return b"D%d" % value.toordinal()
+    if isinstance(value, datetime.timedelta):  # pd.Timedelta too
+        extra = value.nanoseconds if isinstance(value, pd.Timedelta) else 0
+        return b"d%d" % (_nanoseconds(value) + extra)
+    if isinstance(value, datetime.time):
+        if value.tzinfo is not None:
+            return _UNVOUCHED
+        return b"t%d" % (((value.hour * 60 + value.minute) * 60 + value.second) * 1_000_000 + value.microsecond)
+    if isinstance(value, (bool, np.bool_)):
+        value = int(value)  # True == 1, as the merge compares them
+    if isinstance(value, complex):
+        if value.imag != 0:
+            return b"c" + repr(value).encode()
+        value = value.real
+    if isinstance(value, np.floating):
+        value = float(value)
+    if isinstance(value, (numbers.Number, np.number)):
+        # Numbers by their exact value, whatever their type: 1, 1.0, Decimal("1") and
+        # Fraction(1) are one key, 0.1 and Decimal("0.1") two (they differ, as == says).
+        try:
+            exact = fractions.Fraction(value)
+        except (TypeError, ValueError, OverflowError):
+            if isinstance(value, (float, np.floating)) and math.isnan(value):
+                return _NULL
+            if isinstance(value, (float, np.floating)) and math.isinf(value):
+                return b"i+" if value > 0 else b"i-"
+            return _UNVOUCHED
+        return b"n%d/%d" % (exact.numerator, exact.denominator)
     return _UNVOUCHED
+
+
+def _int64_column(column: pd.Series) -> np.ndarray:
+    """An integer, datetime64 or timedelta64 column as int64 values (times in nanoseconds, an
+    aware time in UTC; uint64 by its bits, which keeps equality)."""
+    if isinstance(column.dtype, pd.DatetimeTZDtype):
+        column = column.dt.tz_convert("UTC").dt.tz_localize(None)
+    if pd.api.types.is_datetime64_dtype(column.dtype) or pd.api.types.is_timedelta64_dtype(column.dtype):
+        return column.to_numpy().view(np.int64)
+    return _integer_array(column).astype(np.int64, copy=False)
 
 
 def _encoded_keys(frame: pd.DataFrame, *, on: Sequence[str], integers: bool) -> Tuple[Any, np.ndarray]:
@@ -361,11 +426,11 @@ def _encoded_keys(frame: pd.DataFrame, *, on: Sequence[str], integers: bool) -> 
     others: null or unvouched keys, never pruned)."""
     if integers:
         present = frame[list(on)].notna().all(axis=1).to_numpy()
-        columns = [_integer_array(frame[c][present]) for c in on]
+        columns = [_int64_column(frame[c][present]) for c in on]
         if len(columns) == 1:
             return columns[0], present
-        # Each row's int64 words side by side, as fixed-width bytes (uint64 columns by their bits).
-        packed = np.ascontiguousarray(np.column_stack([c.astype(np.int64, copy=False) for c in columns]))
+        # Each row's int64 words side by side, as fixed-width bytes.
+        packed = np.ascontiguousarray(np.column_stack(columns))
         return packed.view(f"S{8 * len(on)}").ravel(), present
     parts = [[_canonical_key(v) for v in frame[c].tolist()] for c in on]
     keys, present = [], np.zeros(len(frame), dtype=bool)
@@ -426,9 +491,29 @@ def _join_stats(counts: Sequence[np.ndarray], template: JoinStats) -> JoinStats:
                      int(total[3]), template.filter_bytes, template.fpr)
 
 
+def _column_class(dtype) -> Optional[str]:
+    """What a column's values are compared as, when they can be as int64: "int", "datetime",
+    "datetime-utc" or "timedelta"; None for the others."""
+    if pd.api.types.is_bool_dtype(dtype):
+        return None
+    if pd.api.types.is_integer_dtype(dtype):
+        return "int"
+    if isinstance(dtype, pd.DatetimeTZDtype):
+        return "datetime-utc"
+    if pd.api.types.is_datetime64_dtype(dtype):
+        return "datetime"
+    if pd.api.types.is_timedelta64_dtype(dtype):
+        return "timedelta"
+    return None
+
+
 def _all_integer(frames: Sequence[dd.DataFrame], on: Sequence[str]) -> bool:
-    return all(pd.api.types.is_integer_dtype(frame._meta[c].dtype) and not pd.api.types.is_bool_dtype(frame._meta[c].dtype)
-               for frame in frames for c in on)
+    """Whether every join column is compared as int64 on both sides, each alike on both."""
+    for c in on:
+        classes = {_column_class(frame._meta[c].dtype) for frame in frames}
+        if None in classes or len(classes) != 1:
+            return False
+    return True
 
 
 def semi_join(left: dd.DataFrame, right: dd.DataFrame, on: Union[str, Sequence[str]], *, fpr: float = 0.01,
@@ -493,11 +578,28 @@ class DedupStats:
     expected_wrongly_dropped: float = 0.0  #: unique items a false positive dropped, expected
 
 
+def _dedup_key(item: Any) -> bytes:
+    """The bytes a dedup tells an item by: equal exactly when the items are equal as Python
+    compares them ("a" and b"a" are two items, 1 and 1.0 one), in every process alike."""
+    if isinstance(item, tuple):
+        parts = [_dedup_key(v) for v in item]
+        return b"(" + b"".join(len(p).to_bytes(4, "little") + p for p in parts)
+    if item is None:
+        return b"0"
+    key = _canonical_key(item)
+    if key is _NULL:  # NaN, NaT, NA: each a value of its own kind
+        return b"null:" + type(item).__name__.encode()
+    if key is _UNVOUCHED:
+        raise WrongKeyType(f"dedup tells items apart by value: str, bytes, numbers, dates and times, and tuples of "
+                           f"them; not {type(item).__name__}")
+    return key
+
+
 def _dedup_within(part: Iterable, spec: _Spec) -> Tuple[Tuple[list, int, float], Filter]:
     """The partition's items that its own filter had not seen, and that filter."""
     items = part if isinstance(part, list) else list(part)
     f = spec.make()
-    new = f.add_many(items) if items else np.zeros(0, dtype=bool)
+    new = f.add_many([_dedup_key(item) for item in items]) if items else np.zeros(0, dtype=bool)
     kept = [item for item, fresh in zip(items, new) if fresh]
     # add_many checks each item against a filter still filling: its false-positive rate grows
     # as (i/n)^k from 0 to f.fpr(), whose mean over the partition is f.fpr()/(k+1).
@@ -509,7 +611,7 @@ def _drop_seen(within: Tuple[list, int, float], seen: Optional[Filter]) -> Tuple
     items, read, expected = within
     if seen is None or not items:
         return items, np.array([read, len(items), expected])
-    kept = [item for item, maybe in zip(items, seen.contains_many(items)) if not maybe]
+    kept = [item for item, maybe in zip(items, seen.contains_many([_dedup_key(item) for item in items])) if not maybe]
     p = seen.fpr()
     return kept, np.array([read, len(kept), expected + len(kept) * p / max(1.0 - p, 1e-12)])
 
@@ -534,7 +636,7 @@ def dedup(bag: db.Bag, *, fpr: float = 0.001, n: Optional[int] = None, seed: Opt
     """
     if not isinstance(bag, db.Bag):
         raise TypeError(f"dedup takes a Dask Bag, not {type(bag).__name__}")
-    spec = _spec("block", _count(bag) if n is None else n, fpr, seed)
+    spec = _spec("block", _count(bag) if n is None else n, fpr, seed, "text")  # of _dedup_key's bytes
     _fan_in(spec.nbytes(), 2)  # a worker holds a prefix, a partition's filter and their union
     parts, counts, seen = [], [], None
     for part in bag.to_delayed():

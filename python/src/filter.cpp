@@ -3,7 +3,6 @@
 
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
-#include <pybind11/stl/filesystem.h>
 
 #include <cstdint>
 #include <filesystem>
@@ -18,6 +17,7 @@
 #include <variant>
 #include <vector>
 
+#include "arguments.hpp"
 #include "bloomkit/any_filter.hpp"
 #include "bloomkit/bulk.hpp"
 #include "bloomkit/file.hpp"
@@ -25,10 +25,109 @@
 #include "bloomkit/io/any_codec.hpp"
 #include "bloomkit/io/bkf.hpp"
 #include "bloomkit/kinds.hpp"
+#include "bloomkit/os/atomic_replace.hpp"
+#include "bloomkit/os/writer_lock.hpp"
 #include "keys.hpp"
 
 namespace bloomkit::python {
+
+// --- The filter --------------------------------------------------------------------------------
+
+filter::filter(const filter& other) : held_(other.copied()), concurrent_(other.concurrent_) {}
+
+std::variant<any_filter, std::shared_ptr<const guarded_map>> filter::copied() const {
+    require_held();
+    const auto held = reading();
+    return held_;  // a mapped filter's copy shares the read-only map
+}
+
+filter::filter(filter&& other) : held_(other.taken()), concurrent_(other.concurrent_) {}
+
+std::variant<any_filter, std::shared_ptr<const guarded_map>> filter::taken() {
+    require_held();
+    const auto held = writing();
+    taken_ = true;
+    return std::move(held_);
+}
+
+hashed_keys filter::digests(py::handle keys, key_use use) const {
+    const key_source source = [&] {
+        const auto held = reading();
+        return key_source{hash_function(get()), recorded_key_format(get()), inserted_count(get()) > 0};
+    }();
+    return digests_of(source, keys, use);
+}
+
+hashed_keys filter::digest(py::handle key, key_use use) const {
+    const key_source source = [&] {
+        const auto held = reading();
+        return key_source{hash_function(get()), recorded_key_format(get()), inserted_count(get()) > 0};
+    }();
+    return digest_of(source, key, use);
+}
+
 namespace {
+
+/// Records `keys` on a filter that records none; refuses a format that contradicts its record
+/// (another thread recorded one since the keys were read). The caller holds the writing lock.
+void adopt(any_filter& f, key_format keys) {
+    const key_format recorded = recorded_key_format(f);
+    if (recorded == key_format::unrecorded) {
+        record_key_format(f, keys);
+        return;
+    }
+    if (!same_keys(recorded, keys))
+        throw key_type_error("this filter now records " + std::string(to_string(recorded)) + " keys, not " +
+                             std::string(to_string(keys)));
+}
+
+}  // namespace
+
+void filter::insert(const hashed_keys& keys, std::span<bool> added) {
+    any_filter& target = to_change();
+    const std::span<const bloomkit::digest> digests(keys.digests);
+    if (concurrent_) {
+        if (keys.to_record) {
+            const auto held = writing();
+            adopt(target, *keys.to_record);
+        }
+        const auto held = reading();
+        (void)bloomkit::insert(target, digests, concurrent, added);
+    } else {
+        const auto held = writing();
+        if (keys.to_record) adopt(target, *keys.to_record);
+        (void)bloomkit::insert(target, digests, added);
+    }
+}
+
+void filter::contains(std::span<const bloomkit::digest> digests, std::span<bool> answers) const {
+    const auto held = reading();
+    if (const guarded_map* map = mapping()) map->require_whole();
+    if (concurrent_) bloomkit::contains(get(), digests, answers, concurrent);
+    else bloomkit::contains(get(), digests, answers);
+    if (const guarded_map* map = mapping()) map->require_whole();
+}
+
+void filter::record(key_format keys) {
+    any_filter& target = to_change();
+    const auto held = writing();
+    const key_format recorded = recorded_key_format(target);
+    if (recorded == keys) return;
+    if (recorded != key_format::unrecorded)
+        throw invalid_argument("this filter records " + std::string(to_string(recorded)) +
+                               " keys: a filter's key format is fixed once recorded");
+    record_key_format(target, keys);
+}
+
+void filter::set_concurrent(bool on) {
+    if (on && !capabilities(get()).concurrent)
+        throw argument_type_error("a " + kind_name(get()) + " cannot take keys from several threads at once");
+    concurrent_ = on;
+}
+
+namespace {
+
+namespace args = arguments;
 
 /// `into` locked for a change and `from` for reading, the two taken in the order of their
 /// addresses, as every pair is: two threads merging a into b and b into a cannot deadlock.
@@ -42,51 +141,82 @@ std::pair<std::unique_lock<std::shared_mutex>, std::shared_lock<std::shared_mute
     return {into.writing(), std::move(reading)};
 }
 
-/// The filter of the kind `request` names, for n keys at rate p (a kind that takes keys after it
-/// is made; binary fuse filters are built from theirs, build()).
+/// The filter another argument names (for |=, &=, ==, push).
+const filter& filter_argument(py::handle value, const char* name) {
+    if (!py::isinstance<filter>(value))
+        throw argument_type_error(std::string(name) + " is a bloomkit filter, not " + args::type_of(value));
+    return value.cast<const filter&>();
+}
+
+/// The key format a word names ("text", "u64", "i64", "u32"), or none for None.
+std::optional<key_format> key_format_argument(py::handle value) {
+    const std::optional<std::string> word = args::optional_word(value, "key_format");
+    if (!word) return std::nullopt;
+    if (const std::optional<key_format> format = key_format_named(*word)) return format;
+    throw invalid_argument("key_format is 'text', 'u64', 'i64' or 'u32', not '" + *word + "'");
+}
+
 /// The Guava funnel named `word` ("utf8", "chars", "int", "long", "bytes").
 guava_funnel funnel_named(const std::string& word) {
     if (const guava_funnel funnel = guava_funnel_named(word); funnel != guava_funnel::none) return funnel;
     throw invalid_argument("unknown Guava funnel '" + word + "': choose utf8, chars, int, long or bytes");
 }
 
-filter make(const kind_request& request, std::uint64_t n, double p, std::optional<std::uint64_t> seed,
-            const std::optional<std::string>& funnel = std::nullopt) {
+/// What the constructors take beyond the size: how the filter hashes and what its keys are.
+filter_options options_of(py::handle seed, py::handle funnel, py::handle keys) {
     filter_options options;
-    if (seed) options.seed = *seed;
-    if (funnel) options.funnel = funnel_named(*funnel);
-    return with_requested_type(request, p, [&](auto type) -> filter {
-        using F = typename decltype(type)::type;
-        if constexpr (requires { kind_traits<F>::make(n, p, request, options); }) {
-            return filter(any_filter(kind_traits<F>::make(n, p, request, options)));
-        } else {
-            throw py::type_error("a " + kind_traits<F>::name() +
-                                 " is built from its keys, not sized: build it from them");
-        }
-    });
-}
-
-/// The filter of the kind `request` names, built once from all of `keys` (binary fuse).
-filter build(const kind_request& request, py::handle keys, double p, std::optional<std::uint64_t> seed) {
-    filter_options options;
-    if (seed) options.seed = *seed;
-    return with_requested_type(request, p, [&](auto type) -> filter {
-        using F = typename decltype(type)::type;
-        if constexpr (std::is_constructible_v<F, const std::vector<digest>&, filter_options>) {
-            const hasher hash(options.hash.value_or(default_hash_algorithm), options.seed);  // as F will hash
-            key_source source{hash, key_format::unrecorded, [&](key_format k) { options.keys = k; }};
-            const std::vector<digest> digests = digests_of(source, keys, true);
-            py::gil_scoped_release unlocked;
-            return filter(any_filter(F(digests, options)));
-        } else {
-            throw py::type_error("a " + kind_traits<F>::name() + " is sized, then takes keys: make it with a size");
-        }
-    });
+    if (const auto s = args::seed(seed)) options.seed = *s;
+    if (const auto word = args::optional_word(funnel, "funnel")) options.funnel = funnel_named(*word);
+    if (const auto format = key_format_argument(keys)) options.keys = *format;
+    return options;
 }
 
 std::optional<bloom_layout> layout_of(const std::optional<std::string>& name) {
     if (!name) return std::nullopt;
     return parse_bloom_layout(*name);  // as to_string() names them: "split-block"
+}
+
+kind_request request_of(py::handle kind, py::handle layout, py::handle bits, py::handle arity) {
+    const auto small = [](py::handle value, const char* name) -> std::optional<std::uint32_t> {
+        const auto n = args::optional_count(value, name);
+        if (n && *n > 64) throw invalid_argument(std::string(name) + " is at most 64, not " + std::to_string(*n));
+        return n ? std::optional(static_cast<std::uint32_t>(*n)) : std::nullopt;
+    };
+    return {args::word(kind, "kind"), layout_of(args::optional_word(layout, "layout")), small(bits, "bits"),
+            small(arity, "arity")};
+}
+
+/// The filter of the kind `request` names, for n keys at rate p (a kind that takes keys after it
+/// is made; binary fuse filters are built from theirs, build()).
+filter make(const kind_request& request, std::uint64_t n, double p, const filter_options& options) {
+    return with_requested_type(request, p, [&](auto type) -> filter {
+        using F = typename decltype(type)::type;
+        if constexpr (requires { kind_traits<F>::make(n, p, request, options); }) {
+            return filter(any_filter(kind_traits<F>::make(n, p, request, options)));
+        } else {
+            throw argument_type_error("a " + kind_traits<F>::name() +
+                                      " is built from its keys, not sized: build it from them");
+        }
+    });
+}
+
+/// The filter of the kind `request` names, built once from all of `keys` (binary fuse).
+filter build(const kind_request& request, py::handle keys, double p, filter_options options) {
+    return with_requested_type(request, p, [&](auto type) -> filter {
+        using F = typename decltype(type)::type;
+        if constexpr (std::is_constructible_v<F, const std::vector<bloomkit::digest>&, filter_options>) {
+            // Hashed as F will hash, by the format asked or the first key's.
+            const key_source source{hasher(options.hash.value_or(default_hash_algorithm), options.seed), options.keys,
+                                    false};
+            const hashed_keys hashed = digests_of(source, keys, key_use::add);
+            if (hashed.to_record) options.keys = *hashed.to_record;
+            py::gil_scoped_release unlocked;
+            return filter(any_filter(F(hashed.digests, options)));
+        } else {
+            throw argument_type_error("a " + kind_traits<F>::name() +
+                                      " is sized, then takes keys: make it with a size");
+        }
+    });
 }
 
 py::dict capabilities_dict(const kind_capabilities& can) {
@@ -122,70 +252,84 @@ py::dict registry() {
     return kinds;
 }
 
+/// A filter's bytes in `format`, read under its lock (and, for a map, checked whole after).
+std::vector<std::byte> bytes_of(const filter& f, const std::string& format) {
+    const auto held = f.reading();
+    std::vector<std::byte> bytes = io::write_as(format, f.get());
+    if (const guarded_map* map = f.mapping()) map->require_whole();
+    return bytes;
+}
+
 void bind_queries(py::class_<filter>& c) {
-    c.def("__contains__", [](filter& f, py::handle key) {
-        const digest d = f.one(key, false);
+    c.def("__contains__", [](const filter& f, py::handle key) {
+        const hashed_keys k = f.digest(key, key_use::query);
         bool answer = false;
-        f.contains(std::span<const digest>(&d, 1), std::span<bool>(&answer, 1));
+        f.contains(k.digests, std::span<bool>(&answer, 1));
         return answer;
     });
-    c.def("contains_many", [](filter& f, py::handle keys) {
-        const std::vector<digest> d = f.digests(keys, false);
-        return answered(d.size(), [&](std::span<bool> answers) { f.contains(d, answers); });
+    c.def("contains_many", [](const filter& f, py::handle keys) {
+        const hashed_keys k = f.digests(keys, key_use::query);
+        return answered(k.digests.size(), [&](std::span<bool> answers) { f.contains(k.digests, answers); });
     });
-    c.def("count", [](filter& f, py::handle key) {
-        const digest d = f.one(key, false);
+    c.def("count", [](const filter& f, py::handle key) {
+        const hashed_keys k = f.digest(key, key_use::query);
         std::uint64_t n = 0;
         const auto held = f.reading();
-        bloomkit::count(f.get(), std::span<const digest>(&d, 1), std::span<std::uint64_t>(&n, 1));
+        bloomkit::count(f.get(), std::span<const bloomkit::digest>(k.digests), std::span<std::uint64_t>(&n, 1));
+        if (const guarded_map* map = f.mapping()) map->require_whole();
         return n;
     });
 }
 
 void bind_changes(py::class_<filter>& c) {
-    c.def("add", [](filter& f, py::handle key) {
-        const digest d = f.one(key, true);
-        f.insert(std::span<const digest>(&d, 1));
-    });
+    c.def("add", [](filter& f, py::handle key) { f.insert(f.digest(key, key_use::add)); });
     c.def("update", [](filter& f, py::handle keys) {
-        const std::vector<digest> d = f.digests(keys, true);
+        const hashed_keys k = f.digests(keys, key_use::add);
         py::gil_scoped_release unlocked;
-        f.insert(d);
+        f.insert(k);
     });
     c.def("add_many", [](filter& f, py::handle keys) {
-        const std::vector<digest> d = f.digests(keys, true);
-        return answered(d.size(), [&](std::span<bool> added) { f.insert(d, added); });
+        const hashed_keys k = f.digests(keys, key_use::add);
+        return answered(k.digests.size(), [&](std::span<bool> added) { f.insert(k, added); });
     });
     c.def("_remove", [](filter& f, py::handle key) {
-        const digest d = f.one(key, false);
+        const hashed_keys k = f.digest(key, key_use::query);
+        any_filter& target = f.to_change();
         const auto held = f.writing();
-        return bloomkit::remove(f.to_change(), std::span<const digest>(&d, 1)) == 1;
+        return bloomkit::remove(target, std::span<const bloomkit::digest>(k.digests)) == 1;
     });
     c.def("_remove_many", [](filter& f, py::handle keys) {
-        const std::vector<digest> d = f.digests(keys, false);
+        const hashed_keys k = f.digests(keys, key_use::query);
         any_filter& target = f.to_change();
         py::gil_scoped_release unlocked;
         const auto held = f.writing();
-        return bloomkit::remove(target, std::span<const digest>(d));
+        return bloomkit::remove(target, std::span<const bloomkit::digest>(k.digests));
     });
     c.def("clear", [](filter& f) {
+        any_filter& target = f.to_change();
         const auto held = f.writing();
         std::visit(
             [](auto& x) {
                 if constexpr (requires { x.clear(); }) x.clear();
-                else throw py::type_error("a " + kind_traits<std::decay_t<decltype(x)>>::name() + " cannot be cleared");
+                else
+                    throw invalid_argument("a " + kind_traits<std::decay_t<decltype(x)>>::name() +
+                                           " cannot be cleared");
             },
-            f.to_change());
+            target);
     });
-    c.def("_merge", [](filter& f, const filter& other) {
+    c.def("_merge", [](filter& f, py::handle other_value) {
+        const filter& other = filter_argument(other_value, "the other filter");
         if (&f == &other) return;  // a union with itself is itself (and one lock, not two)
+        any_filter& target = f.to_change();
         const auto held = locked_in_order(f, other);
-        bloomkit::merge(f.to_change(), other.get());
+        bloomkit::merge(target, other.get());
     });
-    c.def("_intersect", [](filter& f, const filter& other) {
+    c.def("_intersect", [](filter& f, py::handle other_value) {
+        const filter& other = filter_argument(other_value, "the other filter");
         if (&f == &other) return;
+        any_filter& target = f.to_change();
         const auto held = locked_in_order(f, other);
-        bloomkit::intersect(f.to_change(), other.get());
+        bloomkit::intersect(target, other.get());
     });
 }
 
@@ -219,17 +363,25 @@ void bind_properties(py::class_<filter>& c) {
     c.def_property_readonly(
         "target_fpr", [](const filter& f) { return sized_for(f.get()).fpr; },
         "The false-positive rate it was sized for.");
-    c.def_property_readonly(
+    c.def_property(
         "key_format",
         [](const filter& f) -> std::optional<std::string> {
+            const auto held = f.reading();
             const key_format k = recorded_key_format(f.get());
             if (k == key_format::unrecorded) return std::nullopt;
             return std::string(to_string(k));
         },
-        "What its keys are, as its file records them: 'text', 'u64', 'i64', or None before its first key.");
-    c.def_property("concurrent", &filter::concurrent_mode, &filter::set_concurrent,
-                   "Concurrent mode: threads insert at once (atomic OR on the words) instead of one after another. "
-                   "Bloom filters only.");
+        [](filter& f, py::handle value) {
+            const std::optional<key_format> format = key_format_argument(value);
+            if (!format) throw invalid_argument("key_format is 'text', 'u64', 'i64' or 'u32', not None");
+            f.record(*format);
+        },
+        "What its keys are, as its file records them: 'text', 'u64', 'i64', 'u32', or None when nothing is recorded "
+        "(a new filter records its first key's; set it to say what an older file holds).");
+    c.def_property(
+        "concurrent", &filter::concurrent_mode, [](filter& f, py::handle on) { f.set_concurrent(args::flag(on)); },
+        "Concurrent mode: threads insert at once (atomic OR on the words) instead of one after another. Bloom filters "
+        "only.");
     c.def_property_readonly("read_only", &filter::mapped, "Whether it is mapped read-only from its file (map()).");
     c.def(
         "fpr", [](const filter& f) { return current_fpr(f.get()); },
@@ -240,54 +392,86 @@ void bind_properties(py::class_<filter>& c) {
         "The number of distinct keys it holds, estimated (exact for cuckoo and binary fuse filters).");
 }
 
+/// Writes `bytes` to `path` as save() writes a filter: under the writer lock the command takes,
+/// to a temporary file that replaces the path atomically.
+void save_bytes(std::span<const std::byte> bytes, const std::filesystem::path& path) {
+    const os::writer_lock lock(path.string(), os::writer_lock::if_held::wait);
+    os::replace_file(path,
+                     [&](const os::file_descriptor& file) { os::write_all(file, path, bytes.data(), bytes.size()); });
+}
+
 void bind_files(py::module_& m, py::class_<filter>& c) {
     c.def(
         "to_bytes",
-        [](const filter& f, const std::string& format) {
-            const auto held = f.reading();
-            const std::vector<std::byte> bytes = io::write_as(format, f.get());
+        [](const filter& f, py::handle format) {
+            const std::vector<std::byte> bytes = bytes_of(f, args::word(format, "format"));
             return py::bytes(reinterpret_cast<const char*>(bytes.data()), bytes.size());
         },
         py::arg("format") = "bkf");
-    c.def("save", [](const filter& f, const std::filesystem::path& path) {
-        py::gil_scoped_release unlocked;
-        const auto held = f.reading();
-        save(f.get(), path);
-    });
-    c.def("__eq__", [](const filter& a, const filter& b) {
+    c.def(
+        "save",
+        [](const filter& f, py::handle path_value, py::handle format_value) {
+            const std::filesystem::path path = args::path(path_value);
+            const std::string format = args::word(format_value, "format");
+            if (format != io::bkf_format::word) {
+                const std::vector<std::byte> bytes = bytes_of(f, format);
+                py::gil_scoped_release unlocked;
+                save_bytes(bytes, path);
+                return;
+            }
+            py::gil_scoped_release unlocked;
+            const auto held = f.reading();
+            save(f.get(), path);  // under the writer lock
+            if (const guarded_map* map = f.mapping()) map->require_whole();
+        },
+        py::arg("path"), py::arg("format") = "bkf");
+    c.def("__eq__", [](const filter& a, py::handle other) {
+        if (!py::isinstance<filter>(other)) return false;
+        const filter& b = other.cast<const filter&>();
         if (&a == &b) return true;
-        const auto held = a.reading();
-        const auto other_held = b.reading();
-        return to_bytes(a.get()) == to_bytes(b.get());
+        return bytes_of(a, "bkf") == bytes_of(b, "bkf");
     });
     c.def("copy", [](const filter& f) {
-        const auto held = f.reading();
-        if (!f.mapped()) return filter(any_filter(f.get()));
+        if (!f.mapped()) return filter(f);
         // A mapped filter's copy would view the same map: an owned copy goes through its bytes.
-        const std::vector<std::byte> bytes = to_bytes(f.get());
+        const std::vector<std::byte> bytes = bytes_of(f, "bkf");
         return filter(from_bytes<any_filter>(bytes, "a mapped filter's copy"));
     });
-    c.def("changed", [](const filter& f) { return f.mapping() != nullptr && f.mapping()->changed(); });
+    c.def("changed", [](const filter& f) { return f.mapping() != nullptr && f.mapping()->map().changed(); });
     c.def("verify", [](const filter& f) {
-        if (f.mapping() != nullptr) f.mapping()->verify();
+        if (const guarded_map* map = f.mapping()) {
+            map->map().verify();
+            map->require_whole();
+        }
     });
     m.def(
         "from_bytes",
-        [](py::buffer data, std::optional<std::string> format, const std::string& funnel) {
-            const py::buffer_info info = data.request();
+        [](py::handle data, py::handle format_value, py::handle funnel, py::handle keys) {
+            if (!PyObject_CheckBuffer(data.ptr()))
+                throw argument_type_error("data is bytes-like, not " + args::type_of(data));
+            const py::buffer buffer = py::reinterpret_borrow<py::buffer>(data);
+            const py::buffer_info info = buffer.request();
             const std::span<const std::byte> bytes(static_cast<const std::byte*>(info.ptr),
-                                                   static_cast<std::size_t>(info.size));
+                                                   static_cast<std::size_t>(info.size * info.itemsize));
+            const std::optional<std::string> format = args::optional_word(format_value, "format");
             std::optional<std::string_view> named;
             if (format) named = *format;
-            return filter(io::read_any(bytes, named, {funnel_named(funnel)}, "bytes").filter);
+            const std::optional<std::string> funnel_word = args::optional_word(funnel, "funnel");
+            io::read_options reading;
+            if (funnel_word && !funnel_word->empty()) reading.funnel = funnel_named(*funnel_word);
+            if (const auto k = key_format_argument(keys)) reading.keys = *k;
+            return filter(io::read_any(bytes, named, reading, "bytes").filter);
         },
-        py::arg("data"), py::arg("format") = py::none(), py::arg("funnel") = "utf8");
-    m.def("load", [](const std::filesystem::path& path) {
+        py::arg("data"), py::arg("format") = py::none(), py::arg("funnel") = py::none(),
+        py::arg("key_format") = py::none());
+    m.def("load", [](py::handle path_value) {
+        const std::filesystem::path path = args::path(path_value);
         py::gil_scoped_release unlocked;
         return filter(load<any_filter>(path));
     });
-    m.def("map", [](const std::filesystem::path& path) {
-        return filter(std::make_shared<const mapped_filter<any_filter>>(map<any_filter>(path)));
+    m.def("map", [](py::handle path_value) {
+        const std::filesystem::path path = args::path(path_value);
+        return filter(std::make_shared<const guarded_map>(path));
     });
 }
 
@@ -295,35 +479,47 @@ void bind_files(py::module_& m, py::class_<filter>& c) {
 
 void bind_filter(py::module_& m) {
     py::class_<filter> c(m, "Filter", "A filter of any kind (the Python classes in bloomkit construct it).");
-    c.def(py::init([](filter& other) { return filter(std::move(other)); }),
-          "Takes over the filter `other` holds (other is left empty): how the Python classes wrap what make, "
-          "build, load, map and from_bytes return.");
+    c.def(py::init([](py::handle other, py::handle take) {
+              const filter& source = filter_argument(other, "Filter()'s argument");
+              // _take: the Python classes take over what make, build, load, map and from_bytes
+              // return, a new filter nothing else holds, without copying it.
+              if (arguments::flag(take)) return filter(std::move(const_cast<filter&>(source)));
+              return filter(source);
+          }),
+          py::arg("other"), py::kw_only(), py::arg("_take") = false,
+          "A copy of the filter `other` (a mapped filter's copy shares its read-only map).");
     bind_queries(c);
     bind_changes(c);
     bind_properties(c);
     bind_files(m, c);
     m.def(
         "make",
-        [](const std::string& kind, std::uint64_t n, double p, std::optional<std::string> layout,
-           std::optional<std::uint32_t> bits, std::optional<std::uint32_t> arity, std::optional<std::uint64_t> seed,
-           std::optional<std::string> funnel) {
-            return make({kind, layout_of(layout), bits, arity}, n, p, seed, funnel);
+        [](py::handle kind, py::handle n, py::handle p, py::handle layout, py::handle bits, py::handle arity,
+           py::handle seed, py::handle funnel, py::handle keys) {
+            return make(request_of(kind, layout, bits, arity), args::count(n, "expected_items"),
+                        args::rate(p, "false_positive_rate"), options_of(seed, funnel, keys));
         },
         py::arg("kind"), py::arg("n"), py::arg("p"), py::arg("layout") = py::none(), py::arg("bits") = py::none(),
-        py::arg("arity") = py::none(), py::arg("seed") = py::none(), py::arg("funnel") = py::none());
+        py::arg("arity") = py::none(), py::arg("seed") = py::none(), py::arg("funnel") = py::none(),
+        py::arg("key_format") = py::none());
     m.def(
         "build",
-        [](const std::string& kind, py::handle keys, double p, std::optional<std::uint32_t> bits,
-           std::optional<std::uint32_t> arity, std::optional<std::uint64_t> seed) {
-            return build({kind, std::nullopt, bits, arity}, keys, p, seed);
+        [](py::handle kind, py::handle keys, py::handle bits, py::handle arity, py::handle seed,
+           py::handle key_format) {
+            return build(request_of(kind, py::none(), bits, arity), keys, 0.5,
+                         options_of(seed, py::none(), key_format));
         },
-        py::arg("kind"), py::arg("keys"), py::arg("p"), py::arg("bits") = py::none(), py::arg("arity") = py::none(),
-        py::arg("seed") = py::none());
+        py::arg("kind"), py::arg("keys"), py::arg("bits") = py::none(), py::arg("arity") = py::none(),
+        py::arg("seed") = py::none(), py::arg("key_format") = py::none());
     m.def(
         "plan",
-        [](const std::string& kind, double n, double p, std::optional<std::string> layout,
-           std::optional<std::uint32_t> bits, std::optional<std::uint32_t> arity) {
-            const kind_request request{kind, layout_of(layout), bits, arity};
+        [](py::handle kind, py::handle n_value, py::handle p_value, py::handle layout, py::handle bits,
+           py::handle arity) {
+            const kind_request request = request_of(kind, layout, bits, arity);
+            const double n = args::real(n_value, "expected_items");
+            const double p = args::rate(p_value, "false_positive_rate");
+            if (!(n >= 1))
+                throw invalid_argument("expected_items is at least 1, not " + std::string(py::repr(n_value)));
             const kind_plan plan = with_requested_type(
                 request, p, [&](auto type) { return kind_traits<typename decltype(type)::type>::plan(n, p, request); });
             py::dict out;

@@ -1,14 +1,15 @@
 // python/src/filter.hpp — bloomkit._bloomkit.Filter: one class over bloomkit::any_filter, so that
 // every kind of the registry (kinds.hpp) is bound by the same code, and a kind added to the
 // registry is in Python without a line here. Batches go through the runtime bulk API (bulk.hpp)
-// with the GIL released. The Python classes (BloomFilter, ...) are constructors in
-// bloomkit/__init__.py.
+// with the GIL released; keys through the one key model (keys.hpp). The Python classes
+// (BloomFilter, ...) are constructors in bloomkit/__init__.py.
 #pragma once
 
 #include <pybind11/pybind11.h>
 
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <shared_mutex>
 #include <span>
 #include <utility>
@@ -18,77 +19,69 @@
 #include "bloomkit/any_filter.hpp"
 #include "bloomkit/bulk.hpp"
 #include "bloomkit/file.hpp"
+#include "errors.hpp"
 #include "keys.hpp"
+#include "mapped_guard.hpp"
 
 namespace bloomkit::python {
 
 /// A filter of any kind, owned or read-only in a memory map of its file. Calls that change it
 /// take its lock exclusively, queries share it: bulk calls run without the GIL, so two Python
 /// threads may be in the C++ filter at once, and only Bloom filters' inserts are safe to run
-/// together there.
+/// together there. A copy is a filter of its own (a mapped one shares the read-only map).
 class filter {
 public:
     explicit filter(any_filter owned) : held_(std::move(owned)) {}
-    explicit filter(std::shared_ptr<const mapped_filter<any_filter>> mapped) : held_(std::move(mapped)) {}
+    explicit filter(std::shared_ptr<const guarded_map> mapped) : held_(std::move(mapped)) {}
+    filter(const filter& other);
+    /// Takes `other`'s filter over, leaving it refusing every call (a new filter made by make,
+    /// load, ... is taken, never copied; nothing else is taken from).
+    filter(filter&& other);
+    filter& operator=(const filter&) = delete;
 
     [[nodiscard]] const any_filter& get() const {
+        require_held();
         if (const auto* owned = std::get_if<any_filter>(&held_)) return *owned;
         return std::get<1>(held_)->filter();
     }
     [[nodiscard]] any_filter& to_change() {
+        require_held();
         if (auto* owned = std::get_if<any_filter>(&held_)) return *owned;
-        throw py::type_error("this filter is mapped read-only from its file: load() it to change it");
+        throw argument_type_error("this filter is mapped read-only from its file: load() it to change it");
     }
-    [[nodiscard]] bool mapped() const noexcept { return !std::holds_alternative<any_filter>(held_); }
-    [[nodiscard]] const mapped_filter<any_filter>* mapping() const noexcept {
-        return mapped() ? std::get<1>(held_).get() : nullptr;
-    }
+    [[nodiscard]] bool mapped() const noexcept { return !taken_ && !std::holds_alternative<any_filter>(held_); }
+    /// The map of a mapped filter; null for an owned one.
+    [[nodiscard]] const guarded_map* mapping() const noexcept { return mapped() ? std::get<1>(held_).get() : nullptr; }
 
-    /// Its keys as the bindings read them (keys.hpp): a first key recorded only if it can change.
-    [[nodiscard]] key_source keys() {
-        key_source source{hash_function(get()), recorded_key_format(get()), {}};
-        if (!mapped()) source.record = [this](key_format k) { record_key_format(std::get<any_filter>(held_), k); };
-        return source;
-    }
-    std::vector<digest> digests(py::handle keys, bool recording) {
-        key_source source = this->keys();
-        return digests_of(source, keys, recording);
-    }
-    digest one(py::handle key, bool recording) {
-        key_source source = keys();
-        return digest_of(source, key, recording);
-    }
+    /// The keys as the bindings read them (keys.hpp), against what the filter records now.
+    [[nodiscard]] hashed_keys digests(py::handle keys, key_use use) const;
+    [[nodiscard]] hashed_keys digest(py::handle key, key_use use) const;
 
-    /// Inserts the keys of `digests`: alone, or in concurrent mode beside other threads' inserts
-    /// (the kinds whose words take atomic ORs). `added`, when given, says which were new.
-    void insert(std::span<const digest> digests, std::span<bool> added = {}) {
-        any_filter& target = to_change();
-        if (concurrent_) {
-            const auto held = reading();
-            (void)bloomkit::insert(target, digests, concurrent, added);
-        } else {
-            const auto held = writing();
-            (void)bloomkit::insert(target, digests, added);
-        }
-    }
-    void contains(std::span<const digest> digests, std::span<bool> answers) const {
-        const auto held = reading();
-        if (concurrent_) bloomkit::contains(get(), digests, answers, concurrent);
-        else bloomkit::contains(get(), digests, answers);
-    }
+    /// Inserts keys hashed by digests(): records the format they bring first (on a filter that
+    /// records none), then inserts them alone, or in concurrent mode beside other threads'
+    /// inserts (the kinds whose words take atomic ORs). `added`, when given, says which were new.
+    void insert(const hashed_keys& keys, std::span<bool> added = {});
+    /// Writes whether each key may be in the filter. Throws for a map whose file shrank.
+    void contains(std::span<const bloomkit::digest> digests, std::span<bool> answers) const;
+    /// Records the key format of a filter that records none; refuses to change one.
+    void record(key_format keys);
+
     /// Concurrent mode: inserts share the lock with each other and with lookups.
-    void set_concurrent(bool on) {
-        if (on && !capabilities(get()).concurrent)
-            throw py::type_error("a " + kind_name(get()) + " cannot take keys from several threads at once");
-        concurrent_ = on;
-    }
+    void set_concurrent(bool on);
     [[nodiscard]] bool concurrent_mode() const noexcept { return concurrent_; }
 
     [[nodiscard]] std::shared_lock<std::shared_mutex> reading() const { return std::shared_lock(*lock_); }
     [[nodiscard]] std::unique_lock<std::shared_mutex> writing() const { return std::unique_lock(*lock_); }
 
 private:
-    std::variant<any_filter, std::shared_ptr<const mapped_filter<any_filter>>> held_;
+    [[nodiscard]] std::variant<any_filter, std::shared_ptr<const guarded_map>> copied() const;
+    [[nodiscard]] std::variant<any_filter, std::shared_ptr<const guarded_map>> taken();
+    void require_held() const {
+        if (taken_) throw invalid_argument("this native filter was taken over by another Filter object");
+    }
+
+    std::variant<any_filter, std::shared_ptr<const guarded_map>> held_;
+    bool taken_ = false;
     std::unique_ptr<std::shared_mutex> lock_ = std::make_unique<std::shared_mutex>();
     bool concurrent_ = false;
 };

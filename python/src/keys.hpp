@@ -1,9 +1,23 @@
-// python/src/keys.hpp — Python objects as bloomkit keys, hashed once into digests as the C++
-// library hashes them: str as its UTF-8 bytes, bytes-like objects as their bytes, int as a 64-bit
-// integer (the command's --key u64|i64), numpy arrays of (u)int64 and of fixed-width bytes without
-// a Python object per key. A filter records which of the two families it holds — text or
-// integers — and refuses the other: "7" and 7 are different keys, and a filter the command built
-// from numbers would never hold the text.
+// python/src/keys.hpp — Python objects as bloomkit keys, by the library's one key model
+// (bloomkit/keys.hpp, docs/KEYS.md): each object is read as bytes or as an integer, checked
+// against what the filter records (its format's range, a Guava funnel's), and hashed as the C++
+// library hashes it, so that a key added here is the key the command, C++ and Redis ask for.
+//
+// What each input is:
+//   str                                   its UTF-8 bytes (a lone surrogate is refused)
+//   bytes, bytearray, memoryview, a       its bytes; a single one given to a bulk call is refused
+//   1-byte-item buffer, np.bytes_         (it would be read as its bytes, one key each)
+//   int, IntEnum, np.integer              its value (a signed type's first key records i64, an
+//                                         unsigned one's u64)
+//   datetime64, datetime, pd.Timestamp    nanoseconds since the epoch, i64 (aware: in UTC; naive:
+//                                         as UTC, as pandas' .value); date: its midnight
+//   timedelta, timedelta64, pd.Timedelta  nanoseconds, i64
+//   numpy arrays                          integers of any width and byte order; 'S' (each item
+//                                         without its trailing NULs, as numpy gives it back);
+//                                         'U' (as UTF-8); datetime64/timedelta64 of any unit;
+//                                         objects, each as above
+//   bool, float, complex, Decimal, None,  refused: not a key of any format (a float is not an
+//   NaN, NaT, anything else               integer even when whole, and True is no 1)
 #pragma once
 
 #include <pybind11/numpy.h>
@@ -11,29 +25,42 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <span>
 #include <vector>
 
 #include "bloomkit/hash.hpp"
+#include "bloomkit/keys.hpp"
 
 namespace bloomkit::python {
 
 namespace py = pybind11;
 
-/// A filter's keys as the bindings read them: its hash, the key format it records, and how to
-/// record one on a filter that records none (empty for a filter that cannot be changed).
+/// A filter's keys as the bindings read them: its hash (with its Guava funnel), the key format
+/// it records, and whether it holds keys already (a filter that records no format takes the
+/// format of its first key only while it is empty).
 struct key_source {
-    const hasher& hash;
+    hasher hash;
     key_format recorded;
-    std::function<void(key_format)> record;
+    bool holds_keys;
 };
 
-/// The digests of `keys` (any iterable of keys, or a numpy array; not one str or bytes), each
-/// key's family checked against `source`, and recorded on its first key when `recording`.
-std::vector<digest> digests_of(key_source& source, py::handle keys, bool recording);
+/// Hashed keys, and the format their filter must record when it records none yet and they are
+/// added (the format of the first key: bloomkit::key_format_of).
+struct hashed_keys {
+    std::vector<digest> digests;
+    std::optional<key_format> to_record;
+};
 
-/// One key's digest, checked and recorded as digests_of() does.
-digest digest_of(key_source& source, py::handle key, bool recording);
+/// Whether the keys are asked about or added: only an add records a format.
+enum class key_use { query, add };
+
+/// The digests of `keys` (any iterable of keys, or a numpy array; not one str or bytes-like),
+/// each checked against `source`. Throws the library's key errors (key_error, key_type_error).
+hashed_keys digests_of(const key_source& source, py::handle keys, key_use use);
+
+/// One key's digest, checked as digests_of() does.
+hashed_keys digest_of(const key_source& source, py::handle key, key_use use);
 
 /// A numpy bool array of `size` answers, written in place by run(std::span<bool>) with the GIL
 /// released: the bulk calls answer straight into the array Python gets.

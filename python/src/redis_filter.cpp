@@ -3,21 +3,43 @@
 
 #include <pybind11/stl.h>
 
+#include <algorithm>
+#include <chrono>
+#include <cmath>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <span>
+#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include <unistd.h>
+
+#include "arguments.hpp"
 #include "bloomkit/redis.hpp"
+#include "errors.hpp"
 #include "filter.hpp"
 #include "keys.hpp"
 
 namespace bloomkit::python {
 namespace {
+
+/// Seconds as Python gives them, in the client's whole milliseconds: rounded up, so that a
+/// timeout below one stays a timeout (0 is none at all to hiredis). To the microsecond first,
+/// so that 1.1 s, 1100.0000000000002 ms in a double, is 1100 ms.
+std::chrono::milliseconds timeout_of(double seconds) {
+    const double longest = std::chrono::duration<double>(redis::connection_options::longest_timeout).count();
+    if (!(seconds > 0) || !(seconds <= longest)) {
+        std::ostringstream shown;
+        shown << seconds;
+        throw invalid_argument("timeout must be a number of seconds above 0 and at most ten years, not " + shown.str());
+    }
+    return std::chrono::milliseconds(std::max<long long>(1, (std::llround(seconds * 1e6) + 999) / 1000));
+}
 
 /// Where a filter lives: the arguments every constructor takes.
 struct where {
@@ -29,68 +51,99 @@ struct where {
     [[nodiscard]] redis::connection_options options() const {
         redis::connection_options o;
         o.url = url, o.cluster = cluster, o.user = user, o.password = password;
-        o.command_timeout = std::chrono::milliseconds(static_cast<std::int64_t>(timeout * 1000));
+        o.command_timeout = timeout_of(timeout);
         return o;
     }
 };
 
-redis::filter_options filter_options_of(std::optional<std::uint64_t> seed, std::optional<std::uint64_t> shard_bytes) {
-    redis::filter_options o;
-    if (seed) o.hashing.seed = *seed;
-    if (shard_bytes) o.max_shard_bytes = *shard_bytes;
-    return o;
+where where_of(py::handle url, py::handle cluster, py::handle user, py::handle password, py::handle timeout) {
+    return {arguments::word(url, "url"), arguments::flag(cluster), arguments::word(user, "user"),
+            arguments::word(password, "password"), arguments::real(timeout, "timeout")};
 }
 
-/// A Redis filter and the client it talks through, one call at a time.
+/// A Redis filter and the client it talks through, one call at a time. The client belongs to
+/// the process that made it: after a fork (multiprocessing, gunicorn --preload, Celery) the
+/// child's first call connects anew, so that two processes never read each other's replies on
+/// one socket.
 class redis_filter {
 public:
-    template <class Open>
-    redis_filter(const where& at, Open open) : client_(std::make_unique<redis::client>(at.options())) {
-        filter_.emplace(open(*client_));
-    }
+    using opener = std::function<redis::bloom_filter(redis::client&)>;
 
+    redis_filter(where at, const opener& open) : at_(std::move(at)) { connect(open); }
+
+    /// run(filter) in this process's connection, holding the filter's lock. No Python code
+    /// runs meanwhile: run never calls back into Python (the keys were read before).
     template <class Run>
     auto locked(Run run) {
         const std::lock_guard held(lock_);
+        if (::getpid() != pid_) {
+            const std::string name = filter_->name();
+            connect([&](redis::client& c) { return redis::bloom_filter::open(c, name); });
+        }
         return run(*filter_);
     }
 
-    key_source keys() {
-        return {filter_->hash_function(), filter_->recorded_key_format(),
-                [this](key_format k) { filter_->record_key_format(k); }};
+    /// The filter's keys as the bindings read them: what NAME:meta records now (a filter that
+    /// records nothing may have been recorded by another client since this one opened it).
+    key_source keys(key_use use) {
+        return locked([&](redis::bloom_filter& r) {
+            const key_format recorded = r.refresh_key_format();
+            const bool holds = use == key_use::add && recorded == key_format::unrecorded && r.set_bit_count() > 0;
+            return key_source{r.hash_function(), recorded, holds};
+        });
+    }
+
+    /// Another handle of the same filter, with a connection of its own.
+    [[nodiscard]] std::unique_ptr<redis_filter> reopened() {
+        const std::string name = locked([](redis::bloom_filter& r) { return r.name(); });
+        return std::make_unique<redis_filter>(at_,
+                                              [&](redis::client& c) { return redis::bloom_filter::open(c, name); });
     }
 
 private:
+    void connect(const opener& open) {
+        // An inherited client is left to the parent: closing its socket here sends nothing.
+        filter_.reset();
+        client_ = std::make_unique<redis::client>(at_.options());
+        filter_.emplace(open(*client_));
+        pid_ = ::getpid();
+    }
+
+    where at_;
     std::unique_ptr<redis::client> client_;  // before the filter, which refers to it
     std::optional<redis::bloom_filter> filter_;
     std::mutex lock_;
+    pid_t pid_ = 0;
 };
 
-std::vector<digest> digests(redis_filter& f, py::handle keys, bool recording) {
-    return f.locked([&](redis::bloom_filter&) {
-        key_source source = f.keys();
-        return digests_of(source, keys, recording);
+/// Reads and hashes keys without holding the filter's lock (reading them may run Python code:
+/// a generator asking this very filter, a key function), then runs `run` with the digests and
+/// the GIL released, recording the key format they bring first.
+template <class Run>
+py::array_t<bool> with_keys(redis_filter& f, py::handle keys, key_use use, Run run) {
+    const hashed_keys k = digests_of(f.keys(use), keys, use);
+    return answered(k.digests.size(), [&](std::span<bool> answers) {
+        f.locked([&](redis::bloom_filter& r) {
+            if (k.to_record) r.record_key_format(*k.to_record);
+            run(r, k.digests, answers);
+        });
     });
 }
 
 void bind_calls(py::class_<redis_filter>& c) {
-    c.def("update", [](redis_filter& f, py::handle keys) {
-        const std::vector<digest> d = digests(f, keys, true);
-        (void)answered(d.size(), [&](std::span<bool> added) {  // each add's answer is asked of Redis anyway
-            f.locked([&](redis::bloom_filter& r) { r.insert_digests(d, added.data()); });
-        });
-    });
-    c.def("add_many", [](redis_filter& f, py::handle keys) {
-        const std::vector<digest> d = digests(f, keys, true);
-        return answered(d.size(), [&](std::span<bool> added) {
-            f.locked([&](redis::bloom_filter& r) { r.insert_digests(d, added.data()); });
-        });
-    });
+    const auto add = [](redis_filter& f, py::handle keys) {
+        return with_keys(f, keys, key_use::add,
+                         [](redis::bloom_filter& r, const std::vector<digest>& d, std::span<bool> added) {
+                             r.insert_digests(d, added.data());
+                         });
+    };
+    c.def("update", [add](redis_filter& f, py::handle keys) { (void)add(f, keys); });
+    c.def("add_many", add);
     c.def("contains_many", [](redis_filter& f, py::handle keys) {
-        const std::vector<digest> d = digests(f, keys, false);
-        return answered(d.size(), [&](std::span<bool> answers) {
-            f.locked([&](redis::bloom_filter& r) { r.contains_digests(d, answers.data()); });
-        });
+        return with_keys(f, keys, key_use::query,
+                         [](redis::bloom_filter& r, const std::vector<digest>& d, std::span<bool> answers) {
+                             r.contains_digests(d, answers.data());
+                         });
     });
     c.def("clear", [](redis_filter& f) {
         py::gil_scoped_release unlocked;
@@ -108,12 +161,18 @@ void bind_calls(py::class_<redis_filter>& c) {
         py::gil_scoped_release unlocked;
         return filter(any_filter(f.locked([](redis::bloom_filter& r) { return r.pull(); })));
     });
+    c.def("reopened", [](redis_filter& f) {
+        py::gil_scoped_release unlocked;
+        return f.reopened();
+    });
 }
 
 void bind_description(py::class_<redis_filter>& c) {
     const auto described = [](auto get) {
-        return
-            [get](redis_filter& f) { return f.locked([&](redis::bloom_filter& r) { return get(r.description()); }); };
+        return [get](redis_filter& f) {
+            py::gil_scoped_release unlocked;
+            return f.locked([&](redis::bloom_filter& r) { return get(r.description()); });
+        };
     };
     c.def_property_readonly("name", described([](const redis::filter_description& d) { return d.name; }));
     c.def_property_readonly("bits", described([](const redis::filter_description& d) { return d.geometry.bits; }));
@@ -125,56 +184,81 @@ void bind_description(py::class_<redis_filter>& c) {
     c.def_property_readonly("expected_items",
                             described([](const redis::filter_description& d) { return d.target.expected_keys; }));
     c.def_property_readonly("target_fpr", described([](const redis::filter_description& d) { return d.target.fpr; }));
-    c.def_property_readonly("key_format",
-                            described([](const redis::filter_description& d) -> std::optional<std::string> {
-                                if (d.keys == key_format::unrecorded) return std::nullopt;
-                                return std::string(to_string(d.keys));
-                            }));
+    c.def_property_readonly("key_format", [](redis_filter& f) -> std::optional<std::string> {
+        const key_format keys = [&] {
+            py::gil_scoped_release unlocked;
+            return f.locked([](redis::bloom_filter& r) { return r.refresh_key_format(); });
+        }();
+        if (keys == key_format::unrecorded) return std::nullopt;
+        return std::string(to_string(keys));
+    });
+}
+
+/// The key format a word names, or none for None (as the local filters take key_format=).
+key_format key_format_argument(py::handle value) {
+    const std::optional<std::string> word = arguments::optional_word(value, "key_format");
+    if (!word) return key_format::unrecorded;
+    if (const std::optional<key_format> format = key_format_named(*word)) return *format;
+    throw invalid_argument("key_format is 'text', 'u64', 'i64' or 'u32', not '" + *word + "'");
 }
 
 }  // namespace
 
 void bind_redis_filter(py::module_& m) {
     py::class_<redis_filter> c(m, "RedisFilter", "A Bloom filter shared through Redis (bloomkit.RedisBloomFilter).");
-    const auto at = [](std::string url, bool cluster, std::string user, std::string password, double timeout) {
-        return where{std::move(url), cluster, std::move(user), std::move(password), timeout};
-    };
     c.def_static(
         "create",
-        [at](std::string name, std::uint64_t n, double p, std::string url, bool cluster, std::string user,
-             std::string password, double timeout, std::optional<std::uint64_t> seed,
-             std::optional<std::uint64_t> shard_bytes) {
+        [](py::handle name, py::handle n, py::handle p, py::handle url, py::handle cluster, py::handle user,
+           py::handle password, py::handle timeout, py::handle seed, py::handle shard_bytes, py::handle keys) {
+            const std::string named = arguments::word(name, "name");
+            const std::uint64_t expected = arguments::count(n, "expected_items");
+            const double fpr = arguments::rate(p, "false_positive_rate");
+            redis::filter_options options;
+            if (const auto s = arguments::seed(seed)) options.hashing.seed = *s;
+            if (const auto bytes = arguments::optional_count(shard_bytes, "shard_bytes"))
+                options.max_shard_bytes = *bytes;
+            options.hashing.keys = key_format_argument(keys);
+            const where at = where_of(url, cluster, user, password, timeout);
             py::gil_scoped_release unlocked;
-            return std::make_unique<redis_filter>(
-                at(url, cluster, user, password, timeout), [&](redis::client& client) {
-                    return redis::bloom_filter::create(client, name, n, p, filter_options_of(seed, shard_bytes));
-                });
+            return std::make_unique<redis_filter>(at, [&](redis::client& client) {
+                return redis::bloom_filter::create(client, named, expected, fpr, options);
+            });
         },
         py::arg("name"), py::arg("n"), py::arg("p"), py::arg("url"), py::arg("cluster"), py::arg("user"),
-        py::arg("password"), py::arg("timeout"), py::arg("seed"), py::arg("shard_bytes"));
-    c.def_static("open", [at](std::string name, std::string url, bool cluster, std::string user, std::string password,
-                              double timeout) {
+        py::arg("password"), py::arg("timeout"), py::arg("seed"), py::arg("shard_bytes"), py::arg("key_format"));
+    c.def_static("open", [](py::handle name, py::handle url, py::handle cluster, py::handle user, py::handle password,
+                            py::handle timeout) {
+        const std::string named = arguments::word(name, "name");
+        const where at = where_of(url, cluster, user, password, timeout);
         py::gil_scoped_release unlocked;
-        return std::make_unique<redis_filter>(at(url, cluster, user, password, timeout), [&](redis::client& client) {
-            return redis::bloom_filter::open(client, name);
-        });
+        return std::make_unique<redis_filter>(
+            at, [&](redis::client& client) { return redis::bloom_filter::open(client, named); });
     });
-    c.def_static("push", [at](const filter& local, std::string name, std::string url, bool cluster, std::string user,
-                              std::string password, double timeout, std::optional<std::uint64_t> shard_bytes) {
+    c.def_static("push", [](py::handle local_value, py::handle name, py::handle url, py::handle cluster,
+                            py::handle user, py::handle password, py::handle timeout, py::handle shard_bytes) {
+        if (!py::isinstance<filter>(local_value))
+            throw argument_type_error("push takes a local BloomFilter, not " + arguments::type_of(local_value));
+        const filter& local = local_value.cast<const filter&>();
         const auto* block = std::get_if<block_bloom_filter>(&local.get());
         if (block == nullptr)
-            throw py::type_error("only a block Bloom filter can be pushed to Redis, not a " + kind_name(local.get()));
+            throw argument_type_error("only a block Bloom filter can be pushed to Redis, not a " +
+                                      kind_name(local.get()));
+        const std::string named = arguments::word(name, "name");
+        redis::filter_options options;
+        if (const auto bytes = arguments::optional_count(shard_bytes, "shard_bytes")) options.max_shard_bytes = *bytes;
+        const where at = where_of(url, cluster, user, password, timeout);
         py::gil_scoped_release unlocked;
         const auto held = local.reading();
-        return std::make_unique<redis_filter>(at(url, cluster, user, password, timeout), [&](redis::client& client) {
-            return redis::bloom_filter::push(client, name, *block, filter_options_of(std::nullopt, shard_bytes));
-        });
+        return std::make_unique<redis_filter>(
+            at, [&](redis::client& client) { return redis::bloom_filter::push(client, named, *block, options); });
     });
-    c.def_static("drop", [at](std::string name, std::string url, bool cluster, std::string user, std::string password,
-                              double timeout) {
+    c.def_static("drop", [](py::handle name, py::handle url, py::handle cluster, py::handle user, py::handle password,
+                            py::handle timeout) {
+        const std::string named = arguments::word(name, "name");
+        const where at = where_of(url, cluster, user, password, timeout);
         py::gil_scoped_release unlocked;
-        redis::client client(at(url, cluster, user, password, timeout).options());
-        return redis::bloom_filter::drop(client, name);
+        redis::client client(at.options());
+        return redis::bloom_filter::drop(client, named);
     });
     bind_calls(c);
     bind_description(c);

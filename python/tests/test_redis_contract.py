@@ -1,12 +1,15 @@
 """The Redis layout is a contract any language can keep: the independent reference client
 (redis_reference_client.py, plain Redis commands and XXH3) and the C++ command give the same
 answers on the same filters, both ways, on a real redis-server; and the worked example of
-docs/FORMAT.md is what both compute."""
+docs/FORMAT.md is what both compute. And RedisBloomFilter's own face: no password in any
+message, and no timeout that is in truth none."""
 import os
 import re
 import shutil
+import signal
 import socket
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -134,3 +137,67 @@ def test_the_python_redis_filter_shares_the_commands_filter(cli, server):
     client.delete("shared:1")  # a lost shard is an error, never "absent"
     with pytest.raises(bloomkit.RedisError, match="missing"):
         opened.contains_many(keys)
+
+
+def needs_redis_filter():
+    if not hasattr(bloomkit._bloomkit, "RedisFilter"):
+        pytest.skip("built without the Redis component (sanitized builds; make test runs it from the Clang build)")
+
+
+# Passwords holding ',' then '/' (and '@', '#', '?'), or an address malformed around them: each
+# is refused, by the parser or the server, and its password is in no message. {a} is the server.
+@pytest.mark.parametrize("url", [
+    "redis://app:TopSecret,x/y@{a}", "redis://app:TopSecret,x/y@127.0.0.1:1", "redis://TopSecret,x/y@{a}",
+    "redis://app:TopSecret,x/y@127.0.0.1:x", "redis://app:TopSecret,x/y", "redis://app:TopSecret",
+    "redis://:TopSecret", "redis://app:TopSecret/3", "redis://app:Top@Secret@127.0.0.1:x",
+    "redis://app:Top#Secret@:1", "redis://app:Top?Secret@{a}/x", "redis://app:TopSecret@{a},",
+    ",redis://app:TopSecret@{a}", "redis://app:TopSecret@{a},127.0.0.1:1", "unix://app:TopSecret",
+    "http://app:Top,Secret@h", "redis://app:Top%zSecret@{a}",
+])
+def test_a_password_is_in_no_message(server, url):
+    needs_redis_filter()
+    _, address = server
+    with pytest.raises(bloomkit.Error) as refused:
+        bloomkit.RedisBloomFilter("guarded", url=url.format(a=address.removeprefix("redis://")))
+    assert "Secret" not in str(refused.value)
+
+
+def test_a_password_may_hold_any_character(server):
+    needs_redis_filter()
+    client, url = server
+    client.execute_command("ACL", "SETUSER", "odd", "on", ">Top,Se/cr@e:t#?", "~*", "+@all")
+    try:
+        odd = bloomkit.RedisBloomFilter("odd", 1000, url=url.replace("redis://", "redis://odd:Top,Se/cr@e:t#?@"))
+        odd.add("k")
+        assert "k" in odd
+    finally:
+        client.execute_command("ACL", "DELUSER", "odd")
+
+
+@pytest.mark.parametrize("timeout, shown", [(0, "0"), (-1, "-1"), (-0.0004, "-0.0004"), (float("nan"), "nan"),
+                                            (float("inf"), "inf"), (1e12, "1e+12")])
+def test_a_timeout_that_would_be_none_is_refused_naming_it(server, timeout, shown):
+    needs_redis_filter()
+    _, url = server
+    with pytest.raises(bloomkit.InvalidArgument, match="timeout must be a number of seconds above 0") as refused:
+        bloomkit.RedisBloomFilter("timed", url=url, timeout=timeout)
+    assert str(refused.value).endswith("not " + shown)
+
+
+def test_a_timeout_below_a_millisecond_is_one_not_none(server):
+    """0.0004 s is 1 ms, not 0 (which hiredis takes for no timeout): against a server that stops
+    answering (SIGSTOP), opening fails instead of waiting for ever (the subprocess's timeout ends
+    it if it does wait)."""
+    needs_redis_filter()
+    client, url = server
+    bloomkit.RedisBloomFilter("timed", 1000, url=url)
+    pid = client.info("server")["process_id"]
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        run = subprocess.run([sys.executable, "-c", "import sys, bloomkit\n"
+                              "try:\n    bloomkit.RedisBloomFilter('timed', url=sys.argv[1], timeout=0.0004)\n"
+                              "except bloomkit.RedisError as e:\n    print(e)", url],
+                             capture_output=True, text=True, timeout=120)
+    finally:
+        os.kill(pid, signal.SIGCONT)
+    assert "no reply within 1 ms" in run.stdout, run.stdout + run.stderr

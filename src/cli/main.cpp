@@ -39,8 +39,9 @@ std::string command_names() {
 std::string exit_status_of(std::string_view name) {
     for (const command& c : command_table)
         if (c.name == name) return std::string(c.exit_status);
-    return "0 on success (check, intersect and subtract: when a line was found); 1 when check, intersect or "
-           "subtract found nothing, as grep; 2 on an error, with a message on standard error.";
+    return "0 on success (the commands that print lines: check, dedup, intersect, subtract, once, top, redis check: "
+           "when they printed one); 1 when such a command printed none, as grep (remove: when a line was refused; "
+           "redis drop: when there was no such filter); 2 on an error, with a message on standard error.";
 }
 
 bool is_command(std::string_view name) {

@@ -2,12 +2,15 @@
 // decompressing; both are fed from a raw buffer refilled from the descriptor.
 #include "jobs/input_source.hpp"
 
+#include <poll.h>
 #include <unistd.h>
 #include <zlib.h>
 #include <zstd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
+#include <climits>
 #include <cstring>
 #include <span>
 #include <system_error>
@@ -41,7 +44,27 @@ struct input_source::decoder {
 input_source::input_source(int fd, std::string name) : fd_(fd), name_(std::move(name)) {}
 input_source::~input_source() = default;
 
-std::size_t input_source::read_raw(char* buffer, std::size_t size) {
+// Waits until the descriptor has bytes (or its end, or an error) for read(), doing `idle`'s work
+// each time it falls due meanwhile; false when a signal interrupted the wait. With nothing due,
+// the read itself waits.
+bool input_source::await_input(const idle_work& idle) {
+    using clock = std::chrono::steady_clock;
+    for (;;) {
+        const clock::time_point due = idle.next_due();
+        if (due == clock::time_point::max()) return true;
+        const auto left = std::chrono::ceil<std::chrono::milliseconds>(due - clock::now()).count();
+        ::pollfd input{fd_, POLLIN, 0};
+        const int ready = ::poll(&input, 1, static_cast<int>(std::clamp<decltype(left)>(left, 0, INT_MAX)));
+        if (ready > 0) return true;
+        if (ready < 0) {
+            if (errno == EINTR) return false;
+            throw io_error("cannot wait for '" + name_ + "'", std::error_code(errno, std::generic_category()));
+        }
+        if (clock::now() >= due) idle.run();
+    }
+}
+
+std::size_t input_source::read_raw(char* buffer, std::size_t size, const idle_work& idle) {
     if (pending_at_ < pending_.size()) {
         const std::size_t take = std::min(size, pending_.size() - pending_at_);
         std::memcpy(buffer, pending_.data() + pending_at_, take);
@@ -50,18 +73,20 @@ std::size_t input_source::read_raw(char* buffer, std::size_t size) {
     }
     for (;;) {
         if (reads_are_interrupted()) throw reads_interrupted{};
-        const ::ssize_t got = ::read(fd_, buffer, size);
-        if (got >= 0) {
-            raw_bytes_.fetch_add(static_cast<std::uint64_t>(got), std::memory_order_relaxed);
-            return static_cast<std::size_t>(got);
+        if (await_input(idle)) {
+            const ::ssize_t got = ::read(fd_, buffer, size);
+            if (got >= 0) {
+                raw_bytes_.fetch_add(static_cast<std::uint64_t>(got), std::memory_order_relaxed);
+                return static_cast<std::size_t>(got);
+            }
+            if (errno != EINTR)
+                throw io_error("cannot read '" + name_ + "'", std::error_code(errno, std::generic_category()));
         }
-        if (errno != EINTR)
-            throw io_error("cannot read '" + name_ + "'", std::error_code(errno, std::generic_category()));
         if (const int signal = termination_signal(); signal != 0) throw termination_requested{signal};
     }
 }
 
-void input_source::detect() {
+void input_source::detect(const idle_work& idle) {
     detected_ = true;
     // Read until a signature is complete, or ruled out: a short first line on a slow pipe
     // ("42\n") must not wait for more bytes.
@@ -72,7 +97,7 @@ void input_source::detect() {
         return std::memcmp(first, magic.data(), std::min(have, magic.size())) == 0;
     };
     while (have < sizeof first && (could_be(gzip_magic) || could_be(zstd_magic))) {
-        const std::size_t got = read_raw(first + have, sizeof first - have);
+        const std::size_t got = read_raw(first + have, sizeof first - have, idle);
         if (got == 0) break;
         have += got;
     }
@@ -94,16 +119,16 @@ void input_source::detect() {
     }
 }
 
-std::size_t input_source::read(char* buffer, std::size_t size) {
-    if (!detected_) detect();
-    if (kind_ == compression::none) return read_raw(buffer, size);
+std::size_t input_source::read(char* buffer, std::size_t size, const idle_work& idle) {
+    if (!detected_) detect(idle);
+    if (kind_ == compression::none) return read_raw(buffer, size, idle);
     decoder& d = *decoder_;
     const auto damaged = [&](const std::string& why) -> std::size_t {
         throw error("'" + name_ + "' is damaged " + (kind_ == compression::gzip ? "gzip" : "zstd") + " data: " + why);
     };
     for (;;) {
         if (d.raw_at == d.raw_size && !d.raw_end) {
-            d.raw_size = read_raw(d.raw.data(), d.raw.size());
+            d.raw_size = read_raw(d.raw.data(), d.raw.size(), idle);
             d.raw_at = 0;
             d.raw_end = d.raw_size == 0;
         }

@@ -6,11 +6,16 @@
 //
 // A read honours the signals machinery (signals.hpp): it throws reads_interrupted once
 // interrupt_reads() was called, and termination_requested for a deferred termination signal.
+// A read may also be given work to do while its input is idle (idle_work: dedup --state saves its
+// state while its feed is quiet), which it does on the reading thread whenever the work falls due
+// before the input has anything to read.
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -18,6 +23,21 @@
 namespace bloomkit::jobs {
 
 enum class compression { none, gzip, zstd };
+
+/// Work a thread does while it waits for input: run() once the time due() says has come and no
+/// input is there yet; then the waiting goes on. due() is asked anew before every wait, and
+/// time_point::max() (or no work given) means nothing is due. run() must put due() later (or make
+/// it max()), or it is called again at once. An exception from run() ends the wait, as a failed
+/// read does.
+struct idle_work {
+    std::function<std::chrono::steady_clock::time_point()> due;
+    std::function<void()> run;
+
+    /// When the work is next due: time_point::max() when none is given.
+    [[nodiscard]] std::chrono::steady_clock::time_point next_due() const {
+        return due ? due() : std::chrono::steady_clock::time_point::max();
+    }
+};
 
 class input_source {
 public:
@@ -28,8 +48,9 @@ public:
     input_source& operator=(const input_source&) = delete;
 
     /// Reads up to `size` bytes of the input, decompressed; 0 at its end. Throws io_error for a
-    /// read error, bloomkit::error naming the input for damaged compressed data.
-    std::size_t read(char* buffer, std::size_t size);
+    /// read error, bloomkit::error naming the input for damaged compressed data. While the input
+    /// has nothing to read, `idle`'s work is done whenever it falls due.
+    std::size_t read(char* buffer, std::size_t size, const idle_work& idle = {});
 
     /// Back to the start of the input (its descriptor, if open, must be seekable).
     void rewind();
@@ -46,8 +67,9 @@ public:
 private:
     struct decoder;
 
-    std::size_t read_raw(char* buffer, std::size_t size);
-    void detect();
+    std::size_t read_raw(char* buffer, std::size_t size, const idle_work& idle);
+    bool await_input(const idle_work& idle);
+    void detect(const idle_work& idle);
 
     int fd_;
     std::string name_;

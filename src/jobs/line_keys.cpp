@@ -3,17 +3,16 @@
 
 #include <fmt/core.h>
 
-#include <charconv>
+#include <optional>
 #include <utility>
 
 namespace bloomkit::jobs {
 namespace {
 
-/// "0 to 18446744073709551615" for u64; nothing for i64, whose range is written as often.
-std::string_view range_of(key_format format) {
-    return format == key_format::u64   ? ", 0 to 18446744073709551615"
-           : format == key_format::u32 ? ", 0 to 4294967295"
-                                       : "";
+/// ", 0 to 4294967295": the range of the format's keys, after "one decimal number per line".
+std::string range_after(key_format format) {
+    const std::string_view range = range_of(format);
+    return range.empty() ? std::string() : ", " + std::string(range);
 }
 
 std::string quoted_head(std::uint64_t line, const std::string& input, key_format format, std::string_view text) {
@@ -28,33 +27,18 @@ not_a_number::not_a_number(std::uint64_t line, const std::string& input, key_for
     : not_a_number(quoted_head(line, input, format, text), format) {}
 
 not_a_number::not_a_number(std::string head, key_format format)
-    : error(fmt::format("{} (one decimal number per line{})", head, range_of(format))),
+    : key_error(fmt::format("{} (one decimal number per line{})", head, range_after(format))),
       head_(std::move(head)),
       format_(format) {}
 
 std::string not_a_number::explained_by(std::string_view chooser) const {
-    return fmt::format("{} ({} takes one decimal number per line{})", head_, chooser, range_of(format_));
+    return fmt::format("{} ({} takes one decimal number per line{})", head_, chooser, range_after(format_));
 }
 
 std::uint64_t parse_key_number(std::string_view line, key_format format, const line_origin& origin, std::size_t index) {
-    const char* begin = line.data();
-    const char* end = line.data() + line.size();
-    std::uint64_t value = 0;
-    bool ok = false;
-    if (format == key_format::u64 || format == key_format::u32) {
-        const auto [stop, failure] = std::from_chars(begin, end, value);
-        ok = !line.empty() && failure == std::errc{} && stop == end &&
-             (format == key_format::u64 || value <= 0xffffffffu);
-    } else {
-        std::int64_t signed_value = 0;
-        const auto [stop, failure] = std::from_chars(begin, end, signed_value);
-        ok = !line.empty() && failure == std::errc{} && stop == end;
-        value = static_cast<std::uint64_t>(signed_value);
-    }
-    if (!ok)
-        throw not_a_number(origin.first_line + index, origin.input != nullptr ? *origin.input : std::string("input"),
-                           format, line);
-    return value;
+    if (const std::optional<key_integer> value = parse_integer_key(line, format)) return value->bits;
+    throw not_a_number(origin.first_line + index, origin.input != nullptr ? *origin.input : std::string("input"),
+                       format, line);
 }
 
 }  // namespace bloomkit::jobs

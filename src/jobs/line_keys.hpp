@@ -1,7 +1,7 @@
-// src/jobs/line_keys.hpp — what a line means as a key, in a key_format (bloomkit/hash.hpp): its
-// bytes (text), or a decimal number hashed exactly as the library hashes an integer of that value
-// (u64: 0 to 2^64 - 1; i64: -2^63 to 2^63 - 1; u32: 0 to 2^32 - 1), so that a line "7" read as
-// u64 finds what a C++ or Python program inserted as the integer 7, whatever its type.
+// src/jobs/line_keys.hpp — what a line means as a key, in a key_format: its bytes (text), or the
+// decimal number it spells by the library's rules (bloomkit/keys.hpp: parse_integer_key, each
+// format's range), hashed as the library hashes that integer, so that a line "7" read as u64
+// finds what a C++ or Python program inserted as the integer 7, whatever its type.
 #pragma once
 
 #include <cstdint>
@@ -12,6 +12,7 @@
 
 #include "bloomkit/error.hpp"
 #include "bloomkit/hash.hpp"
+#include "bloomkit/keys.hpp"
 #include "jobs/line_reader.hpp"
 
 namespace bloomkit::jobs {
@@ -19,7 +20,7 @@ namespace bloomkit::jobs {
 /// Thrown for a line that is not a number of the format its keys are read in. what() names the
 /// line (its input and number) and quotes it; a caller that knows where the format was chosen
 /// names that with explained_by().
-class not_a_number : public error {
+class not_a_number : public key_error {
 public:
     not_a_number(std::uint64_t line, const std::string& input, key_format format, std::string_view text);
 

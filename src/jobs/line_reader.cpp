@@ -138,7 +138,7 @@ void line_reader::read_and_keep(const block_handler& see) {
     for (input& in : inputs_) {
         open(in);
         if (in.regular) {
-            read_one(in, see, {});
+            read_one(in, see, {}, {});
             close(in);
             continue;
         }
@@ -149,7 +149,7 @@ void line_reader::read_and_keep(const block_handler& see) {
                      os::write_all(spool, "a temporary copy of '" + in.name + "'", text.data(), text.size());
                      see(std::move(block));
                  },
-                 {});
+                 {}, {});
         if (in.owned) ::close(in.fd);
         in.fd = spool.release();
         in.owned = true;
@@ -180,7 +180,7 @@ std::uint64_t count_newlines(std::string_view text) noexcept {
     return total;
 }
 
-void line_reader::read(const batch_handler& handle) {
+void line_reader::read(const batch_handler& handle, const idle_work& idle) {
     std::vector<std::string_view> lines;
     std::vector<char> spare;  // the last block's buffer, reused: no fresh 4 MiB (and page faults) per block
     read_blocks(
@@ -190,18 +190,20 @@ void line_reader::read(const batch_handler& handle) {
             handle(lines, block.origin);
             spare = std::move(block.buffer);
         },
-        [&] { return std::move(spare); });
+        [&] { return std::move(spare); }, idle);
 }
 
-void line_reader::read_blocks(const block_handler& handle, const std::function<std::vector<char>()>& recycle) {
+void line_reader::read_blocks(const block_handler& handle, const std::function<std::vector<char>()>& recycle,
+                              const idle_work& idle) {
     for (input& in : inputs_) {
         open(in);
-        read_one(in, handle, recycle);
+        read_one(in, handle, recycle, idle);
         close(in);
     }
 }
 
-void line_reader::read_one(input& in, const block_handler& handle, const std::function<std::vector<char>()>& recycle) {
+void line_reader::read_one(input& in, const block_handler& handle, const std::function<std::vector<char>()>& recycle,
+                           const idle_work& idle) {
     std::size_t limit = first_block_bytes;  // a block is read up to this many bytes (more for a long line)
     auto fresh_buffer = [&] {
         std::vector<char> buffer = recycle ? recycle() : std::vector<char>{};
@@ -217,7 +219,7 @@ void line_reader::read_one(input& in, const block_handler& handle, const std::fu
             read_end *= 2;
             if (block.buffer.size() < read_end) block.buffer.resize(read_end);
         }
-        const std::size_t got = in.source->read(block.buffer.data() + block.size, read_end - block.size);
+        const std::size_t got = in.source->read(block.buffer.data() + block.size, read_end - block.size, idle);
         block.size += got;
         // Decided once the signature's length has come, or the input has ended or strayed from
         // it: a short first line on a slow pipe ("42\n") is not held back for more bytes.

@@ -95,13 +95,16 @@ public:
     line_reader& operator=(const line_reader&) = delete;
 
     /// Calls `handle` with consecutive batches of lines, and where they come from, until every
-    /// input is read. The views are valid only during the call.
-    void read(const batch_handler& handle);
+    /// input is read. The views are valid only during the call. While an input has nothing to
+    /// read, `idle`'s work is done (on this thread, between two calls of `handle`) whenever it
+    /// falls due.
+    void read(const batch_handler& handle, const idle_work& idle = {});
 
     /// Calls `handle` with consecutive blocks of whole lines. `recycle`, if given, supplies the
     /// buffer for the next block (e.g. one a worker has finished with); it may return an empty
-    /// vector, and a new one is allocated.
-    void read_blocks(const block_handler& handle, const std::function<std::vector<char>()>& recycle = {});
+    /// vector, and a new one is allocated. `idle`: as read()'s.
+    void read_blocks(const block_handler& handle, const std::function<std::vector<char>()>& recycle = {},
+                     const idle_work& idle = {});
 
     /// Bytes read so far from the inputs as they are stored (compressed bytes of a compressed
     /// input), and their total when every input is a regular file (0 when it is not known).
@@ -126,7 +129,8 @@ private:
     };
     void open(input& in);
     void close(input& in);
-    void read_one(input& in, const block_handler& handle, const std::function<std::vector<char>()>& recycle);
+    void read_one(input& in, const block_handler& handle, const std::function<std::vector<char>()>& recycle,
+                  const idle_work& idle);
     void measure_total();
 
     std::vector<input> inputs_;

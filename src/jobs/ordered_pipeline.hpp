@@ -12,6 +12,11 @@
 // deferred one interrupts a read waiting on a slow producer, as it does without threads. A
 // pipeline that fails while its reader waits on an idle input interrupts that read
 // (interrupt_reads), so the error is reported at once, not when the producer next writes.
+//
+// Idle work (input_source.hpp's idle_work: dedup --state saves its state while its feed is
+// quiet) is done on the consuming thread, between two blocks, whenever it falls due while no
+// block is ready to consume: the work may touch what the consumer owns (a filter) without a lock.
+// Without threads, the read that waits does it, on that same thread.
 #pragma once
 
 #include <chrono>
@@ -47,7 +52,7 @@ public:
     explicit ordered_pipeline(unsigned workers) : workers_(workers), capacity_(2 * std::size_t{workers}) {}
 
     template <class Work, class Consume>
-    void run(line_reader& reader, Work& work, Consume& consume) {
+    void run(line_reader& reader, Work& work, Consume& consume, const idle_work& idle) {
         {
             const termination_signals_blocked blocked;  // in this thread and the workers
             std::vector<std::jthread> threads;
@@ -57,7 +62,7 @@ public:
             } catch (const std::system_error& e) {
                 stop(std::make_exception_ptr(threads_unavailable(workers_, e)));
             }
-            consume_all(consume);  // returns at once if stopped
+            consume_all(consume, idle);  // returns at once if stopped
             if (!threads.empty()) stop_reader(threads.front().native_handle());
         }  // joins every thread
         if (failure_) std::rethrow_exception(failure_);
@@ -149,16 +154,38 @@ private:
         }
     }
 
+    // Waits until `ready()`, doing `idle`'s work (with the lock released) each time it falls due
+    // meanwhile.
+    template <class Ready>
+    void wait_doing_idle_work(std::unique_lock<std::mutex>& lock, Ready ready, const idle_work& idle) {
+        using clock = std::chrono::steady_clock;
+        for (;;) {
+            const clock::time_point due = idle.next_due();
+            if (due == clock::time_point::max()) {
+                changed_.wait(lock, ready);
+                return;
+            }
+            if (changed_.wait_until(lock, due, ready)) return;
+            lock.unlock();
+            idle.run();
+            lock.lock();
+        }
+    }
+
     template <class Consume>
-    void consume_all(Consume& consume) {
+    void consume_all(Consume& consume, const idle_work& idle) {
         for (std::uint64_t sequence = 0;; ++sequence) {
             item next;
-            {
+            try {
                 std::unique_lock lock(mutex_);
-                changed_.wait(
-                    lock, [&] { return stopped_ || done_.contains(sequence) || (reading_done_ && sequence == read_); });
+                wait_doing_idle_work(
+                    lock, [&] { return stopped_ || done_.contains(sequence) || (reading_done_ && sequence == read_); },
+                    idle);
                 if (stopped_ || !done_.contains(sequence)) return;
                 next = std::move(done_.extract(sequence).mapped());
+            } catch (...) {  // from the idle work
+                stop(std::current_exception());
+                return;
             }
             try {
                 consume(std::span<const std::string_view>(next.lines), next.block.origin, next.result);
@@ -192,18 +219,23 @@ private:
 /// For each block of `reader`'s lines, in order: work(lines, origin, result) on one of
 /// `threads` threads, then consume(lines, origin, result) on this one (Result is reused from
 /// block to block, so vectors in it keep their memory). With threads <= 1 both run here. The
-/// first exception from the reading, a work or a consume stops the pipeline and is rethrown.
+/// first exception from the reading, a work, a consume or the idle work stops the pipeline and
+/// is rethrown. `idle`'s work is done on this thread, between two consumes, whenever it falls
+/// due while the next block has not come.
 template <class Result, class Work, class Consume>
-void for_each_block_in_order(line_reader& reader, unsigned threads, Work work, Consume consume) {
+void for_each_block_in_order(line_reader& reader, unsigned threads, Work work, Consume consume,
+                             const idle_work& idle = {}) {
     if (threads <= 1) {
         Result result{};
-        reader.read([&](std::span<const std::string_view> lines, const line_origin& origin) {
-            work(lines, origin, result);
-            consume(lines, origin, result);
-        });
+        reader.read(
+            [&](std::span<const std::string_view> lines, const line_origin& origin) {
+                work(lines, origin, result);
+                consume(lines, origin, result);
+            },
+            idle);
         return;
     }
-    ordered_pipeline<Result>(threads).run(reader, work, consume);
+    ordered_pipeline<Result>(threads).run(reader, work, consume, idle);
 }
 
 }  // namespace bloomkit::jobs

@@ -122,6 +122,24 @@ void bloom_filter::record_key_format(key_format keys) {
     if (const auto refused = writes.run()) detail::throw_not_ours(description_, refused->shard, refused->found);
 }
 
+key_format bloom_filter::refresh_key_format() {
+    if (description_.keys != key_format::unrecorded) return description_.keys;
+    const detail::meta_snapshot now = detail::meta_store(*client_, description_.name, options_).read();
+    if (!now.text)
+        throw filter_mismatch("filter " + name() + " has no record " + description_.meta_key() + " any more");
+    const detail::stored_meta stored = detail::decode_meta(name(), *now.text);
+    if (stored.description.generation != description_.generation)
+        throw filter_replaced("filter " + name() +
+                              " was dropped (and perhaps created again) since this client opened it");
+    description_.keys = stored.description.keys;
+    return description_.keys;
+}
+
+void bloom_filter::record_first_keys(key_format keys) {
+    if (keys == key_format::unrecorded || refresh_key_format() != key_format::unrecorded) return;
+    if (set_bit_count() == 0) record_key_format(keys);
+}
+
 void bloom_filter::run_key_commands(std::span<const digest> digests, bool write, bool* answers) const {
     const filter_description& d = description_;
     const std::uint32_t k = d.geometry.hashes;

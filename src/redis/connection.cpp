@@ -65,6 +65,16 @@ private:
     bool already_pending_ = false;
 };
 
+// A server's refusal of AUTH, fit for a message. One that does not know AUTH (renamed away, or
+// a proxy) quotes the arguments it was given, the password among them: such a reply is cut to
+// its error code.
+std::string shown_refusal(std::string_view text, std::string_view password) {
+    if (text.find(password) == std::string_view::npos) return std::string(text);
+    const std::string_view code = text.substr(0, text.find(' '));
+    if (code.find(password) != std::string_view::npos) return "its reply is not shown: it quotes the password";
+    return std::string(code) + " (the rest of its reply is not shown: it quotes the password)";
+}
+
 }  // namespace
 
 std::string address_of(const endpoint& e) {
@@ -106,7 +116,7 @@ connection::connection(const endpoint& to, const connection_options& options)
         if (r->type == REDIS_REPLY_ERROR)
             throw server_error("Redis at " + address_ + " refused the credentials" +
                                (user.empty() ? std::string() : " of user '" + user + "'") + ": " +
-                               std::string(error_text(*r)));
+                               shown_refusal(error_text(*r), password));
     }
     if (to.db != 0) {
         const reply r = call(encode({"SELECT", std::to_string(to.db)}));

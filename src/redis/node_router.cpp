@@ -56,7 +56,18 @@ struct node_router::round_state {
     }
 };
 
+void check_timeout(std::string_view what, std::chrono::milliseconds value, std::chrono::milliseconds least) {
+    if (value >= least && value <= connection_options::longest_timeout) return;
+    throw invalid_argument(std::string(what) + " must be from " + std::to_string(least.count()) + " ms to ten years (" +
+                           std::to_string(connection_options::longest_timeout.count()) + " ms), not " +
+                           std::to_string(value.count()) + " ms" +
+                           (value.count() == 0 ? ": 0 would be no timeout at all" : ""));
+}
+
 node_router::node_router(connection_options options) : options_(std::move(options)) {
+    check_timeout("connection_options::connect_timeout", options_.connect_timeout, std::chrono::milliseconds(1));
+    check_timeout("connection_options::command_timeout", options_.command_timeout, std::chrono::milliseconds(1));
+    check_timeout("connection_options::retry_window", options_.retry_window, std::chrono::milliseconds(0));
     const std::vector<endpoint> endpoints = parse_url(options_.url);
     credentials_ = endpoints.front();
     if (!options_.cluster && endpoints.size() > 1)

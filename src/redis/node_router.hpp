@@ -30,6 +30,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "bloomkit/redis.hpp"
@@ -37,6 +38,10 @@
 #include "connection.hpp"
 
 namespace bloomkit::redis::detail {
+
+/// Throws invalid_argument, naming `what` and the value, unless `value` is from `least` to
+/// connection_options::longest_timeout. (To hiredis a timeout of 0 is none, and so is WAIT's.)
+void check_timeout(std::string_view what, std::chrono::milliseconds value, std::chrono::milliseconds least);
 
 class node_router {
 public:

@@ -13,6 +13,8 @@ namespace bloomkit::redis::detail {
 /// Pipeline depth; for writes, the replicas to WAIT for and for how long (by default the
 /// client's command timeout).
 [[nodiscard]] inline node_router::run_options run_options_of(const client& c, const filter_options& o, bool writes) {
+    if (o.replica_timeout)
+        check_timeout("filter_options::replica_timeout", *o.replica_timeout, std::chrono::milliseconds(1));
     return {.depth = std::max<std::size_t>(o.pipeline_depth, 1),
             .replicas = writes ? o.replicas : 0,
             .replica_timeout = o.replica_timeout.value_or(c.options().command_timeout)};

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # tests/cli/dedup.sh — end-to-end test of `bloomkit dedup`: the first time each line is seen (as
 # awk '!seen[$0]++'), --invert, stdin, several and compressed inputs, --state across runs, a
-# killed and restarted run, signals, the lock, --line-buffered, the summary, errors.
+# killed and restarted run, checkpoints while the input is idle, signals, the lock,
+# --line-buffered, the summary, the exit status (as grep's: 1 when no line is printed), errors.
 #
 #   bash tests/cli/dedup.sh /path/to/bloomkit
 #
@@ -48,6 +49,12 @@ check_same "dedup = awk '!seen[\$0]++' (each line once, first occurrence, input 
 run "$B" dedup --invert "$REPEATS"
 check_rc "dedup --invert exits 0" 0
 check_same "dedup --invert = awk 'seen[\$0]++' (only the repeats, every time)" "$T/repeats-only.txt" "$OUT"
+for threads in 1 2; do
+    run "$B" dedup --invert -t $threads "$T/firsts.txt"
+    check_rc "dedup --invert -t $threads of lines without a repeat prints nothing: exit 1 (as grep)" 1
+    check_cond "dedup --invert -t $threads of lines without a repeat prints nothing" "stdout: $(head -c 100 "$OUT")" \
+        test ! -s "$OUT"
+done
 
 run "$B" dedup --kind bloom -n 1000 -p 1e-6 "$REPEATS"
 check_rc "dedup --kind bloom -n 1000 -p 1e-6 exits 0" 0
@@ -88,8 +95,10 @@ expect_error "dedup --key u64 with a line that is not a number -> 2" "line 2" "$
 
 need_empty_input
 run "$B" dedup "$T/empty.txt"
-check_rc "dedup of an empty input exits 0" 0
+check_rc "dedup of an empty input exits 1 (no line printed, as grep)" 1
 check_cond "dedup of an empty input prints nothing" "stdout: $(head -c 100 "$OUT")" test ! -s "$OUT"
+run "$B" dedup </dev/null
+check_rc "dedup of an empty stdin exits 1" 1
 
 # Compressed inputs, recognised by their first bytes
 gzip -c "$REPEATS" >"$T/repeats.txt.gz"
@@ -182,7 +191,7 @@ check_cond "dedup --state creates the state file" "no $S" test -s "$S"
 run "$B" info --json "$S"
 check_eq "dedup --state: without -n the state is a scalable filter" scalable "$(json_value "$OUT" kind)"
 run "$B" dedup --state "$S" "$REPEATS"
-check_rc "dedup --state, second run exits 0" 0
+check_rc_as_grep "dedup --state, second run exits as grep (0 when it printed a line, 1 when none)"
 cp "$OUT" "$T/state-run-2.txt"
 awk 'NR == FNR { printed[$0] = 1; next } !($0 in printed) && !seen[$0]++' "$T/state-run-1.txt" "$REPEATS" >"$T/expected.txt"
 check_same "dedup --state, second run prints only the lines the first did not, in order" "$T/expected.txt" "$T/state-run-2.txt"
@@ -191,7 +200,7 @@ check_same "dedup --state: the two runs together = awk over all the input" "$T/f
 run "$B" info --json "$S"
 check_eq "dedup --state: the state holds each distinct line once" "$DISTINCT" "$(json_value "$OUT" inserted_keys)"
 run "$B" dedup --state "$S" "$REPEATS"
-check_rc "dedup --state, third run over the same lines exits 0" 0
+check_rc "dedup --state, third run over the same lines exits 1 (no line printed)" 1
 check_cond "dedup --state, third run over the same lines prints nothing" "stdout: $(head -c 100 "$OUT")" test ! -s "$OUT"
 run "$B" dedup --invert --state "$S" "$T/repeats-a.txt"
 check_same "dedup --invert --state: every line seen before is printed" "$T/repeats-a.txt" "$OUT"
@@ -207,7 +216,7 @@ check_same "dedup --state with a Bloom filter, second run: only the lines not pr
 # A filter made by build is a state: the lines in it are never printed, and dedup adds the rest.
 "$B" build -n 1000 -p 1e-6 -o "$D/built.bf" "$T/repeats-a.txt" 2>/dev/null
 run "$B" dedup --state "$D/built.bf" "$REPEATS"
-check_rc "dedup --state with a filter made by build exits 0" 0
+check_rc_as_grep "dedup --state with a filter made by build exits as grep"
 check_same "dedup --state with a filter made by build: only the lines not in it" "$T/expected.txt" "$OUT"
 run "$B" check --count "$D/built.bf" "$T/firsts.txt"
 check_eq "dedup --state updates a filter made by build: it now holds every line" "$DISTINCT" "$(count_of "$OUT" present)"
@@ -320,6 +329,48 @@ killed_and_restarted() {
 }
 killed_and_restarted line-buffered --line-buffered
 killed_and_restarted block-buffered
+
+# ---------------------------------------------------------------------------------------------
+# dedup_state_is_saved_while_the_input_is_idle: a burst of lines, then the feed stays open and
+# sends nothing (a crawler between two bursts). The state is saved within --checkpoint seconds of
+# the lines being printed though no more input comes, and the output (block-buffered here: no
+# --line-buffered, not a terminal) is flushed before the save; so after kill -9 and a restart no
+# line printed is printed again. This shell holds the FIFO open (fd 3), so the run cannot end on
+# its own, and polls the state (up to 60 s) until it holds every line of the burst.
+
+head -n 300 "$REPEATS" >"$T/burst.txt"
+awk '!seen[$0]++' "$T/burst.txt" >"$T/burst-firsts.txt"
+burst_distinct=$(lines_of "$T/burst-firsts.txt")
+for threads in 1 2; do
+    name="dedup_state_is_saved_while_the_input_is_idle (-t $threads)"
+    IS=$D/idle-$threads.bf
+    fresh_fifo idle
+    "$B" dedup --state "$IS" --checkpoint 1 -t $threads <"$D/idle" >"$D/idle-$threads.txt" 2>/dev/null &
+    pid=$!
+    exec 3>"$D/idle"
+    cat "$T/burst.txt" >&3
+    held=0
+    deadline=$((SECONDS + 60))
+    while ((SECONDS < deadline)); do
+        "$B" check --count "$IS" "$T/burst-firsts.txt" >"$D/idle-count.txt" 2>/dev/null
+        held=$(count_of "$D/idle-count.txt" present)
+        [[ ${held:-0} -eq $burst_distinct ]] && break
+        sleep 0.1
+    done
+    check_eq "$name: the state holds every line of the burst, the feed open and idle" "$burst_distinct" "${held:-0}"
+    kill -9 $pid 2>/dev/null
+    { wait $pid; } 2>/dev/null
+    RC=$?
+    exec 3>&-
+    check_rc "$name: killed by SIGKILL while its input was open" 137
+    check_same "$name: every line the state holds was printed, each once (the output flushed before the save)" \
+        "$T/burst-firsts.txt" "$D/idle-$threads.txt"
+    run "$B" dedup --state "$IS" "$T/burst.txt"
+    check_rc "$name: the restart over the same lines prints none: exit 1" 1
+    check_cond "$name: no line printed before the kill is printed again" "printed again: $(head -c 100 "$OUT")" \
+        test ! -s "$OUT"
+done
+no_temp_files "dedup_state_is_saved_while_the_input_is_idle: no temporary file left" "$D"
 
 # ---------------------------------------------------------------------------------------------
 # SIGTERM, SIGINT, SIGHUP: the state is saved, the exit code is 128+N

@@ -88,10 +88,27 @@ check_in "key_format_is_used_by_remove: ... removed 2 lines" "$ERR" "removed 2 l
 run "$B" check --count --key i64 "$K/ids.bkf" "$K/numbers.txt"
 check_eq "u64_and_i64_are_the_same_keys: check --key i64 on a u64 filter finds every number" 1000 "$(count_of "$OUT" present)"
 cp "$K/ids.bkf" "$K/ids-i64.bkf"
-run "$B" add --key i64 "$K/ids-i64.bkf" <(echo -5)
+run "$B" add --key i64 "$K/ids-i64.bkf" <(echo 7)
 check_rc "u64_and_i64_are_the_same_keys: add --key i64 to a u64 filter exits 0" 0
+run "$B" check "$K/ids-i64.bkf" <(echo 7)
+check_rc "u64_and_i64_are_the_same_keys: 7 added as i64 is 7 as u64" 0
+# The filter's range decides, not --key's: -5 is no u64 key, and is never taken as 2^64 - 5.
+cp "$K/ids-i64.bkf" "$K/ids-i64-before.bkf"
+expect_error "out_of_range_key_is_refused (add --key i64 -5 to a u64 filter)" "is not a u64 number: '-5'" \
+    "$B" add --key i64 "$K/ids-i64.bkf" <(echo -5)
+check_same "out_of_range_key_is_refused (add): the file is byte-identical" "$K/ids-i64-before.bkf" "$K/ids-i64.bkf"
 run "$B" check "$K/ids-i64.bkf" <(echo 18446744073709551611)
-check_rc "u64_and_i64_are_the_same_keys: -5 added as i64 is 2^64 - 5 as u64" 0
+check_rc "out_of_range_key_is_refused: 2^64 - 5 is not in the filter" 1
+expect_error "out_of_range_key_is_refused (check -1 on u64)" "is not a u64 number: '-1'" \
+    "$B" check "$K/ids.bkf" <(echo -1)
+expect_error "out_of_range_key_is_refused (check 2^63 on i64)" "is not an i64 number: '9223372036854775808'" \
+    "$B" check "$K/signed.bkf" <(echo 9223372036854775808)
+printf '1\n4294967295\n' > "$K/u32.txt"
+run "$B" build --key u32 -n 10 -o "$K/u32.bkf" "$K/u32.txt"
+expect_error "out_of_range_key_is_refused (add 2^32 + 5 to u32)" "is not a u32 number: '4294967301'" \
+    "$B" add "$K/u32.bkf" <(echo 4294967301)
+expect_error "out_of_range_key_is_refused (add -3 to u32)" "is not a u32 number: '-3'" \
+    "$B" add --key i64 "$K/u32.bkf" <(echo -3)
 run "$B" check "$K/signed.bkf" "$K/signed.txt"
 check_same "key_format_is_recorded (i64): check without --key reads negative numbers" "$K/signed.txt" "$OUT"
 
@@ -170,8 +187,17 @@ if can_forge_headers; then
     run "$B" info --verify "$K/v2-add.bkf"
     check_rc "version_2_file_takes_key: ... and the file verifies" 0
     cp "$K/v2-text.bkf" "$K/v2-dedup.bkf"
-    run "$B" dedup --state "$K/v2-dedup.bkf" <(printf '5\n0005\n')
-    check_eq "version_2_file_is_read_as_text (dedup --state): 5 is in, 0005 is another text" "0005" "$(<"$OUT")"
+    # Adding to a file that holds keys and records no format needs the format said: a guess
+    # that is wrong adds keys that nobody finds.
+    expect_error "version_2_file_add_needs_key: add without --key is refused" "say it with --key" \
+        "$B" add "$K/v2-dedup.bkf" <(printf '5\n')
+    check_same "version_2_file_add_needs_key: ... and the file is byte-identical" "$K/v2-text.bkf" "$K/v2-dedup.bkf"
+    expect_error "version_2_file_add_needs_key: dedup --state without --key is refused" "say it with --key" \
+        "$B" dedup --state "$K/v2-dedup.bkf" <(printf '5\n')
+    run "$B" dedup --key text --state "$K/v2-dedup.bkf" <(printf '5\n0005\n')
+    check_eq "version_2_file_is_read_as_text (dedup --key text --state): 5 is in, 0005 is another text" "0005" "$(<"$OUT")"
+    run "$B" info --json "$K/v2-dedup.bkf"
+    check_eq "version_2_file_add_needs_key: ... and the state now records text" text "$(json_value "$OUT" key_format)"
 else
     echo "# skipped: version_2_file tests (no python3 with libxxhash to forge a version-2 header)"
 fi

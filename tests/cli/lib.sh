@@ -11,10 +11,11 @@
 # Prints "ok - name" / "not ok - name (details)" per check and finally "N passed, M failed"; exits
 # 1 when anything failed.
 #
-# Exit codes under test (as grep's): check exits 0 when at least one line was selected, 1 when
-# none, 2 on any error; remove exits 0 when every line was removed, 1 when some line was refused
-# (or there was none), 2 on error; the other subcommands exit 0 on success, 2 on error. Errors go to stderr, with nothing
-# on stdout.
+# Exit codes under test (as grep's): the subcommands that print lines (check, dedup, intersect,
+# subtract, once, top, redis check) exit 0 when they printed at least one, 1 when none, 2 on any
+# error; remove exits 0 when every line was removed, 1 when some line was refused (or there was
+# none), 2 on error; the other subcommands exit 0 on success, 2 on error. Errors go to stderr,
+# with nothing on stdout.
 set -u
 
 if [[ $# -ne 1 || ! -x $1 ]]; then
@@ -69,6 +70,14 @@ lines_of() { local n; n=$(wc -l <"$1"); echo $((n)); }
 check_rc() {
     if [[ $RC -eq $2 ]]; then pass "$1"; else fail "$1" "exit $RC, expected $2; stderr: $(err_line)"; fi
 }
+
+# rc_as_grep FILE: the exit code of a command that prints lines whose output is FILE, as grep's:
+# 0 when it holds a line, 1 when it is empty.
+rc_as_grep() { if [[ -s $1 ]]; then echo 0; else echo 1; fi; }
+
+# check_rc_as_grep NAME: the last run exited as a command that prints lines does, for what it
+# printed ($OUT).
+check_rc_as_grep() { check_rc "$1" "$(rc_as_grep "$OUT")"; }
 
 # check_eq NAME EXPECTED ACTUAL
 check_eq() {

@@ -4,9 +4,10 @@
 # format recorded at create and push and used by add and check; info; push and pull byte-identical,
 # drop; a lost record restored, never a reason to wipe; keys of other data never overwritten; a
 # claim taken over only with --take-over; a deleted shard, a stopped server and a wrong password
-# are errors (exit 2), never "absent"; passwords never shown, and passed out of sight of ps;
-# --url, $BLOOMKIT_REDIS_URL and --cluster on a 3-master cluster; --replicas refused without
-# replicas.
+# are errors (exit 2), never "absent"; passwords (of any character) never shown, whatever is
+# wrong with the address, and passed out of sight of ps; a --timeout below 1 ms is 1 ms, not
+# none; --url, $BLOOMKIT_REDIS_URL and --cluster on a 3-master cluster; --replicas refused
+# without replicas.
 #
 #   bash tests/cli/redis.sh /path/to/bloomkit
 #
@@ -189,8 +190,45 @@ expect_error "a wrong password from a file" "refused the credentials of user 'ap
 check_cond "... which is not shown" "$(cat "$ERR")" not_in "$ERR" TopSecret
 expect_error "a password given twice" "given twice" \
     "$B" redis check users "$KEYS" --url "redis://app:app-pw@127.0.0.1:$PORT" --password-file "$R/password"
+# A password may hold ',' then '/' (and '@', ':', '#', '?'): the credentials end at the last '@',
+# and the address is the server's, not two addresses cut inside the password.
+redis-cli -p "$PORT" ACL SETUSER odd on '>Top,Se/cr@e:t#?' '~*' '+@all' >/dev/null
+expect_success "a password holding , / @ : # ?" \
+    "$B" redis check users --count "$KEYS" --url "redis://odd:Top,Se/cr@e:t#?@127.0.0.1:$PORT"
+expect_error "a wrong password holding , and /" "refused the credentials of user 'app'" \
+    "$B" redis info users --url "redis://app:TopSecret,x/y@127.0.0.1:$PORT"
+check_cond "... which is not shown" "$(cat "$ERR")" not_in "$ERR" TopSecret
+# Whatever is wrong with an address, its password is in no message: parsed, refused at connect
+# time, as --url, --cluster or $BLOOMKIT_REDIS_URL.
+refused_unshown() { [[ $RC -eq 2 && -s $ERR ]] && not_in "$ERR" Secret; }
+for bad in "redis://app:TopSecret,x/y@127.0.0.1:x" "redis://app:TopSecret,x/y" "redis://app:TopSecret" \
+    "redis://:TopSecret" "redis://app:TopSecret/3" "redis://app:Top@Secret@127.0.0.1:x" "redis://app:TopSecret@" \
+    "redis://app:Top#Secret@:1" "redis://app:TopSecret@127.0.0.1:$PORT," ",redis://app:TopSecret@127.0.0.1:$PORT" \
+    "unix://app:TopSecret" "http://app:Top,Secret@h" "redis://app:Top,Secret/x@127.0.0.1:1" \
+    "redis://app:Top,Secret@127.0.0.1:$PORT,127.0.0.1:1"; do
+    run "$B" redis info users --url "$bad"
+    check_cond "--url '${bad//Secret/…}': exit 2, no password" "exit $RC: $(err_line)" refused_unshown
+    run "$B" redis info users --cluster "$bad"
+    check_cond "--cluster '${bad//Secret/…}': exit 2, no password" "exit $RC: $(err_line)" refused_unshown
+done
+BLOOMKIT_REDIS_URL="redis://app:TopSecret,x/y@127.0.0.1:x" run "$B" redis info users
+check_cond "a bad \$BLOOMKIT_REDIS_URL with ',' and '/' in its password: exit 2, no password" \
+    "exit $RC: $(err_line)" refused_unshown
+
 expect_error "--url and --cluster" "not both" "$B" redis check users "$KEYS" --url "$URL" --cluster "127.0.0.1:$PORT"
 expect_error "--cluster on a plain server" "not a cluster node: connect without cluster mode (--url, not --cluster)" "$B" redis check users "$KEYS" --cluster "127.0.0.1:$PORT"
+
+# A timeout below a millisecond is 1 ms, never none at all: against a server that stops
+# answering (SIGSTOP), the command fails at once instead of waiting for ever ('timeout' ends it
+# if it does wait).
+expect_error "--timeout 0" "--timeout must be a number of seconds above 0" "$B" redis info users --timeout 0 --url "$URL"
+expect_error "--timeout nan" "not 'nan'" "$B" redis info users --timeout nan --url "$URL"
+read -r server_pid <"$REDIS_DIR/$PORT/redis.pid"
+kill -STOP "$server_pid"
+run timeout 120 "$B" redis info users --timeout 0.0004 --url "$URL"
+kill -CONT "$server_pid"
+check_cond "--timeout 0.0004 is 1 ms, not none: exit 2" "exit $RC: $(err_line)" test "$RC" -eq 2
+check_cond "... saying so" "$(err_line)" grep -qE "no reply within 1 ms|cannot connect.*timed out" "$ERR"
 
 redis_stop "$REDIS_DIR"
 expect_error "a stopped server" "cannot connect" "$B" redis check users "$KEYS" --url "$URL"

@@ -1,11 +1,12 @@
 // Tests of input sources (jobs/input_source.hpp) on real files and pipes: plain bytes as they are,
 // gzip (several members, zero padding after the last) and zstd (several frames) decompressed,
-// damaged compressed data refused with a message naming the input, and a short first line on a
-// pipe handed out at once.
+// damaged compressed data refused with a message naming the input, a short first line on a
+// pipe handed out at once, and idle work done while (and only while) the input has nothing to read.
 #include <gtest/gtest.h>
 #include <zlib.h>
 #include <zstd.h>
 
+#include <chrono>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -19,7 +20,9 @@ namespace {
 
 using namespace bloomkit_test;
 using bloomkit::jobs::compression;
+using bloomkit::jobs::idle_work;
 using bloomkit::jobs::input_source;
+using clock = std::chrono::steady_clock;
 
 std::string gzipped(std::string_view text) {
     z_stream z{};
@@ -45,10 +48,10 @@ std::string zstd_compressed(std::string_view text) {
     return out;
 }
 
-/// Everything `source` gives, read in pieces of `piece` bytes.
-std::string read_all(input_source& source, std::size_t piece = 4096) {
+/// Everything `source` gives, read in pieces of `piece` bytes, doing `idle`'s work while it waits.
+std::string read_all(input_source& source, std::size_t piece = 4096, const idle_work& idle = {}) {
     std::string text, buffer(piece, '\0');
-    while (const std::size_t got = source.read(buffer.data(), buffer.size())) text.append(buffer.data(), got);
+    while (const std::size_t got = source.read(buffer.data(), buffer.size(), idle)) text.append(buffer.data(), got);
     return text;
 }
 
@@ -136,6 +139,36 @@ TEST(InputSource, AShortFirstLineOnAPipeIsNotHeldBack) {
     pipe.put("2\n");
     pipe.close_write();
     EXPECT_EQ(read_all(source), "2\n");
+}
+
+TEST(InputSource, IdleWorkIsDoneWhileAPipeIsQuietInsideACompressedMember) {
+    const std::string gz = gzipped(text);
+    const std::size_t half = gz.size() / 2;  // both halves fit in the pipe's 64 KiB
+    ASSERT_LT(half, std::size_t{60'000});
+    pipe_ends pipe;
+    pipe.put(std::string_view(gz).substr(0, half));  // then nothing, the writer open
+    input_source source(pipe.read.get(), "pipe");
+    int runs = 0;
+    // Due at once, until it has run; it sends the rest, so only it ends the input.
+    const idle_work idle{[&] { return runs == 0 ? clock::now() : clock::time_point::max(); },
+                         [&] {
+                             ++runs;
+                             pipe.put(std::string_view(gz).substr(half));
+                             pipe.close_write();
+                         }};
+    EXPECT_EQ(read_all(source, 4096, idle), text);
+    EXPECT_EQ(runs, 1);
+}
+
+TEST(InputSource, IdleWorkIsNotDoneWhileThereIsInputToRead) {
+    const temp_dir dir;
+    write_file(dir / "input", text);
+    const bloomkit::os::file_descriptor file = bloomkit::os::open_for_reading(dir / "input");
+    input_source source(file.get(), "input");
+    int runs = 0;
+    const idle_work always_due{[] { return clock::now(); }, [&] { ++runs; }};
+    EXPECT_EQ(read_all(source, 4096, always_due), text);
+    EXPECT_EQ(runs, 0);
 }
 
 }  // namespace

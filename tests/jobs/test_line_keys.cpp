@@ -57,7 +57,8 @@ TEST(LineKeys, ALongLineIsShortenedInTheMessage) {
         FAIL();
     } catch (const not_a_number& e) {
         EXPECT_EQ(std::string(e.what()), "line 1 of 'input' is not an i64 number: '" + std::string(40, '9') +
-                                             "...' (one decimal number per line)");
+                                             "...' (one decimal number per line, -9223372036854775808 to "
+                                             "9223372036854775807)");
     }
 }
 

@@ -2,7 +2,8 @@
 // block consumed in input order with its work done, whatever the number of threads; the first
 // exception of a work, a consume or the reading stops it and comes out of it; and a pipeline that
 // fails while its reader waits on an idle pipe returns at once (the reads_interrupted machinery
-// of signals.hpp), leaving no interruption behind.
+// of signals.hpp), leaving no interruption behind. Idle work is done on the consuming thread,
+// between two blocks, while the input waits; its exception stops the pipeline too.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -26,6 +27,7 @@ namespace {
 
 using namespace bloomkit_test;
 using bloomkit::jobs::for_each_block_in_order;
+using bloomkit::jobs::idle_work;
 using bloomkit::jobs::line_origin;
 using bloomkit::jobs::line_reader;
 using batch = std::span<const std::string_view>;
@@ -130,6 +132,66 @@ TEST(OrderedPipeline, AFailureInterruptsAReadWaitingOnAnIdlePipe) {
     done.store(true);
     EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
     EXPECT_FALSE(bloomkit::jobs::reads_are_interrupted());
+}
+
+/// Closes `pipe`'s write end after 20 s unless `done`: should the pipeline wait for input that
+/// never comes, the test ends all the same.
+std::jthread watchdog_closing(pipe_ends& pipe, const std::atomic<bool>& done) {
+    return std::jthread([&] {
+        for (int i = 0; i < 2000 && !done.load(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        if (!done.load()) pipe.close_write();
+    });
+}
+
+TEST(OrderedPipeline, IdleWorkIsDoneOnTheConsumingThreadWhileTheInputWaits) {
+    using clock = std::chrono::steady_clock;
+    for (const unsigned threads : {1U, 2U}) {
+        pipe_ends pipe;
+        pipe.put("1\n2\n3\n");  // then nothing, the writer open: only the idle work ends the input
+        line_reader reader({pipe.read_path()});
+        std::atomic<bool> done{false};
+        const std::jthread watchdog = watchdog_closing(pipe, done);
+        std::uint64_t consumed = 0, consumed_when_run = 0;
+        int runs = 0;
+        std::thread::id ran_on;
+        // Due at once after the first block, until it has run; it then ends the input.
+        const idle_work idle{[&] { return consumed > 0 && runs == 0 ? clock::now() : clock::time_point::max(); },
+                             [&] {
+                                 ++runs;
+                                 consumed_when_run = consumed;
+                                 ran_on = std::this_thread::get_id();
+                                 pipe.close_write();
+                             }};
+        for_each_block_in_order<int>(
+            reader, threads, [](batch, const line_origin&, int&) {},
+            [&](batch lines, const line_origin&, int&) { consumed += lines.size(); }, idle);
+        done.store(true);
+        EXPECT_EQ(runs, 1) << threads;
+        // Between two blocks, after the first was consumed (how the three lines fall into
+        // blocks, and whether the next is ready when the work falls due, is the scheduler's).
+        EXPECT_GE(consumed_when_run, 1U) << threads;
+        EXPECT_LE(consumed_when_run, 3U) << threads;
+        EXPECT_EQ(ran_on, std::this_thread::get_id()) << threads;
+        EXPECT_EQ(consumed, 3U) << threads;
+    }
+}
+
+TEST(OrderedPipeline, AnExceptionOfTheIdleWorkStopsItAndComesOut) {
+    for (const unsigned threads : {1U, 2U}) {
+        pipe_ends pipe;
+        pipe.put("1\n2\n3\n");
+        line_reader reader({pipe.read_path()});
+        std::atomic<bool> done{false};
+        const std::jthread watchdog = watchdog_closing(pipe, done);
+        const idle_work failing{[] { return std::chrono::steady_clock::now(); }, [] { throw stop_here("idle"); }};
+        EXPECT_THROW(for_each_block_in_order<int>(
+                         reader, threads, [](batch, const line_origin&, int&) {},
+                         [](batch, const line_origin&, int&) {}, failing),
+                     stop_here)
+            << threads;
+        done.store(true);
+        EXPECT_FALSE(bloomkit::jobs::reads_are_interrupted()) << threads;
+    }
 }
 
 TEST(OrderedPipeline, InterruptedReadsResumeForTheNextJob) {

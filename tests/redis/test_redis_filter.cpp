@@ -3,9 +3,10 @@
 // replicas, each started on free loopback ports by tests/redis/servers.hpp and stopped afterwards.
 // (How filters are created, claimed, restored and dropped: test_redis_lifecycle.cpp.)
 //
-// What is proven: addresses parsed as users write them and never shown with their password; the
-// same bits as a local block filter (so push, pull and local answers agree, and a pulled file is
-// the pushed one); no false negatives and the FPR on target; fail-closed on a deleted, flushed or
+// What is proven: addresses parsed as users write them and never shown with their password (nor
+// quoted back by a server refusing AUTH); timeouts that would be none refused; the same bits as
+// a local block filter (so push, pull and local answers agree, and a pulled file is the pushed
+// one); no false negatives and the FPR on target; fail-closed on a deleted, flushed or
 // evicted shard, a filter dropped and created again under a long-lived client, a killed server,
 // an OOM or ACL refusal and a timeout; cluster routing through a reshard; no acknowledged key
 // lost in a failover with WAIT, and a stalled replica reported as such.
@@ -49,10 +50,31 @@ TEST(RedisAddress, UrlsAsUsersWriteThem) {
               (redis::endpoint{.host = "h", .port = 6379, .user = "app", .password = "p/w:x"}));
     EXPECT_EQ(redis::parse_url("redis://app:a,b@h1:1,h2:2").size(), 2U);  // a comma in a password is the password's
     EXPECT_EQ(redis::parse_url("redis://app:a,b@h1:1,h2:2")[0].password, "a,b");
+    // Credentials end at the last '@' of their address: a password may hold ',' then '/', '@',
+    // '#', '?', or be empty; a list of seeds is cut only outside them.
+    EXPECT_EQ(one("redis://app:hunter2,x/y@127.0.0.1:7699"),
+              (redis::endpoint{.host = "127.0.0.1", .port = 7699, .user = "app", .password = "hunter2,x/y"}));
+    EXPECT_EQ(one("redis://app:p@s,s:w@h:1/2"),
+              (redis::endpoint{.host = "h", .port = 1, .user = "app", .password = "p@s,s:w", .db = 2}));
+    EXPECT_EQ(one("redis://app:p#x?y@h"),
+              (redis::endpoint{.host = "h", .port = 6379, .user = "app", .password = "p#x?y"}));
+    EXPECT_EQ(one("redis://app:@h"), (redis::endpoint{.host = "h", .port = 6379, .user = "app"}));
+    EXPECT_EQ(one("redis://hunter2,@h"), (redis::endpoint{.host = "h", .port = 6379, .password = "hunter2,"}));
+    EXPECT_EQ(redis::parse_url("redis://app:a,b/c@h1:1,h2:2,h3:3").size(), 3U);
+    EXPECT_EQ(redis::parse_url("redis://app:a,b/c@h1:1,h2:2,h3:3")[2], (redis::endpoint{.host = "h3", .port = 3}));
+    const auto two = redis::parse_url("redis://a:x@h1:1,redis://b:y,z@h2:2");
+    ASSERT_EQ(two.size(), 2U);
+    EXPECT_EQ(two[0], (redis::endpoint{.host = "h1", .port = 1, .user = "a", .password = "x"}));
+    EXPECT_EQ(two[1], (redis::endpoint{.host = "h2", .port = 2, .user = "b", .password = "y,z"}));
+    EXPECT_EQ(one("redis://a:p,redis://q@h"),  // before any '@', ",redis://" is the password's
+              (redis::endpoint{.host = "h", .port = 6379, .user = "a", .password = "p,redis://q"}));
+    EXPECT_EQ(one("unix://app:p@/w@/run/r.sock"),
+              (redis::endpoint{.socket = "/run/r.sock", .user = "app", .password = "p@/w"}));
     EXPECT_EQ(one("[::1]:7001"), (redis::endpoint{.host = "::1", .port = 7001}));
     EXPECT_EQ(redis::parse_url("a:1,b:2,c:3").size(), 3U);
-    for (const char* bad : {"redis://h:0", "redis://h:65536", "redis://h:x", "redis://:6379", "http://h", "rediss://h",
-                            "unix://relative", "a:1,,b:2", "redis://h/db", "secret@h:1", "unix:///s?x=1"})
+    for (const char* bad :
+         {"redis://h:0", "redis://h:65536", "redis://h:x", "redis://:6379", "http://h", "rediss://h", "unix://relative",
+          "a:1,,b:2", "redis://h/db", "secret@h:1", "unix:///s?x=1", "redis://::1", "a:1,"})
         EXPECT_THROW((void)redis::parse_url(bad), bloomkit::invalid_argument) << bad;
 }
 
@@ -62,11 +84,44 @@ TEST(RedisAddress, PasswordsAreNeverShown) {
     EXPECT_EQ(redis::redacted_url("unix://app:TopSecret@/run/r.sock"), "unix://app:***@/run/r.sock");
     EXPECT_EQ(redis::redacted_url("redis://a:Top,Secret@h1:1,h2:2"), "redis://a:***@h1:1,h2:2");
     EXPECT_EQ(redis::redacted_url("h1:1,h2:2"), "h1:1,h2:2");
-    // Every message about a bad address shows it masked: the password is in none of them.
-    for (const char* bad :
-         {"redis://app:TopSecret@cache:x", "redis://app:TopSecret@:6379", "http://app:TopSecret@cache",
-          "redis://app:Top/Secret@cache:x", "TopSecret@cache:6379", "redis://app:Top%zSecret@h",
-          "unix://app:TopSecret@relative", "redis://app:Top,Secret@h:1,,h:2"}) {
+    EXPECT_EQ(redis::redacted_url("redis://app:hunter2,x/y@127.0.0.1:7699"), "redis://app:***@127.0.0.1:7699");
+    EXPECT_EQ(redis::redacted_url("redis://a:x@h1:1,redis://b:y,z@h2:2"), "redis://a:***@h1:1,redis://b:***@h2:2");
+    EXPECT_EQ(redis::redacted_url("redis://h:6379/2,[::1]:7001"), "redis://h:6379/2,[::1]:7001");  // nothing to hide
+    // The "@host" left out: what could be a port or a password is masked unless it is a number.
+    EXPECT_EQ(redis::redacted_url("redis://app:TopSecret/3"), "redis://app:***");
+    // Every message about a bad address shows it masked, and quotes no part of it alone: the
+    // password is in none of them, whatever is wrong around it.
+    for (const char* bad : {"redis://app:TopSecret@cache:x",
+                            "redis://app:TopSecret@:6379",
+                            "http://app:TopSecret@cache",
+                            "redis://app:Top/Secret@cache:x",
+                            "TopSecret@cache:6379",
+                            "redis://app:Top%zSecret@h",
+                            "unix://app:TopSecret@relative",
+                            "redis://app:Top,Secret@h:1,,h:2",
+                            "redis://app:Top,Secret/x@h:x",
+                            "redis://app:Top,Secret/x@h:1,",
+                            ",redis://app:Top,Secret@h:1",
+                            "redis://app:Top,Secret@",
+                            "redis://app:TopSecret",
+                            "redis://:TopSecret",
+                            "redis://app:TopSecret/3",
+                            "redis://app:Top:Secret",
+                            "redis://app:Top@Secret@h:x",
+                            "redis://app:Top#Secret@:1",
+                            "redis://app:Top?Secret@h/x",
+                            "redis://app:Top,Secret@[::1",
+                            "redis://app:Top,Secret@h1:1,h2:x",
+                            "rediss://app:Top,Secret/x@h",
+                            "HTTP://app:Top,Secret@h",
+                            "h1:1,app:Top,Secret@h2:2",
+                            "unix://app:TopSecret",
+                            "unix://app:Top,Secret@/s?x=1",
+                            "app:TopSecret",
+                            "redis://app:Top%2CSecret@h:0",
+                            "redis://app:Top,redis://Secret@h:x",
+                            "redis://app:Top:Secret:6379"}) {
+        EXPECT_EQ(redis::redacted_url(bad).find("Secret"), std::string::npos) << redis::redacted_url(bad);
         try {
             (void)redis::parse_url(bad);
             ADD_FAILURE() << "accepted " << redis::redacted_url(bad);
@@ -75,12 +130,15 @@ TEST(RedisAddress, PasswordsAreNeverShown) {
             EXPECT_EQ(std::string(e.what()).find("Top"), std::string::npos) << e.what();
         }
     }
-    // Nor does connecting with several addresses outside cluster mode.
-    try {
-        redis::client c({.url = "redis://app:TopSecret@127.0.0.1:1,127.0.0.1:2"});
-        ADD_FAILURE() << "connected";
-    } catch (const bloomkit::error& e) {
-        EXPECT_EQ(std::string(e.what()).find("TopSecret"), std::string::npos) << e.what();
+    // Nor does connecting with several addresses outside cluster mode, nor failing to connect.
+    for (const char* url : {"redis://app:TopSecret@127.0.0.1:1,127.0.0.1:2", "redis://app:Top,Secret/x@127.0.0.1:1",
+                            "redis://app:Top,Secret/x@127.0.0.1:1,127.0.0.1:2"}) {
+        try {
+            redis::client c({.url = url});
+            ADD_FAILURE() << "connected";
+        } catch (const bloomkit::error& e) {
+            EXPECT_EQ(std::string(e.what()).find("Secret"), std::string::npos) << e.what();
+        }
     }
 }
 
@@ -94,6 +152,35 @@ TEST(RedisAddress, SlotsAsRedisClusterComputesThem) {
     EXPECT_EQ(redis::key_slot("foo{{bar}}zap"), 4015);  // hashes "{bar"
     EXPECT_EQ(redis::key_slot("foo{bar}{zap}"), 5061);  // hashes "bar"
     EXPECT_EQ(redis::key_slot(""), 0);
+}
+
+TEST(RedisTimeouts, OutOfRangeAreRefusedNamingTheValue) {
+    // To hiredis a timeout of 0 is none at all: refused before anything is connected to, as are
+    // negative ones and those that would overflow a deadline. A retry window of 0 means no retry.
+    using std::chrono::milliseconds;
+    const auto refused = [](redis::connection_options o, const std::string& named) {
+        o.url = "redis://127.0.0.1:1";
+        try {
+            redis::client c(o);
+            ADD_FAILURE() << "accepted " << named;
+        } catch (const bloomkit::invalid_argument& e) {
+            EXPECT_NE(std::string(e.what()).find(named), std::string::npos) << e.what();
+        }
+    };
+    refused({.command_timeout = milliseconds(0)}, "command_timeout must be from 1 ms to ten years");
+    refused({.command_timeout = milliseconds(0)}, "not 0 ms: 0 would be no timeout at all");
+    refused({.connect_timeout = milliseconds(0)}, "connect_timeout must be from 1 ms");
+    refused({.connect_timeout = milliseconds(-5)}, "not -5 ms");
+    refused({.command_timeout = milliseconds::max()}, "not " + std::to_string(milliseconds::max().count()) + " ms");
+    refused({.command_timeout = redis::connection_options::longest_timeout + milliseconds(1)}, "command_timeout");
+    refused({.retry_window = milliseconds(-1)}, "retry_window must be from 0 ms to ten years");
+    refused({.retry_window = milliseconds::max()}, "retry_window");
+    // In range, they reach the connection (here: no server on port 1).
+    EXPECT_THROW(redis::client({.url = "redis://127.0.0.1:1",
+                                .connect_timeout = milliseconds(1),
+                                .command_timeout = redis::connection_options::longest_timeout,
+                                .retry_window = milliseconds(0)}),
+                 redis::connection_error);
 }
 
 // --- One server -------------------------------------------------------------------------------
@@ -284,6 +371,45 @@ TEST_F(Standalone, AServerThatStopsAnsweringIsATimeout) {
     EXPECT_THROW((void)f.contains(std::string("k")), redis::connection_error);
     sleeper.join();
     EXPECT_FALSE(f.contains(std::string("k")));  // and it reconnects once the server answers
+}
+
+TEST_F(Standalone, TheShortestTimeoutsAreKeptAndWaitsTimeoutIsNeverZero) {
+    using std::chrono::milliseconds;
+    redis::client c = connect(servers(), {.command_timeout = milliseconds(1), .retry_window = milliseconds(0)});
+    EXPECT_EQ(c.options().command_timeout, milliseconds(1));
+    EXPECT_EQ(c.options().retry_window, milliseconds(0));
+    // WAIT N 0 would wait for ever: a replica timeout of 0 is refused before anything is written.
+    redis::client patient = connect(servers());
+    for (const auto wait : {milliseconds(0), milliseconds(-1), redis::connection_options::longest_timeout * 2}) {
+        try {
+            (void)redis::bloom_filter::create(patient, "waits", 1000, 0.01, {.replicas = 1, .replica_timeout = wait});
+            ADD_FAILURE() << "a replica timeout of " << wait.count() << " ms accepted";
+        } catch (const bloomkit::invalid_argument& e) {
+            EXPECT_NE(std::string(e.what()).find("replica_timeout must be from 1 ms"), std::string::npos) << e.what();
+            EXPECT_NE(std::string(e.what()).find("not " + std::to_string(wait.count()) + " ms"), std::string::npos)
+                << e.what();
+        }
+    }
+    EXPECT_EQ(servers().cli(port(), "DBSIZE"), "0");
+}
+
+// A server that does not know AUTH (renamed away here, as some deployments and proxies do)
+// answers with the arguments it was given, the password among them: never shown.
+TEST(RedisAuth, ARefusalThatQuotesThePasswordIsNotShown) {
+    REQUIRE_REDIS_SERVER();
+    redis_servers servers = redis_servers::standalone({"--rename-command", "AUTH", "renamed-auth"});
+    const std::string address = "127.0.0.1:" + std::to_string(servers.ports().front());
+    for (const std::string& url : {"redis://app:Top,Secret/x@" + address, "redis://Top,Secret/x@" + address}) {
+        try {
+            redis::client c({.url = url});
+            ADD_FAILURE() << "connected";
+        } catch (const redis::server_error& e) {
+            EXPECT_NE(std::string(e.what()).find("refused the credentials"), std::string::npos) << e.what();
+            EXPECT_NE(std::string(e.what()).find("ERR (the rest of its reply is not shown"), std::string::npos)
+                << e.what();
+            EXPECT_EQ(std::string(e.what()).find("Secret"), std::string::npos) << e.what();
+        }
+    }
 }
 
 TEST_F(Standalone, AClusterOptionOnAPlainServerIsRefused) {

@@ -43,14 +43,20 @@ public:
     [[nodiscard]] double target_fpr() const noexcept { return target_.fpr; }
     [[nodiscard]] const sizing_target& sized_for() const noexcept { return target_; }
 
-    /// What the keys are (text, u64, i64, u32), as recorded for the filter's readers; unrecorded
-    /// unless the filter was made with filter_options::keys, built from a typed range of keys,
-    /// or read from a file that records it. Recorded, not enforced: the filter hashes whatever
-    /// it is given.
+    /// What the keys are (text, u64, i64, u32: keys.hpp), as recorded for the filter's readers:
+    /// what filter_options::keys said, or the type of the keys it was built from, or of the
+    /// first key inserted into it while it was empty (text for strings, i64 for signed integer
+    /// types, u64 for unsigned ones), or what its file records; unrecorded otherwise. Recorded,
+    /// not enforced: the filter hashes whatever it is given (the command, the Python bindings
+    /// and the Redis filter refuse keys by it; keys.hpp).
     [[nodiscard]] key_format recorded_key_format() const noexcept { return keys_; }
     /// Records what the keys are (after the filter was made, or read from a file of an older
-    /// version that did not record it).
-    void record_key_format(key_format keys) noexcept { keys_ = keys; }
+    /// version that did not record it). Integer keys of types narrower than 64 bits then hash
+    /// widened under every hash (hasher::own_width_integers()).
+    void record_key_format(key_format keys) noexcept {
+        keys_ = keys;
+        hasher_.own_width_integers(keys == key_format::unrecorded);
+    }
 
     /// Writes contains(key) for every key of [first, last) to `out`, in order; returns the
     /// output iterator past the last answer. Pipelined: much faster than a loop of contains().
@@ -111,7 +117,20 @@ protected:
     };
 
     filter_api(const hasher& h, sizing_target target, key_format keys = key_format::unrecorded) noexcept
-        : hasher_(h), target_(target), keys_(keys) {}
+        : hasher_(h), target_(target) {
+        record_key_format(keys);
+    }
+
+    /// Records the format of keys of type Key (key_format_of) when the filter records none and
+    /// holds no key yet: a kind calls it before the inserts that take typed keys, so that a
+    /// filter a program fills with integers says so in its file. (Not before concurrent inserts,
+    /// which may not change the filter but for its bits.)
+    template <class Key>
+    void record_first_keys() {
+        if constexpr (key_format_of<Key>() != key_format::unrecorded)
+            if (keys_ == key_format::unrecorded && self().inserted_count() == 0) [[unlikely]]
+                self().record_key_format(key_format_of<Key>());
+    }
 
     /// A combined filter (union, intersection) holds keys of both: refuses text with integers,
     /// and keeps whichever format is recorded.
@@ -120,7 +139,7 @@ protected:
             throw incompatible_filters(std::string("cannot take the ") + operation + " of a filter of " +
                                        std::string(to_string(keys_)) + " keys and one of " +
                                        std::string(to_string(other)) + " keys: a line means another key in each");
-        if (keys_ == key_format::unrecorded) keys_ = other;
+        if (keys_ == key_format::unrecorded) self().record_key_format(other);
     }
 
     hasher hasher_;

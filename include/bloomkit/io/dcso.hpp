@@ -259,9 +259,12 @@ struct format {
     static bool recognizes(std::span<const std::byte> bytes) noexcept { return dcso::recognizes(bytes); }
     /// The filter in `bytes` and the data attached after its bits; `where` names the input in
     /// messages.
-    static filter_contents read(std::span<const std::byte> bytes, const read_options&, const std::string& where) {
+    static filter_contents read(std::span<const std::byte> bytes, const read_options& options,
+                                const std::string& where) {
         std::vector<std::byte> attached;
         any_filter filter = dcso::from_bytes(bytes, &attached, where);
+        if (options.keys != key_format::unrecorded)  // the reader's word
+            std::visit([&](auto& f) { f.record_key_format(options.keys); }, filter);
         return {std::move(filter), word, std::move(attached)};
     }
     /// Why a DCSO file cannot hold `filter` exactly, or empty when it can.

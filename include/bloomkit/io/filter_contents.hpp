@@ -14,8 +14,13 @@ namespace bloomkit::io {
 
 /// How a reader takes what a format does not record.
 struct read_options {
-    /// The Guava funnel of a Guava stream: the Java writer's (a stream does not say).
-    guava_funnel funnel = guava_funnel::string_utf8;
+    /// The Guava funnel of a Guava stream: the Java writer's (a stream does not say). None:
+    /// Funnels.longFunnel() when `keys` says integers, Funnels.stringFunnel(UTF_8) otherwise.
+    guava_funnel funnel = guava_funnel::none;
+    /// What the keys of a file that cannot record it are (a Guava stream, a DCSO file), as its
+    /// reader says; the filter read records it. Unrecorded: a Guava stream's funnel says (i64 for
+    /// Java's ints and longs, text for the rest), a DCSO file's are text.
+    key_format keys = key_format::unrecorded;
 };
 
 /// A filter as read from a file of any format: the filter, the format's word, and the bytes a

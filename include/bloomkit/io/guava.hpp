@@ -74,6 +74,27 @@ struct stream_header {
     return takes_integers(funnel) ? key_format::i64 : key_format::text;
 }
 
+/// The funnel and key format of a Guava filter, from what its writer or reader says of them:
+/// neither is in the stream, so both come from the user, by one rule in every face — the funnel
+/// said, else Funnels.longFunnel() for integer keys and Funnels.stringFunnel(UTF_8) for the
+/// rest; the key format said, else the funnel's (i64 for Java's ints and longs, text for the
+/// rest). Throws invalid_argument when the two contradict each other.
+struct funnel_and_keys {
+    guava_funnel funnel;  ///< the funnel the keys go through
+    key_format keys;      ///< what the filter records its keys to be
+};
+[[nodiscard]] inline funnel_and_keys funnel_and_keys_of(guava_funnel funnel, key_format keys) {
+    if (funnel == guava_funnel::none)
+        funnel = is_integer(keys) ? guava_funnel::long_integer : guava_funnel::string_utf8;
+    if (keys == key_format::unrecorded) keys = key_format_of(funnel);
+    if (is_integer(keys) != takes_integers(funnel))
+        throw invalid_argument(
+            std::string(is_integer(keys) ? "integer" : "text") + " keys (" + std::string(to_string(keys)) +
+            ") do not go through " + std::string(java_name(funnel)) +
+            (takes_integers(funnel) ? ", which takes Java ints or longs" : ", which takes strings or bytes"));
+    return {funnel, keys};
+}
+
 namespace detail {
 
 using bloomkit::detail::reject;
@@ -280,7 +301,10 @@ struct format {
     /// in messages.
     static filter_contents read(std::span<const std::byte> bytes, const read_options& options,
                                 const std::string& where) {
-        return {from_bytes<any_filter>(bytes, options.funnel, where), word, {}};
+        const funnel_and_keys said = funnel_and_keys_of(options.funnel, options.keys);
+        any_filter filter = from_bytes<any_filter>(bytes, said.funnel, where);
+        std::visit([&](auto& f) { f.record_key_format(said.keys); }, filter);
+        return {std::move(filter), word, {}};
     }
     /// Why a Guava stream cannot hold `filter` exactly, or empty when it can.
     static std::string refusal(const any_filter& filter) { return guava::refusal(filter); }

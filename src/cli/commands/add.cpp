@@ -46,7 +46,6 @@ struct add_options {
     filter_reading reading;
     std::vector<std::string> inputs;
     std::string threads = "0";
-    std::string key;  // empty: as the filter records
     bool no_wait = false;
     bool json = false;
 };
@@ -91,8 +90,8 @@ file_header add_to_bloom_file(const add_options& options, jobs::line_reader& lin
             "bloomkit: '{}' held an update that did not finish: every chunk it was not writing matched its checksum, "
             "and the file is sealed again\n",
             options.filter);
-    if (!options.key.empty() && h.keys == key_format::unrecorded) update.record_key_format(keys);
-    unrecorded_format_warning numeric_lines(h.keys, options.key, options.filter);
+    if (h.keys == key_format::unrecorded) update.record_key_format(keys);
+    unrecorded_format_warning numeric_lines(h.keys, options.reading.key, options.filter);
     const std::unique_ptr<jobs::digest_spool> spool = stage_lines(update, lines, keys, numeric_lines);
     if (!spool) {
         const jobs::termination_signals_blocked whole;  // a signal waits for the commit's few milliseconds
@@ -105,7 +104,7 @@ file_header add_to_bloom_file(const add_options& options, jobs::line_reader& lin
     update_copy<F>(
         options.filter,
         [&](in_place_update<F>& copy) {
-            if (!options.key.empty() && h.keys == key_format::unrecorded) copy.record_key_format(keys);
+            if (h.keys == key_format::unrecorded) copy.record_key_format(keys);
             jobs::progress shown("adding", spool->size(), jobs::data_output::none);
             std::uint64_t done = 0;
             spool->read(std::size_t{1} << 16, [&](std::span<const digest> digests) {
@@ -125,7 +124,7 @@ file_header add_to_bloom_file(const add_options& options, jobs::line_reader& lin
 /// Loads the filter, adds the lines and replaces the file (kinds that are not updated in place).
 file_header add_by_rewriting(const add_options& options, jobs::line_reader& lines, key_format keys, unsigned threads) {
     any_filter filter = load<any_filter>(options.filter);
-    if (!options.key.empty() && recorded_key_format(filter) == key_format::unrecorded) record_key_format(filter, keys);
+    if (recorded_key_format(filter) == key_format::unrecorded) record_key_format(filter, keys);
     insert_lines(filter, lines, keys, threads);
     std::optional<jobs::termination_signals_blocked> replacing;
     save(filter, options.filter, [&](int) { replacing.emplace(), jobs::set_termination_note({}); });
@@ -143,7 +142,7 @@ struct foreign_file {
 foreign_file add_to_foreign_file(const add_options& options, jobs::line_reader& lines, unsigned threads) {
     filter_read read = read_filter_contents(options.filter, options.reading);
     any_filter& filter = read.contents.filter;
-    const key_format keys = key_format_for(recorded_key_format(filter), options.key, options.filter);
+    const key_format keys = key_format_for(recorded_key_format(filter), options.reading.key, options.filter);
     insert_lines(filter, lines, keys, threads);
     const jobs::termination_signals_blocked replacing;
     jobs::set_termination_note({});
@@ -184,7 +183,8 @@ int run_add_or_leave_unchanged(const add_options& options) {
         return report(added.header, added.format);
     }
     const file_header h = read_header(options.filter);
-    const key_format keys = key_format_for(h.keys, options.key, options.filter);
+    const key_format keys =
+        key_format_to_add(h.keys, options.reading.key, options.filter, h.inserted_count > 0 || h.set_bits > 0);
     if (h.version >= 2)
         if (const std::optional<int> done = visit_kind(h, [&](auto type) -> std::optional<int> {
                 using F = typename decltype(type)::type;
@@ -206,7 +206,6 @@ action add_command(CLI::App& command) {
         ->required()
         ->type_name("FILE");
     command.add_option("inputs", options->inputs, "Input files; '-' or none reads stdin")->type_name("FILE");
-    add_key_option(command, options->key);
     add_filter_reading_options(command, options->reading);
     add_thread_option(command, options->threads);
     add_no_wait_option(command, options->no_wait);

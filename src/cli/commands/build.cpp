@@ -70,22 +70,22 @@ kind_request parse_kind_request(const build_options& options) {
 }
 
 /// The Guava funnel of the filter to build (none unless it is a Guava filter), and the key
-/// format its lines are read in: a Guava filter of Java ints or longs reads decimal numbers.
+/// format its lines are read in, by the rule every reader of the stream follows
+/// (io::guava::funnel_and_keys_of): a Guava filter of Java ints or longs reads decimal numbers.
 std::pair<guava_funnel, key_format> funnel_and_keys(const build_options& options, const kind_request& request) {
     const bool guava = request.layout == bloom_layout::guava || request.layout == bloom_layout::guava_mitz32;
     if (!guava) {
         if (!options.funnel.empty()) throw invalid_argument("--funnel is for a Guava filter (--format guava)");
         return {guava_funnel::none, key_format_to_build(options.key)};
     }
-    // Without --funnel: longFunnel for numbers (--key u64, i64, u32), stringFunnel for text.
-    const bool numbers = !options.key.empty() && is_integer(key_format_to_build(options.key));
-    const guava_funnel funnel = parse_funnel(options.funnel.empty() ? (numbers ? "long" : "utf8") : options.funnel);
-    const key_format keys = options.key.empty() ? io::guava::key_format_of(funnel) : key_format_to_build(options.key);
-    if (is_integer(keys) != takes_integers(funnel))
-        throw invalid_argument("--key " + std::string(to_string(keys)) + " does not go with --funnel " +
-                               std::string(to_string(funnel)) +
-                               (takes_integers(funnel) ? ", whose keys are numbers" : ", whose keys are text"));
-    return {funnel, keys};
+    try {
+        const io::guava::funnel_and_keys chosen =
+            io::guava::funnel_and_keys_of(options.funnel.empty() ? guava_funnel::none : parse_funnel(options.funnel),
+                                          options.key.empty() ? key_format::unrecorded : parse_key_format(options.key));
+        return {chosen.funnel, chosen.keys};
+    } catch (const invalid_argument& e) {
+        throw invalid_argument(std::string(e.what()) + " (--key, --funnel)");
+    }
 }
 
 int run_build(const build_options& options) {
@@ -110,6 +110,7 @@ int run_build(const build_options& options) {
     // Atomic: on any failure no partial file is left behind.
     write_filter(filter, options.output, {options.format, options.gzip, {}});
     warn_if_overfull(filter);
+    note_unrecorded_keys(options.format, keys);
     if (job_summary::wanted(options.json))
         summarize_filter("build", options.output, options.format, header_of(filter), lines)
             .print(options.json, options.output == "-");

@@ -29,7 +29,6 @@ struct check_options {
     std::vector<std::string> inputs;
     check_report report;
     bool no_verify = false;
-    std::string key;  // empty: as the filter records
     std::string threads = "0";
 };
 
@@ -40,8 +39,9 @@ int run_check(const check_options& options) {
     jobs::line_reader lines(options.inputs);
     const filter_input opened(options.filter, options.reading);
     if (!options.no_verify) opened.verify();
-    const key_format keys = key_format_for(opened.header().keys, options.key, opened.name());
-    unrecorded_format_warning numeric_lines(opened.header().keys, options.key, opened.name());
+    const key_format keys = key_format_for(opened.header().keys, options.reading.key, opened.name());
+    unrecorded_format_warning numeric_lines(opened.records_keys() ? opened.header().keys : key_format::unrecorded,
+                                            options.reading.key, opened.name());
     // Answers from a file that changed while it was read are not given.
     const bool selected = report_check(
         opened.filter(), lines, keys, parse_threads(options.threads), options.report,
@@ -59,7 +59,6 @@ action check_command(CLI::App& command) {
     command.add_option("inputs", options->inputs, "Input files; '-' or none reads stdin")->type_name("FILE");
     add_check_report_options(command, options->report);
     add_filter_reading_options(command, options->reading);
-    add_key_option(command, options->key);
     add_thread_option(command, options->threads);
     command.footer(
         "Examples:\n"
@@ -68,7 +67,8 @@ action check_command(CLI::App& command) {
         "  bloomkit check --count --json seen.bkf urls.txt.gz    # how many of each, as JSON\n"
         "  bloomkit check users.guava ids.txt                    # a Java service's Guava filter (--funnel: its "
         "funnel)\n"
-        "  bloomkit check iocs.bloom domains.txt                 # a DCSO bloom file, gzipped or not");
+        "  bloomkit check iocs.bloom domains.txt                 # a DCSO bloom file, gzipped or not\n" +
+        exit_status_footer(command.get_name()));
     command.add_flag("--no-verify", options->no_verify,
                      "Skip the payload checksum (instant start on a huge filter; corruption goes unnoticed)");
     return [options] { return run_check(*options); };

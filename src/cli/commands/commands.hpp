@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 
 #include <functional>
+#include <string>
 #include <string_view>
 
 namespace bloomkit::cli {
@@ -27,6 +28,10 @@ struct command {
 };
 
 inline constexpr std::string_view exits_on_error = "0 on success; 2 on an error, with a message on standard error.";
+
+/// The exit status of a subcommand that prints lines of its input.
+inline constexpr std::string_view printing_exit_status =
+    "0 when a line was printed; 1 when none was (as grep); 2 on an error.";
 
 action plan_command(CLI::App& command);
 action build_command(CLI::App& command);
@@ -54,15 +59,15 @@ inline constexpr command command_table[] = {
      "0 when a line may be in the filter; 1 when none is (as grep); 2 on an error."},
     {"info", "Describe a filter file: kind, parameters, fill, estimated keys, FPR", info_command, exits_on_error},
     {"dedup", "Print each line the first time it is seen (across runs with --state; exactly with --exact)",
-     dedup_command, exits_on_error},
+     dedup_command, printing_exit_status},
     {"intersect", "Print the lines of B that are probably in A (exactly with --exact)", intersect_command,
-     "0 when a line was printed; 1 when none was; 2 on an error."},
+     printing_exit_status},
     {"subtract", "Print the lines of A that are certainly not in B (all of them with --exact)", subtract_command,
-     "0 when a line was printed; 1 when none was; 2 on an error."},
+     printing_exit_status},
     {"once", "Print the lines that appear exactly once (or, --repeated, more than once), exactly", once_command,
-     exits_on_error},
+     printing_exit_status},
     {"top", "Print the K most frequent lines with their counts, exactly (or --approx in one pass)", top_command,
-     exits_on_error},
+     printing_exit_status},
     {"merge", "Combine filters into one: union (or intersection) of their keys", merge_command, exits_on_error},
     {"convert", "Rewrite a filter in another format (bkf, Guava stream, DCSO bloom file) where that is exact",
      convert_command, exits_on_error},
@@ -74,5 +79,12 @@ inline constexpr command command_table[] = {
      "included: never an answer of \"absent\"."},
 #endif
 };
+
+/// The line of a subcommand's --help that says what its exit status means, as its man page does.
+inline std::string exit_status_footer(std::string_view name) {
+    for (const command& c : command_table)
+        if (c.name == name) return "Exit status: " + std::string(c.exit_status);
+    return {};
+}
 
 }  // namespace bloomkit::cli

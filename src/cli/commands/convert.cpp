@@ -13,6 +13,7 @@
 #include "support/common_options.hpp"
 #include "support/file_locking.hpp"
 #include "support/filter_files.hpp"
+#include "support/keys.hpp"
 #include "support/summary.hpp"
 
 namespace bloomkit::cli {
@@ -44,6 +45,7 @@ int run_convert(const convert_options& options) {
                    in.attached.size(), options.input, options.to);
     write_filter(in.filter, options.output,
                  {options.to, options.gzip, keeps_data ? in.attached : std::vector<std::byte>{}});
+    note_unrecorded_keys(options.to, recorded_key_format(in.filter));
     if (!job_summary::wanted(options.json)) return success;
     job_summary summary("convert");
     summary.text("file", options.output)

@@ -12,11 +12,15 @@
 // lines come.
 //
 // With --state FILE the filter persists: loaded if FILE exists (an empty FILE, which a run
-// creates to hold the lock until its first save, means nothing seen yet), saved atomically every
-// --checkpoint seconds, at the end, and on SIGINT/SIGTERM/SIGHUP, under the writer lock for the
-// whole run. Before each save the output is flushed, so every line the saved filter holds has
-// been printed: a crawler killed and restarted never prints again a line it printed before the
-// last checkpoint (lines printed after it may come again).
+// creates to hold the lock until its first save, means nothing seen yet), saved atomically at
+// most --checkpoint seconds after a line changed it, while the input is idle too (the thread that
+// owns the filter saves it between two blocks: jobs::idle_work), and at the end and on
+// SIGINT/SIGTERM/SIGHUP, under the writer lock for the whole run. Before each save the output is
+// flushed, so every line the saved filter holds has been printed: a crawler killed and restarted
+// never prints again a line it printed before the last checkpoint (lines printed after it may
+// come again).
+//
+// Exits as grep: 0 when a line was printed, 1 when none was (an empty input, only repeats).
 #include <fmt/core.h>
 #include <unistd.h>
 
@@ -98,7 +102,8 @@ any_filter starting_filter(const dedup_options& options, const sizing_request& s
         if (!can.inserts || can.removes)  // a set that only grows: Bloom (any layout) or scalable Bloom
             throw error(fmt::format("'{}' holds a {}: dedup keeps its state in a Bloom or scalable Bloom filter",
                                     options.state, filter_name(header_of(loaded))));
-        key_format_for(recorded_key_format(loaded), options.key, options.state);  // refuses a contradiction
+        (void)key_format_to_add(recorded_key_format(loaded), options.key, options.state,
+                                inserted_count(loaded) > 0);  // refuses a contradiction, or a guess
         return loaded;
     }
     const std::string kind = !options.kind.empty() ? options.kind : sizing.keys || sizing.memory ? "bloom" : "scalable";
@@ -184,7 +189,7 @@ public:
           lock_(lock),
           out_(options.line_buffered || ::isatty(STDOUT_FILENO) == 1 ? jobs::output::buffering::line
                                                                      : jobs::output::buffering::block),
-          checkpoint_(checkpoint_seconds) {}
+          checkpoint_(std::chrono::duration_cast<clock::duration>(std::chrono::duration<double>(checkpoint_seconds))) {}
 
     /// Reads every line (until a deferred signal, whose number it returns), printing the new
     /// ones, with `threads` threads hashing: the lines go in and out in input order.
@@ -193,6 +198,10 @@ public:
         int signal = 0;
         wrong_drop_estimate wrong(filter_);
         const hasher& hash = hash_function(filter_);
+        // Checkpoints fall due while the input is idle too; this thread, which owns the filter,
+        // saves it between two blocks.
+        const jobs::idle_work checkpoints =
+            lock_ ? jobs::idle_work{[this] { return checkpoint_due(); }, [this] { save_state(); }} : jobs::idle_work{};
         try {
             jobs::for_each_block_in_order<hashed_lines>(
                 lines, threads,
@@ -209,12 +218,14 @@ public:
                         const std::uint64_t added = bloomkit::insert(
                             filter_, std::span<const digest>(block.digests).subspan(at, size), fresh.subspan(at, size));
                         wrong.tested(size, added);
+                        changed_ = changed_ || added > 0;
                     }
                     print(batch, fresh);
                     shown.update(lines.bytes_read());
                     if (jobs::termination_signal() != 0) throw jobs::termination_requested{jobs::termination_signal()};
-                    if (lock_ && std::chrono::steady_clock::now() - last_checkpoint_ >= checkpoint_) save_state();
-                });
+                    if (lock_ && clock::now() >= checkpoint_due()) save_state();
+                },
+                checkpoints);
         } catch (const jobs::termination_requested& stop) {
             signal = stop.signal;
         }
@@ -228,8 +239,12 @@ public:
     void save_state() {
         out_.flush();
         save_keeping_lock(*lock_, filter_, options_.state);
-        last_checkpoint_ = std::chrono::steady_clock::now();
+        last_checkpoint_ = clock::now();
+        changed_ = false;
     }
+
+    /// Lines printed so far.
+    [[nodiscard]] std::uint64_t written() const noexcept { return written_; }
 
     void summarize(const jobs::line_reader& lines, int signal) const {
         warn_if_overfull(filter_);
@@ -247,6 +262,14 @@ public:
     }
 
 private:
+    using clock = std::chrono::steady_clock;
+
+    // When the state is next to be saved: a checkpoint after the last save, once a line has
+    // changed the filter since.
+    [[nodiscard]] clock::time_point checkpoint_due() const {
+        return changed_ ? last_checkpoint_ + checkpoint_ : clock::time_point::max();
+    }
+
     // Prints the lines the options ask for (the new ones, or with --invert the repeats).
     void print(std::span<const std::string_view> batch, std::span<const bool> fresh) {
         std::uint64_t new_lines = 0;
@@ -266,8 +289,9 @@ private:
     any_filter filter_;
     std::optional<jobs::writer_lock>& lock_;
     jobs::output out_;
-    const std::chrono::duration<double> checkpoint_;
-    std::chrono::steady_clock::time_point last_checkpoint_ = std::chrono::steady_clock::now();
+    const clock::duration checkpoint_;
+    clock::time_point last_checkpoint_ = clock::now();
+    bool changed_ = false;  // the filter holds keys the state file does not
     std::uint64_t read_ = 0, written_ = 0, fresh_ = 0;
     double expected_wrong_ = 0;
 };
@@ -282,7 +306,7 @@ int run_exact_dedup(const dedup_options& options) {
     out.flush();
     summarize_exact(job_summary("dedup").flag("exact", true), report, exact_counts::distinct_lines, lines.bytes_read(),
                     options.json);
-    return success;
+    return report.lines_written > 0 ? found : nothing_found;
 }
 
 int run_dedup(const dedup_options& options) {
@@ -302,12 +326,15 @@ int run_dedup(const dedup_options& options) {
     }
     any_filter filter =
         starting_filter(options, sizing, [&] { return count_lines(lines, key_format_to_build(options.key)); });
-    const key_format keys = key_format_for(recorded_key_format(filter), options.key, options.state);
+    const key_format keys =
+        key_format_to_add(recorded_key_format(filter), options.key, options.state, inserted_count(filter) > 0);
+    if (recorded_key_format(filter) == key_format::unrecorded) record_key_format(filter, keys);
     dedup_run run(options, checkpoint_seconds, std::move(filter), lock);
     const int signal = run.read(lines, keys, threads);
     if (lock) run.save_state();
     run.summarize(lines, signal);
-    return signal != 0 ? 128 + signal : success;
+    if (signal != 0) return 128 + signal;
+    return run.written() > 0 ? found : nothing_found;
 }
 
 }  // namespace
@@ -327,7 +354,9 @@ action dedup_command(CLI::App& command) {
     command.add_option("--kind", options->kind,
                        "bloom (fixed size, with -n) or scalable (grows; the default without -n)");
     command.add_option("--seed", options->seed, "Hash seed: a number, or 'random'")->capture_default_str();
-    command.add_option("--checkpoint", options->checkpoint, "With --state: save it every SECONDS")
+    command
+        .add_option("--checkpoint", options->checkpoint,
+                    "With --state: save it at most SECONDS after a line changed it, while the input is idle too")
         ->type_name("SECONDS")
         ->capture_default_str();
     command.add_flag("--invert", options->invert, "Print only the repeats (the lines seen before)");
@@ -346,7 +375,8 @@ action dedup_command(CLI::App& command) {
         "  crawler | bloomkit dedup --state seen.bkf --line-buffered | fetcher      # each URL once, across restarts\n"
         "  bloomkit dedup -n 10M -p 0.1% urls.txt > unique.txt                      # a fixed 10M-line filter\n"
         "  bloomkit dedup --invert access.log.gz | sort | uniq -c                   # only the repeats\n"
-        "  bloomkit dedup --exact --memory 2G frontier.txt > unique.txt             # exactly, whatever the size");
+        "  bloomkit dedup --exact --memory 2G frontier.txt > unique.txt             # exactly, whatever the size\n" +
+        exit_status_footer(command.get_name()));
     return [options] { return run_dedup(*options); };
 }
 

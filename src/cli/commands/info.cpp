@@ -190,7 +190,7 @@ void describe_format(const filter_input& opened, fields_builder& out) {
                 fmt::format("{}{}", java_name(h.funnel),
                             format.records_funnel ? ""
                                                   : " (the file does not record it: --funnel names the Java writer's; "
-                                                    "utf8 unless told)"),
+                                                    "utf8 unless told, long with --key u64, i64 or u32)"),
                 "funnel", json_string(to_string(h.funnel)));
     if (h.layout == bloom_layout::dcso && h.kind == filter_kind::bloom) {
         constexpr std::uint64_t trials = 100000;
@@ -264,7 +264,9 @@ int run_info(const info_options& options) {
         if (!f.label.empty() && f.label != "current FPR") line(f.label, f.text);
     line("memory", human_bytes(static_cast<double>(h.payload_size)));
     line("hash", fmt::format("{} seed {}", to_string(h.hash), h.seed));
-    line("keys are", describe_keys(h.keys));
+    line("keys are", describe_keys(h.keys) + (opened.records_keys() ? ""
+                                                                    : " (the file does not record it: --key names "
+                                                                      "what its writer added)"));
     if (interrupted)
         line("update",
              "INTERRUPTED: an update in place did not finish; the counts below are those of the last one that did");

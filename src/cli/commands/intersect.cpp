@@ -22,7 +22,8 @@ action intersect_command(CLI::App& command) {
         "  bloomkit intersect yesterday.txt today.txt > both.txt        # the lines of today that were there "
         "yesterday\n"
         "  zcat big.gz | bloomkit intersect --memory 1G small.txt -     # a 1 GB filter of small.txt, big streamed\n"
-        "  bloomkit intersect --kind fuse -p 0.4% a.txt b.txt            # the smallest filter, a little less exact");
+        "  bloomkit intersect --kind fuse -p 0.4% a.txt b.txt            # the smallest filter, a little less exact\n" +
+        exit_status_footer(command.get_name()));
     return [options] { return run_membership_job("intersect", *options, true) ? found : nothing_found; };
 }
 

@@ -1,7 +1,8 @@
 // bloomkit once [INPUT...|-] [--repeated] [--memory SIZE] [--tmpdir DIR] [--key u32...] — the
 // lines (or integers) that appear exactly once, or with --repeated those that appear more than
 // once, each printed once, in order of first appearance; exact, in bounded memory
-// (exact_jobs.hpp). "Among 10 billion integers, which appear exactly once?"
+// (exact_jobs.hpp). "Among 10 billion integers, which appear exactly once?" Exits 1 when it
+// prints no line, as grep.
 #include <memory>
 #include <string>
 #include <vector>
@@ -27,7 +28,7 @@ int run_once(const once_options& options) {
     out.flush();
     summarize_exact(job_summary("once", options.repeated ? "once --repeated" : "").flag("repeated", options.repeated),
                     report, exact_counts::distinct_lines, lines.bytes_read(), options.json);
-    return success;
+    return report.lines_written > 0 ? found : nothing_found;
 }
 
 }  // namespace
@@ -40,7 +41,8 @@ action once_command(CLI::App& command) {
         "Examples:\n"
         "  bloomkit once --key u32 ids.txt > singletons.txt          # the ids seen exactly once\n"
         "  bloomkit once --repeated --memory 4G urls.txt             # each URL that came more than once\n"
-        "Lines come out in order of their first appearance, once the input is read.");
+        "Lines come out in order of their first appearance, once the input is read.\n" +
+        exit_status_footer(command.get_name()));
     return [options] { return run_once(*options); };
 }
 

@@ -9,7 +9,10 @@
 // add and check unless --key says otherwise; a --key that contradicts it is refused.
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
@@ -122,8 +125,10 @@ redis::client connect(const redis_options& o) {
         c.url = from_environment;
     }
     set_credentials(o, c);
-    const auto timeout =
-        std::chrono::milliseconds(static_cast<long long>(parse_seconds("--timeout", o.timeout) * 1000));
+    // Whole milliseconds, rounded up: a timeout below one must not become 0, which is none at
+    // all. (To the microsecond first, so that 1.1 s, 1100.0000000000002 ms in a double, is 1100.)
+    const double seconds = parse_seconds("--timeout", o.timeout);
+    const auto timeout = std::chrono::milliseconds(std::max<long long>(1, (std::llround(seconds * 1e6) + 999) / 1000));
     c.command_timeout = timeout;
     c.connect_timeout = std::min(timeout, std::chrono::milliseconds(2000));
     return redis::client(c);
@@ -185,10 +190,11 @@ int run_add(const lines_options& o) {
     redis::client c = connect(o.where);
     redis::bloom_filter filter = redis::bloom_filter::open(c, o.where.name, filter_options_of(o.where));
     const key_format recorded = filter.recorded_key_format();
-    const key_format keys = key_format_for(recorded, o.key, filter.name());
-    // A filter that records nothing (made by a program that did not say) learns it from the
-    // first --key: from then on, check reads its lines alike without being told.
-    if (recorded == key_format::unrecorded && !o.key.empty()) filter.record_key_format(keys);
+    const key_format keys = key_format_to_add(recorded, o.key, filter.name(),
+                                              recorded == key_format::unrecorded && filter.set_bit_count() > 0);
+    // A filter that records nothing (made by a program that did not say) learns it from its
+    // first writer: from then on, every face reads its keys alike without being told.
+    if (recorded == key_format::unrecorded) filter.record_key_format(keys);
     unrecorded_format_warning warning(filter.recorded_key_format(), o.key, filter.name());
     std::uint64_t read = 0, added = 0;
     jobs::progress shown("adding", lines.total_bytes(), jobs::data_output::none);

@@ -21,7 +21,8 @@ action subtract_command(CLI::App& command) {
         "Examples:\n"
         "  bloomkit subtract today.txt yesterday.txt > new.txt         # the lines that are new today\n"
         "  bloomkit subtract urls.txt blocklist.txt.gz -p 0.01%          # drop blocked URLs (1 in 10^4 others too)\n"
-        "  cat crawl.log | bloomkit subtract - done.txt --memory 512M");
+        "  cat crawl.log | bloomkit subtract - done.txt --memory 512M\n" +
+        exit_status_footer(command.get_name()));
     return [options] { return run_membership_job("subtract", *options, false) ? found : nothing_found; };
 }
 

@@ -2,7 +2,8 @@
 // most frequent lines with their counts, as `sort | uniq -c | sort -k1,1nr -k2 | head -K` prints
 // them (LC_ALL=C): exact in bounded memory, or with --approx in one pass and fixed memory by
 // Space-Saving (both in exact_jobs.hpp), whose counts may be too high by a bound the
-// summary states. "A 100 GB log of IP addresses: the top K."
+// summary states. "A 100 GB log of IP addresses: the top K." Exits 1 when it prints no line (an
+// empty input), as grep.
 #include <fmt/core.h>
 
 #include <memory>
@@ -41,7 +42,7 @@ int run_approximate_top(const top_options& options, std::uint64_t k, const jobs:
         .count("overcount_bound", report.overcount_bound, "overcount bound")
         .bytes_read(lines.bytes_read())
         .print(options.json, true);
-    return success;
+    return report.lines.lines_written > 0 ? found : nothing_found;
 }
 
 int run_top(const top_options& options) {
@@ -55,7 +56,7 @@ int run_top(const top_options& options) {
     out.flush();
     summarize_exact(job_summary("top").flag("exact", true), report, exact_counts::distinct_lines, lines.bytes_read(),
                     options.json);
-    return success;
+    return report.lines_written > 0 ? found : nothing_found;
 }
 
 }  // namespace
@@ -72,7 +73,8 @@ action top_command(CLI::App& command) {
         "LC_ALL=C sort), so the output equals: sort | uniq -c | sort -k1,1nr -k2 | head -n K\n"
         "Examples:\n"
         "  bloomkit top -k 10 access_ips.txt                   # the 10 most frequent addresses, exactly\n"
-        "  zcat huge.log.gz | cut -d' ' -f1 | bloomkit top -k 100 --approx");
+        "  zcat huge.log.gz | cut -d' ' -f1 | bloomkit top -k 100 --approx\n" +
+        exit_status_footer(command.get_name()));
     return [options] { return run_top(*options); };
 }
 

@@ -8,6 +8,7 @@
 
 #include "support/arguments.hpp"
 #include "support/filter_files.hpp"
+#include "support/keys.hpp"
 
 namespace bloomkit::cli {
 
@@ -24,7 +25,8 @@ inline void add_no_wait_option(CLI::App& command, bool& no_wait) {
                      "If another bloomkit process is writing the filter file, fail at once instead of waiting for it");
 }
 
-/// --format and --funnel: how a filter file is read (filter_reading).
+/// --format, --funnel and --key: how a filter file is read (filter_reading), and what its keys
+/// are where the file does not record it.
 inline void add_filter_reading_options(CLI::App& command, filter_reading& reading) {
     command
         .add_option("--format", reading.format,
@@ -35,9 +37,10 @@ inline void add_filter_reading_options(CLI::App& command, filter_reading& readin
     command
         .add_option("--funnel", reading.funnel,
                     "For a Guava stream, the funnel its Java writer used (not recorded in the stream): utf8 "
-                    "(Funnels.stringFunnel(UTF_8)), chars (unencodedCharsFunnel), int, long or bytes")
-        ->type_name("FUNNEL")
-        ->capture_default_str();
+                    "(Funnels.stringFunnel(UTF_8), the default), chars (unencodedCharsFunnel), int, long (the default "
+                    "with --key u64, i64 or u32) or bytes")
+        ->type_name("FUNNEL");
+    add_key_option(command, reading.key);
 }
 
 }  // namespace bloomkit::cli

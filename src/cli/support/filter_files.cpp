@@ -17,6 +17,7 @@
 #include "jobs/fd_stream.hpp"
 #include "jobs/gzip_bytes.hpp"
 #include "jobs/signals.hpp"
+#include "support/keys.hpp"
 
 namespace bloomkit::cli {
 namespace {
@@ -35,7 +36,10 @@ bool read_as_stream(const std::string& path) {
 
 }  // namespace
 
-io::read_options filter_reading::options() const { return {parse_funnel(funnel)}; }
+io::read_options filter_reading::options() const {
+    return {funnel.empty() ? guava_funnel::none : parse_funnel(funnel),
+            key.empty() ? key_format::unrecorded : parse_key_format(key)};
+}
 
 guava_funnel parse_funnel(const std::string& word) {
     if (const guava_funnel funnel = guava_funnel_named(word); funnel != guava_funnel::none) return funnel;
@@ -187,7 +191,7 @@ void write_filter(const any_filter& filter, const std::string& path, const filte
         return;
     }
     if (!is_standard_stream(path)) {
-        save(filter, path);
+        save(filter, path, [](int) {});  // the command holds the writer lock (file_locking.hpp)
         return;
     }
     jobs::fd_streambuf buffer(STDOUT_FILENO);

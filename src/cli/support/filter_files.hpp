@@ -22,11 +22,13 @@
 
 namespace bloomkit::cli {
 
-/// How a filter file is read: its format ("auto": told by its bytes) and, for a Guava stream,
-/// the funnel its Java writer used (--format, --funnel).
+/// How a filter file is read: its format ("auto": told by its bytes), and for a file that cannot
+/// record it, what its keys are and, for a Guava stream, the funnel its Java writer used
+/// (--format, --key, --funnel; empty when not given).
 struct filter_reading {
     std::string format = "auto";
-    std::string funnel = "utf8";
+    std::string funnel;
+    std::string key;
     [[nodiscard]] io::read_options options() const;
 };
 
@@ -66,6 +68,9 @@ public:
     [[nodiscard]] std::string_view format() const noexcept { return format_; }
     [[nodiscard]] const std::vector<std::byte>& attached() const noexcept { return attached_; }
     [[nodiscard]] bool gzipped() const noexcept { return gzip_; }
+    /// Whether the file records what its keys are (a bkf file of format version 3): a Guava
+    /// stream or a DCSO file holds what its reader says (--key, --funnel).
+    [[nodiscard]] bool records_keys() const noexcept { return format_ == io::bkf_format::word; }
 
     /// Checks the payload checksum (a stream's was checked as it was read).
     void verify() const {

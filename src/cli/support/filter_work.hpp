@@ -49,10 +49,10 @@ inline bool twins_fit(std::uint64_t bytes, unsigned threads) {
 
 /// What a cuckoo filter does with a line that comes again (the other kinds hold a set).
 enum class repeats {
-    /// Stored again, up to the 8 copies its two buckets hold (further copies are not needed:
-    /// the line is present): `add` to a file, where a line may already be in from before. A
-    /// line that merely tests present is not skipped: it may be a false positive, and removing
-    /// it later would then take another line's only fingerprint.
+    /// Stored again each time, so that each remove undoes one add: `add` to a file, where a
+    /// line may already be in from before. A line that merely tests present is not skipped: it
+    /// may be a false positive, and removing it later would then take another line's only
+    /// fingerprint. A copy the key's buckets have no slot for (8 copies are in) is refused.
     stored,
     /// Each distinct line stored once (`build`): a build makes a set, as for the other kinds.
     /// Repeats are told apart exactly, by their 128-bit digests in a set of every distinct
@@ -126,6 +126,8 @@ void insert_batch(any_filter& filter, std::span<const Key> batch, repeats repeat
     }
     try {
         bloomkit::insert(filter, std::span<const digest>(digests));
+    } catch (const too_many_copies_error&) {
+        throw;  // says which keys: a full table is another matter
     } catch (const filter_full&) {
         throw cuckoo_full(*cuckoo, repeated);
     }

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <optional>
 
 #include "bloomkit/error.hpp"
 
@@ -19,10 +20,7 @@ bool looks_numeric(std::string_view line) {
 }  // namespace
 
 key_format parse_key_format(const std::string& text) {
-    if (text == "text") return key_format::text;
-    if (text == "u64") return key_format::u64;
-    if (text == "i64") return key_format::i64;
-    if (text == "u32") return key_format::u32;
+    if (const std::optional<key_format> format = key_format_named(text)) return *format;
     throw invalid_argument(fmt::format("--key is text, u64, i64 or u32, not '{}'", text));
 }
 
@@ -38,18 +36,47 @@ key_format key_format_to_build(const std::string& option) {
     return option.empty() ? key_format::text : parse_key_format(option);
 }
 
+namespace {
+
+/// --key as the library's rules take it: unrecorded when not given.
+key_format asked_format(const std::string& option) {
+    return option.empty() ? key_format::unrecorded : parse_key_format(option);
+}
+
+[[noreturn]] void refuse_contradiction(key_format recorded, const std::string& option, std::string_view filter) {
+    const bool numbers = is_integer(parse_key_format(option));
+    throw invalid_argument(fmt::format(
+        "--key {} contradicts '{}', whose keys are {}: {} would be read as other keys than it holds. Leave --key out "
+        "(the filter's own format is used), or rebuild the filter with --key {}",
+        option, filter,
+        is_integer(recorded) ? fmt::format("integers (--key {})", to_string(recorded)) : std::string("text"),
+        numbers ? "numbers" : "lines", option));
+}
+
+}  // namespace
+
 key_format key_format_for(key_format recorded, const std::string& option, std::string_view filter) {
-    if (option.empty()) return recorded == key_format::unrecorded ? key_format::text : recorded;
-    const key_format asked = parse_key_format(option);
-    if (!same_keys(recorded, asked))
+    try {
+        return key_format_to_read(recorded, asked_format(option));
+    } catch (const key_type_error&) {
+        refuse_contradiction(recorded, option, filter);
+    }
+}
+
+key_format key_format_to_add(key_format recorded, const std::string& option, std::string_view filter, bool holds_keys) {
+    if (recorded == key_format::unrecorded && option.empty() && holds_keys)
         throw invalid_argument(fmt::format(
-            "--key {} contradicts '{}', whose keys are {}: {} would be read as other keys than it holds. Leave --key "
-            "out "
-            "(the filter's own format is used), or rebuild the filter with --key {}",
-            option, filter,
-            is_integer(recorded) ? fmt::format("integers (--key {})", to_string(recorded)) : std::string("text"),
-            is_integer(asked) ? "numbers" : "lines", option));
-    return asked;
+            "'{}' holds keys but does not record what they are (an older bloomkit wrote it): say it with --key text, "
+            "u64, i64 or u32 (as it was built), and the file records it",
+            filter));
+    return key_format_for(recorded, option, filter);
+}
+
+void note_unrecorded_keys(std::string_view format, key_format keys) {
+    if (format == "bkf" || !is_integer(keys)) return;
+    fmt::print(stderr,
+               "bloomkit: note: a {} file does not record that its keys are {} integers: read it with --key {}\n",
+               format, to_string(keys), to_string(keys));
 }
 
 unrecorded_format_warning::unrecorded_format_warning(key_format recorded, const std::string& option, std::string filter)
@@ -61,8 +88,9 @@ void unrecorded_format_warning::look(std::span<const std::string_view> lines) {
     if (!std::ranges::all_of(lines, looks_numeric)) return;
     fmt::print(
         stderr,
-        "bloomkit: warning: '{}' does not record what its keys are (an older bloomkit wrote it), so its lines are "
-        "read as text; they look like numbers: if it was built with --key u64 or i64, give that --key too\n",
+        "bloomkit: warning: '{}' does not record what its keys are (an older bloomkit, or a format that cannot, "
+        "wrote it), so its lines are read as text; they look like numbers: if it was built with --key u64 or i64, "
+        "give that --key too\n",
         filter_);
 }
 

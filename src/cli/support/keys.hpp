@@ -2,12 +2,13 @@
 // i64 or u32; the lines are parsed by jobs/line_keys.hpp), so that `--key u64` finds what a C++ or
 // Python program inserted as the integer 7, whatever its type.
 //
-// A filter records the format it was built with (bloomkit::key_format, in its file's header and
-// in a Redis filter's metadata), and every command that reads lines against a filter reads them
-// in that format unless told otherwise: `build --key u64` then `check` finds the numbers. A --key
-// that contradicts the record is refused (text against integers; u64 and i64 are the same
-// integers and go together). A filter that records nothing (written by an older bloomkit) is
-// read as --key says, text by default, and a warning says so when the lines look like numbers.
+// A filter records the format it was built with (bloomkit/keys.hpp, in its file's header and in
+// a Redis filter's metadata), and every command that reads lines against a filter reads them in
+// that format: `build --key u64` then `check` finds the numbers, and refuses a line the format
+// cannot hold (-1 for u64). A --key that contradicts the record is refused (text against
+// integers). A filter that records nothing (written by an older bloomkit) is read as --key says,
+// text by default, and a warning says so when the lines look like numbers; adding to one that
+// holds keys takes a --key, which it then records.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -32,9 +33,19 @@ void add_key_option(CLI::App& command, std::string& format);
 key_format key_format_to_build(const std::string& option);
 
 /// The format to read lines in against a filter that records `recorded`, named `filter` in
-/// messages: --key when given (refused when it contradicts the record), else the record, else
-/// text. Throws invalid_argument for a contradiction.
+/// messages (bloomkit::key_format_to_read): the record, whose range the filter holds; --key for
+/// a filter that records none; else text. Throws invalid_argument when --key contradicts the
+/// record (text against integers).
 key_format key_format_for(key_format recorded, const std::string& option, std::string_view filter);
+
+/// The format to add lines in to a filter (bloomkit::key_format_to_write): as key_format_for,
+/// but a filter that records none and `holds_keys` already takes only a --key said (a guess
+/// would add keys nobody finds). The caller records what it returns on such a filter.
+key_format key_format_to_add(key_format recorded, const std::string& option, std::string_view filter, bool holds_keys);
+
+/// Says on stderr, when a filter of integer keys is written in a format that cannot record that
+/// (Guava, DCSO), with which --key its readers read it.
+void note_unrecorded_keys(std::string_view format, key_format keys);
 
 /// Watches the first lines read against a filter that records no key format, and warns once
 /// on stderr when they all look like decimal numbers while they are read as text: the filter

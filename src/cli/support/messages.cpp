@@ -33,7 +33,7 @@ std::string command_message(const std::exception& e) {
         format && format->reason() == format_errc::interrupted_update)
         return std::string(e.what()) + " (bloomkit add FILE < /dev/null)";
     if (const auto* number = dynamic_cast<const jobs::not_a_number*>(&e))
-        return number->explained_by("--key " + std::string(to_string(number->format())));
+        return number->explained_by("a filter of " + std::string(to_string(number->format())) + " keys");
     if (dynamic_cast<const jobs::filter_file_as_lines*>(&e) != nullptr)
         return std::string(e.what()) + ": to combine filters, use bloomkit merge";
     if (dynamic_cast<const jobs::threads_unavailable*>(&e) != nullptr)
