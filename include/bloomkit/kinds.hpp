@@ -99,6 +99,7 @@ struct kind_capabilities {
     bool updates_in_place = false;  ///< its file takes keys in place (file_update.hpp): its operations only set bits
     bool grows = false;             ///< has no capacity: grows as keys come
     bool concurrent = false;        ///< inserts and lookups from several threads at once (concurrent_filter)
+    bool fills = false;             ///< refuses a key it has no room for (refusing_filter): full, not a set
     /// Every ability equal.
     friend constexpr bool operator==(const kind_capabilities&, const kind_capabilities&) = default;
 };
@@ -113,6 +114,7 @@ template <class F>
     can.merges = merging_filter<F>;
     can.intersects = intersecting_filter<F>;
     can.concurrent = concurrent_filter<F>;
+    can.fills = refusing_filter<F>;
     if constexpr (requires { kind_traits<F>::updates_in_place; })
         can.updates_in_place = kind_traits<F>::updates_in_place;
     if constexpr (requires { kind_traits<F>::grows; }) can.grows = kind_traits<F>::grows;

@@ -156,17 +156,11 @@ std::optional<key_format> key_format_argument(py::handle value) {
     throw invalid_argument("key_format is 'text', 'u64', 'i64' or 'u32', not '" + *word + "'");
 }
 
-/// The Guava funnel named `word` ("utf8", "chars", "int", "long", "bytes").
-guava_funnel funnel_named(const std::string& word) {
-    if (const guava_funnel funnel = guava_funnel_named(word); funnel != guava_funnel::none) return funnel;
-    throw invalid_argument("unknown Guava funnel '" + word + "': choose utf8, chars, int, long or bytes");
-}
-
 /// What the constructors take beyond the size: how the filter hashes and what its keys are.
 filter_options options_of(py::handle seed, py::handle funnel, py::handle keys) {
     filter_options options;
     if (const auto s = args::seed(seed)) options.seed = *s;
-    if (const auto word = args::optional_word(funnel, "funnel")) options.funnel = funnel_named(*word);
+    if (const auto word = args::optional_word(funnel, "funnel")) options.funnel = parse_guava_funnel(*word);
     if (const auto format = key_format_argument(keys)) options.keys = *format;
     return options;
 }
@@ -458,7 +452,7 @@ void bind_files(py::module_& m, py::class_<filter>& c) {
             if (format) named = *format;
             const std::optional<std::string> funnel_word = args::optional_word(funnel, "funnel");
             io::read_options reading;
-            if (funnel_word && !funnel_word->empty()) reading.funnel = funnel_named(*funnel_word);
+            if (funnel_word && !funnel_word->empty()) reading.funnel = parse_guava_funnel(*funnel_word);
             if (const auto k = key_format_argument(keys)) reading.keys = *k;
             return filter(io::read_any(bytes, named, reading, "bytes").filter);
         },

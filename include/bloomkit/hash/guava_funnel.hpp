@@ -21,6 +21,8 @@
 #include <string_view>
 #include <vector>
 
+#include "bloomkit/error.hpp"
+
 namespace bloomkit {
 
 /// The Guava funnel of a filter hashing with murmur3_128 (none for every other hash). The
@@ -68,6 +70,13 @@ inline constexpr guava_funnel last_guava_funnel = guava_funnel::byte_array;
     for (auto f = static_cast<int>(guava_funnel::string_utf8); f <= static_cast<int>(last_guava_funnel); ++f)
         if (word == to_string(static_cast<guava_funnel>(f))) return static_cast<guava_funnel>(f);
     return guava_funnel::none;
+}
+
+/// The funnel whose short word is `word`; throws invalid_argument naming the choices for
+/// another word.
+[[nodiscard]] inline guava_funnel parse_guava_funnel(std::string_view word) {
+    if (const guava_funnel funnel = guava_funnel_named(word); funnel != guava_funnel::none) return funnel;
+    throw invalid_argument("unknown Guava funnel '" + std::string(word) + "': choose utf8, chars, int, long or bytes");
 }
 
 /// Whether the funnel's keys are integers (Java int or long) rather than strings or bytes.

@@ -24,15 +24,16 @@
 #include "bloomkit/file_update.hpp"
 #include "commands/commands.hpp"
 #include "jobs/digest_spool.hpp"
+#include "jobs/filter/filter_files.hpp"
+#include "jobs/filter/line_filters.hpp"
 #include "jobs/line_keys.hpp"
 #include "jobs/progress.hpp"
 #include "jobs/signals.hpp"
 #include "support/common_options.hpp"
 #include "support/file_locking.hpp"
-#include "support/filter_files.hpp"
-#include "support/filter_work.hpp"
 #include "support/keys.hpp"
 #include "support/messages.hpp"
+#include "support/overfull.hpp"
 #include "support/summary.hpp"
 
 namespace bloomkit::cli {
@@ -125,7 +126,7 @@ file_header add_to_bloom_file(const add_options& options, jobs::line_reader& lin
 file_header add_by_rewriting(const add_options& options, jobs::line_reader& lines, key_format keys, unsigned threads) {
     any_filter filter = load<any_filter>(options.filter);
     if (recorded_key_format(filter) == key_format::unrecorded) record_key_format(filter, keys);
-    insert_lines(filter, lines, keys, threads);
+    jobs::insert_lines(filter, lines, keys, threads);
     std::optional<jobs::termination_signals_blocked> replacing;
     save(filter, options.filter, [&](int) { replacing.emplace(), jobs::set_termination_note({}); });
     return header_of(filter);
@@ -140,13 +141,13 @@ struct foreign_file {
 /// Reads a Guava or DCSO file whole, adds the lines and rewrites it as it was (its format,
 /// gzip, a DCSO file's attached data), atomically.
 foreign_file add_to_foreign_file(const add_options& options, jobs::line_reader& lines, unsigned threads) {
-    filter_read read = read_filter_contents(options.filter, options.reading);
+    jobs::filter_read read = jobs::read_filter_contents(options.filter, options.reading.parsed());
     any_filter& filter = read.contents.filter;
     const key_format keys = key_format_for(recorded_key_format(filter), options.reading.key, options.filter);
-    insert_lines(filter, lines, keys, threads);
+    jobs::insert_lines(filter, lines, keys, threads);
     const jobs::termination_signals_blocked replacing;
     jobs::set_termination_note({});
-    write_filter(filter, options.filter, read.as_stored());
+    jobs::write_filter(filter, options.filter, read.as_stored());
     return {header_of(filter), std::string(read.contents.format)};
 }
 
@@ -168,7 +169,7 @@ int run_add(const add_options& options) {
 int run_add_or_leave_unchanged(const add_options& options) {
     const unsigned threads = parse_threads(options.threads);
     jobs::line_reader lines(options.inputs);
-    refuse_input_as_output(lines, options.filter);
+    jobs::refuse_input_as_output(lines, options.filter);
     const jobs::writer_lock lock = lock_for_writing(options.filter, options.no_wait);
     jobs::set_termination_note(fmt::format(
         "bloomkit: stopped by a signal before anything was written: '{}' was not changed\n", options.filter));
@@ -178,7 +179,7 @@ int run_add_or_leave_unchanged(const add_options& options) {
             summarize_filter("add", options.filter, format, now, lines).print(options.json, false);
         return success;
     };
-    if (!stored_as_bkf(options.filter, options.reading)) {
+    if (!jobs::stored_as_bkf(options.filter, options.reading.parsed())) {
         const foreign_file added = add_to_foreign_file(options, lines, threads);
         return report(added.header, added.format);
     }

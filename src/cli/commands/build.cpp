@@ -18,13 +18,13 @@
 #include <vector>
 
 #include "commands/commands.hpp"
+#include "jobs/filter/filter_files.hpp"
+#include "jobs/filter/line_filters.hpp"
 #include "support/arguments.hpp"
 #include "support/common_options.hpp"
 #include "support/file_locking.hpp"
-#include "support/filter_build.hpp"
-#include "support/filter_files.hpp"
-#include "support/filter_work.hpp"
 #include "support/keys.hpp"
+#include "support/overfull.hpp"
 #include "support/sizing_options.hpp"
 #include "support/summary.hpp"
 
@@ -79,9 +79,9 @@ std::pair<guava_funnel, key_format> funnel_and_keys(const build_options& options
         return {guava_funnel::none, key_format_to_build(options.key)};
     }
     try {
-        const io::guava::funnel_and_keys chosen =
-            io::guava::funnel_and_keys_of(options.funnel.empty() ? guava_funnel::none : parse_funnel(options.funnel),
-                                          options.key.empty() ? key_format::unrecorded : parse_key_format(options.key));
+        const io::guava::funnel_and_keys chosen = io::guava::funnel_and_keys_of(
+            options.funnel.empty() ? guava_funnel::none : parse_guava_funnel(options.funnel),
+            options.key.empty() ? key_format::unrecorded : parse_key_format(options.key));
         return {chosen.funnel, chosen.keys};
     } catch (const invalid_argument& e) {
         throw invalid_argument(std::string(e.what()) + " (--key, --funnel)");
@@ -90,7 +90,7 @@ std::pair<guava_funnel, key_format> funnel_and_keys(const build_options& options
 
 int run_build(const build_options& options) {
     const kind_request request = parse_kind_request(options);
-    const sizing_request sizing = parse_sizing(options.sizing);
+    const jobs::sizing_request sizing = parse_sizing(options.sizing);
     const std::pair<guava_funnel, key_format> chosen = funnel_and_keys(options, request);
     const guava_funnel funnel = chosen.first;  // named, not bound: Clang 14 captures no binding
     const key_format keys = chosen.second;
@@ -101,14 +101,14 @@ int run_build(const build_options& options) {
                                  .funnel = funnel};
     const std::optional<jobs::writer_lock> lock = lock_output(options.output, options.no_wait);
     jobs::line_reader lines(options.inputs);  // a missing file is reported before anything else happens
-    refuse_input_as_output(lines, options.output);
-    if (!is_standard_stream(options.output)) require_saveable(options.output);
+    jobs::refuse_input_as_output(lines, options.output);
+    if (!jobs::is_standard_stream(options.output)) require_saveable(options.output);
     const any_filter filter = with_requested_type(request, sizing.choice_fpr(), [&](auto type) {
-        return build_filter<typename decltype(type)::type>(request, lines, keys, sizing, hashing,
-                                                           parse_threads(options.threads));
+        return jobs::build_filter<typename decltype(type)::type>(request, lines, keys, sizing, hashing,
+                                                                 parse_threads(options.threads));
     });
     // Atomic: on any failure no partial file is left behind.
-    write_filter(filter, options.output, {options.format, options.gzip, {}});
+    jobs::write_filter(filter, options.output, {options.format, options.gzip, {}});
     warn_if_overfull(filter);
     note_unrecorded_keys(options.format, keys);
     if (job_summary::wanted(options.json))

@@ -11,14 +11,15 @@
 
 #include "bloomkit/error.hpp"
 #include "commands/commands.hpp"
+#include "jobs/filter/filter_files.hpp"
+#include "jobs/filter/line_filters.hpp"
 #include "jobs/output.hpp"
 #include "support/arguments.hpp"
 #include "support/check_report.hpp"
 #include "support/common_options.hpp"
-#include "support/filter_files.hpp"
-#include "support/filter_work.hpp"
 #include "support/json_object.hpp"
 #include "support/keys.hpp"
+#include "support/overfull.hpp"
 
 namespace bloomkit::cli {
 namespace {
@@ -33,11 +34,12 @@ struct check_options {
 };
 
 int run_check(const check_options& options) {
-    if (is_standard_stream(options.filter) && (options.inputs.empty() || std::ranges::count(options.inputs, "-") > 0))
+    if (jobs::is_standard_stream(options.filter) &&
+        (options.inputs.empty() || std::ranges::count(options.inputs, "-") > 0))
         throw invalid_argument(
             "the filter and the lines cannot both come from standard input: name a file for one of them");
     jobs::line_reader lines(options.inputs);
-    const filter_input opened(options.filter, options.reading);
+    const jobs::filter_input opened(options.filter, options.reading.parsed());
     if (!options.no_verify) opened.verify();
     const key_format keys = key_format_for(opened.header().keys, options.reading.key, opened.name());
     unrecorded_format_warning numeric_lines(opened.records_keys() ? opened.header().keys : key_format::unrecorded,

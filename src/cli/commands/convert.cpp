@@ -10,9 +10,9 @@
 #include <string>
 
 #include "commands/commands.hpp"
+#include "jobs/filter/filter_files.hpp"
 #include "support/common_options.hpp"
 #include "support/file_locking.hpp"
-#include "support/filter_files.hpp"
 #include "support/keys.hpp"
 #include "support/summary.hpp"
 
@@ -33,7 +33,7 @@ int run_convert(const convert_options& options) {
     if (!io::known_format(options.to))
         throw invalid_argument("unknown format '" + options.to + "': choose " + io::format_words());
     const std::optional<jobs::writer_lock> lock = lock_output(options.output, options.no_wait);
-    filter_read read = read_filter_contents(options.input, options.reading);
+    jobs::filter_read read = jobs::read_filter_contents(options.input, options.reading.parsed());
     const io::filter_contents& in = read.contents;
     if (std::string why = io::refusal(options.to, in.filter); !why.empty())
         throw invalid_argument("cannot convert '" + options.input + "' to " + options.to + ": " + why);
@@ -43,8 +43,8 @@ int run_convert(const convert_options& options) {
                    "bloomkit: note: the {} bytes of data attached to '{}' are DCSO's; a {} file does not keep "
                    "them\n",
                    in.attached.size(), options.input, options.to);
-    write_filter(in.filter, options.output,
-                 {options.to, options.gzip, keeps_data ? in.attached : std::vector<std::byte>{}});
+    jobs::write_filter(in.filter, options.output,
+                       {options.to, options.gzip, keeps_data ? in.attached : std::vector<std::byte>{}});
     note_unrecorded_keys(options.to, recorded_key_format(in.filter));
     if (!job_summary::wanted(options.json)) return success;
     job_summary summary("convert");

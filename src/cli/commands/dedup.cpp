@@ -20,7 +20,7 @@
 // never prints again a line it printed before the last checkpoint (lines printed after it may
 // come again).
 //
-// Exits as grep: 0 when a line was printed, 1 when none was (an empty input, only repeats).
+// Exits as grep: 0 when a line was printed, 1 when none was (an empty input, only jobs::repeats).
 #include <fmt/core.h>
 #include <unistd.h>
 
@@ -35,6 +35,8 @@
 #include <vector>
 
 #include "commands/commands.hpp"
+#include "jobs/filter/filter_files.hpp"
+#include "jobs/filter/line_filters.hpp"
 #include "jobs/line_keys.hpp"
 #include "jobs/ordered_pipeline.hpp"
 #include "jobs/output.hpp"
@@ -44,10 +46,8 @@
 #include "support/common_options.hpp"
 #include "support/exact_job.hpp"
 #include "support/file_locking.hpp"
-#include "support/filter_build.hpp"
-#include "support/filter_files.hpp"
-#include "support/filter_work.hpp"
 #include "support/keys.hpp"
+#include "support/overfull.hpp"
 #include "support/sizing_options.hpp"
 #include "support/summary.hpp"
 
@@ -94,7 +94,7 @@ bool has_saved_state(const std::string& state) {
 
 /// The filter a dedup starts from: the state file's, or a new one as the options ask; `count`
 /// counts the input's lines when the options size the filter by them (--memory alone).
-any_filter starting_filter(const dedup_options& options, const sizing_request& sizing,
+any_filter starting_filter(const dedup_options& options, const jobs::sizing_request& sizing,
                            const std::function<std::uint64_t()>& count) {
     if (has_saved_state(options.state)) {
         any_filter loaded = load<any_filter>(options.state);
@@ -118,15 +118,15 @@ any_filter starting_filter(const dedup_options& options, const sizing_request& s
         throw invalid_argument(
             "a Bloom filter for dedup needs its size: give -n or --memory, or use the scalable filter that "
             "grows (no -n)");
-    const auto [n, p] = resolve_sizing<bloom_filter>(sizing, {}, count);
+    const auto [n, p] = jobs::resolve_sizing<bloom_filter>(sizing, {}, count);
     return bloom_filter(n, p, hashing);
 }
 
-/// The expected number of new lines wrongly taken for repeats, over stretches of the run. A
+/// The expected number of new lines wrongly taken for jobs::repeats, over stretches of the run. A
 /// new line is taken for a repeat with the filter's false-positive rate p at the time, so in a
 /// stretch where F new lines were let through and D lines dropped, F · p / (1 - p) of the
 /// dropped ones are expected to have been new — and no more than D. Where p reaches 1 (every
-/// bit set), nothing is let through any more and nothing tells repeats from new lines: all D
+/// bit set), nothing is let through any more and nothing tells jobs::repeats from new lines: all D
 /// may be wrong, and the estimate says so. The rate is measured from the fill, which reads the
 /// whole filter, so a stretch is as many lines as 1/32 of the filter's bytes, at least 64 (a few
 /// percent of the run's time, and short enough to follow a small filter filling up); within one
@@ -176,7 +176,7 @@ private:
 /// A block of lines hashed by a worker, and which of them were new, found by the inserter.
 struct hashed_lines {
     std::vector<digest> digests;
-    answer_buffer fresh;
+    jobs::answer_buffer fresh;
 };
 
 /// A dedup run: the filter, the output, the state file and what has been done so far.
@@ -253,7 +253,7 @@ public:
             .count("lines_read", read_, "lines read")
             .count("lines_written", written_, "lines written")
             .count("new_keys", fresh_, "first seen")
-            .estimate("expected_false_positives", expected_wrong_, "new lines wrongly taken for repeats")
+            .estimate("expected_false_positives", expected_wrong_, "new lines wrongly taken for jobs::repeats")
             .count("filter_bytes", header_of(filter_).payload_size, "filter bytes")
             .count("signal", static_cast<std::uint64_t>(signal))
             .bytes_read(lines.bytes_read());
@@ -270,7 +270,7 @@ private:
         return changed_ ? last_checkpoint_ + checkpoint_ : clock::time_point::max();
     }
 
-    // Prints the lines the options ask for (the new ones, or with --invert the repeats).
+    // Prints the lines the options ask for (the new ones, or with --invert the jobs::repeats).
     void print(std::span<const std::string_view> batch, std::span<const bool> fresh) {
         std::uint64_t new_lines = 0;
         for (std::size_t i = 0; i < batch.size(); ++i) {
@@ -311,12 +311,12 @@ int run_exact_dedup(const dedup_options& options) {
 
 int run_dedup(const dedup_options& options) {
     if (options.exact.exact) return run_exact_dedup(options);
-    const sizing_request sizing = parse_sizing(options.sizing);
+    const jobs::sizing_request sizing = parse_sizing(options.sizing);
     const unsigned threads = parse_threads(options.threads);
     const double checkpoint_seconds = parse_seconds("--checkpoint", options.checkpoint);
     jobs::line_reader lines(options.inputs);
     if (!options.state.empty()) {
-        refuse_input_as_output(lines, options.state);
+        jobs::refuse_input_as_output(lines, options.state);
         require_saveable(options.state);  // not at the first checkpoint, a minute into the run
     }
     std::optional<jobs::writer_lock> lock;
@@ -325,7 +325,7 @@ int run_dedup(const dedup_options& options) {
         lock.emplace(lock_for_writing(options.state, options.no_wait, jobs::writer_lock::missing::create));
     }
     any_filter filter =
-        starting_filter(options, sizing, [&] { return count_lines(lines, key_format_to_build(options.key)); });
+        starting_filter(options, sizing, [&] { return jobs::count_lines(lines, key_format_to_build(options.key)); });
     const key_format keys =
         key_format_to_add(recorded_key_format(filter), options.key, options.state, inserted_count(filter) > 0);
     if (recorded_key_format(filter) == key_format::unrecorded) record_key_format(filter, keys);
@@ -359,7 +359,7 @@ action dedup_command(CLI::App& command) {
                     "With --state: save it at most SECONDS after a line changed it, while the input is idle too")
         ->type_name("SECONDS")
         ->capture_default_str();
-    command.add_flag("--invert", options->invert, "Print only the repeats (the lines seen before)");
+    command.add_flag("--invert", options->invert, "Print only the jobs::repeats (the lines seen before)");
     command.add_flag("--line-buffered", options->line_buffered,
                      "Write each line at once (the default on a terminal), for a consumer at the other end of a pipe");
     command.add_flag("--json", options->json, "Print the summary as JSON (on stderr)");
@@ -374,7 +374,7 @@ action dedup_command(CLI::App& command) {
         "Examples:\n"
         "  crawler | bloomkit dedup --state seen.bkf --line-buffered | fetcher      # each URL once, across restarts\n"
         "  bloomkit dedup -n 10M -p 0.1% urls.txt > unique.txt                      # a fixed 10M-line filter\n"
-        "  bloomkit dedup --invert access.log.gz | sort | uniq -c                   # only the repeats\n"
+        "  bloomkit dedup --invert access.log.gz | sort | uniq -c                   # only the jobs::repeats\n"
         "  bloomkit dedup --exact --memory 2G frontier.txt > unique.txt             # exactly, whatever the size\n" +
         exit_status_footer(command.get_name()));
     return [options] { return run_dedup(*options); };

@@ -14,9 +14,9 @@
 
 #include "bloomkit/any_filter.hpp"
 #include "commands/commands.hpp"
+#include "jobs/filter/filter_files.hpp"
 #include "support/arguments.hpp"
 #include "support/common_options.hpp"
-#include "support/filter_files.hpp"
 #include "support/json_object.hpp"
 
 namespace bloomkit::cli {
@@ -175,7 +175,7 @@ double measured_fpr(const any_filter& filter, std::uint64_t trials) {
 }
 
 /// What `info` says of the format a foreign file is in, and of a DCSO filter's measured rate.
-void describe_format(const filter_input& opened, fields_builder& out) {
+void describe_format(const jobs::filter_input& opened, fields_builder& out) {
     const file_header& h = opened.header();
     const io::format_facts format = io::facts_of_format(opened.format());
     if (format.word != io::bkf_format::word)  // JSON names the format of every file (run_info)
@@ -209,7 +209,7 @@ void describe_format(const filter_input& opened, fields_builder& out) {
 }
 
 int run_info(const info_options& options) {
-    const filter_input opened(options.filter, options.reading);
+    const jobs::filter_input opened(options.filter, options.reading.parsed());
     if (options.verify) opened.verify();
     const file_header& h = opened.header();
     fields_builder builder;

@@ -17,9 +17,9 @@
 
 #include "bloomkit/bulk.hpp"
 #include "commands/commands.hpp"
+#include "jobs/filter/filter_files.hpp"
 #include "support/common_options.hpp"
 #include "support/file_locking.hpp"
-#include "support/filter_files.hpp"
 #include "support/summary.hpp"
 
 namespace bloomkit::cli {
@@ -58,19 +58,20 @@ int run_merge(const merge_options& options) {
     if (std::ranges::count(options.filters, "-") > 1)
         throw invalid_argument("only one of the filters can come from standard input");
     const std::optional<jobs::writer_lock> lock = lock_output(options.output, options.no_wait);
-    filter_read first = read_filter_contents(options.filters.front(), options.reading);
+    jobs::filter_read first = jobs::read_filter_contents(options.filters.front(), options.reading.parsed());
     any_filter& result = first.contents.filter;
     for (std::size_t i = 1; i < options.filters.size(); ++i) {
         try {
-            merge_into(result, read_filter(options.filters[i], options.reading), options, options.filters[i]);
+            merge_into(result, jobs::read_filter(options.filters[i], options.reading.parsed()), options,
+                       options.filters[i]);
         } catch (const incompatible_filters& e) {
             throw incompatible_filters(
                 fmt::format("'{}' and '{}': {}", options.filters.front(), options.filters[i], e.what()));
         }
     }
-    filter_writing writing = first.as_stored();  // a Guava or DCSO merge stays one (DCSO: the first's data)
+    jobs::filter_writing writing = first.as_stored();  // a Guava or DCSO merge stays one (DCSO: the first's data)
     if (!options.to.empty() && options.to != writing.format) writing = {options.to, false, {}};
-    write_filter(result, options.output, writing);
+    jobs::write_filter(result, options.output, writing);
     if (!job_summary::wanted(options.json)) return success;
     job_summary summary("merge");
     summary.text("file", options.output)

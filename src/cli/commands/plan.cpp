@@ -41,7 +41,7 @@ struct plan_row {
 
 /// Every kind for the request: -n and -p; -n and --memory (each kind's best rate in that
 /// memory); or -p and --memory (the most keys each kind holds at p in that memory).
-std::vector<plan_row> plan_all(const sizing_request& r) {
+std::vector<plan_row> plan_all(const jobs::sizing_request& r) {
     std::vector<plan_row> rows;
     for_each_filter_type([&](auto type) {
         using F = typename decltype(type)::type;
@@ -64,7 +64,7 @@ std::vector<plan_row> plan_all(const sizing_request& r) {
 }
 
 int run_plan(const plan_options& options) {
-    sizing_request r = parse_sizing({options.keys, options.fpr, options.memory});
+    jobs::sizing_request r = parse_sizing({options.keys, options.fpr, options.memory});
     if (!r.keys && !r.memory) throw invalid_argument("plan needs -n (the keys), or --memory with -p");
     if (!r.keys && !r.fpr) throw invalid_argument("--memory alone does not say what to plan: add -n or -p");
     if (!r.memory && !r.fpr) r.fpr = 0.01;

@@ -24,13 +24,13 @@
 
 #include "bloomkit/redis.hpp"
 #include "commands/commands.hpp"
+#include "jobs/filter/filter_files.hpp"
 #include "jobs/line_keys.hpp"
 #include "jobs/line_reader.hpp"
 #include "jobs/progress.hpp"
 #include "support/arguments.hpp"
 #include "support/check_report.hpp"
 #include "support/common_options.hpp"
-#include "support/filter_files.hpp"
 #include "support/json_object.hpp"
 #include "support/keys.hpp"
 #include "support/summary.hpp"
@@ -302,7 +302,7 @@ void add_shard_size_option(CLI::App& command, std::string& size) {
 }
 
 int run_push(const transfer_options& o) {
-    const any_filter local = read_filter(o.file);
+    const any_filter local = jobs::read_filter(o.file);
     const auto* block = std::get_if<block_bloom_filter>(&local);
     if (block == nullptr)
         throw invalid_argument(o.file +
@@ -322,7 +322,7 @@ int run_push(const transfer_options& o) {
 int run_pull(const transfer_options& o) {
     redis::client c = connect(o.where);
     const redis::bloom_filter filter = redis::bloom_filter::open(c, o.where.name, filter_options_of(o.where));
-    write_filter(any_filter(filter.pull()), o.file);
+    jobs::write_filter(any_filter(filter.pull()), o.file);
     return success;
 }
 

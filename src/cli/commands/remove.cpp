@@ -20,12 +20,13 @@
 #include <vector>
 
 #include "commands/commands.hpp"
+#include "jobs/filter/filter_files.hpp"
+#include "jobs/filter/line_filters.hpp"
 #include "jobs/line_keys.hpp"
 #include "support/common_options.hpp"
 #include "support/file_locking.hpp"
-#include "support/filter_files.hpp"
-#include "support/filter_work.hpp"
 #include "support/keys.hpp"
+#include "support/overfull.hpp"
 
 namespace bloomkit::cli {
 namespace {
@@ -62,7 +63,7 @@ struct removal {
 template <class Key>
 void remove_batch(any_filter& filter, std::span<const Key> keys, std::span<const std::string_view> lines,
                   const jobs::line_origin& origin, bool partial, removal& done) {
-    thread_local answer_buffer answers;
+    thread_local jobs::answer_buffer answers;
     const bool checking = !partial && done.refused > 0;  // nothing will be saved: only name what is refused
     if (partial || checking) {                           // key by key
         const std::span<bool> held = answers.resize(keys.size());
@@ -119,7 +120,7 @@ int run_remove(const remove_options& options) {
         jobs::with_keys(batch, keys, origin,
                         [&](auto keyed) { remove_batch(filter, keyed, batch, origin, options.partial, done); });
     });
-    if (done.removed > 0 && (done.refused == 0 || options.partial)) write_filter(filter, options.filter);
+    if (done.removed > 0 && (done.refused == 0 || options.partial)) jobs::write_filter(filter, options.filter);
     report(done, options.partial, options.filter);
     return done.removed > 0 && done.refused == 0 ? success : nothing_found;
 }

@@ -12,13 +12,14 @@
 #include <string>
 #include <string_view>
 
+#include "jobs/filter/line_filters.hpp"
 #include "jobs/line_reader.hpp"
 #include "jobs/output.hpp"
 #include "jobs/progress.hpp"
 #include "support/arguments.hpp"
-#include "support/filter_work.hpp"
 #include "support/json_object.hpp"
 #include "support/keys.hpp"
+#include "support/overfull.hpp"
 
 namespace bloomkit::cli {
 
@@ -42,7 +43,7 @@ bool report_check(const Filter& filter, jobs::line_reader& lines, key_format key
     std::uint64_t present = 0, absent = 0;
     jobs::output out;
     jobs::progress shown("checking", lines.total_bytes());
-    query_lines(filter, lines, keys, threads, [&](auto batch, std::span<const bool> answers) {
+    jobs::query_lines(filter, lines, keys, threads, [&](auto batch, std::span<const bool> answers) {
         if (numeric_lines != nullptr) numeric_lines->look(batch);
         for (std::size_t i = 0; i < batch.size(); ++i) {
             const bool maybe = answers[i];

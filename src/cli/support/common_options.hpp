@@ -6,8 +6,8 @@
 
 #include <string>
 
+#include "jobs/filter/filter_files.hpp"
 #include "support/arguments.hpp"
-#include "support/filter_files.hpp"
 #include "support/keys.hpp"
 
 namespace bloomkit::cli {
@@ -25,8 +25,22 @@ inline void add_no_wait_option(CLI::App& command, bool& no_wait) {
                      "If another bloomkit process is writing the filter file, fail at once instead of waiting for it");
 }
 
-/// --format, --funnel and --key: how a filter file is read (filter_reading), and what its keys
-/// are where the file does not record it.
+/// --format, --funnel and --key as given (empty when not): how a filter file is read, and what its
+/// keys are where the file does not record them.
+struct filter_reading {
+    std::string format = "auto";
+    std::string funnel;
+    std::string key;
+    /// What the library's readers take (jobs::filter_reading). Throws invalid_argument for an
+    /// unknown funnel or key format.
+    [[nodiscard]] jobs::filter_reading parsed() const {
+        return {format,
+                {funnel.empty() ? guava_funnel::none : parse_guava_funnel(funnel),
+                 key.empty() ? key_format::unrecorded : parse_key_format(key)}};
+    }
+};
+
+/// --format, --funnel and --key (filter_reading).
 inline void add_filter_reading_options(CLI::App& command, filter_reading& reading) {
     command
         .add_option("--format", reading.format,

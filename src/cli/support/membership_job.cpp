@@ -9,15 +9,15 @@
 #include <vector>
 
 #include "jobs/digest_set.hpp"
+#include "jobs/filter/line_filters.hpp"
 #include "jobs/line_keys.hpp"
 #include "jobs/ordered_pipeline.hpp"
 #include "jobs/output.hpp"
 #include "jobs/progress.hpp"
 #include "support/arguments.hpp"
 #include "support/common_options.hpp"
-#include "support/filter_build.hpp"
-#include "support/filter_work.hpp"
 #include "support/keys.hpp"
+#include "support/overfull.hpp"
 #include "support/summary.hpp"
 
 namespace bloomkit::cli {
@@ -51,7 +51,7 @@ namespace {
 /// A block of streamed lines, hashed once, and the filter's answers for them.
 struct hashed_answers {
     std::vector<digest> digests;
-    answer_buffer answers;
+    jobs::answer_buffer answers;
 };
 
 }  // namespace
@@ -80,7 +80,7 @@ bool run_exact_membership_job(const char* job, const membership_options& options
 
 bool run_membership_job(const char* job, const membership_options& options, bool present) {
     if (options.exact.exact) return run_exact_membership_job(job, options, present);
-    const sizing_request sizing = parse_sizing(options.sizing);
+    const jobs::sizing_request sizing = parse_sizing(options.sizing);
     const key_format keys = key_format_to_build(options.key);
     const filter_options hashing{.seed = parse_seed(options.seed), .keys = keys};
     const unsigned threads = parse_threads(options.threads);
@@ -90,8 +90,8 @@ bool run_membership_job(const char* job, const membership_options& options, bool
     jobs::line_reader held({options.held});
     jobs::line_reader streamed({options.streamed});
     const any_filter filter = with_requested_type(request, sizing.choice_fpr(), [&](auto type) {
-        return build_filter<typename decltype(type)::type>(request, held, keys, sizing, hashing, threads,
-                                                           filter_use::held_by_job);
+        return jobs::build_filter<typename decltype(type)::type>(request, held, keys, sizing, hashing, threads,
+                                                                 jobs::filter_use::held_by_job);
     });
     warn_if_overfull(filter);
     const double fpr = current_fpr(filter);

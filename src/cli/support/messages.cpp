@@ -3,6 +3,8 @@
 
 #include "bloomkit/error.hpp"
 #include "bloomkit/kind_request.hpp"
+#include "jobs/filter/line_filters.hpp"
+#include "jobs/filter/sizing.hpp"
 #include "jobs/line_keys.hpp"
 #include "jobs/line_reader.hpp"
 #include "jobs/spill/distinct_lines.hpp"
@@ -34,6 +36,18 @@ std::string command_message(const std::exception& e) {
         return std::string(e.what()) + " (bloomkit add FILE < /dev/null)";
     if (const auto* number = dynamic_cast<const jobs::not_a_number*>(&e))
         return number->explained_by("a filter of " + std::string(to_string(number->format())) + " keys");
+    if (dynamic_cast<const jobs::empty_input*>(&e) != nullptr)
+        return std::string(e.what()) + " (give -n to build an empty filter for that many keys)";
+    if (const auto* full = dynamic_cast<const jobs::lines_do_not_fit*>(&e))
+        return std::string(e.what()) + "; build it for more keys (-n)" +
+               (full->keeps_copies()
+                    ? ". It stores a line each time it comes (so that remove can undo each add): if the input repeats "
+                      "lines already in the filter, remove them first (sort -u, or bloomkit check --absent), or use a "
+                      "counting Bloom filter (--kind counting)"
+                    : "");
+    if (dynamic_cast<const jobs::sized_by_its_keys*>(&e) != nullptr) return std::string(e.what()) + " (--memory)";
+    if (dynamic_cast<const jobs::static_filter*>(&e) != nullptr)
+        return std::string(e.what()) + " (bloomkit build --kind fuse)";
     if (dynamic_cast<const jobs::filter_file_as_lines*>(&e) != nullptr)
         return std::string(e.what()) + ": to combine filters, use bloomkit merge";
     if (dynamic_cast<const jobs::threads_unavailable*>(&e) != nullptr)

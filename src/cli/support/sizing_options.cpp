@@ -29,8 +29,8 @@ void add_sizing_options(CLI::App& command, sizing_options& options, const std::s
         ->type_name("SIZE");
 }
 
-sizing_request parse_sizing(const sizing_options& options) {
-    sizing_request r;
+jobs::sizing_request parse_sizing(const sizing_options& options) {
+    jobs::sizing_request r;
     r.default_fpr = options.default_fpr;
     if (!options.keys.empty()) r.keys = parse_key_count("-n", options.keys);
     if (!options.fpr.empty()) r.fpr = parse_probability("-p", options.fpr);

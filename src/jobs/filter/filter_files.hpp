@@ -1,11 +1,12 @@
-// src/cli/support/filter_files.hpp — the filters the command reads and writes: a path, or '-'
-// for standard input / output. A regular file is mapped (opening costs nothing however large
-// it is); standard input, a pipe, a FIFO or a device is read as a stream; a filter written to
+// src/jobs/filter/filter_files.hpp — "open whatever filter this path holds", once for every face
+// (the command, the jobs, the Python bindings): a path, or '-' for standard input / output. A regular file is mapped
+// (opening costs nothing however large it is); standard input, a pipe, a FIFO or a device is read as a stream; a filter
+// written to
 // '-' goes to standard output, anything else replaces its file atomically.
 //
 // Filters of the foreign formats bloomkit speaks — Guava streams, DCSO bloom files, gzipped or
-// not — are told by their bytes (formats.hpp; --format forces one) and read whole into
-// memory; a bkf file is mapped.
+// not — are told by their bytes (formats.hpp; a reader may name the format) and read whole into
+// memory, their keys read as the reader says (io::read_options); a bkf file is mapped.
 //
 // A mapped file changed in place under a reader (by another tool: bloomkit's own writers
 // replace files by rename) is caught: truncation raises SIGBUS, whose handler names the file
@@ -20,16 +21,13 @@
 #include "bloomkit/formats.hpp"
 #include "jobs/line_reader.hpp"
 
-namespace bloomkit::cli {
+namespace bloomkit::jobs {
 
 /// How a filter file is read: its format ("auto": told by its bytes), and for a file that cannot
-/// record it, what its keys are and, for a Guava stream, the funnel its Java writer used
-/// (--format, --key, --funnel; empty when not given).
+/// record it (a Guava stream, a DCSO file) what its keys are and the funnel its writer used.
 struct filter_reading {
     std::string format = "auto";
-    std::string funnel;
-    std::string key;
-    [[nodiscard]] io::read_options options() const;
+    io::read_options keys{};
 };
 
 /// How a filter file is written: its format and whether it is gzipped (DCSO's --gzip files),
@@ -48,10 +46,6 @@ struct filter_read {
     /// What writing it back as it was takes.
     [[nodiscard]] filter_writing as_stored() const { return {std::string(contents.format), gzip, contents.attached}; }
 };
-
-/// The Guava funnel named `word` ("utf8", "chars", "int", "long", "bytes"). Throws
-/// invalid_argument naming the choices for another word.
-guava_funnel parse_funnel(const std::string& word);
 
 /// A filter opened for reading.
 class filter_input {
@@ -110,8 +104,8 @@ filter_read read_filter_contents(const std::string& path, const filter_reading& 
 /// filter (a block filter as a Guava stream).
 void write_filter(const any_filter& filter, const std::string& path, const filter_writing& writing = {});
 
-/// Throws invalid_argument when `output`, a file the command is about to write, is one of the
-/// files `lines` reads: no command destroys one of its own inputs.
-void refuse_input_as_output(const jobs::line_reader& lines, const std::string& output);
+/// Throws invalid_argument when `output`, a file a job is about to write, is one of the files
+/// `lines` reads: no job destroys one of its own inputs.
+void refuse_input_as_output(const line_reader& lines, const std::string& output);
 
-}  // namespace bloomkit::cli
+}  // namespace bloomkit::jobs

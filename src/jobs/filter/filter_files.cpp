@@ -1,5 +1,5 @@
-// src/cli/support/filter_files.cpp — see filter_files.hpp.
-#include "filter_files.hpp"
+// src/jobs/filter/filter_files.cpp — see filter_files.hpp.
+#include "jobs/filter/filter_files.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -17,9 +17,8 @@
 #include "jobs/fd_stream.hpp"
 #include "jobs/gzip_bytes.hpp"
 #include "jobs/signals.hpp"
-#include "support/keys.hpp"
 
-namespace bloomkit::cli {
+namespace bloomkit::jobs {
 namespace {
 
 /// Whether `path` must be read as a stream: standard input, or anything but a regular file
@@ -35,16 +34,6 @@ bool read_as_stream(const std::string& path) {
 }
 
 }  // namespace
-
-io::read_options filter_reading::options() const {
-    return {funnel.empty() ? guava_funnel::none : parse_funnel(funnel),
-            key.empty() ? key_format::unrecorded : parse_key_format(key)};
-}
-
-guava_funnel parse_funnel(const std::string& word) {
-    if (const guava_funnel funnel = guava_funnel_named(word); funnel != guava_funnel::none) return funnel;
-    throw invalid_argument("unknown Guava funnel '" + word + "': choose utf8, chars, int, long or bytes");
-}
 
 namespace {
 
@@ -70,10 +59,10 @@ filter_read read_whole(std::istream& in, const std::string& name, const filter_r
                      reinterpret_cast<const std::byte*>(piece.data()) + in.gcount());
     if (in.bad()) throw io_error("cannot read " + name, std::make_error_code(std::io_errc::stream));
     const bool gzip = io::dcso::is_gzip(bytes);
-    if (gzip) bytes = jobs::gunzip_bytes(bytes, name);
+    if (gzip) bytes = gunzip_bytes(bytes, name);
     std::optional<std::string_view> format;
     if (reading.format != "auto") format = reading.format;
-    return {io::read_any(bytes, format, reading.options(), name), gzip};
+    return {io::read_any(bytes, format, reading.keys, name), gzip};
 }
 
 /// The filter `path` names, read as a stream: a bkf filter as it comes, any other read whole.
@@ -85,7 +74,7 @@ filter_read stream_filter(const std::string& path, const filter_reading& reading
         opened = os::open_for_reading(path);
         fd = opened.get();
     }
-    jobs::fd_streambuf buffer(fd);
+    fd_streambuf buffer(fd);
     std::istream in(&buffer);
     try {
         const bool signature = in.peek() == std::istream::traits_type::to_int_type(char(file_magic[0]));
@@ -146,7 +135,7 @@ filter_input::filter_input(const std::string& path, const filter_reading& readin
         header_ = header_of(*loaded_);
         return;
     }
-    jobs::set_mapped_file(path);
+    set_mapped_file(path);
     mapped_.emplace(map<any_filter>(path));
     header_ = mapped_->header();
 }
@@ -158,7 +147,7 @@ void filter_input::require_unchanged() const {
                     "answers cannot be trusted; run again");
 }
 
-void refuse_input_as_output(const jobs::line_reader& lines, const std::string& output) {
+void refuse_input_as_output(const line_reader& lines, const std::string& output) {
     if (is_standard_stream(output)) return;
     if (const std::string input = lines.input_at(output); !input.empty())
         throw invalid_argument("'" + output + "' is both an input and the filter to write" +
@@ -175,7 +164,7 @@ void write_bytes(std::span<const std::byte> bytes, const std::string& path) {
             path, [&](const os::file_descriptor& file) { os::write_all(file, path, bytes.data(), bytes.size()); });
         return;
     }
-    jobs::fd_streambuf buffer(STDOUT_FILENO);
+    fd_streambuf buffer(STDOUT_FILENO);
     std::ostream out(&buffer);
     if (!out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size())) ||
         !out.flush())
@@ -187,14 +176,14 @@ void write_bytes(std::span<const std::byte> bytes, const std::string& path) {
 void write_filter(const any_filter& filter, const std::string& path, const filter_writing& writing) {
     if (writing.format != io::bkf_format::word || writing.gzip) {
         std::vector<std::byte> bytes = io::write_as(writing.format, filter, writing.attached);
-        write_bytes(writing.gzip ? jobs::gzip_bytes(bytes) : bytes, path);
+        write_bytes(writing.gzip ? gzip_bytes(bytes) : bytes, path);
         return;
     }
     if (!is_standard_stream(path)) {
         save(filter, path, [](int) {});  // the command holds the writer lock (file_locking.hpp)
         return;
     }
-    jobs::fd_streambuf buffer(STDOUT_FILENO);
+    fd_streambuf buffer(STDOUT_FILENO);
     std::ostream out(&buffer);
     try {
         save(filter, out);
@@ -203,4 +192,4 @@ void write_filter(const any_filter& filter, const std::string& path, const filte
     }
 }
 
-}  // namespace bloomkit::cli
+}  // namespace bloomkit::jobs
