@@ -134,6 +134,48 @@ public:
     using key_error::key_error;
 };
 
+/// Keys of one format asked of a filter that records another that does not hold them (text
+/// against integers): every key would be read as another key than the filter holds.
+class key_format_mismatch : public key_type_error {
+public:
+    /// `asked` of a filter (named `filter` in the message, when not empty) recording `recorded`.
+    key_format_mismatch(key_format recorded, key_format asked, std::string_view filter = {})
+        : key_type_error(
+              "keys of format " + std::string(to_string(asked)) + " asked of " +
+              (filter.empty() ? std::string("a filter") : "'" + std::string(filter) + "'") + ", whose keys are " +
+              (is_integer(recorded) ? "integers (" + std::string(to_string(recorded)) + ")" : std::string("text"))),
+          recorded_(recorded),
+          asked_(asked),
+          filter_(filter) {}
+    /// What the filter records.
+    [[nodiscard]] key_format recorded() const noexcept { return recorded_; }
+    /// What was asked of it.
+    [[nodiscard]] key_format asked() const noexcept { return asked_; }
+    /// The filter's name, as the message gives it (empty: none).
+    [[nodiscard]] const std::string& filter() const noexcept { return filter_; }
+
+private:
+    key_format recorded_, asked_;
+    std::string filter_;
+};
+
+/// Keys added to a filter that holds keys and records no format (an older file): their format
+/// must be said, since a guess that is wrong adds keys that nobody finds.
+class unrecorded_key_format : public key_error {
+public:
+    /// For the filter named `filter` (empty: unnamed).
+    explicit unrecorded_key_format(std::string_view filter = {})
+        : key_error((filter.empty() ? std::string("the filter") : "'" + std::string(filter) + "'") +
+                    " holds keys but records no key format (an older bloomkit wrote it): say what its keys are "
+                    "(text, u64, i64 or u32), and that is recorded"),
+          filter_(filter) {}
+    /// The filter's name, as the message gives it (empty: none).
+    [[nodiscard]] const std::string& filter() const noexcept { return filter_; }
+
+private:
+    std::string filter_;
+};
+
 /// Throws key_type_error unless a filter of keys `format` (and Guava funnel `funnel`, none for
 /// the others) takes integers, key_error unless it takes `value`: its format's range, and a
 /// Java int's for Guava's integer funnel. The message names the value and the format.
@@ -210,15 +252,12 @@ enum class key_kind : std::uint8_t {
 /// it says nothing) against what the filter `recorded`. The record decides: a reader that says
 /// nothing reads the recorded format (text for an unrecorded filter, as lines are); one that
 /// names an integer format of an integer filter reads the filter's own, whose range is what the
-/// filter can hold. Throws key_type_error when `asked` contradicts the record (text against
-/// integers).
-[[nodiscard]] inline key_format key_format_to_read(key_format recorded, key_format asked) {
+/// filter can hold. Throws key_format_mismatch when `asked` contradicts the record (text against
+/// integers), naming the filter as `filter` does.
+[[nodiscard]] inline key_format key_format_to_read(key_format recorded, key_format asked,
+                                                   std::string_view filter = {}) {
     if (recorded == key_format::unrecorded) return asked == key_format::unrecorded ? key_format::text : asked;
-    if (!same_keys(recorded, asked))
-        throw key_type_error("keys of format " + std::string(to_string(asked)) + " asked of a filter of " +
-                             std::string(is_integer(recorded)
-                                             ? "integer keys (" + std::string(to_string(recorded)) + ")"
-                                             : std::string("text keys")));
+    if (!same_keys(recorded, asked)) throw key_format_mismatch(recorded, asked, filter);
     return recorded;
 }
 
@@ -226,13 +265,12 @@ enum class key_kind : std::uint8_t {
 /// `holds_keys` or not. An unrecorded filter that is empty takes `asked` (text when nothing is
 /// said), which the writer then records; one that already holds keys (an old file) takes
 /// `asked` only: its keys' format cannot be guessed, and a guess that is wrong adds keys that
-/// nobody finds. Throws key_error for that filter when `asked` is unrecorded.
-[[nodiscard]] inline key_format key_format_to_write(key_format recorded, key_format asked, bool holds_keys) {
+/// nobody finds. Throws unrecorded_key_format for that filter when `asked` is unrecorded.
+[[nodiscard]] inline key_format key_format_to_write(key_format recorded, key_format asked, bool holds_keys,
+                                                    std::string_view filter = {}) {
     if (recorded == key_format::unrecorded && asked == key_format::unrecorded && holds_keys)
-        throw key_error(
-            "the filter holds keys but records no key format (an older bloomkit wrote it): say what its keys are "
-            "(text, u64, i64 or u32), and that is recorded");
-    return key_format_to_read(recorded, asked);
+        throw unrecorded_key_format(filter);
+    return key_format_to_read(recorded, asked, filter);
 }
 
 }  // namespace bloomkit

@@ -134,7 +134,7 @@ line_reader::~line_reader() {
         if (in.owned && in.fd >= 0) ::close(in.fd);
 }
 
-void line_reader::read_and_keep(const block_handler& see) {
+void line_reader::read_and_keep(const block_handler& see, const std::string& scratch_directory) {
     for (input& in : inputs_) {
         open(in);
         if (in.regular) {
@@ -142,7 +142,8 @@ void line_reader::read_and_keep(const block_handler& see) {
             close(in);
             continue;
         }
-        os::file_descriptor spool = unnamed_temporary_file();
+        os::file_descriptor spool =
+            scratch_directory.empty() ? unnamed_temporary_file() : unnamed_temporary_file(scratch_directory);
         read_one(in,
                  [&](line_block&& block) {
                      const std::string_view text = block.text();

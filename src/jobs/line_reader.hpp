@@ -85,8 +85,9 @@ public:
     /// Reads every input once, handing each block of whole lines to `see` (to count them, and
     /// check them as they come: a bad line is reported at once, not once a pipe ends), and
     /// makes every input readable again from its start: an input that is not a regular file is
-    /// copied as it is read, as lines (decompressed), to an unnamed temporary file.
-    void read_and_keep(const block_handler& see);
+    /// copied as it is read, as lines (decompressed), to an unnamed temporary file in
+    /// `scratch_directory` ($TMPDIR, or /tmp, when it is empty).
+    void read_and_keep(const block_handler& see, const std::string& scratch_directory = {});
 
     /// Back to the start of every input (after read_and_keep(), or when all are regular files).
     void rewind();

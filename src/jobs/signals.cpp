@@ -36,7 +36,12 @@ void write_stderr(const char* text) noexcept {
 
 extern "C" void on_termination(int signal) {
     remove_pending_temporaries();
-    if (termination_note_set.load(std::memory_order_acquire)) write_stderr(termination_note.data());
+    if (termination_note_set.load(std::memory_order_acquire)) {
+        write_stderr(program_name.data());
+        write_stderr(": ");
+        write_stderr(termination_note.data());
+        write_stderr("\n");
+    }
     std::signal(signal, SIG_DFL);
     std::raise(signal);
 }

@@ -31,8 +31,9 @@ void install_signal_handlers(std::string_view program);
 /// Names the file whose mapping a SIGBUS would come from (empty: none), for the message.
 void set_mapped_file(const std::string& name);
 
-/// What a SIGINT, SIGTERM or SIGHUP that ends the process should say on stderr first (empty:
-/// nothing), e.g. that the file the program was about to change was not changed.
+/// What a SIGINT, SIGTERM or SIGHUP that ends the process should say on stderr first, after
+/// the program's name (empty: nothing), e.g. that the file a job was about to change was not
+/// changed.
 void set_termination_note(const std::string& note);
 
 /// From now on the first SIGINT, SIGTERM or SIGHUP does not end the process: it is recorded,

@@ -1,4 +1,4 @@
-// Tests of the writer lock (jobs/writer_lock.hpp) on real files: two descriptors, and two
+// Tests of the writer lock (bloomkit/os/writer_lock.hpp) on real files: two descriptors, and two
 // processes, exclude each other; a waiter is told once a second has gone by; a lock follows a
 // file replaced while its waiter waited, and a replacement locked before it takes the path keeps
 // a second writer out; a missing file is made to be locked only when asked.
@@ -14,14 +14,14 @@
 #include <thread>
 
 #include "bloomkit/os/file.hpp"
-#include "jobs/writer_lock.hpp"
+#include "bloomkit/os/writer_lock.hpp"
 #include "jobs_testing.hpp"
 
 namespace {
 
 using namespace bloomkit_test;
-using bloomkit::jobs::file_busy;
-using bloomkit::jobs::writer_lock;
+using bloomkit::os::file_busy;
+using bloomkit::os::writer_lock;
 using held = writer_lock::if_held;
 
 /// Whether a writer that does not wait finds `path` locked.

@@ -18,8 +18,8 @@
 #include <vector>
 
 #include "commands/commands.hpp"
+#include "jobs/filter/build_lines.hpp"
 #include "jobs/filter/filter_files.hpp"
-#include "jobs/filter/line_filters.hpp"
 #include "support/arguments.hpp"
 #include "support/common_options.hpp"
 #include "support/file_locking.hpp"
@@ -99,14 +99,12 @@ int run_build(const build_options& options) {
                                  .hash = options.hash.empty() ? std::nullopt : std::optional(parse_hash(options.hash)),
                                  .keys = keys,
                                  .funnel = funnel};
-    const std::optional<jobs::writer_lock> lock = lock_output(options.output, options.no_wait);
+    const std::optional<os::writer_lock> lock = lock_output(options.output, options.no_wait);
     jobs::line_reader lines(options.inputs);  // a missing file is reported before anything else happens
     jobs::refuse_input_as_output(lines, options.output);
     if (!jobs::is_standard_stream(options.output)) require_saveable(options.output);
-    const any_filter filter = with_requested_type(request, sizing.choice_fpr(), [&](auto type) {
-        return jobs::build_filter<typename decltype(type)::type>(request, lines, keys, sizing, hashing,
-                                                                 parse_threads(options.threads));
-    });
+    const any_filter filter = jobs::build_from_lines(
+        lines, {.kind = request, .sizing = sizing, .hashing = hashing, .threads = parse_threads(options.threads)});
     // Atomic: on any failure no partial file is left behind.
     jobs::write_filter(filter, options.output, {options.format, options.gzip, {}});
     warn_if_overfull(filter);

@@ -42,7 +42,10 @@ int run_check(const check_options& options) {
     const jobs::filter_input opened(options.filter, options.reading.parsed());
     if (!options.no_verify) opened.verify();
     const key_format keys = key_format_for(opened.header().keys, options.reading.key, opened.name());
-    unrecorded_format_warning numeric_lines(opened.records_keys() ? opened.header().keys : key_format::unrecorded,
+    // A file that cannot record its keys, read as text because nobody said otherwise, is watched
+    // as an unrecorded one is (a Guava stream read through an integer funnel reads numbers).
+    const bool guessed_text = !opened.records_keys() && !is_integer(opened.header().keys);
+    unrecorded_format_warning numeric_lines(guessed_text ? key_format::unrecorded : opened.header().keys,
                                             options.reading.key, opened.name());
     // Answers from a file that changed while it was read are not given.
     const bool selected = report_check(

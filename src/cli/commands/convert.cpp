@@ -32,7 +32,7 @@ struct convert_options {
 int run_convert(const convert_options& options) {
     if (!io::known_format(options.to))
         throw invalid_argument("unknown format '" + options.to + "': choose " + io::format_words());
-    const std::optional<jobs::writer_lock> lock = lock_output(options.output, options.no_wait);
+    const std::optional<os::writer_lock> lock = lock_output(options.output, options.no_wait);
     jobs::filter_read read = jobs::read_filter_contents(options.input, options.reading.parsed());
     const io::filter_contents& in = read.contents;
     if (std::string why = io::refusal(options.to, in.filter); !why.empty())

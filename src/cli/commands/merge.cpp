@@ -57,7 +57,7 @@ int run_merge(const merge_options& options) {
     if (options.filters.size() < 2) throw invalid_argument("merge takes at least two filters");
     if (std::ranges::count(options.filters, "-") > 1)
         throw invalid_argument("only one of the filters can come from standard input");
-    const std::optional<jobs::writer_lock> lock = lock_output(options.output, options.no_wait);
+    const std::optional<os::writer_lock> lock = lock_output(options.output, options.no_wait);
     jobs::filter_read first = jobs::read_filter_contents(options.filters.front(), options.reading.parsed());
     any_filter& result = first.contents.filter;
     for (std::size_t i = 1; i < options.filters.size(); ++i) {

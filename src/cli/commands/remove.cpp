@@ -16,23 +16,16 @@
 
 #include <memory>
 #include <string>
-#include <type_traits>
 #include <vector>
 
 #include "commands/commands.hpp"
-#include "jobs/filter/filter_files.hpp"
-#include "jobs/filter/line_filters.hpp"
-#include "jobs/line_keys.hpp"
+#include "jobs/filter/remove_lines.hpp"
 #include "support/common_options.hpp"
 #include "support/file_locking.hpp"
 #include "support/keys.hpp"
-#include "support/overfull.hpp"
 
 namespace bloomkit::cli {
 namespace {
-
-/// Refused lines named in the message, at most.
-constexpr std::size_t named_lines = 5;
 
 struct remove_options {
     std::string filter;
@@ -42,50 +35,7 @@ struct remove_options {
     bool no_wait = false;
 };
 
-/// What a remove did, and the first lines it refused ("line 3 of 'x': 'foo'").
-struct removal {
-    std::uint64_t removed = 0, refused = 0;
-    std::vector<std::string> first_refused;
-
-    void refuse(std::string_view line, const jobs::line_origin& origin, std::size_t index) {
-        ++refused;
-        if (first_refused.size() < named_lines)
-            first_refused.push_back(
-                fmt::format("line {} of '{}': '{}'", origin.first_line + index,
-                            origin.input != nullptr ? *origin.input : std::string("input"),
-                            line.size() > 40 ? std::string(line.substr(0, 40)) + "..." : std::string(line)));
-    }
-};
-
-/// Removes the batch's keys from `filter` (all or nothing per batch, unless partial), recording
-/// what was refused. Once a line was refused without --partial, nothing will be saved: the
-/// remaining lines are only checked, to name the refused ones.
-template <class Key>
-void remove_batch(any_filter& filter, std::span<const Key> keys, std::span<const std::string_view> lines,
-                  const jobs::line_origin& origin, bool partial, removal& done) {
-    thread_local jobs::answer_buffer answers;
-    const bool checking = !partial && done.refused > 0;  // nothing will be saved: only name what is refused
-    if (partial || checking) {                           // key by key
-        const std::span<bool> held = answers.resize(keys.size());
-        if (checking) bloomkit::contains(filter, keys, held);
-        for (std::size_t i = 0; i < keys.size(); ++i) {
-            const bool gone = checking ? held[i] : bloomkit::remove(filter, keys.subspan(i, 1)) == 1;
-            if (gone && !checking) ++done.removed;
-            if (!gone) done.refuse(lines[i], origin, i);
-        }
-        return;
-    }
-    const std::size_t at = bloomkit::remove(filter, keys);  // all of the batch, or none of it
-    if (at == keys.size()) {
-        done.removed += at;
-        return;
-    }
-    done.refuse(lines[at], origin, at);
-    remove_batch(filter, keys.subspan(at + 1), lines.subspan(at + 1), {origin.input, origin.first_line + at + 1},
-                 partial, done);
-}
-
-void report(const removal& done, bool partial, const std::string& filter) {
+void report(const jobs::remove_report& done, bool partial, const std::string& filter) {
     if (done.refused == 0) {
         fmt::print(stderr, "bloomkit: removed {} line{}\n", done.removed, done.removed == 1 ? "" : "s");
         return;
@@ -108,19 +58,10 @@ void report(const removal& done, bool partial, const std::string& filter) {
 
 int run_remove(const remove_options& options) {
     jobs::line_reader lines(options.inputs);
-    const jobs::writer_lock lock = lock_for_writing(options.filter, options.no_wait);
-    any_filter filter = load<any_filter>(options.filter);
-    const key_format keys = key_format_for(recorded_key_format(filter), options.key, options.filter);
-    removal done;
-    if (!capabilities(filter).removes)
-        throw error(
-            fmt::format("'{}' holds a {}, which cannot remove keys: build one that can (bloomkit build --kind {})",
-                        options.filter, kind_name(filter), fmt::join(kinds_that(&kind_capabilities::removes), "|")));
-    lines.read([&](std::span<const std::string_view> batch, const jobs::line_origin& origin) {
-        jobs::with_keys(batch, keys, origin,
-                        [&](auto keyed) { remove_batch(filter, keyed, batch, origin, options.partial, done); });
-    });
-    if (done.removed > 0 && (done.refused == 0 || options.partial)) jobs::write_filter(filter, options.filter);
+    const jobs::remove_report done = jobs::remove_lines(options.filter, lines,
+                                                        {.keys = asked_key_format(options.key),
+                                                         .partial = options.partial,
+                                                         .lock = lock_policy_of(options.filter, options.no_wait)});
     report(done, options.partial, options.filter);
     return done.removed > 0 && done.refused == 0 ? success : nothing_found;
 }

@@ -43,33 +43,34 @@ key_format asked_format(const std::string& option) {
     return option.empty() ? key_format::unrecorded : parse_key_format(option);
 }
 
-[[noreturn]] void refuse_contradiction(key_format recorded, const std::string& option, std::string_view filter) {
-    const bool numbers = is_integer(parse_key_format(option));
-    throw invalid_argument(fmt::format(
-        "--key {} contradicts '{}', whose keys are {}: {} would be read as other keys than it holds. Leave --key out "
-        "(the filter's own format is used), or rebuild the filter with --key {}",
-        option, filter,
-        is_integer(recorded) ? fmt::format("integers (--key {})", to_string(recorded)) : std::string("text"),
-        numbers ? "numbers" : "lines", option));
-}
-
 }  // namespace
 
+key_format asked_key_format(const std::string& option) { return asked_format(option); }
+
 key_format key_format_for(key_format recorded, const std::string& option, std::string_view filter) {
-    try {
-        return key_format_to_read(recorded, asked_format(option));
-    } catch (const key_type_error&) {
-        refuse_contradiction(recorded, option, filter);
-    }
+    return key_format_to_read(recorded, asked_format(option), filter);
 }
 
 key_format key_format_to_add(key_format recorded, const std::string& option, std::string_view filter, bool holds_keys) {
-    if (recorded == key_format::unrecorded && option.empty() && holds_keys)
-        throw invalid_argument(fmt::format(
+    return key_format_to_write(recorded, asked_format(option), holds_keys, filter);
+}
+
+std::string key_format_message(const key_error& e) {
+    if (const auto* mismatch = dynamic_cast<const key_format_mismatch*>(&e)) {
+        const key_format recorded = mismatch->recorded(), asked = mismatch->asked();
+        return fmt::format(
+            "--key {} contradicts '{}', whose keys are {}: {} would be read as other keys than it holds. Leave --key "
+            "out (the filter's own format is used), or rebuild the filter with --key {}",
+            to_string(asked), mismatch->filter(),
+            is_integer(recorded) ? fmt::format("integers (--key {})", to_string(recorded)) : std::string("text"),
+            is_integer(asked) ? "numbers" : "lines", to_string(asked));
+    }
+    if (const auto* unrecorded = dynamic_cast<const unrecorded_key_format*>(&e))
+        return fmt::format(
             "'{}' holds keys but does not record what they are (an older bloomkit wrote it): say it with --key text, "
             "u64, i64 or u32 (as it was built), and the file records it",
-            filter));
-    return key_format_for(recorded, option, filter);
+            unrecorded->filter());
+    return e.what();
 }
 
 void note_unrecorded_keys(std::string_view format, key_format keys) {

@@ -38,6 +38,13 @@ key_format key_format_to_build(const std::string& option);
 /// record (text against integers).
 key_format key_format_for(key_format recorded, const std::string& option, std::string_view filter);
 
+/// --key as the library's rules take it (keys.hpp): unrecorded when not given.
+key_format asked_key_format(const std::string& option);
+
+/// The command's wording of a key error of the library: a contradiction of a filter's record, or
+/// an unrecorded filter that holds keys, said in terms of --key.
+std::string key_format_message(const key_error& e);
+
 /// The format to add lines in to a filter (bloomkit::key_format_to_write): as key_format_for,
 /// but a filter that records none and `holds_keys` already takes only a --key said (a guess
 /// would add keys nobody finds). The caller records what it returns on such a filter.

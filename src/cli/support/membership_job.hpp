@@ -33,11 +33,6 @@ struct membership_options {
 /// made of in the help ("A", "B").
 void add_membership_options(CLI::App& command, membership_options& options, const char* held_input);
 
-/// The expected number of lines a filter of false-positive rate `fpr` put on the wrong side:
-/// each line answered correctly (`kept_right`) stands for fpr / (1 - fpr) answered wrongly, and
-/// no more than the `placed` lines that got the other answer can be wrong.
-double wrongly_placed(std::uint64_t kept_right, std::uint64_t placed, double fpr);
-
 /// Runs the job: prints the streamed input's lines that the held input's filter answers
 /// `present` (intersect) or not (subtract) for. Returns whether it wrote a line.
 bool run_membership_job(const char* job, const membership_options& options, bool present);

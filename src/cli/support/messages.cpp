@@ -1,15 +1,21 @@
 // src/cli/support/messages.cpp — see messages.hpp.
 #include "messages.hpp"
 
+#include <fmt/format.h>
+
 #include "bloomkit/error.hpp"
 #include "bloomkit/kind_request.hpp"
+#include "bloomkit/os/writer_lock.hpp"
+#include "jobs/filter/dedup_lines.hpp"
 #include "jobs/filter/line_filters.hpp"
+#include "jobs/filter/remove_lines.hpp"
 #include "jobs/filter/sizing.hpp"
 #include "jobs/line_keys.hpp"
 #include "jobs/line_reader.hpp"
 #include "jobs/spill/distinct_lines.hpp"
 #include "jobs/spill/exact_jobs.hpp"
 #include "jobs/threads_unavailable.hpp"
+#include "support/keys.hpp"
 
 namespace bloomkit::cli {
 namespace {
@@ -34,6 +40,8 @@ std::string command_message(const std::exception& e) {
     if (const auto* format = dynamic_cast<const file_format_error*>(&e);
         format && format->reason() == format_errc::interrupted_update)
         return std::string(e.what()) + " (bloomkit add FILE < /dev/null)";
+    if (dynamic_cast<const key_format_mismatch*>(&e) != nullptr || dynamic_cast<const unrecorded_key_format*>(&e))
+        return key_format_message(dynamic_cast<const key_error&>(e));
     if (const auto* number = dynamic_cast<const jobs::not_a_number*>(&e))
         return number->explained_by("a filter of " + std::string(to_string(number->format())) + " keys");
     if (dynamic_cast<const jobs::empty_input*>(&e) != nullptr)
@@ -48,6 +56,14 @@ std::string command_message(const std::exception& e) {
     if (dynamic_cast<const jobs::sized_by_its_keys*>(&e) != nullptr) return std::string(e.what()) + " (--memory)";
     if (dynamic_cast<const jobs::static_filter*>(&e) != nullptr)
         return std::string(e.what()) + " (bloomkit build --kind fuse)";
+    if (const auto* sizing = dynamic_cast<const jobs::dedup_sizing_error*>(&e))
+        return sizing->why() == jobs::dedup_sizing_error::reason::unsized
+                   ? std::string(e.what()) + " (give -n or --memory, or use the scalable filter that grows: no -n)"
+                   : "--memory needs a filter of fixed size: use --kind bloom";
+    if (dynamic_cast<const jobs::cannot_remove*>(&e) != nullptr)
+        return std::string(e.what()) + " (bloomkit build --kind " +
+               fmt::format("{}", fmt::join(kinds_that(&kind_capabilities::removes), "|")) + ")";
+    if (dynamic_cast<const os::file_busy*>(&e) != nullptr) return std::string(e.what()) + " (--no-wait: not waiting)";
     if (dynamic_cast<const jobs::filter_file_as_lines*>(&e) != nullptr)
         return std::string(e.what()) + ": to combine filters, use bloomkit merge";
     if (dynamic_cast<const jobs::threads_unavailable*>(&e) != nullptr)

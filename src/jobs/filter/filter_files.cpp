@@ -147,6 +147,23 @@ void filter_input::require_unchanged() const {
                     "answers cannot be trusted; run again");
 }
 
+os::writer_lock lock_filter_file(const std::string& path, const lock_policy& policy,
+                                 os::writer_lock::missing if_missing) {
+    os::writer_lock lock(path, policy.wait ? os::writer_lock::if_held::wait : os::writer_lock::if_held::fail,
+                         if_missing, policy.waiting);
+    try {
+        os::remove_stale_temporaries(path);
+    } catch (const std::exception&) {  // best effort: what the write itself says of the path is the message
+    }
+    return lock;
+}
+
+void save_keeping_lock(os::writer_lock& lock, const any_filter& filter, const std::string& path) {
+    os::file_descriptor replacement;
+    save(filter, path, [&](int descriptor) { replacement = os::writer_lock::lock_replacement(descriptor, path); });
+    lock.keep(std::move(replacement));
+}
+
 void refuse_input_as_output(const line_reader& lines, const std::string& output) {
     if (is_standard_stream(output)) return;
     if (const std::string input = lines.input_at(output); !input.empty())

@@ -13,6 +13,7 @@
 // (jobs/signals.hpp), and any other change is found by require_unchanged() once the work is done.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -85,6 +86,24 @@ private:
     std::vector<std::byte> attached_;
     bool gzip_ = false;
 };
+
+/// How a job takes the writer lock of the filter file it changes (bloomkit/os/writer_lock.hpp).
+struct lock_policy {
+    /// Wait for another writer (true), or refuse at once (os::file_busy).
+    bool wait = true;
+    /// Called once the wait has lasted a second, to say why nothing happens.
+    std::function<void()> waiting{};
+};
+
+/// Locks the filter file `path` for writing, as `policy` says; then removes what a writer killed
+/// between naming its finished file and renaming it left beside it (under the lock, no other
+/// writer is in that step). `if_missing` as os::writer_lock takes it.
+os::writer_lock lock_filter_file(const std::string& path, const lock_policy& policy,
+                                 os::writer_lock::missing if_missing = os::writer_lock::missing::leave);
+
+/// Saves `filter` to the path `lock` holds and keeps the lock: the new file is locked before it
+/// replaces the old one (a job that saves again and again: dedup's state).
+void save_keeping_lock(os::writer_lock& lock, const any_filter& filter, const std::string& path);
 
 /// Whether `path` names standard input/output ("-").
 [[nodiscard]] inline bool is_standard_stream(const std::string& path) noexcept { return path == "-"; }

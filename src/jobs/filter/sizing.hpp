@@ -24,9 +24,9 @@ public:
 /// What a filter is sized by: any two of keys, rate and memory at most; the default rate when
 /// no rate is given.
 struct sizing_request {
-    std::optional<std::uint64_t> keys;
-    std::optional<double> fpr;
-    std::optional<std::uint64_t> memory;
+    std::optional<std::uint64_t> keys{};
+    std::optional<double> fpr{};
+    std::optional<std::uint64_t> memory{};
     double default_fpr = 0.01;
 
     /// The target rate a kind is chosen by (binary fuse fingerprints): the rate asked, else the

@@ -224,18 +224,20 @@ exact_report once_in_bitmaps(line_reader& input, const exact_settings& settings,
     report.bitmap_bytes = 2 * integer_bitmap::bytes;
     integer_bitmap seen, twice;
     std::vector<std::string_view> lines;
-    input.read_and_keep([&](line_block&& block) {
-        lines.clear();
-        split_lines(block.text(), lines);
-        with_keys(std::span<const std::string_view>(lines), settings.keys, block.origin, [&](auto keys) {
-            if constexpr (!std::is_same_v<decltype(keys), std::span<const std::string_view>>)
-                for (const std::uint64_t key : keys) {
-                    if (seen.insert(static_cast<std::uint32_t>(key))) ++report.distinct;
-                    else twice.set(static_cast<std::uint32_t>(key));
-                }
-        });
-        report.lines_read += lines.size();
-    });
+    input.read_and_keep(
+        [&](line_block&& block) {
+            lines.clear();
+            split_lines(block.text(), lines);
+            with_keys(std::span<const std::string_view>(lines), settings.keys, block.origin, [&](auto keys) {
+                if constexpr (!std::is_same_v<decltype(keys), std::span<const std::string_view>>)
+                    for (const std::uint64_t key : keys) {
+                        if (seen.insert(static_cast<std::uint32_t>(key))) ++report.distinct;
+                        else twice.set(static_cast<std::uint32_t>(key));
+                    }
+            });
+            report.lines_read += lines.size();
+        },
+        settings.limits.directory);
     input.rewind();
     key_text text(settings.keys);
     read_records(input, settings, 1, false, 0, [&](const line_record& record, const digest&) {
