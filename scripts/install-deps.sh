@@ -27,7 +27,8 @@ redis=(redis-server redis-tools libhiredis-dev)
 redis_demo=("${demo[@]}" "${redis[@]}" postgresql libpq-dev)
 package=("${command[@]}" libhiredis-dev dpkg-dev)
 docs=(doxygen)
-python=(python3-dev pybind11-dev python3-pybind11 python3-numpy python3-setuptools python3-pip python3-venv)
+python=(python3-dev pybind11-dev python3-pybind11 python3-numpy python3-setuptools python3-pip python3-venv
+        libfmt-dev zlib1g-dev libzstd-dev)  # the filter jobs the module stands on
 test=(
     "${demo[@]}" "${redis[@]}" "${python[@]}"
     gzip zstd                          # the tests compress inputs

@@ -202,8 +202,35 @@ TEST(KeyFormat, AUnionRefusesTextWithIntegersAndKeepsWhatIsRecorded) {
     EXPECT_THROW(counting_numbers |= counting_bloom_filter(1000, 0.01, {.keys = key_format::text}),
                  incompatible_filters);
     scalable_bloom_filter growing(1000, 0.01, {.keys = key_format::i64});
-    EXPECT_NO_THROW(growing |= scalable_bloom_filter(1000, 0.01, {.keys = key_format::u64}));
+    EXPECT_NO_THROW(growing |= scalable_bloom_filter(1000, 0.01, {.keys = key_format::u32}));
+    EXPECT_EQ(growing.recorded_key_format(), key_format::i64);  // u32 keys are i64 keys
     EXPECT_THROW(growing |= scalable_bloom_filter(1000, 0.01, {.keys = key_format::text}), incompatible_filters);
+}
+
+// No format holds both -1 (i64) and 2^64 - 1 (u64), which hash alike: a union of the two would
+// answer one for the other. A filter that holds keys and records no format cannot be united with
+// one that records one: what it holds is not known.
+TEST(KeyFormat, AUnionKeepsEveryKeyInTheRangeItRecords) {
+    bloom_filter u64s(1000, 0.01, {.keys = key_format::u64});
+    bloom_filter u32s(1000, 0.01, {.keys = key_format::u32});
+    u32s.insert(std::uint32_t{7});
+    u64s |= u32s;
+    EXPECT_EQ(u64s.recorded_key_format(), key_format::u64);
+    EXPECT_TRUE(u64s.contains(std::uint64_t{7}));
+    bloom_filter i64s(1000, 0.01, {.keys = key_format::i64});
+    EXPECT_THROW(i64s |= u64s, incompatible_filters);
+    EXPECT_EQ(i64s.recorded_key_format(), key_format::i64);
+    bloom_filter old(1000, 0.01);
+    old.insert(digest{3, 4});  // keys of no recorded format
+    EXPECT_THROW(i64s |= old, incompatible_filters);
+    bloom_filter empty(1000, 0.01);
+    EXPECT_NO_THROW(i64s |= empty);
+    EXPECT_NO_THROW(empty |= i64s);
+    EXPECT_EQ(empty.recorded_key_format(), key_format::i64);
+    // An intersection holds keys both held: the narrower format holds them.
+    bloom_filter both(1000, 0.01, {.keys = key_format::i64});
+    both &= u32s;
+    EXPECT_EQ(both.recorded_key_format(), key_format::u32);
 }
 
 }  // namespace

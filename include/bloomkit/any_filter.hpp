@@ -79,6 +79,19 @@ inline key_format recorded_key_format(const any_filter& filter) noexcept {
     return std::visit([](const auto& f) { return f.recorded_key_format(); }, filter);
 }
 
+/// Whether whichever filter `filter` holds has keys: inserted ones, or bits set by keys of a
+/// file that does not count them (Guava's). What decides whether a filter that records no key
+/// format may take the format of its next writer (keys.hpp: key_format_to_write).
+[[nodiscard]] inline bool holds_keys(const any_filter& filter) {
+    return std::visit(
+        [](const auto& f) {
+            if (f.inserted_count() > 0) return true;
+            if constexpr (requires { f.set_bit_count(); }) return f.set_bit_count() > 0;
+            else return false;
+        },
+        filter);
+}
+
 /// Records what the keys of whichever filter `filter` holds are.
 inline void record_key_format(any_filter& filter, key_format keys) noexcept {
     std::visit([&](auto& f) { f.record_key_format(keys); }, filter);

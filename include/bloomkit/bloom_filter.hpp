@@ -137,6 +137,7 @@ public:
     /// insert(key), safe while other threads call insert(..., concurrent) and
     /// contains(..., concurrent) on the filter (atomic OR on its words).
     bool insert(const Key& key, concurrent_t) {
+        this->template record_first_keys_concurrently<Key>();
         return insert_digest<detail::atomic_access>(this->hasher_(key));
     }
 
@@ -337,6 +338,12 @@ private:
         guava_funnel funnel = options.funnel;
         if (algorithm == hash_algorithm::murmur3_128 && funnel == guava_funnel::none && is_integer(options.keys))
             funnel = guava_funnel::long_integer;
+        // A funnel that takes no key of the format would make a filter nothing can be added to.
+        if (funnel != guava_funnel::none && options.keys != key_format::unrecorded &&
+            is_integer(options.keys) != takes_integers(funnel))
+            throw invalid_argument(
+                std::string(to_string(options.keys)) + " keys do not go through " + std::string(java_name(funnel)) +
+                (takes_integers(funnel) ? ", which takes Java ints or longs" : ", which takes strings or bytes"));
         return hasher(algorithm, options.seed, funnel);
     }
 
@@ -371,6 +378,7 @@ private:
     size_type insert_many(It first, Sentinel last) {
         if constexpr (std::is_same_v<Access, detail::plain_access>)
             this->template record_first_keys<std::iter_value_t<It>>();
+        else this->template record_first_keys_concurrently<std::iter_value_t<It>>();
         word_type* words = words_.mutable_data();
         return layout_.template with_batch_set<Access>([&](const auto& set_batch) {
             using set_type = std::remove_cvref_t<decltype(set_batch)>;
@@ -492,7 +500,7 @@ private:
     template <class Op>
     void combine(const basic_bloom_filter& other, const char* operation, Op op) {
         require_compatible(other, operation);
-        this->combine_key_format(other.recorded_key_format(), operation);
+        this->combine_key_format(other, operation);
         word_type* words = words_.mutable_data();
         const word_type* theirs = other.words_.data();
         for (size_type i = 0; i < words_.size(); ++i) words[i] = op(words[i], theirs[i]);

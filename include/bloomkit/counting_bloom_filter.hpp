@@ -195,7 +195,7 @@ public:
             .same("sizes", counter_count(), other.counter_count(), " counters")
             .same("numbers of probes", hash_count(), other.hash_count())
             .same_hashing(hasher_, other.hasher_);
-        combine_key_format(other.recorded_key_format(), "union");
+        combine_key_format(other, "union");
         word_type* words = words_.mutable_data();
         const word_type* theirs = other.words_.data();
         for (size_type i = 0; i < words_.size(); ++i) words[i] = detail::saturating_add_counters(words[i], theirs[i]);

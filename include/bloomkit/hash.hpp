@@ -466,7 +466,7 @@ public:
         } else {
             constexpr std::size_t width = sizeof(typename detail::integer_of<Key>::type);
             if constexpr (width < 8)
-                if (!own_width_) return integer_digest<Algorithm>(detail::widened(key));
+                if (!own_width_integers()) return integer_digest<Algorithm>(detail::widened(key));
             if constexpr (width == 4 || width == 8)
                 return detail::digest_of_64(detail::xxh64_of_short<width>(detail::widened(key), seed_));
             const detail::little_endian_bytes<Key> bytes(key);
@@ -497,9 +497,11 @@ public:
     /// bytes) under xxh64 and xxh3_128, as they do in filters of those hashes that record no key
     /// format (Parquet's INT32 columns, format version 1); otherwise they hash widened to 64
     /// bits, as under every other hash. A filter sets this from the key format it records.
-    [[nodiscard]] constexpr bool own_width_integers() const noexcept { return own_width_; }
+    /// Atomic, so that a filter that records its first key's format while other threads insert
+    /// beside it (insert(key, concurrent)) sets it without a race.
+    [[nodiscard]] bool own_width_integers() const noexcept { return __atomic_load_n(&own_width_, __ATOMIC_ACQUIRE); }
     /// Sets own_width_integers() (a filter does, when its key format is recorded).
-    constexpr void own_width_integers(bool own) noexcept { own_width_ = own; }
+    void own_width_integers(bool own) noexcept { __atomic_store_n(&own_width_, own, __ATOMIC_RELEASE); }
 
     /// Same algorithm, seed and funnel: the two hash every key alike (own_width_integers() is
     /// the filter's record of its keys, not part of the hash).
@@ -559,7 +561,7 @@ private:
             return hash_span(bytes.span());
         }
         if constexpr (sizeof(typename detail::integer_of<Key>::type) < 8)
-            if (!own_width_) return hash_key_bytes(detail::widened(key));
+            if (!own_width_integers()) return hash_key_bytes(detail::widened(key));
         return hash_key_bytes(key);
     }
 

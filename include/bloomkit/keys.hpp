@@ -74,6 +74,32 @@ inline constexpr key_format last_key_format = key_format::u32;
     return a == key_format::unrecorded || b == key_format::unrecorded || a == b || (is_integer(a) && is_integer(b));
 }
 
+/// The format of a filter holding the keys of two filters, one recording `a` (and holding keys
+/// or not) and one recording `b`, united: their format; of two integer formats, the one whose
+/// range holds the other's (u32 goes in u64 and in i64); a recorded format beside a filter that
+/// is empty and records none. Nullopt when no format holds both: text with integers, i64 with
+/// u64 (-1 and 2^64 - 1 hash alike, and a reader of either format would take one for the other),
+/// a recorded format beside keys of no recorded format.
+[[nodiscard]] constexpr std::optional<key_format> union_key_format(key_format a, bool a_holds_keys, key_format b,
+                                                                   bool b_holds_keys) noexcept {
+    if (a == b) return a;
+    if (a == key_format::unrecorded) return a_holds_keys ? std::nullopt : std::optional(b);
+    if (b == key_format::unrecorded) return b_holds_keys ? std::nullopt : std::optional(a);
+    if (a == key_format::u32 && is_integer(b)) return b;
+    if (b == key_format::u32 && is_integer(a)) return a;
+    return std::nullopt;
+}
+
+/// The format of a filter holding the keys two filters recording `a` and `b` both hold (an
+/// intersection): any format whose range holds the common keys — the narrower of two integer
+/// formats, the recorded one beside an unrecorded filter. Nullopt for text with integers.
+[[nodiscard]] constexpr std::optional<key_format> intersection_key_format(key_format a, key_format b) noexcept {
+    if (!same_keys(a, b)) return std::nullopt;
+    if (a == key_format::unrecorded) return b;
+    if (b == key_format::u32) return b;
+    return a;
+}
+
 /// An integer key: any value from -2^63 to 2^64 - 1, the union of what the formats hold.
 struct key_integer {
     /// The value modulo 2^64: the 64 bits every face hashes.
@@ -166,8 +192,8 @@ public:
     /// For the filter named `filter` (empty: unnamed).
     explicit unrecorded_key_format(std::string_view filter = {})
         : key_error((filter.empty() ? std::string("the filter") : "'" + std::string(filter) + "'") +
-                    " holds keys but records no key format (an older bloomkit wrote it): say what its keys are "
-                    "(text, u64, i64 or u32), and that is recorded"),
+                    " holds keys but records no key format (an older bloomkit, or a format that cannot record "
+                    "them, wrote it): say what its keys are (text, u64, i64 or u32)"),
           filter_(filter) {}
     /// The filter's name, as the message gives it (empty: none).
     [[nodiscard]] const std::string& filter() const noexcept { return filter_; }

@@ -353,8 +353,10 @@ public:
     /// What the keys are, as NAME:meta recorded it when this client last read it.
     [[nodiscard]] key_format recorded_key_format() const noexcept { return description_.keys; }
     /// Records what the keys are, in NAME:meta and every shard's header, for a filter that
-    /// records nothing yet. Throws filter_mismatch when it records another format
-    /// (same_keys), filter_replaced when NAME is no longer this filter.
+    /// records nothing yet (a compare-and-set: of two first writers, one records). When another
+    /// client recorded an integer format since, that one stays and recorded_key_format() says it:
+    /// the caller checks that its keys fit it. Throws filter_mismatch when the record is of other
+    /// keys (text against integers), filter_replaced when NAME is no longer this filter.
     void record_key_format(key_format keys);
     /// Reads again what NAME:meta records of the keys, for a client that opened a filter that
     /// recorded nothing: another may have recorded it since (only that can change, once, by the

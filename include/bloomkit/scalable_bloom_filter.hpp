@@ -188,7 +188,7 @@ public:
     scalable_bloom_filter& operator|=(const scalable_bloom_filter& other) {
         require_compatible(other, "union");
         require_writable();
-        combine_key_format(other.recorded_key_format(), "union");
+        combine_key_format(other, "union");
         const std::size_t common = std::min(stages_.size(), other.stages_.size());
         std::vector<stage_type> extra;  // built first: if that throws, nothing has changed
         for (std::size_t i = common; i < other.stages_.size(); ++i) extra.push_back(owned_copy(other.stages_[i]));

@@ -34,15 +34,13 @@ library's message.
 
 from __future__ import annotations
 
-import gzip
 import os
 import pickle
-import zlib
 from typing import Any, Callable, Iterable, Optional
 
 from . import _bloomkit
 from ._bloomkit import (Error, FilterFull, FormatError, IncompatibleFilters, InvalidArgument, InvalidKey,
-                        WrongKeyType, WrongType)
+                        OutOfMemory, WrongKeyType, WrongType)
 from ._bloomkit import __version__  # include/bloomkit/version.hpp's
 
 RedisError = getattr(_bloomkit, "RedisError", Error)  # without the Redis component: never raised
@@ -50,7 +48,7 @@ RedisError = getattr(_bloomkit, "RedisError", Error)  # without the Redis compon
 __all__ = [
     "Filter", "BloomFilter", "CountingBloomFilter", "CuckooFilter", "ScalableBloomFilter",
     "BinaryFuseFilter", "RedisBloomFilter", "load", "map", "from_bytes", "kinds", "plan",
-    "Error", "InvalidArgument", "InvalidKey", "WrongType", "WrongKeyType", "FormatError", "FilterFull",
+    "Error", "InvalidArgument", "InvalidKey", "WrongType", "WrongKeyType", "FormatError", "FilterFull", "OutOfMemory",
     "IncompatibleFilters", "RedisError",
 ]
 
@@ -77,12 +75,16 @@ def _layout_name(layout: Optional[str]) -> Optional[str]:
 
 def _pandas_keys(keys):
     """A pandas Series, Index or array as the numpy array of its keys (the native module reads
-    numpy's dtypes): integers of the nullable types as numpy's, tz-aware times in UTC, the
-    values of a categorical. Nulls are no keys: refused here, where pandas can say where."""
+    numpy's dtypes): integers of the nullable and sparse types as numpy's, tz-aware times in
+    UTC, the values of a categorical. Nulls are no keys: refused here, where pandas can say
+    where."""
     import numpy as np
     import pandas as pd
     if isinstance(keys, pd.DataFrame):
         raise WrongType("a DataFrame is not keys: give one of its columns (frame['id'])")
+    if isinstance(keys, pd.MultiIndex):
+        raise WrongKeyType("a MultiIndex holds tuples, which are no keys: give key= a function that makes one of "
+                           "each, or one of its levels")
     if not isinstance(keys, pd.Series):
         keys = pd.Series(keys, copy=False)
     nulls = keys.isna()
@@ -90,6 +92,8 @@ def _pandas_keys(keys):
         raise InvalidKey(f"a null is not a key: {int(nulls.sum())} of the {len(keys)} keys are nulls (None, NaN, "
                          f"NA, NaT), the first at position {int(np.argmax(nulls.to_numpy()))}: drop them (dropna())")
     dtype = keys.dtype
+    if isinstance(dtype, pd.SparseDtype):
+        return _pandas_keys(keys.sparse.to_dense())
     if isinstance(dtype, pd.CategoricalDtype):
         return _pandas_keys(pd.Series(np.asarray(keys), copy=False))
     if isinstance(dtype, pd.DatetimeTZDtype):
@@ -100,18 +104,30 @@ def _pandas_keys(keys):
     return keys.to_numpy()
 
 
+def _masked_keys(keys):
+    """A numpy masked array's items, when none is masked: a masked item is a null, no key."""
+    if keys.mask is not False and keys.mask.any():
+        raise InvalidKey(f"a masked item is a null, not a key: {int(keys.mask.sum())} of the {keys.size} items are "
+                         "masked: compressed() drops them")
+    return keys.data
+
+
 def _keys(keys, key=None):
     """The keys of an iterable, array or pandas column as the native calls take them, each
-    through key= when given (which sees Python scalars, as a loop over the keys would)."""
-    if type(keys).__module__.startswith("pandas"):
-        keys = _pandas_keys(keys) if key is None else keys.tolist()
+    through key= when given (which sees each item as iterating the container gives it, as
+    `item in f` would)."""
+    module = type(keys).__module__
     if key is None:
+        if module.startswith("pandas"):
+            return _pandas_keys(keys)
+        if module.startswith("numpy.ma"):
+            return _masked_keys(keys)
         return keys
     if isinstance(keys, (str, bytes, bytearray, memoryview)):
         raise WrongKeyType("give an iterable of keys, not one key: a str or bytes-like object would be read as its "
                            "characters, each a key")
-    if hasattr(keys, "tolist") and hasattr(keys, "dtype"):  # a numpy array: its items as Python scalars
-        keys = keys.tolist()
+    if module.startswith("pandas") and type(keys).__name__ == "DataFrame":
+        raise WrongType("a DataFrame is not keys: give one of its columns (frame['id'])")
     return (key(k) for k in keys)
 
 
@@ -216,12 +232,14 @@ class Filter(_bloomkit.Filter):
     __hash__ = None  # mutable
 
     # -- files ------------------------------------------------------------------------------
-    def save(self, path: "os.PathLike | str", *, format: str = "bkf") -> None:  # noqa: A002
+    def save(self, path: "os.PathLike | str", *, format: str = "bkf", wait: bool = True) -> None:  # noqa: A002
         """Writes the filter to a file (temporary, fsync, rename), readable by C++ and the
-        command, under the writer lock the command takes (a ``bloomkit add`` to the same file is
-        waited for, never lost). format="guava" writes a Guava filter as Java's
-        ``BloomFilter.writeTo`` does, format="dcso" a DCSO filter as DCSO's ``bloom`` does."""
-        super().save(path, format)
+        command, under the writer lock the command takes: a ``bloomkit add`` to the same file is
+        waited for (Ctrl-C stops the wait), never lost; with wait=False a file another writer
+        holds is refused at once (bloomkit.Error). format="guava" writes a Guava filter as
+        Java's ``BloomFilter.writeTo`` does, format="dcso" a DCSO filter as DCSO's ``bloom``
+        does."""
+        super().save(path, format, wait)
 
     def __reduce_ex__(self, protocol):
         # Its bkf bytes (from protocol 5 on, as a buffer that a pickler with a buffer_callback —
@@ -264,37 +282,22 @@ def _from_pickle(cls, data: bytes, key=None):
     return _as(cls, _bloomkit.from_bytes(data), key)
 
 
-_BKF_SIGNATURE = b"\x89BLM\r\n\x1a\n"
-
-
 def load(path: "os.PathLike | str", *, format: Optional[str] = None,  # noqa: A002
          funnel: Optional[str] = None, key_format: Optional[str] = None) -> Filter:
     """A filter read from a file written by any bloomkit (C++, the command, Python), or by
-    Java's Guava (``BloomFilter.writeTo``) or DCSO's ``bloom`` (gzipped or not). The format is
-    told from the bytes unless `format` names it. A Guava or DCSO file cannot record what its
-    keys are: `key_format` says it ("text", "u64", "i64", "u32"), as the command's --key does,
-    and `funnel` names the Java side's funnel ("utf8", "chars", "int", "long" or "bytes"; by
-    default "long" for integer keys and "utf8" for the rest)."""
-    try:
-        with open(path, "rb") as f:
-            head = f.read(len(_BKF_SIGNATURE))
-    except (OSError, TypeError):
-        head = _BKF_SIGNATURE  # the library says what is wrong, as for any file
-    if format == "bkf" or (format is None and head == _BKF_SIGNATURE):
-        return _typed(_bloomkit.load(path))
-    with open(path, "rb") as f:
-        data = f.read()
-    if data[:2] == b"\x1f\x8b":
-        try:
-            data = gzip.decompress(data)
-        except (OSError, EOFError, zlib.error) as e:
-            raise FormatError(f"'{os.fspath(path)}': damaged gzip data ({e})") from None
-    return _typed(_bloomkit.from_bytes(data, format, funnel or "", key_format))
+    Java's Guava (``BloomFilter.writeTo``) or DCSO's ``bloom`` (gzipped or not), as the command
+    opens it. The format is told from the bytes unless `format` names it. `key_format` says what
+    the keys are ("text", "u64", "i64", "u32"), as the command's --key does: a file that records
+    none (a Guava stream, an older bkf file) records it; one that records another is refused.
+    `funnel` names the Java side's funnel of a Guava stream ("utf8", "chars", "int", "long" or
+    "bytes"; by default "long" for integer keys and "utf8" for the rest)."""
+    return _typed(_bloomkit.read_filter(path, format, funnel, key_format))
 
 
 def map(path: "os.PathLike | str") -> Filter:  # noqa: A001 - the library's name
-    """A filter queried in place in a read-only memory map of its file: instant however large."""
-    return _typed(_bloomkit.map(os.fspath(path)))
+    """A filter queried in place in a read-only memory map of its file: instant however large. A
+    file another program shrinks meanwhile makes its queries raise FormatError."""
+    return _typed(_bloomkit.map(path))
 
 
 def from_bytes(data, *, format: Optional[str] = None, funnel: Optional[str] = None,  # noqa: A002

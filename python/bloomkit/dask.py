@@ -107,14 +107,17 @@ def _spec(kind: str, n: int, fpr: float, seed: Optional[int], key_format: Option
 
 # --- Keys out of partitions -----------------------------------------------------------------------
 
-# A float holds every integer up to 2**53; beyond, whole-valued floats are not the integers meant.
-_EXACT_FLOAT = 2.0**53
+def _exact_float_limit(dtype) -> float:
+    """The largest integer up to which a float of `dtype` holds every integer: 2**53 for float64,
+    2**24 for float32, 2**11 for float16 (one more bit than its mantissa stores)."""
+    return 2.0 ** (np.finfo(dtype).nmant + 1)
 
 
 def _integer_array(column: pd.Series) -> Optional[np.ndarray]:
     """The column's non-null values as integers when it holds integers (numpy or nullable ints of
-    any width, or floats that are all whole up to 2**53: an integer column with nulls), else None.
-    Throws for whole floats beyond 2**53, which may not be the integers they were."""
+    any width, or floats that are all whole within the range where their type holds every
+    integer: an integer column with nulls), else None. Throws for whole floats beyond that range,
+    which may not be the integers they were."""
     dtype = column.dtype
     if pd.api.types.is_bool_dtype(dtype):
         return None
@@ -122,11 +125,13 @@ def _integer_array(column: pd.Series) -> Optional[np.ndarray]:
         values = column.dropna() if pd.api.types.is_extension_array_dtype(dtype) else column
         return values.to_numpy(dtype=getattr(dtype, "numpy_dtype", dtype))
     if pd.api.types.is_float_dtype(dtype):
+        limit = _exact_float_limit(getattr(dtype, "numpy_dtype", dtype))
         values = column.dropna().to_numpy(dtype=np.float64)
         if np.all(np.isfinite(values)) and np.all(values == np.trunc(values)):
-            if values.size and np.abs(values).max() > _EXACT_FLOAT:
-                raise InvalidArgument(f"column {column.name!r} holds whole numbers as floats beyond 2**53, where a "
-                                      "float no longer holds every integer: read it as integers (Int64) instead")
+            if values.size and np.abs(values).max() > limit:
+                raise InvalidArgument(f"column {column.name!r} holds whole numbers as {dtype} beyond {limit:.0f}, "
+                                      "where that float no longer holds every integer: read it as integers (Int64) "
+                                      "instead")
             return values.astype(np.int64)
     return None
 
@@ -147,7 +152,19 @@ def _keys_of(part: Any) -> Tuple[Any, Optional[np.ndarray]]:
             raise WrongKeyType(f"column {part.name!r} holds fractional numbers, which are not keys: "
                                "convert it (astype, or to strings) first")
         return (part, None) if present.all() else (part[present], present)
-    return (part if isinstance(part, list) else list(part)), None
+    items = part if isinstance(part, list) else list(part)
+    return [item for item in items if not _is_null(item)], None
+
+
+def _is_null(item: Any) -> bool:
+    """Whether an item of a Bag is a null (None, NaN, NA, NaT), which build skips."""
+    if item is None or item is pd.NA or item is pd.NaT:
+        return True
+    if isinstance(item, (float, np.floating)):
+        return math.isnan(item)
+    if isinstance(item, (np.datetime64, np.timedelta64)):
+        return bool(np.isnat(item))
+    return False
 
 
 def _partitions_filter(spec: _Spec, keys_of: Callable[[Any], Tuple[Any, Any]], *parts: Any) -> Filter:
@@ -373,7 +390,8 @@ def _canonical_key(value: Any) -> Any:
     if isinstance(value, (np.datetime64, np.timedelta64)):
         if np.isnat(value):
             return _NULL
-        value = pd.Timestamp(value) if isinstance(value, np.datetime64) else pd.Timedelta(value)
+        # Exactly, in Python's integers: numpy's range is far wider than pandas' nanoseconds.
+        return (b"T%d" if isinstance(value, np.datetime64) else b"d%d") % _numpy_nanoseconds(value)
     if isinstance(value, datetime.datetime):  # pd.Timestamp too: its nanoseconds count
         extra = value.nanosecond if isinstance(value, pd.Timestamp) else 0
         if value.tzinfo is None:
@@ -409,6 +427,18 @@ def _canonical_key(value: Any) -> Any:
             return _UNVOUCHED
         return b"n%d/%d" % (exact.numerator, exact.denominator)
     return _UNVOUCHED
+
+
+def _numpy_nanoseconds(value) -> int:
+    """A datetime64 (since the epoch) or timedelta64 in nanoseconds, exactly; a fraction of a
+    nanosecond (ps, fs, as) is cut, as numpy's own conversion cuts it."""
+    unit, count = np.datetime_data(value.dtype)
+    if unit in ("Y", "M"):  # calendar units: the day they start on
+        value, unit, count = value.astype("datetime64[D]"), "D", 1
+    per = {"W": 604_800 * 10**9, "D": 86_400 * 10**9, "h": 3_600 * 10**9, "m": 60 * 10**9, "s": 10**9,
+           "ms": 10**6, "us": 10**3, "ns": 1, "ps": fractions.Fraction(1, 10**3),
+           "fs": fractions.Fraction(1, 10**6), "as": fractions.Fraction(1, 10**9), "generic": 1}[unit]
+    return int(int(value.astype(np.int64)) * count * per)
 
 
 def _int64_column(column: pd.Series) -> np.ndarray:

@@ -96,11 +96,12 @@ inline std::filesystem::path path(py::handle value, const char* name = "path") {
     return {py::cast<std::string>(text)};
 }
 
-/// True or False (any object's truth, as Python's own flags take it).
-inline bool flag(py::handle value) {
-    const int truth = PyObject_IsTrue(value.ptr());
-    if (truth < 0) throw py::error_already_set();
-    return truth == 1;
+/// True or False, and nothing else: a flag given another object ('yes', 0) is refused, where its
+/// truth would be a guess.
+inline bool flag(py::handle value, const char* name) {
+    if (!PyBool_Check(value.ptr()))
+        throw argument_type_error(std::string(name) + " is True or False, not " + type_of(value));
+    return value.ptr() == Py_True;
 }
 
 }  // namespace bloomkit::python::arguments

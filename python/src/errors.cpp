@@ -2,6 +2,7 @@
 #include "errors.hpp"
 
 #include <exception>
+#include <new>
 #include <string>
 
 #include "bloomkit/error.hpp"
@@ -18,7 +19,7 @@ namespace py = pybind11;
 /// The exception types, alive as long as the interpreter (the module holds them too).
 struct exception_types {
     py::object error, invalid_argument, invalid_key, wrong_type, wrong_key_type, format_error, filter_full,
-        incompatible, redis;
+        incompatible, out_of_memory, redis;
 };
 
 exception_types& types() {
@@ -59,6 +60,10 @@ void translate(std::exception_ptr thrown) {
 #endif
     } catch (const bloomkit::error& e) {
         PyErr_SetString(t.error.ptr(), e.what());
+    } catch (const std::bad_alloc&) {
+        PyErr_SetString(t.out_of_memory.ptr(),
+                        "not enough memory: the filter, or the keys of one call, is larger than "
+                        "the memory this process can have");
     }
 }
 
@@ -73,6 +78,7 @@ void register_exceptions(py::module_& m) {
     t.wrong_key_type = new_exception(m, "WrongKeyType", t.invalid_key, t.wrong_type);
     t.format_error = new_exception(m, "FormatError", t.error, PyExc_ValueError);
     t.filter_full = new_exception(m, "FilterFull", t.error);
+    t.out_of_memory = new_exception(m, "OutOfMemory", t.error, PyExc_MemoryError);
     t.incompatible = new_exception(m, "IncompatibleFilters", t.error, PyExc_ValueError);
 #ifdef BLOOMKIT_PYTHON_WITH_REDIS
     t.redis = new_exception(m, "RedisError", t.error);

@@ -4,6 +4,8 @@
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
+#include <sys/stat.h>
+
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -27,13 +29,36 @@
 #include "bloomkit/kinds.hpp"
 #include "bloomkit/os/atomic_replace.hpp"
 #include "bloomkit/os/writer_lock.hpp"
+#include "jobs/filter/filter_files.hpp"
 #include "keys.hpp"
 
 namespace bloomkit::python {
 
 // --- The filter --------------------------------------------------------------------------------
 
-filter::filter(const filter& other) : held_(other.copied()), concurrent_(other.concurrent_) {}
+std::optional<file_state> state_of(const std::filesystem::path& path) {
+    struct stat info {};
+    if (::stat(path.c_str(), &info) != 0 || !S_ISREG(info.st_mode)) return std::nullopt;
+    return file_state{std::filesystem::absolute(path).lexically_normal().string(), info.st_dev, info.st_ino,
+                      static_cast<std::uint64_t>(info.st_size),
+                      std::int64_t{info.st_mtim.tv_sec} * 1'000'000'000 + info.st_mtim.tv_nsec};
+}
+
+void filter::require_unchanged_source(const std::filesystem::path& path) const {
+    if (!read_from_) return;
+    const std::optional<file_state> now = state_of(path);
+    if (!now) return;  // nothing there to lose
+    const bool same_file =
+        now->path == read_from_->path || (now->device == read_from_->device && now->inode == read_from_->inode);
+    if (same_file && *now != *read_from_)
+        throw error("'" + path.string() +
+                    "' changed since this filter was read from it (another writer added to it or replaced it): "
+                    "saving would lose what it wrote. Read it again and add to that, or unite the two first "
+                    "(f |= bloomkit.load(path)), or save to another file");
+}
+
+filter::filter(const filter& other)
+    : held_(other.copied()), read_from_(other.read_from_), concurrent_(other.concurrent_) {}
 
 std::variant<any_filter, std::shared_ptr<const guarded_map>> filter::copied() const {
     require_held();
@@ -41,7 +66,8 @@ std::variant<any_filter, std::shared_ptr<const guarded_map>> filter::copied() co
     return held_;  // a mapped filter's copy shares the read-only map
 }
 
-filter::filter(filter&& other) : held_(other.taken()), concurrent_(other.concurrent_) {}
+filter::filter(filter&& other)
+    : held_(other.taken()), read_from_(std::move(other.read_from_)), concurrent_(other.concurrent_) {}
 
 std::variant<any_filter, std::shared_ptr<const guarded_map>> filter::taken() {
     require_held();
@@ -50,35 +76,25 @@ std::variant<any_filter, std::shared_ptr<const guarded_map>> filter::taken() {
     return std::move(held_);
 }
 
-hashed_keys filter::digests(py::handle keys, key_use use) const {
-    const key_source source = [&] {
-        const auto held = reading();
-        return key_source{hash_function(get()), recorded_key_format(get()), inserted_count(get()) > 0};
-    }();
-    return digests_of(source, keys, use);
+key_source filter::source(key_use use) const {
+    const auto held = reading();
+    const key_format recorded = recorded_key_format(get());
+    // Whether it holds keys matters only to an add to a filter that records no format.
+    const bool holds = use == key_use::add && recorded == key_format::unrecorded && holds_keys(get());
+    return {hash_function(get()), recorded, holds};
 }
 
-hashed_keys filter::digest(py::handle key, key_use use) const {
-    const key_source source = [&] {
-        const auto held = reading();
-        return key_source{hash_function(get()), recorded_key_format(get()), inserted_count(get()) > 0};
-    }();
-    return digest_of(source, key, use);
-}
+hashed_keys filter::digests(py::handle keys, key_use use) const { return digests_of(source(use), keys, use); }
+
+hashed_keys filter::digest(py::handle key, key_use use) const { return digest_of(source(use), key, use); }
 
 namespace {
 
-/// Records `keys` on a filter that records none; refuses a format that contradicts its record
-/// (another thread recorded one since the keys were read). The caller holds the writing lock.
-void adopt(any_filter& f, key_format keys) {
-    const key_format recorded = recorded_key_format(f);
-    if (recorded == key_format::unrecorded) {
-        record_key_format(f, keys);
-        return;
-    }
-    if (!same_keys(recorded, keys))
-        throw key_type_error("this filter now records " + std::string(to_string(recorded)) + " keys, not " +
-                             std::string(to_string(keys)));
+/// Records the format `keys` bring on `f`, a filter that recorded none when they were read (the
+/// caller holds its lock), unless another writer recorded one since (require_fit).
+void adopt(any_filter& f, const hashed_keys& keys) {
+    if (recorded_key_format(f) == key_format::unrecorded) record_key_format(f, *keys.to_record);
+    else require_fit(recorded_key_format(f), keys);
 }
 
 }  // namespace
@@ -89,13 +105,13 @@ void filter::insert(const hashed_keys& keys, std::span<bool> added) {
     if (concurrent_) {
         if (keys.to_record) {
             const auto held = writing();
-            adopt(target, *keys.to_record);
+            adopt(target, keys);
         }
         const auto held = reading();
         (void)bloomkit::insert(target, digests, concurrent, added);
     } else {
         const auto held = writing();
-        if (keys.to_record) adopt(target, *keys.to_record);
+        if (keys.to_record) adopt(target, keys);
         (void)bloomkit::insert(target, digests, added);
     }
 }
@@ -116,6 +132,10 @@ void filter::record(key_format keys) {
     if (recorded != key_format::unrecorded)
         throw invalid_argument("this filter records " + std::string(to_string(recorded)) +
                                " keys: a filter's key format is fixed once recorded");
+    if (const guava_funnel funnel = hash_function(target).funnel();
+        funnel != guava_funnel::none && is_integer(keys) != takes_integers(funnel))
+        throw key_format_mismatch(takes_integers(funnel) ? key_format::i64 : key_format::text, keys,
+                                  "this Guava filter of " + std::string(java_name(funnel)));
     record_key_format(target, keys);
 }
 
@@ -131,8 +151,8 @@ namespace args = arguments;
 
 /// `into` locked for a change and `from` for reading, the two taken in the order of their
 /// addresses, as every pair is: two threads merging a into b and b into a cannot deadlock.
-std::pair<std::unique_lock<std::shared_mutex>, std::shared_lock<std::shared_mutex>> locked_in_order(
-    const filter& into, const filter& from) {
+std::pair<std::unique_lock<fork_safe_lock>, std::shared_lock<fork_safe_lock>> locked_in_order(const filter& into,
+                                                                                              const filter& from) {
     if (&into < &from) {
         auto writing = into.writing();
         return {std::move(writing), from.reading()};
@@ -146,6 +166,20 @@ const filter& filter_argument(py::handle value, const char* name) {
     if (!py::isinstance<filter>(value))
         throw argument_type_error(std::string(name) + " is a bloomkit filter, not " + args::type_of(value));
     return value.cast<const filter&>();
+}
+
+/// How a file is read, from load()'s and from_bytes()' arguments: its format (None: told by its
+/// bytes), a Guava stream's funnel and what the keys of a file that cannot record them are.
+jobs::filter_reading reading_of(py::handle format, py::handle funnel, py::handle keys);
+
+/// `f`, read from `where`, with the key format its reader says (`said`, unrecorded: nothing):
+/// recorded when the file records none, refused when it records another (key_format_mismatch).
+any_filter with_keys_said(any_filter f, key_format said, const std::string& where) {
+    const key_format recorded = recorded_key_format(f);
+    if (said == key_format::unrecorded || said == recorded) return f;
+    if (recorded != key_format::unrecorded) throw key_format_mismatch(recorded, said, where);
+    record_key_format(f, said);
+    return f;
 }
 
 /// The key format a word names ("text", "u64", "i64", "u32"), or none for None.
@@ -163,6 +197,15 @@ filter_options options_of(py::handle seed, py::handle funnel, py::handle keys) {
     if (const auto word = args::optional_word(funnel, "funnel")) options.funnel = parse_guava_funnel(*word);
     if (const auto format = key_format_argument(keys)) options.keys = *format;
     return options;
+}
+
+jobs::filter_reading reading_of(py::handle format, py::handle funnel, py::handle keys) {
+    jobs::filter_reading reading;
+    if (const auto word = args::optional_word(format, "format")) reading.format = *word;
+    if (const auto word = args::optional_word(funnel, "funnel"); word && !word->empty())
+        reading.keys.funnel = parse_guava_funnel(*word);
+    if (const auto said = key_format_argument(keys)) reading.keys.keys = *said;
+    return reading;
 }
 
 std::optional<bloom_layout> layout_of(const std::optional<std::string>& name) {
@@ -373,7 +416,8 @@ void bind_properties(py::class_<filter>& c) {
         "What its keys are, as its file records them: 'text', 'u64', 'i64', 'u32', or None when nothing is recorded "
         "(a new filter records its first key's; set it to say what an older file holds).");
     c.def_property(
-        "concurrent", &filter::concurrent_mode, [](filter& f, py::handle on) { f.set_concurrent(args::flag(on)); },
+        "concurrent", &filter::concurrent_mode,
+        [](filter& f, py::handle on) { f.set_concurrent(args::flag(on, "concurrent")); },
         "Concurrent mode: threads insert at once (atomic OR on the words) instead of one after another. Bloom filters "
         "only.");
     c.def_property_readonly("read_only", &filter::mapped, "Whether it is mapped read-only from its file (map()).");
@@ -386,12 +430,16 @@ void bind_properties(py::class_<filter>& c) {
         "The number of distinct keys it holds, estimated (exact for cuckoo and binary fuse filters).");
 }
 
-/// Writes `bytes` to `path` as save() writes a filter: under the writer lock the command takes,
-/// to a temporary file that replaces the path atomically.
-void save_bytes(std::span<const std::byte> bytes, const std::filesystem::path& path) {
-    const os::writer_lock lock(path.string(), os::writer_lock::if_held::wait);
-    os::replace_file(path,
-                     [&](const os::file_descriptor& file) { os::write_all(file, path, bytes.data(), bytes.size()); });
+/// The writer lock of the file `path` (the command's: bloomkit/os/writer_lock.hpp), waited for
+/// as Python waits — Ctrl-C stops the wait — or, without `wait`, refused at once when another
+/// writer holds it (os::file_busy).
+os::writer_lock writer_lock_of(const std::filesystem::path& path, bool wait) {
+    py::gil_scoped_release unlocked;
+    return os::writer_lock(path.string(), wait ? os::writer_lock::if_held::wait : os::writer_lock::if_held::fail,
+                           os::writer_lock::missing::leave, {}, [] {
+                               const py::gil_scoped_acquire python;
+                               if (PyErr_CheckSignals() != 0) throw py::error_already_set();
+                           });
 }
 
 void bind_files(py::module_& m, py::class_<filter>& c) {
@@ -404,21 +452,26 @@ void bind_files(py::module_& m, py::class_<filter>& c) {
         py::arg("format") = "bkf");
     c.def(
         "save",
-        [](const filter& f, py::handle path_value, py::handle format_value) {
+        [](filter& f, py::handle path_value, py::handle format_value, py::handle wait) {
             const std::filesystem::path path = args::path(path_value);
             const std::string format = args::word(format_value, "format");
+            const os::writer_lock lock = writer_lock_of(path, args::flag(wait, "wait"));
+            f.require_unchanged_source(path);
             if (format != io::bkf_format::word) {
                 const std::vector<std::byte> bytes = bytes_of(f, format);
                 py::gil_scoped_release unlocked;
-                save_bytes(bytes, path);
-                return;
+                os::replace_file(path, [&](const os::file_descriptor& file) {
+                    os::write_all(file, path, bytes.data(), bytes.size());
+                });
+            } else {
+                py::gil_scoped_release unlocked;
+                const auto held = f.reading();
+                save(f.get(), path, [](int) {});  // under the writer lock taken above
+                if (const guarded_map* map = f.mapping()) map->require_whole();
             }
-            py::gil_scoped_release unlocked;
-            const auto held = f.reading();
-            save(f.get(), path);  // under the writer lock
-            if (const guarded_map* map = f.mapping()) map->require_whole();
+            f.read_from(state_of(path));  // what it holds now is this filter: it may be saved again
         },
-        py::arg("path"), py::arg("format") = "bkf");
+        py::arg("path"), py::arg("format") = "bkf", py::arg("wait") = true);
     c.def("__eq__", [](const filter& a, py::handle other) {
         if (!py::isinstance<filter>(other)) return false;
         const filter& b = other.cast<const filter&>();
@@ -440,29 +493,40 @@ void bind_files(py::module_& m, py::class_<filter>& c) {
     });
     m.def(
         "from_bytes",
-        [](py::handle data, py::handle format_value, py::handle funnel, py::handle keys) {
-            if (!PyObject_CheckBuffer(data.ptr()))
-                throw argument_type_error("data is bytes-like, not " + args::type_of(data));
-            const py::buffer buffer = py::reinterpret_borrow<py::buffer>(data);
-            const py::buffer_info info = buffer.request();
-            const std::span<const std::byte> bytes(static_cast<const std::byte*>(info.ptr),
-                                                   static_cast<std::size_t>(info.size * info.itemsize));
-            const std::optional<std::string> format = args::optional_word(format_value, "format");
+        [](py::handle data, py::handle format, py::handle funnel, py::handle keys) {
+            Py_buffer view;  // a contiguous view: a strided buffer is refused, never read past
+            if (PyObject_GetBuffer(data.ptr(), &view, PyBUF_C_CONTIGUOUS) != 0) {
+                PyErr_Clear();
+                throw argument_type_error(
+                    "data is a contiguous bytes-like object (bytes, bytearray, a contiguous "
+                    "memoryview), not " +
+                    args::type_of(data) + (PyObject_CheckBuffer(data.ptr()) ? " with gaps" : ""));
+            }
+            const std::unique_ptr<Py_buffer, void (*)(Py_buffer*)> held(&view, PyBuffer_Release);
+            const std::span<const std::byte> bytes(static_cast<const std::byte*>(view.buf),
+                                                   static_cast<std::size_t>(view.len));
+            const jobs::filter_reading reading = reading_of(format, funnel, keys);
             std::optional<std::string_view> named;
-            if (format) named = *format;
-            const std::optional<std::string> funnel_word = args::optional_word(funnel, "funnel");
-            io::read_options reading;
-            if (funnel_word && !funnel_word->empty()) reading.funnel = parse_guava_funnel(*funnel_word);
-            if (const auto k = key_format_argument(keys)) reading.keys = *k;
-            return filter(io::read_any(bytes, named, reading, "bytes").filter);
+            if (reading.format != "auto") named = reading.format;
+            return filter(with_keys_said(io::read_any(bytes, named, reading.keys, "bytes").filter, reading.keys.keys,
+                                         "the bytes"));
         },
         py::arg("data"), py::arg("format") = py::none(), py::arg("funnel") = py::none(),
         py::arg("key_format") = py::none());
-    m.def("load", [](py::handle path_value) {
-        const std::filesystem::path path = args::path(path_value);
-        py::gil_scoped_release unlocked;
-        return filter(load<any_filter>(path));
-    });
+    m.def(
+        "read_filter",
+        [](py::handle path_value, py::handle format, py::handle funnel, py::handle keys) {
+            const std::string path = args::path(path_value).string();
+            const jobs::filter_reading reading = reading_of(format, funnel, keys);
+            py::gil_scoped_release unlocked;
+            const std::optional<file_state> before = state_of(path);  // a change while reading shows later
+            filter read(with_keys_said(jobs::read_filter(path, reading), reading.keys.keys, path));
+            read.read_from(before);
+            return read;
+        },
+        py::arg("path"), py::arg("format") = py::none(), py::arg("funnel") = py::none(),
+        py::arg("key_format") = py::none(),
+        "The filter a file of any format holds (bkf, Guava, DCSO; gzipped or not), read whole.");
     m.def("map", [](py::handle path_value) {
         const std::filesystem::path path = args::path(path_value);
         return filter(std::make_shared<const guarded_map>(path));
@@ -477,7 +541,7 @@ void bind_filter(py::module_& m) {
               const filter& source = filter_argument(other, "Filter()'s argument");
               // _take: the Python classes take over what make, build, load, map and from_bytes
               // return, a new filter nothing else holds, without copying it.
-              if (arguments::flag(take)) return filter(std::move(const_cast<filter&>(source)));
+              if (arguments::flag(take, "_take")) return filter(std::move(const_cast<filter&>(source)));
               return filter(source);
           }),
           py::arg("other"), py::kw_only(), py::arg("_take") = false,

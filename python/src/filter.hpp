@@ -7,11 +7,13 @@
 
 #include <pybind11/pybind11.h>
 
+#include <filesystem>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <shared_mutex>
 #include <span>
+#include <string>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -20,10 +22,24 @@
 #include "bloomkit/bulk.hpp"
 #include "bloomkit/file.hpp"
 #include "errors.hpp"
+#include "fork_safe_lock.hpp"
 #include "keys.hpp"
 #include "mapped_guard.hpp"
 
 namespace bloomkit::python {
+
+/// What a file was when a filter was read from it, so that saving the filter back refuses to
+/// replace what another writer (a `bloomkit add`, another process's save) made of the file in
+/// between: the keys it added would be lost.
+struct file_state {
+    std::string path;  ///< absolute
+    std::uint64_t device = 0, inode = 0, size = 0;
+    std::int64_t modified_ns = 0;
+    friend bool operator==(const file_state&, const file_state&) = default;
+};
+
+/// The state of the regular file `path` names now; nullopt when there is none.
+std::optional<file_state> state_of(const std::filesystem::path& path);
 
 /// A filter of any kind, owned or read-only in a memory map of its file. Calls that change it
 /// take its lock exclusively, queries share it: bulk calls run without the GIL, so two Python
@@ -56,6 +72,9 @@ public:
     /// The keys as the bindings read them (keys.hpp), against what the filter records now.
     [[nodiscard]] hashed_keys digests(py::handle keys, key_use use) const;
     [[nodiscard]] hashed_keys digest(py::handle key, key_use use) const;
+    /// What the keys are checked against: the hash, the record, and (for an add to a filter that
+    /// records none) whether it holds keys.
+    [[nodiscard]] key_source source(key_use use) const;
 
     /// Inserts keys hashed by digests(): records the format they bring first (on a filter that
     /// records none), then inserts them alone, or in concurrent mode beside other threads'
@@ -66,12 +85,19 @@ public:
     /// Records the key format of a filter that records none; refuses to change one.
     void record(key_format keys);
 
+    /// The file it was read from, as it was then; set by the readers and by save().
+    void read_from(std::optional<file_state> state) { read_from_ = std::move(state); }
+    /// Throws bloomkit::error unless `path` may be replaced by this filter: it is not the file
+    /// the filter was read from, or that file is as it was then. The caller holds the file's
+    /// writer lock.
+    void require_unchanged_source(const std::filesystem::path& path) const;
+
     /// Concurrent mode: inserts share the lock with each other and with lookups.
     void set_concurrent(bool on);
     [[nodiscard]] bool concurrent_mode() const noexcept { return concurrent_; }
 
-    [[nodiscard]] std::shared_lock<std::shared_mutex> reading() const { return std::shared_lock(*lock_); }
-    [[nodiscard]] std::unique_lock<std::shared_mutex> writing() const { return std::unique_lock(*lock_); }
+    [[nodiscard]] std::shared_lock<fork_safe_lock> reading() const { return std::shared_lock(*lock_); }
+    [[nodiscard]] std::unique_lock<fork_safe_lock> writing() const { return std::unique_lock(*lock_); }
 
 private:
     [[nodiscard]] std::variant<any_filter, std::shared_ptr<const guarded_map>> copied() const;
@@ -82,7 +108,8 @@ private:
 
     std::variant<any_filter, std::shared_ptr<const guarded_map>> held_;
     bool taken_ = false;
-    std::unique_ptr<std::shared_mutex> lock_ = std::make_unique<std::shared_mutex>();
+    std::optional<file_state> read_from_;
+    std::unique_ptr<fork_safe_lock> lock_ = std::make_unique<fork_safe_lock>();
     bool concurrent_ = false;
 };
 

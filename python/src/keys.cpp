@@ -214,7 +214,9 @@ public:
         if (format_ == key_format::unrecorded && use == key_use::add) {
             if (source.holds_keys)
                 throw key_error(
-                    "this filter holds keys but records no key format (an older bloomkit wrote it): say what its "
+                    "this filter holds keys but records no key format (an older bloomkit, or a format that cannot "
+                    "record "
+                    "them, wrote it): say what its "
                     "keys are first (f.key_format = 'text', 'u64', 'i64' or 'u32'), and that is recorded");
             learning_ = true;
         }
@@ -231,10 +233,14 @@ public:
     }
 
     /// Checks that the format takes text keys.
-    void check_text() const { require_text_key(format_, source_.hash.funnel()); }
+    void check_text() {
+        require_text_key(format_, source_.hash.funnel());
+        seen_.add_text();
+    }
 
     /// Checks an integer key against the format (for keys read in bulk, hashed by the caller).
-    void check(key_integer value) const {
+    void check(key_integer value) {
+        seen_.add(value);
         try {
             require_key(format_, value, source_.hash.funnel());
         } catch (const key_type_error&) {
@@ -258,8 +264,10 @@ public:
     [[nodiscard]] std::optional<key_format> to_record() const {
         return learned_ ? std::optional(format_) : std::nullopt;
     }
+    [[nodiscard]] const key_summary& seen() const noexcept { return seen_; }
 
 private:
+    key_summary seen_;
     const key_source& source_;
     key_format format_;
     bool learning_ = false;  // the first key decides the format
@@ -324,15 +332,22 @@ void time_array(key_checker& keys, py::array array, std::vector<digest>& out) {
     const bool dates = array.dtype().kind() == 'M';
     const py::tuple unit_count = py::module_::import("numpy").attr("datetime_data")(array.dtype());
     const std::string unit = py::cast<std::string>(unit_count[0]);
+    if (unit == "generic")  // numpy takes a count without a unit as any unit: no one time
+        throw key_type_error(std::string("a ") + (dates ? "datetime64" : "timedelta64") +
+                             " without a unit is no time: give it one (np.timedelta64(5, 's'))");
     std::int64_t per = nanoseconds_per(unit);
-    if (unit == "generic") per = 1;  // only NaT has no unit
     if (per == 0) {
-        // Years and months are of no fixed length: their days say when they start.
+        // Years and months are of no fixed length: the days they start on say it (numpy counts
+        // a multiple of them, '3M', in that conversion).
         if (!dates) throw key_type_error("a timedelta64 in " + unit + " has no fixed length in nanoseconds");
         array = array.attr("astype")("datetime64[D]");
         per = nanoseconds_per("D");
+    } else if (const auto count = py::cast<std::int64_t>(unit_count[1]); count != 1) {
+        // A multiple of a unit: of a nanosecond or more, a longer unit; of less, no key is kept.
+        if (per < 0 || __builtin_mul_overflow(per, count, &per))
+            throw key_error("a unit of " + std::to_string(count) + " " + unit + " is not one of time keys' (1 ns to " +
+                            "whole weeks)");
     }
-    per *= py::cast<std::int64_t>(unit_count[1]);
     keys.learn(key_kind::signed_integer);
     // The counts of units, as native int64 (numpy lends no buffer of datetime64 itself).
     if (!py::cast<bool>(array.dtype().attr("isnative")))
@@ -470,7 +485,13 @@ hashed_keys digests_of(const key_source& source, py::handle keys, key_use use) {
         each_object(checker, keys, out.digests);
     }
     out.to_record = checker.to_record();
+    out.seen = checker.seen();
     return out;
+}
+
+void require_fit(key_format recorded, const hashed_keys& keys) {
+    if (!keys.to_record || recorded == *keys.to_record || keys.seen.fits(recorded)) return;
+    throw key_format_mismatch(recorded, *keys.to_record, "this filter (another writer recorded its first keys)");
 }
 
 hashed_keys digest_of(const key_source& source, py::handle key, key_use use) {
@@ -478,6 +499,7 @@ hashed_keys digest_of(const key_source& source, py::handle key, key_use use) {
     hashed_keys out;
     each_object(checker, py::make_tuple(key), out.digests);
     out.to_record = checker.to_record();
+    out.seen = checker.seen();
     return out;
 }
 

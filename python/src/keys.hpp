@@ -45,11 +45,36 @@ struct key_source {
     bool holds_keys;
 };
 
-/// Hashed keys, and the format their filter must record when it records none yet and they are
-/// added (the format of the first key: bloomkit::key_format_of).
+/// What a batch of keys held, enough to tell whether a format holds them all: the filter they
+/// were checked against may record a format since (another thread's first keys), and they go in
+/// only if that format holds them too.
+struct key_summary {
+    bool text = false;
+    bool integers = false;
+    bool negative = false;
+    std::uint64_t largest = 0;  ///< of the non-negative integers
+
+    void add_text() noexcept { text = true; }
+    void add(key_integer value) noexcept {
+        integers = true;
+        if (value.negative) negative = true;
+        else if (value.bits > largest) largest = value.bits;
+    }
+    /// Whether a filter of keys `format` holds every key seen.
+    [[nodiscard]] bool fits(key_format format) const noexcept {
+        if (format == key_format::unrecorded) return true;
+        if (text && format != key_format::text) return false;
+        if (!integers) return true;
+        return holds(format, key_integer::of(largest)) && (!negative || format == key_format::i64);
+    }
+};
+
+/// Hashed keys, the format their filter must record when it records none yet and they are
+/// added (the format of the first key: bloomkit::key_format_of), and what they held.
 struct hashed_keys {
     std::vector<digest> digests;
     std::optional<key_format> to_record;
+    key_summary seen;
 };
 
 /// Whether the keys are asked about or added: only an add records a format.
@@ -58,6 +83,11 @@ enum class key_use { query, add };
 /// The digests of `keys` (any iterable of keys, or a numpy array; not one str or bytes-like),
 /// each checked against `source`. Throws the library's key errors (key_error, key_type_error).
 hashed_keys digests_of(const key_source& source, py::handle keys, key_use use);
+
+/// For keys read against a filter that recorded no format, which bring `keys.to_record`, now
+/// that the filter records `recorded`: another writer may have recorded its first keys' format
+/// in between, and the keys go in only if that format holds them. Throws key_format_mismatch.
+void require_fit(key_format recorded, const hashed_keys& keys);
 
 /// One key's digest, checked as digests_of() does.
 hashed_keys digest_of(const key_source& source, py::handle key, key_use use);

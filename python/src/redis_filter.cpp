@@ -23,6 +23,7 @@
 #include "bloomkit/redis.hpp"
 #include "errors.hpp"
 #include "filter.hpp"
+#include "fork_safe_lock.hpp"
 #include "keys.hpp"
 
 namespace bloomkit::python {
@@ -57,7 +58,7 @@ struct where {
 };
 
 where where_of(py::handle url, py::handle cluster, py::handle user, py::handle password, py::handle timeout) {
-    return {arguments::word(url, "url"), arguments::flag(cluster), arguments::word(user, "user"),
+    return {arguments::word(url, "url"), arguments::flag(cluster, "cluster"), arguments::word(user, "user"),
             arguments::word(password, "password"), arguments::real(timeout, "timeout")};
 }
 
@@ -112,7 +113,7 @@ private:
     where at_;
     std::unique_ptr<redis::client> client_;  // before the filter, which refers to it
     std::optional<redis::bloom_filter> filter_;
-    std::mutex lock_;
+    fork_safe_lock lock_;  // free in a forked child, which then connects anew
     pid_t pid_ = 0;
 };
 
@@ -124,7 +125,10 @@ py::array_t<bool> with_keys(redis_filter& f, py::handle keys, key_use use, Run r
     const hashed_keys k = digests_of(f.keys(use), keys, use);
     return answered(k.digests.size(), [&](std::span<bool> answers) {
         f.locked([&](redis::bloom_filter& r) {
-            if (k.to_record) r.record_key_format(*k.to_record);
+            if (k.to_record) {
+                r.record_key_format(*k.to_record);  // or finds another writer's, recorded since
+                require_fit(r.recorded_key_format(), k);
+            }
             run(r, k.digests, answers);
         });
     });

@@ -13,10 +13,11 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/bloomkit-pip.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
 /usr/bin/python3 -m venv --system-site-packages "$work/venv"
-# A copy of python/ and include/: pip builds in place (build/, *.egg-info) and must not write
-# into the checkout.
-mkdir -p "$work/src"
+# A copy of python/, include/ and src/jobs/: pip builds in place (build/, *.egg-info) and must not
+# write into the checkout.
+mkdir -p "$work/src/src"
 cp -r "$source_dir/python" "$source_dir/include" "$work/src/"
+cp -r "$source_dir/src/jobs" "$work/src/src/"
 rm -rf "$work/src/python/build" "$work/src/python/"*.egg-info
 "$work/venv/bin/python" -m pip install --quiet --no-index --no-build-isolation "$work/src/python"
 

@@ -212,6 +212,21 @@ def test_semi_join_matches_keys_as_pandas_compares_them(client):
     assert frame_rows(bkd.semi_join(a, b, on="key").compute()) == frame_rows(expected)
 
 
+# semi_join on dates and times is dd.merge, row for row, on workers that are separate processes:
+# their keys never go through Python's hash(), which each process salts its own way.
+@pytest.mark.parametrize("column", ["datetime64", "date objects", "aware timestamps"])
+def test_semi_join_on_dates_and_times_is_dd_merge_across_processes(client, column):
+    days = pd.date_range("2024-01-01", periods=400, freq="D")
+    keys = {"datetime64": days, "date objects": pd.Index(days.date, dtype=object),
+            "aware timestamps": days.tz_localize("Europe/Paris")}[column]
+    orders = pd.DataFrame({"day": np.tile(keys, 5), "amount": np.arange(2000)})
+    holidays = pd.DataFrame({"day": keys[::2], "holiday": True})
+    left, right = dd.from_pandas(orders, npartitions=8), dd.from_pandas(holidays, npartitions=2)
+    expected = dd.merge(left, right, on="day").compute()
+    assert len(expected) == 1000
+    assert frame_rows(bkd.semi_join(left, right, on="day").compute()) == frame_rows(expected)
+
+
 def test_semi_join_says_when_it_cannot_prune(client):
     big, small = tables(np.random.default_rng(3), 2_000, 100, False)
     left, right = dd.from_pandas(big, npartitions=2), dd.from_pandas(small, npartitions=1)

@@ -1,5 +1,6 @@
 """Every kind from Python: no false negatives, the measured rate, keys as the C++ library hashes
 them, the set-like API and its refusals."""
+import copy
 import pickle
 import threading
 
@@ -207,3 +208,75 @@ def test_concurrent_bloom_filters_take_keys_from_many_threads_at_once():
         assert 10**9 in f
     with pytest.raises(TypeError, match="several threads"):
         bloomkit.CuckooFilter(1000, 0.01).concurrent = True
+
+
+# numpy integer arrays of any width and byte order (network-order data, np.frombuffer of '>i8') are
+# the integers they hold, both ways: added as one, found as the other.
+def test_integer_arrays_of_any_byte_order_are_the_integers_they_hold():
+    values = [0, 5, 123456789, 2**31 - 1]
+    f = bloomkit.BloomFilter(1000, 0.001)
+    f.update(values)
+    for dtype in (">i8", "<i8", ">u8", ">i4", "<u4", ">u4"):
+        assert f.contains_many(np.array(values, dtype=dtype)).all(), dtype
+    g = bloomkit.BloomFilter(1000, 0.001)
+    g.update(np.array(values, dtype=">u8"))
+    assert g.key_format == "u64" and all(v in g for v in values)
+
+
+# numpy integer scalars (what a loop over an array or a column gives) are the integers they hold,
+# never their bytes as text: they record i64 or u64 as their arrays do, and find the ints.
+def test_numpy_integer_scalars_are_the_integers_they_hold():
+    ids = np.array([5, 6, 7], dtype=np.int64)
+    f = bloomkit.BloomFilter(1000, 0.001)
+    for x in ids:
+        f.add(x)
+    assert f.key_format == "i64"
+    assert all(int(x) in f for x in ids) and f.contains_many(ids).all()
+    assert np.int8(5) in f and np.uint32(6) in f and np.int16(7) in f
+    unsigned = bloomkit.BloomFilter(1000, 0.001)
+    unsigned.add(np.uint64(2**64 - 1))
+    assert unsigned.key_format == "u64" and 2**64 - 1 in unsigned
+
+
+# key= goes with the filter wherever it is copied (pickle, which Dask and multiprocessing use,
+# deepcopy, copy, Filter(f)): a copy finds what the original finds; one that cannot carry it says so.
+def test_the_key_function_goes_with_every_copy():
+    f = bloomkit.BloomFilter(1000, 0.001, key=str.casefold)
+    f.add("Alice@Example.COM")
+    for g in (pickle.loads(pickle.dumps(f)), copy.deepcopy(f), copy.copy(f), f.copy(), bloomkit.Filter(f)):
+        assert "ALICE@EXAMPLE.COM" in g and g.contains_many(["alice@example.com"]).all(), type(g)
+    local = bloomkit.BloomFilter(1000, 0.001, key=lambda k: k.lower())
+    with pytest.raises(bloomkit.WrongType, match="key function"):
+        pickle.dumps(local)
+
+
+# Filter(f) is a copy: f itself, built or mapped, keeps answering, changing, saving and pickling.
+def test_a_filter_made_from_another_leaves_it_whole(tmp_path):
+    f = bloomkit.BloomFilter(1000, 0.01)
+    f.add("a")
+    f.save(tmp_path / "m.bkf")
+    g = bloomkit.Filter(f)
+    assert "a" in g and "a" in f and f == g
+    f.add("b")
+    assert "b" in f and f != g
+    f.save(tmp_path / "again.bkf")
+    assert pickle.loads(pickle.dumps(f)) == f == bloomkit.load(tmp_path / "again.bkf")
+    mapped = bloomkit.map(tmp_path / "m.bkf")
+    assert "a" in bloomkit.Filter(mapped)
+    assert mapped.kind == "bloom" and "a" in mapped and mapped == bloomkit.load(tmp_path / "m.bkf")
+
+
+# A copy of a key that a cuckoo filter cannot store (its two buckets full of it) is refused with
+# FilterFull, never dropped in silence: after 8 adds and 8 removes the key is gone, as counted.
+def test_a_cuckoo_copy_that_cannot_be_stored_is_refused():
+    f = bloomkit.CuckooFilter(1000, 0.01)
+    for _ in range(8):
+        f.add("dup")
+    with pytest.raises(bloomkit.FilterFull, match="cannot store"):
+        f.add("dup")
+    with pytest.raises(bloomkit.FilterFull, match="cannot store"):
+        f.update(["dup"])
+    assert len(f) == 8
+    for _ in range(8):
+        f.remove("dup")
+    assert "dup" not in f

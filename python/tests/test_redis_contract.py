@@ -2,7 +2,9 @@
 (redis_reference_client.py, plain Redis commands and XXH3) and the C++ command give the same
 answers on the same filters, both ways, on a real redis-server; and the worked example of
 docs/FORMAT.md is what both compute. And RedisBloomFilter's own face: no password in any
-message, and no timeout that is in truth none."""
+message, no timeout that is in truth none, one key format for every client of a filter, a
+generator that asks the filter it feeds, and handles that cross a fork."""
+import multiprocessing
 import os
 import re
 import shutil
@@ -13,6 +15,7 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 redis = pytest.importorskip("redis", reason="python3-redis")
@@ -201,3 +204,74 @@ def test_a_timeout_below_a_millisecond_is_one_not_none(server):
     finally:
         os.kill(pid, signal.SIGCONT)
     assert "no reply within 1 ms" in run.stdout, run.stdout + run.stderr
+
+
+# A shared filter made without a key format takes its first writer's, for every client at once:
+# lines `bloomkit redis add` put in stay found, and a Python int is refused by a handle opened
+# before that add as by a new one, never recorded over them as another format.
+def test_the_first_writer_records_the_key_format_for_every_client(cli, server):
+    needs_redis_filter()
+    _, url = server
+    early = bloomkit.RedisBloomFilter("first-writer", 10_000, 0.001, url=url)
+    assert early.key_format is None  # not recorded yet
+    assert command(cli, "redis", "add", "first-writer", "--url", url, stdin="10\n").returncode == 0
+    for handle in (early, bloomkit.RedisBloomFilter("first-writer", url=url)):
+        with pytest.raises(bloomkit.WrongKeyType, match="text keys"):
+            handle.add(12)
+        assert handle.key_format == "text" and "10" in handle
+    run = command(cli, "redis", "check", "first-writer", "--url", url, stdin="10\n")
+    assert (run.returncode, run.stdout) == (0, "10\n"), run.stderr
+
+
+# update() takes any iterable, a generator that asks the same filter included (as
+# `rf.update(k for k in batch if k not in rf)` does): it ends, and adds what the generator gave.
+# In a child, which a deadlock would leave hanging until the timeout.
+def test_update_takes_a_generator_that_asks_the_same_filter(server):
+    needs_redis_filter()
+    _, url = server
+    child = ("import sys, bloomkit\n"
+             "rf = bloomkit.RedisBloomFilter('generator', 10_000, 0.01, url=sys.argv[1])\n"
+             "rf.add('a')\n"
+             "rf.update(k for k in ['a', 'b', 'c'] if k not in rf)\n"
+             "rf.add_many(k for k in ['d'] if k not in rf)\n"
+             "print(all(k in rf for k in 'abcd'))")
+    try:
+        run = subprocess.run([sys.executable, "-c", child, url], capture_output=True, text=True, timeout=120)
+    except subprocess.TimeoutExpired:
+        pytest.fail("update() of a generator that asks the same filter did not end within 120 s")
+    assert (run.returncode, run.stdout) == (0, "True\n"), run.stderr
+
+
+_forked_filter = None  # the parent's handle, inherited by the forked children
+_present = np.arange(20_000, dtype=np.int64)
+_absent = np.arange(10**9, 10**9 + 20_000, dtype=np.int64)
+
+
+def _keys_missed_in_a_child(seed):
+    """In a forked child: lookups of batches of added keys, between lookups of others; how many of
+    the added ones were answered "definitely not"."""
+    rng = np.random.default_rng(seed)
+    missed = 0
+    for _ in range(30):
+        n = int(rng.integers(1, 400))
+        missed += int((~_forked_filter.contains_many(rng.choice(_present, n))).sum())
+        _forked_filter.contains_many(rng.choice(_absent, n))
+    return missed
+
+
+# A handle made before a fork (a module-level client in a multiprocessing pool, gunicorn
+# --preload) answers rightly in every child: each connects anew, never reading replies meant for
+# another process.
+def test_a_handle_made_before_a_fork_answers_rightly_in_the_children(server):
+    needs_redis_filter()
+    global _forked_filter
+    _, url = server
+    _forked_filter = bloomkit.RedisBloomFilter("forked", 100_000, 0.001, url=url)
+    _forked_filter.update(_present)
+    try:
+        with multiprocessing.get_context("fork").Pool(4) as pool:
+            missed = pool.map(_keys_missed_in_a_child, range(8))
+        assert sum(missed) == 0, f"added keys answered 'definitely not' in the children: {missed}"
+        assert _forked_filter.contains_many(_present).all()  # and the parent's own connection is intact
+    finally:
+        _forked_filter = None

@@ -57,7 +57,9 @@ void refuse_empty_values(const CLI::App& command) {
         if (option->get_type_size_max() == 0) continue;  // a flag takes no value
         for (const std::string& value : option->results()) {
             if (!value.empty()) continue;
-            if (option->get_positional()) throw bloomkit::invalid_argument("an empty file name was given");
+            if (option->get_positional())
+                throw bloomkit::invalid_argument(option->get_name() == "name" ? "an empty filter name was given"
+                                                                              : "an empty file name was given");
             throw bloomkit::invalid_argument(fmt::format("{} was given an empty value", option->get_name()));
         }
     }

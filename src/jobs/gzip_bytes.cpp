@@ -60,8 +60,9 @@ std::vector<std::byte> gunzip_bytes(std::span<const std::byte> compressed, const
             if (status == Z_STREAM_END) break;
             if (status != Z_OK && !(status == Z_BUF_ERROR && z.avail_out == 0)) {
                 inflateEnd(&z);
-                throw error("'" + name + "': damaged gzip data" +
-                            (in_at == compressed.size() ? std::string(" (cut short)") : std::string()));
+                const bool cut_short = in_at == compressed.size();
+                throw file_format_error(cut_short ? format_errc::truncated : format_errc::invalid_field,
+                                        "'" + name + "': damaged gzip data" + (cut_short ? " (cut short)" : ""));
             }
         }
         inflateEnd(&z);

@@ -13,7 +13,7 @@ namespace bloomkit::jobs {
 std::vector<std::byte> gzip_bytes(std::span<const std::byte> bytes);
 
 /// The bytes the gzip data `compressed` holds (its members one after another, as gzip -d
-/// reads them). Throws bloomkit::error naming `name` for damaged or cut-short data.
+/// reads them). Throws file_format_error naming `name` for damaged or cut-short data.
 std::vector<std::byte> gunzip_bytes(std::span<const std::byte> compressed, const std::string& name);
 
 }  // namespace bloomkit::jobs

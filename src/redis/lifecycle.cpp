@@ -187,7 +187,20 @@ bloom_filter bloom_filter::create(client& c, std::string name, size_type expecte
         if (const std::string difference = detail::first_difference(stored.description, wanted); !difference.empty())
             throw filter_mismatch("filter " + wanted.name + " exists in Redis with other parameters (" + difference +
                                   "): open it as it is, or drop it first");
-        if (stored.state == filter_state::ready) return bloom_filter(c, stored.description, options);
+        if (stored.state == filter_state::ready) {
+            // Every instance of a service may create the filter at start, and one may have made
+            // it without a key format: the first create that says one records it.
+            bloom_filter opened(c, stored.description, options);
+            if (stored.description.keys == key_format::unrecorded && wanted.keys != key_format::unrecorded) {
+                if (opened.set_bit_count() > 0)
+                    throw filter_mismatch("filter " + wanted.name +
+                                          " holds keys and records no key format: its keys cannot be taken for " +
+                                          std::string(to_string(wanted.keys)) +
+                                          "; open it as it is and record what they are");
+                opened.record_key_format(wanted.keys);
+            }
+            return opened;
+        }
         if (!stale(stored, now, options)) {
             std::this_thread::sleep_for(poll_interval);
             continue;

@@ -58,7 +58,7 @@ struct stored_meta {
 [[nodiscard]] std::string impossible(const filter_description& d);
 
 /// The first field in which `stored` differs from `wanted` ("hashes 7 in Redis, 8 asked"), or
-/// "" when they describe the same filter. Key formats differ when they are not same_keys().
+/// "" when they describe the same filter. Key formats differ when both are recorded and unequal.
 [[nodiscard]] std::string first_difference(const filter_description& stored, const filter_description& wanted);
 
 /// Shards for `blocks` blocks: as few as fit in max_shard_bytes each, equal but for the last.
@@ -69,8 +69,8 @@ struct stored_meta {
 [[nodiscard]] filter_description plan_shards(std::string name, bloom_geometry geometry, std::uint64_t max_shard_bytes,
                                              bool round_up);
 
-/// Refuses (invalid_argument) a name whose shard keys would carry a hash tag ("{…}"): on a
-/// cluster every shard would hash to the same slot, on one node.
+/// Refuses (invalid_argument) an empty name, and a name whose shard keys would carry a hash tag
+/// ("{…}"): on a cluster every shard would hash to the same slot, on one node.
 void require_untagged_name(std::string_view name);
 
 }  // namespace bloomkit::redis::detail

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/cli/add.sh — end-to-end test of `bloomkit add`: to bloom, scalable and fuse filters,
+# tests/cli/add.sh — end-to-end test of `bloomkit add`: to bloom, scalable, fuse and cuckoo filters,
 # from stdin, with threads, errors.
 #
 #   bash tests/cli/add.sh /path/to/bloomkit
@@ -123,6 +123,35 @@ if [[ $(id -u) -eq 0 ]] && id nobody >/dev/null 2>&1; then
 else
     echo "# skipped: add_keeps_the_owner (needs root and a user nobody)"
 fi
+
+# ---------------------------------------------------------------------------------------------
+# A copy that a cuckoo filter cannot store is refused, never dropped in silence: a key's two
+# buckets hold 8 copies of it, so the 9th add of one key is an error (exit 2) and the file is
+# unchanged, and after 8 removes of those 8 copies it is gone as the caller counted.
+
+# How many of 8 runs of `bloomkit SUBCOMMAND FILE -` with the line "dup" as input exit 0.
+eight_times() {
+    local done=0
+    for _ in 1 2 3 4 5 6 7 8; do
+        run "$B" "$1" "$2" - <<<dup
+        [[ $RC -eq 0 ]] && done=$((done + 1))
+    done
+    echo "$done"
+}
+
+CF=$T/filters/copies.bf
+run "$B" build --kind cuckoo -n 1000 -o "$CF" - </dev/null
+check_rc "cuckoo_copies: build an empty cuckoo filter" 0
+check_eq "cuckoo_copies: 8 adds of one line all succeed" 8 "$(eight_times add "$CF")"
+cp "$CF" "$T/copies-8.bf"
+expect_error "cuckoo_copies: the 9th add of that line is refused" "cannot store" "$B" add "$CF" - <<<dup
+check_same "cuckoo_copies: ... and the file is byte-identical" "$T/copies-8.bf" "$CF"
+expect_error "cuckoo_copies: a batch with a 9th copy in it is refused" "was not changed" \
+    "$B" add "$CF" - < <(printf 'other\ndup\n')
+check_same "cuckoo_copies: ... all of it: its new line is not added either" "$T/copies-8.bf" "$CF"
+check_eq "cuckoo_copies: 8 removes of it all succeed" 8 "$(eight_times remove "$CF")"
+run "$B" check "$CF" - <<<dup
+check_rc "cuckoo_copies: ... and then it is absent (exit 1)" 1
 
 no_temp_files "no temporary files left in the output directory" "$T/filters"
 no_temp_files "no temporary files left in the work directory" "$T"

@@ -92,7 +92,7 @@ check_eq "build --format dcso: format" dcso "$(json_value "$OUT" format)"
 
 json_output "add (in place)" add out "$B" add --json "$D/keys.bkf" "$T/extra.txt"
 check_eq "add: lines_read" 2 "$(json_value "$OUT" lines_read)"
-json_output "add (a Guava stream, rewritten)" add out "$B" add --json "$D/keys.guava" "$T/extra.txt"
+json_output "add (a Guava stream, rewritten)" add out "$B" add --json --funnel utf8 "$D/keys.guava" "$T/extra.txt"
 check_eq "add of a Guava stream: format" guava "$(json_value "$OUT" format)"
 json_output "add (a scalable filter, rewritten)" add out "$B" add --json "$D/scalable.bkf" "$T/extra.txt"
 
@@ -101,7 +101,8 @@ json_output "merge" merge out "$B" merge --json -o "$D/merged.bkf" "$D/keys.bkf"
 check_eq "merge: filters" 2 "$(json_value "$OUT" filters)"
 json_output "merge -o - (JSON on stderr)" merge err "$B" merge --json -o - "$D/keys.bkf" "$D/b.bkf"
 
-json_output "convert guava -> bkf" convert out "$B" convert --json "$D/keys.guava" --to bkf -o "$D/from-guava.bkf"
+json_output "convert guava -> bkf" convert out "$B" convert --json --funnel utf8 "$D/keys.guava" --to bkf \
+    -o "$D/from-guava.bkf"
 check_eq "convert: from_format" guava "$(json_value "$OUT" from_format)"
 json_output "convert -o - (JSON on stderr)" convert err "$B" convert --json "$D/keys.bkf" --to bkf -o -
 

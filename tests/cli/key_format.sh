@@ -145,6 +145,30 @@ expect_error "contradicting_key_is_refused (check --key text on an i64 filter)" 
     "$B" check --key text "$K/signed.bkf" "$K/signed.txt"
 
 # ---------------------------------------------------------------------------------------------
+# A Guava stream cannot record its keys: numbers built into one with --key are read back with the
+# same --key (through the funnel build chose for them, Funnels.longFunnel()) or with --funnel long,
+# and never read as text without a word: a --funnel long reader is told nothing false, and a reader
+# who says neither is warned that the lines look like numbers.
+
+for key in u64 i64 u32; do
+    G=$K/ids-$key.guava
+    run "$B" build --format guava --key $key -n 1000 -p 0.01 -o "$G" "$K/numbers.txt"
+    check_rc "guava_keys_read_back ($key): build --format guava --key $key" 0
+    run "$B" check --key $key "$G" "$K/numbers.txt"
+    check_rc "guava_keys_read_back ($key): check --key $key: exit 0" 0
+    check_same "guava_keys_read_back ($key): ... finds every number" "$K/numbers.txt" "$OUT"
+    run "$B" check --funnel long "$G" "$K/numbers.txt"
+    check_same "guava_keys_read_back ($key): check --funnel long finds every number" "$K/numbers.txt" "$OUT"
+    check_cond "guava_keys_read_back ($key): ... with no warning that its lines are read as text" \
+        "stderr: $(err_line)" test -z "$(grep -F 'read as text' "$ERR")"
+    run "$B" check "$G" "$K/numbers.txt"
+    check_in "guava_keys_read_back ($key): check without --key or --funnel warns that the lines look like numbers" \
+        "$ERR" "look like numbers"
+done
+expect_error "guava_keys_read_back: a number outside the --key's range is refused" "is not a u64 number: '-1'" \
+    "$B" check --key u64 "$K/ids-u64.guava" <(echo -1)
+
+# ---------------------------------------------------------------------------------------------
 # Files of format version 2 record nothing
 
 if can_forge_headers; then

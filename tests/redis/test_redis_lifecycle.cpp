@@ -93,8 +93,10 @@ TEST_F(Lifecycle, CreateIsIdempotentAndRefusesOtherParameters) {
     } catch (const redis::filter_mismatch& e) {
         EXPECT_NE(std::string(e.what()).find("keys u64 in Redis, text asked"), std::string::npos) << e.what();
     }
-    (void)redis::bloom_filter::create(c, "shared", 10000, 0.01,
-                                      {.hashing = {.keys = key_format::i64}});  // the same integers
+    (void)redis::bloom_filter::create(c, "shared", 10000, 0.01, {.hashing = {.keys = key_format::u64}});
+    // u64 and i64 hold different integers (-1 and 2^64 - 1 hash alike): another filter.
+    EXPECT_THROW((void)redis::bloom_filter::create(c, "shared", 10000, 0.01, {.hashing = {.keys = key_format::i64}}),
+                 redis::filter_mismatch);
     EXPECT_THROW((void)redis::bloom_filter::open(c, "nothing-here"), redis::filter_mismatch);
 
     // Instances starting at once: one makes the filter, the others wait and open it.

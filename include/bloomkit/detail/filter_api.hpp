@@ -15,11 +15,14 @@
 // `using filter_api::contains;`.
 #pragma once
 
+#include <atomic>
 #include <concepts>
 #include <cstdint>
 #include <iterator>
+#include <optional>
 #include <ranges>
 #include <string>
+#include <string_view>
 #include <utility>
 
 #include "bloomkit/error.hpp"
@@ -123,8 +126,7 @@ protected:
 
     /// Records the format of keys of type Key (key_format_of) when the filter records none and
     /// holds no key yet: a kind calls it before the inserts that take typed keys, so that a
-    /// filter a program fills with integers says so in its file. (Not before concurrent inserts,
-    /// which may not change the filter but for its bits.)
+    /// filter a program fills with integers says so in its file.
     template <class Key>
     void record_first_keys() {
         if constexpr (key_format_of<Key>() != key_format::unrecorded)
@@ -132,14 +134,37 @@ protected:
                 self().record_key_format(key_format_of<Key>());
     }
 
-    /// A combined filter (union, intersection) holds keys of both: refuses text with integers,
-    /// and keeps whichever format is recorded.
-    void combine_key_format(key_format other, const char* operation) {
-        if (!same_keys(keys_, other))
-            throw incompatible_filters(std::string("cannot take the ") + operation + " of a filter of " +
-                                       std::string(to_string(keys_)) + " keys and one of " +
-                                       std::string(to_string(other)) + " keys: a line means another key in each");
-        if (keys_ == key_format::unrecorded) self().record_key_format(other);
+    /// record_first_keys() for inserts that run beside others (insert(key, concurrent)): the
+    /// first of them records the format with a compare-and-swap, and sets how narrow integers
+    /// hash before the format is seen, so that every thread that sees it hashes alike.
+    template <class Key>
+    void record_first_keys_concurrently() noexcept {
+        if constexpr (constexpr key_format format = key_format_of<Key>(); format != key_format::unrecorded) {
+            std::atomic_ref<key_format> keys(keys_);
+            if (keys.load(std::memory_order_acquire) != key_format::unrecorded || self().inserted_count() != 0) return;
+            hasher_.own_width_integers(false);  // every format records integers widened
+            key_format expected = key_format::unrecorded;
+            keys.compare_exchange_strong(expected, format, std::memory_order_acq_rel);
+        }
+    }
+
+    /// The key format of this filter combined with `other` (keys.hpp: union_key_format for a
+    /// union, intersection_key_format for an intersection): recorded before the words change,
+    /// or incompatible_filters when no format holds the combined keys.
+    void combine_key_format(const Derived& other, const char* operation) {
+        const key_format theirs = other.recorded_key_format();
+        const std::optional<key_format> combined =
+            std::string_view(operation) == "intersection"
+                ? intersection_key_format(keys_, theirs)
+                : union_key_format(keys_, self().inserted_count() > 0, theirs, other.inserted_count() > 0);
+        if (!combined)
+            throw incompatible_filters(
+                std::string("cannot take the ") + operation + " of a filter of " + std::string(to_string(keys_)) +
+                " keys and one of " + std::string(to_string(theirs)) + " keys: " +
+                (keys_ == key_format::unrecorded || theirs == key_format::unrecorded
+                     ? "the keys of the one that records none are unknown (record them first)"
+                     : "no key format holds the keys of both (a line, or an integer, means another key in each)"));
+        if (*combined != keys_) self().record_key_format(*combined);
     }
 
     hasher hasher_;

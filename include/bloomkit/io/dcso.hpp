@@ -128,7 +128,14 @@ void write_file(const dcso_bloom_filter& filter, std::span<const std::byte> data
 /// Why `filter` cannot be written as a DCSO bloom file (it is not a DCSO filter: its bits mean
 /// nothing to DCSO's bloom, which places them itself), or empty when it can.
 inline std::string refusal(const any_filter& filter) {
-    if (std::holds_alternative<dcso_bloom_filter>(filter)) return {};
+    if (const auto* dcso = std::get_if<dcso_bloom_filter>(&filter)) {
+        // DCSO's tools read lines as bytes, and its file records nothing else: a file of integer
+        // keys would be read as text by every reader that is not told otherwise.
+        if (is_integer(dcso->recorded_key_format()))
+            return "a DCSO bloom file holds text keys (DCSO's bloom and flor read lines as bytes), not " +
+                   std::string(to_string(dcso->recorded_key_format())) + " integers: keep integer keys in a bkf file";
+        return {};
+    }
     return "a " + kind_name(filter) +
            " cannot be written as a DCSO bloom file: DCSO's bloom places a key's bits itself, so only a DCSO filter "
            "converts; build one from the keys (--format dcso)";
@@ -263,8 +270,8 @@ struct format {
                                 const std::string& where) {
         std::vector<std::byte> attached;
         any_filter filter = dcso::from_bytes(bytes, &attached, where);
-        if (options.keys != key_format::unrecorded)  // the reader's word
-            std::visit([&](auto& f) { f.record_key_format(options.keys); }, filter);
+        if (is_integer(options.keys))  // what a DCSO file holds is text, whatever the reader says
+            throw key_format_mismatch(key_format::text, options.keys, where);
         return {std::move(filter), word, std::move(attached)};
     }
     /// Why a DCSO file cannot hold `filter` exactly, or empty when it can.

@@ -301,9 +301,13 @@ struct format {
     /// in messages.
     static filter_contents read(std::span<const std::byte> bytes, const read_options& options,
                                 const std::string& where) {
+        // A reader who says neither the funnel nor the keys gets Guava's string funnel and a
+        // filter that records no format: what it holds is not known, so nothing adds to it
+        // unless told (keys.hpp: key_format_to_write).
+        const bool said_nothing = options.funnel == guava_funnel::none && options.keys == key_format::unrecorded;
         const funnel_and_keys said = funnel_and_keys_of(options.funnel, options.keys);
         any_filter filter = from_bytes<any_filter>(bytes, said.funnel, where);
-        std::visit([&](auto& f) { f.record_key_format(said.keys); }, filter);
+        std::visit([&](auto& f) { f.record_key_format(said_nothing ? key_format::unrecorded : said.keys); }, filter);
         return {std::move(filter), word, {}};
     }
     /// Why a Guava stream cannot hold `filter` exactly, or empty when it can.

@@ -51,9 +51,11 @@ public:
     /// that a long-running writer excludes a second one before its first save. A lock held by
     /// another is waited for (`waiting`, if given, is called once a second has gone by, so the
     /// caller can say why it waits), or with if_held::fail refused at once: file_busy. Throws
-    /// io_error when the file cannot be opened or locked.
+    /// io_error when the file cannot be opened or locked. `polling`, if given, is called every
+    /// few milliseconds for as long as the wait lasts, which then never blocks in the kernel: a
+    /// caller whose signals must stop the wait (an interpreter's Ctrl-C) throws from it.
     writer_lock(const std::string& path, if_held held, missing if_missing = missing::leave,
-                const std::function<void()>& waiting = {}) {
+                const std::function<void()>& waiting = {}, const std::function<void()>& polling = {}) {
         const auto start = std::chrono::steady_clock::now();
         bool announced = false;
         const std::function<void()> announce_once = [&] {
@@ -62,7 +64,7 @@ public:
         for (;;) {
             file_descriptor file = open_to_lock(path, if_missing);
             if (file.get() < 0) return;
-            take(file, path, held, start, announce_once);
+            take(file, path, held, start, announce_once, polling);
             if (still_at(file, path)) {
                 file_ = std::move(file);
                 return;
@@ -114,18 +116,23 @@ private:
     }
 
     // Takes the lock on `file`: polls without blocking until a second has gone by since `start`,
-    // then calls `waiting` and blocks.
+    // then calls `waiting` and blocks — or, with `polling`, polls on, calling it every time.
     static void take(const file_descriptor& file, const std::string& path, if_held held,
-                     std::chrono::steady_clock::time_point start, const std::function<void()>& waiting) {
+                     std::chrono::steady_clock::time_point start, const std::function<void()>& waiting,
+                     const std::function<void()>& polling) {
+        bool announced = false;
         while (::flock(file.get(), LOCK_EX | LOCK_NB) != 0) {
             if (errno == EINTR) continue;
             if (errno != EWOULDBLOCK) throw_io("cannot lock", path);
             if (held == if_held::fail) throw file_busy(path);
+            if (polling) polling();
             if (std::chrono::steady_clock::now() - start >= std::chrono::seconds(1)) {
-                if (waiting) waiting();
-                while (::flock(file.get(), LOCK_EX) != 0)
-                    if (errno != EINTR) throw_io("cannot lock", path);
-                return;
+                if (waiting && !std::exchange(announced, true)) waiting();
+                if (!polling) {
+                    while (::flock(file.get(), LOCK_EX) != 0)
+                        if (errno != EINTR) throw_io("cannot lock", path);
+                    return;
+                }
             }
             std::this_thread::sleep_for(std::chrono::milliseconds(10));
         }

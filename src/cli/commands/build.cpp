@@ -108,7 +108,7 @@ int run_build(const build_options& options) {
     // Atomic: on any failure no partial file is left behind.
     jobs::write_filter(filter, options.output, {options.format, options.gzip, {}});
     warn_if_overfull(filter);
-    note_unrecorded_keys(options.format, keys);
+    note_unrecorded_keys(options.format, keys, funnel);
     if (job_summary::wanted(options.json))
         summarize_filter("build", options.output, options.format, header_of(filter), lines)
             .print(options.json, options.output == "-");

@@ -37,6 +37,13 @@ int run_convert(const convert_options& options) {
     const io::filter_contents& in = read.contents;
     if (std::string why = io::refusal(options.to, in.filter); !why.empty())
         throw invalid_argument("cannot convert '" + options.input + "' to " + options.to + ": " + why);
+    // A file that cannot record its keys becomes one that records a guess: only what is said.
+    if (options.to == io::bkf_format::word && in.format != io::bkf_format::word &&
+        recorded_key_format(in.filter) == key_format::unrecorded && holds_keys(in.filter))
+        throw invalid_argument("'" + options.input + "' does not record what its keys are (a " +
+                               std::string(in.format) +
+                               " file cannot), and a bkf file records it: say it with --key text, u64, i64 or u32, "
+                               "or name the Java side's --funnel");
     const bool keeps_data = io::facts_of_format(options.to).keeps_attached_data;
     if (!in.attached.empty() && !keeps_data)
         fmt::print(stderr,
@@ -45,7 +52,7 @@ int run_convert(const convert_options& options) {
                    in.attached.size(), options.input, options.to);
     jobs::write_filter(in.filter, options.output,
                        {options.to, options.gzip, keeps_data ? in.attached : std::vector<std::byte>{}});
-    note_unrecorded_keys(options.to, recorded_key_format(in.filter));
+    note_unrecorded_keys(options.to, recorded_key_format(in.filter), hash_function(in.filter).funnel());
     if (!job_summary::wanted(options.json)) return success;
     job_summary summary("convert");
     summary.text("file", options.output)

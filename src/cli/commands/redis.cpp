@@ -24,6 +24,7 @@
 
 #include "bloomkit/redis.hpp"
 #include "commands/commands.hpp"
+#include "jobs/digest_spool.hpp"
 #include "jobs/filter/filter_files.hpp"
 #include "jobs/line_keys.hpp"
 #include "jobs/line_reader.hpp"
@@ -185,24 +186,48 @@ struct lines_options {
     check_report report;
 };
 
+/// Keys a `redis add` sends at a time.
+constexpr std::size_t redis_batch = 4096;
+
 int run_add(const lines_options& o) {
     jobs::line_reader lines(o.inputs);
     redis::client c = connect(o.where);
     redis::bloom_filter filter = redis::bloom_filter::open(c, o.where.name, filter_options_of(o.where));
     const key_format recorded = filter.recorded_key_format();
-    const key_format keys = key_format_to_add(recorded, o.key, filter.name(),
-                                              recorded == key_format::unrecorded && filter.set_bit_count() > 0);
+    key_format keys = key_format_to_add(recorded, o.key, filter.name(),
+                                        recorded == key_format::unrecorded && filter.set_bit_count() > 0);
     // A filter that records nothing (made by a program that did not say) learns it from its
     // first writer: from then on, every face reads its keys alike without being told.
-    if (recorded == key_format::unrecorded) filter.record_key_format(keys);
-    unrecorded_format_warning warning(filter.recorded_key_format(), o.key, filter.name());
+    if (recorded == key_format::unrecorded) {
+        filter.record_key_format(keys);
+        // Another writer may have recorded its first keys' format in between: the lines are read
+        // in the one recorded, whose range holds every key of the filter.
+        keys = key_format_for(filter.recorded_key_format(), o.key, filter.name());
+    }
+    // Every line is read and hashed before the first add: a bad line changes nothing.
+    jobs::digest_spool digests;
+    std::vector<digest> hashed;
     std::uint64_t read = 0, added = 0;
-    jobs::progress shown("adding", lines.total_bytes(), jobs::data_output::none);
-    lines.read([&](std::span<const std::string_view> batch, const jobs::line_origin& origin) {
-        warning.look(batch);
-        jobs::with_keys(batch, keys, origin, [&](auto keyed) { added += filter.insert(keyed.begin(), keyed.end()); });
-        read += batch.size();
-        shown.update(lines.bytes_read());
+    {
+        jobs::progress shown("reading", lines.total_bytes(), jobs::data_output::none);
+        const hasher& hash = filter.hash_function();
+        lines.read([&](std::span<const std::string_view> batch, const jobs::line_origin& origin) {
+            jobs::with_keys(batch, keys, origin, [&](auto keyed) {
+                hashed.resize(keyed.size());
+                std::ranges::transform(keyed, hashed.begin(), [&](const auto& key) { return hash(key); });
+                digests.write(hashed);
+            });
+            read += batch.size();
+            shown.update(lines.bytes_read());
+        });
+    }
+    jobs::progress shown("adding", digests.size(), jobs::data_output::none);
+    std::unique_ptr<bool[]> answers(new bool[redis_batch]);
+    std::uint64_t done = 0;
+    digests.read(redis_batch, [&](std::span<const digest> batch) {
+        filter.insert_digests(batch, answers.get());
+        added += static_cast<std::uint64_t>(std::count(answers.get(), answers.get() + batch.size(), true));
+        shown.update(done += batch.size());
     });
     if (job_summary::wanted(o.json))
         job_summary("redis add")

@@ -67,17 +67,18 @@ std::string key_format_message(const key_error& e) {
     }
     if (const auto* unrecorded = dynamic_cast<const unrecorded_key_format*>(&e))
         return fmt::format(
-            "'{}' holds keys but does not record what they are (an older bloomkit wrote it): say it with --key text, "
-            "u64, i64 or u32 (as it was built), and the file records it",
+            "'{}' holds keys but does not record what they are (an older bloomkit, or a format that cannot record "
+            "them, wrote it): say it with --key text, u64, i64 or u32 (as it was built), which a bkf file then records",
             unrecorded->filter());
     return e.what();
 }
 
-void note_unrecorded_keys(std::string_view format, key_format keys) {
+void note_unrecorded_keys(std::string_view format, key_format keys, guava_funnel funnel) {
     if (format == "bkf" || !is_integer(keys)) return;
-    fmt::print(stderr,
-               "bloomkit: note: a {} file does not record that its keys are {} integers: read it with --key {}\n",
-               format, to_string(keys), to_string(keys));
+    const std::string how =
+        funnel == guava_funnel::integer ? std::string("--funnel int") : "--key " + std::string(to_string(keys));
+    fmt::print(stderr, "bloomkit: note: a {} file does not record that its keys are {} integers: read it with {}\n",
+               format, to_string(keys), how);
 }
 
 unrecorded_format_warning::unrecorded_format_warning(key_format recorded, const std::string& option, std::string filter)

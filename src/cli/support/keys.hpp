@@ -51,8 +51,9 @@ std::string key_format_message(const key_error& e);
 key_format key_format_to_add(key_format recorded, const std::string& option, std::string_view filter, bool holds_keys);
 
 /// Says on stderr, when a filter of integer keys is written in a format that cannot record that
-/// (Guava, DCSO), with which --key its readers read it.
-void note_unrecorded_keys(std::string_view format, key_format keys);
+/// (a Guava stream of `funnel`), with which options its readers read it: --key for a filter of
+/// Java longs (the funnel they imply), --funnel int for one of Java ints.
+void note_unrecorded_keys(std::string_view format, key_format keys, guava_funnel funnel);
 
 /// Watches the first lines read against a filter that records no key format, and warns once
 /// on stderr when they all look like decimal numbers while they are read as text: the filter

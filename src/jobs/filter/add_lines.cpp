@@ -95,7 +95,9 @@ add_report add_by_rewriting(const std::string& path, line_reader& lines, key_for
 add_report add_to_foreign_file(const std::string& path, line_reader& lines, const add_settings& settings) {
     filter_read read = read_filter_contents(path, settings.reading);
     any_filter& filter = read.contents.filter;
-    const key_format keys = key_format_to_read(recorded_key_format(filter), settings.keys, path);
+    const key_format recorded = recorded_key_format(filter);
+    const key_format keys = key_format_to_write(recorded, settings.keys, holds_keys(filter), path);
+    if (recorded == key_format::unrecorded) record_key_format(filter, keys);
     insert_lines(filter, lines, keys, settings.threads);
     const termination_signals_blocked replacing;
     set_termination_note({});

@@ -243,10 +243,18 @@ dedup_report dedup_lines(line_reader& lines, const dedup_settings& settings, out
     const key_format line_keys = settings.keys == key_format::unrecorded ? key_format::text : settings.keys;
     any_filter filter = starting_filter(settings, [&] { return count_lines(lines, line_keys); });
     const key_format keys =
-        key_format_to_write(recorded_key_format(filter), settings.keys, inserted_count(filter) > 0, settings.state);
+        key_format_to_write(recorded_key_format(filter), settings.keys, holds_keys(filter), settings.state);
     if (recorded_key_format(filter) == key_format::unrecorded) record_key_format(filter, keys);
     dedup_run run(settings, std::move(filter), lock, out);
-    const int signal = run.read(lines, keys);
+    int signal = 0;
+    try {
+        signal = run.read(lines, keys);
+    } catch (...) {
+        // A job that fails (a bad line, an input error) still remembers what it printed: a run
+        // restarted after fixing the input never prints those lines again.
+        if (lock) run.save_state();
+        throw;
+    }
     if (lock) run.save_state();
     return run.report(signal);
 }

@@ -13,7 +13,8 @@
 // deferred termination signal stops the reading — under the writer lock for the whole run.
 // Before each save the output is flushed, so every line the saved filter holds has been
 // printed: a crawler killed and restarted never prints again a line it printed before the last
-// checkpoint (lines printed after it may come again).
+// checkpoint (lines printed after it may come again). A run that fails saves too: what it
+// printed before its error is remembered.
 #pragma once
 
 #include <chrono>
