@@ -374,7 +374,9 @@ void time_array(key_checker& keys, py::array array, std::vector<digest>& out) {
     }
 }
 
-void bytes_array(key_checker& keys, const py::buffer_info& info, std::vector<digest>& out) {
+/// An 'S' array (`strip`: each item without its trailing NULs, as numpy gives it back) or a 'V'
+/// one (each item's bytes, all of them: fixed-width binary keys).
+void bytes_array(key_checker& keys, const py::buffer_info& info, bool strip, std::vector<digest>& out) {
     keys.learn(key_kind::bytes);
     keys.check_text();
     const auto width = static_cast<std::size_t>(info.itemsize);
@@ -382,8 +384,8 @@ void bytes_array(key_checker& keys, const py::buffer_info& info, std::vector<dig
     py::gil_scoped_release unlocked;
     for (std::size_t i = 0; i < out.size(); ++i) {
         const char* at = item(info, i);
-        std::size_t size = width;  // numpy gives an 'S' item back without its trailing NULs
-        while (size > 0 && at[size - 1] == '\0') --size;
+        std::size_t size = width;
+        while (strip && size > 0 && at[size - 1] == '\0') --size;
         out[i] = hash(std::string_view(at, size));
     }
 }
@@ -455,7 +457,13 @@ void array_digests(key_checker& keys, const py::array& array, std::vector<digest
     if (kind == 'M' || kind == 'm') return time_array(keys, array, out);
     const py::buffer_info info = array.request();
     if (kind == 'i' || kind == 'u') return integer_array(keys, array, info, out);
-    if (kind == 'S') return bytes_array(keys, info, out);
+    if (kind == 'S') return bytes_array(keys, info, true, out);
+    if (kind == 'V') {
+        if (!array.dtype().attr("fields").is_none())
+            throw key_type_error("an array of records (" + std::string(py::str(array.dtype())) +
+                                 ") is not keys: give key= a function that makes one of each, or one of its fields");
+        return bytes_array(keys, info, false, out);
+    }
     if (kind == 'U') return unicode_array(keys, array, info, out);
     const char* why = kind == 'b'   ? "True and False are not the integers 1 and 0 here: astype an integer type"
                       : kind == 'f' ? "a number with a fraction is no integer key, even when whole: astype an integer "

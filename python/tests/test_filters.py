@@ -173,6 +173,12 @@ def test_numpy_bulk_matches_single_keys():
     assert "alpha" in t and b"be" in t and "" in t
     with pytest.raises(TypeError, match="float64 is not keys"):
         t.contains_many(np.array([1.0]))
+    binary = np.array([b"ab\x00\x00", b"\x00\x00\x00\x01"], dtype="V4")  # every byte, NULs too
+    t.update(binary)
+    assert b"ab\x00\x00" in t and b"\x00\x00\x00\x01" in t
+    assert t.contains_many(binary).all()
+    with pytest.raises(TypeError, match="array of records"):
+        t.contains_many(np.zeros(2, dtype=[("a", "i4"), ("b", "i4")]))
     narrow = np.array([1, 7, 2**31 - 1], dtype=np.int32)  # any width: the integers they hold
     assert f.contains_many(narrow).tolist() == [int(v) in f for v in narrow]
 
