@@ -21,6 +21,7 @@
 #include "bloomkit/bloomkit.hpp"
 #include "bloomkit/file_update.hpp"
 #include "file_test_support.hpp"
+#include "waiting.hpp"
 
 namespace {
 
@@ -104,7 +105,7 @@ TEST_F(FileUpdate, CommitAddsEveryKeyAndTheFileStillVerifies) {
     const filter loaded = bloomkit::load<filter>(path);
     const bloomkit::file_header h = bloomkit::read_header(path);
     EXPECT_EQ(h.inserted_count, held_.size() + added_.size());
-    EXPECT_EQ(h.set_bits, loaded.set_bit_count());  // the counts follow the bits
+    EXPECT_EQ(bloomkit::kind_parameters<filter>(h).set_bits, loaded.set_bit_count());  // the counts follow the bits
     EXPECT_EQ(h.flags, 0U);
 }
 
@@ -143,7 +144,8 @@ TEST_F(FileUpdate, AnInterruptedUpdateIsSealedAgainOnceEveryOtherChunkMatches) {
         EXPECT_EQ(u.header().flags, 0U);
     }
     EXPECT_TRUE(holds_all(path, held_));
-    EXPECT_EQ(bloomkit::read_header(path).set_bits, bloomkit::load<filter>(path).set_bit_count());
+    EXPECT_EQ(bloomkit::kind_parameters<filter>(bloomkit::read_header(path)).set_bits,
+              bloomkit::load<filter>(path).set_bit_count());
 }
 
 TEST_F(FileUpdate, MarksWithoutTheFlagAreAnInterruptedUpdateToo) {
@@ -196,11 +198,17 @@ TEST_F(FileUpdate, ReadersWaitForAnUpdateInProgress) {
     const bytes sealed = read_bytes(path);
     ASSERT_EQ(::pwrite(writer, file.data(), header_size, 0), static_cast<::ssize_t>(header_size));
     std::atomic<bool> read{false};
+    std::atomic<pid_t> reader_id{0};
     std::thread reader([&] {
+        reader_id = bloomkit_test::this_thread_id();
         EXPECT_TRUE(holds_all(path, held_));  // no "interrupted": it waited
         read = true;
     });
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    // Asleep once it has said who it is, the reader can only be waiting for the lock.
+    EXPECT_TRUE(bloomkit_test::eventually([&] {
+        const pid_t id = reader_id.load();
+        return read.load() || (id != 0 && bloomkit_test::asleep(id));
+    })) << "the reader never waited";
     EXPECT_FALSE(read.load());
     ASSERT_EQ(::pwrite(writer, sealed.data(), header_size, 0), static_cast<::ssize_t>(header_size));
     lock.l_type = F_UNLCK;

@@ -1,13 +1,10 @@
-// bloomkit/any_filter.hpp — a filter whose kind is known only at run time: any_filter, the
-// variant over every type of the registry (kinds.hpp), opened from any file, buffer or stream
-// (io/any_codec.hpp), and what every filter offers asked of whichever it holds.
+// bloomkit/any_filter.hpp — a filter whose kind is known only at run time: the variant over every
+// type of the registry (kinds.hpp), opened by io/any_codec.hpp, and what every kind answers.
 //
 //     bloomkit::any_filter f = bloomkit::load<bloomkit::any_filter>("seen.bkf");
 //     std::visit([](const auto& filter) { ... }, f);
 //
-// Batches of keys over any kind, visiting the variant once per batch: bulk.hpp. Code chosen by
-// the kind a file's header describes, before (or instead of) opening the filter: visit_kind
-// (io/bkf.hpp).
+// Batches of keys: bulk.hpp; code chosen by a file header's kind: visit_kind (io/bkf.hpp).
 #pragma once
 
 #include <cstdint>
@@ -22,17 +19,14 @@
 
 namespace bloomkit {
 
-/// How whichever filter `filter` holds hashes its keys: a key hashed by it once can be given as
-/// its digest to every call (bulk.hpp) of this filter and of any that hashes alike.
+/// The held filter's hasher: its digests serve every filter that hashes alike.
 [[nodiscard]] inline const hasher& hash_function(const any_filter& filter) noexcept {
     return std::visit([](const auto& f) -> const hasher& { return f.hash_function(); }, filter);
 }
 
-/// An empty filter of the same type and parameters as the one `filter` holds — geometry, hash,
-/// seed, what it was sized for, key format — which its union takes in exactly: for the kinds
-/// made of a geometry alone (Bloom, counting Bloom), so that threads can fill copies privately
-/// and unite them. Empty for the others, and for a DCSO filter, whose count of keys depends on
-/// the order of the inserts.
+/// An empty filter of the same type and parameters, which its union takes in exactly, so threads
+/// can fill copies and unite them: Bloom and counting Bloom only (not DCSO, whose count depends
+/// on the order of inserts).
 [[nodiscard]] inline std::optional<any_filter> empty_like(const any_filter& filter) {
     return std::visit(
         [](const auto& f) -> std::optional<any_filter> {
@@ -54,34 +48,29 @@ namespace bloomkit {
         filter);
 }
 
-/// What every kind answers, asked of whichever filter `filter` holds: its false-positive rate
-/// now (from its fill; a scalable filter's compound over its stages; a binary fuse filter's
-/// fixed one), the keys inserted (each kind's inserted_count()), and its bytes.
+/// The held filter's current_fpr() (a scalable filter's compound, a binary fuse filter's fixed).
 [[nodiscard]] inline double current_fpr(const any_filter& filter) {
     return std::visit([](const auto& f) { return f.current_fpr(); }, filter);
 }
-/// The inserted_count() of whichever filter `filter` holds.
+/// The held filter's inserted_count().
 [[nodiscard]] inline std::uint64_t inserted_count(const any_filter& filter) noexcept {
     return std::visit([](const auto& f) -> std::uint64_t { return f.inserted_count(); }, filter);
 }
-/// What whichever filter `filter` holds was sized for (0, 0 when built from a geometry or its
-/// keys).
+/// The held filter's sized_for() (0, 0 when built from a geometry or its keys).
 [[nodiscard]] inline const sizing_target& sized_for(const any_filter& filter) noexcept {
     return std::visit([](const auto& f) -> const sizing_target& { return f.sized_for(); }, filter);
 }
-/// The size_in_bytes() of whichever filter `filter` holds.
+/// The held filter's size_in_bytes().
 [[nodiscard]] inline std::uint64_t size_in_bytes(const any_filter& filter) noexcept {
     return std::visit([](const auto& f) -> std::uint64_t { return f.size_in_bytes(); }, filter);
 }
 
-/// What the keys of whichever filter `filter` holds are, as it records them.
+/// The held filter's recorded_key_format().
 inline key_format recorded_key_format(const any_filter& filter) noexcept {
     return std::visit([](const auto& f) { return f.recorded_key_format(); }, filter);
 }
 
-/// Whether whichever filter `filter` holds has keys: inserted ones, or bits set by keys of a
-/// file that does not count them (Guava's). What decides whether a filter that records no key
-/// format may take the format of its next writer (keys.hpp: key_format_to_write).
+/// Inserted keys, or bits set by uncounted ones (Guava's): what key_format_to_write asks.
 [[nodiscard]] inline bool holds_keys(const any_filter& filter) {
     return std::visit(
         [](const auto& f) {
@@ -92,7 +81,7 @@ inline key_format recorded_key_format(const any_filter& filter) noexcept {
         filter);
 }
 
-/// Records what the keys of whichever filter `filter` holds are.
+/// The held filter's record_key_format().
 inline void record_key_format(any_filter& filter, key_format keys) noexcept {
     std::visit([&](auto& f) { f.record_key_format(keys); }, filter);
 }
@@ -101,11 +90,11 @@ inline void record_key_format(any_filter& filter, key_format keys) noexcept {
 inline file_header header_of(const any_filter& filter) {
     return std::visit([](const auto& f) { return header_of(f); }, filter);
 }
-/// The bkf bytes of whichever filter `filter` holds: what its file would hold.
+/// The held filter's bkf bytes.
 inline std::vector<std::byte> to_bytes(const any_filter& filter) {
     return std::visit([](const auto& f) { return to_bytes(f); }, filter);
 }
-/// Writes whichever filter `filter` holds to `out` in the bkf format.
+/// The held filter to `out`, in bkf.
 inline void save(const any_filter& filter, std::ostream& out) {
     std::visit([&](const auto& f) { save(f, out); }, filter);
 }

@@ -2,74 +2,35 @@
 // filters (Thomas Mueller Graf & Daniel Lemire, "Binary Fuse Filters: Fast and Smaller Than Xor
 // Filters", ACM Journal of Experimental Algorithmics 27, 2022, arXiv:2201.01174).
 //
-// A binary fuse filter stores one f-bit fingerprint per slot in an array of about 1.125·n
-// slots (3-wise) or 1.075·n (4-wise). Each key owns 3 (or 4) slots, one in each of 3 (or 4)
-// consecutive segments, and is "in" the filter when the XOR of its slots equals its
-// fingerprint. A key never added matches by chance with probability 2^-f, so at 8 bits the
-// filter answers with an FPR of 0.39% in ~9.0 bits/key (3-wise) — a Bloom filter needs ~11.5
-// for that — and a lookup is 3 (or 4) independent memory reads, with no branch on the data.
+// One f-bit fingerprint per slot, about 1.125·n slots (3-wise) or 1.075·n (4-wise). A key owns one
+// slot in each of 3 (or 4) consecutive segments and is present when the XOR of its slots equals its
+// fingerprint, so a key never added matches with probability 2^-f (8 bits: FPR 0.39% in ~9.0
+// bits/key, where a Bloom filter needs ~11.5). The slots solve one XOR system for exactly the keys
+// given: no key can be added later, and two filters cannot be merged (build from the union).
 //
-// The price: the filter is built once from the complete key set and cannot take another key
-// (the slots are the solution of one XOR system for exactly those keys), and two filters
-// cannot be merged (two solutions XORed together solve neither system; build from the union of
-// the keys instead). Use a Bloom filter for sets that grow.
+// Construction (the paper's): hash each key to 64 bits x; for an attempt with seed s, sort the keys
+// by the segment of their first slot, add each to its slots (a count and an XOR per slot), peel (a
+// slot holding one key fixes it) and assign fingerprints in reverse peeling order. A cyclic core
+// (a few percent of attempts) retries with s' = fmix64(s + K). Repeated keys never peel, so the
+// first failure removes repeats and retries the same seed: a key set and a seed always build the
+// same array. After 100 failed seeds the constructor throws binary_fuse_construction_error.
 //
-// Construction (the paper's algorithm):
-//  1. hash every key once with the filter's hasher (xxh3_64_mum by default, seeded with the
-//     filter's seed) and keep the low 64 bits of its digest, the key's hash x;
-//  2. for a construction seed s, take each x as the attempt's hash, or remix it into one
-//     (below, in place) when s is not the filter's seed; sort the keys by the segment of
-//     their first slot (a counting sort, so that adding the keys to
-//     the slot table walks memory in order), and add each key to its slots: a count and the
-//     XOR of the keys on the slot (after which the key array is let go: a failed attempt
-//     hashes the input again);
-//  3. peel: a slot holding exactly one key fixes that key; remove it and repeat. If every key
-//     peels, assign fingerprints in reverse peeling order. If not (a cyclic core is left: a
-//     few percent of attempts at most for large sets, more for tiny ones), retry with the
-//     next seed, s' = fmix64(s + K). Repeated keys never peel (equal hashes share every slot),
-//     so the first failure also removes repeated hashes and, if there were any, retries the
-//     same seed: input with no repeats never pays for the search.
-//     The first attempt uses the filter's seed, so a given key set and seed always build the
-//     same array, whatever the input order and repeats; after 100 failed seeds the
-//     constructor throws binary_fuse_construction_error.
+// Slot hashing (binary_fuse_hashing, stored in files); K = 0x9e3779b97f4a7c15 (2^64 / golden ratio):
+//      2 direct64    h = x at the filter's seed (bloomkit's seeded hashes mix every key bit into x),
+//                    h = fmix64(x ^ s) at any other seed
+//      1 remix64     h = fmix64(x ^ s) always (foreign digests: FNV-1, Murmur3)
+//        then        a = h ^ (h >> 32): slot 0 = multiply-high(a, segments · segment length),
+//                    fingerprint = the low f bits of a; b = h · K: the offsets of slots 1..
+//      0 remix128    files whose field is 0 (answered, never built): b = fmix64(high ^ s ^ K),
+//                    a = fmix64(low ^ s) ^ b
+// Slot i > 0 is slot 0 moved i segments on, its low bits XORed with the i-th 18-bit field of b
+// (segment lengths are powers of two). The multiplication by K makes each field a mix of all of h's
+// lower bits instead of the bits slot 0 is made of. Keys whose 64-bit hashes collide are one key to
+// the filter (among n keys, probability about n²/2^65).
 //
-// Per-attempt hash ("slot hashing" 2, direct64, what filters are built with). The first attempt
-// uses the filter's seed, which the keys were hashed with: a seeded hash of bloomkit's own mixes
-// every key bit into every bit of x, so x is that attempt's hash as it is. A later attempt
-// (seed s) remixes x by MurmurHash3's finaliser (fmix64, a bijection), as slot hashing 1 always
-// does:
-//      h = x                      at the filter's seed (a lookup: one hash call and no remix)
-//      h = fmix64(x ^ s)          at any other construction seed, and always under slot hashing 1
-//                                 (remix64, what filters of FNV-1 and Murmur3 digests are built
-//                                 with: those bits are foreign, FNV-1's poorly mixed)
-//      a = h ^ (h >> 32)                  slot 0 = multiply-high(a, segments·segment length);
-//                                         fingerprint = the low f bits of a
-//      b = h · K                          the in-segment offsets of slots 1.. (18 bits each)
-// Slot i > 0 is slot 0 moved i segments on, with its low bits XORed by the i-th 18-bit field
-// of b (the "binary" in binary fuse: segment lengths are powers of two). Slot 0 and the
-// offsets need more than 64 bits between them (up to 40 and 3·18), so some bits serve both;
-// the multiplication by K makes each offset field a mix of all of h's bits below it, where
-// taking h's own bits would make the third offset of a 4-wise filter of 100M keys nearly a copy
-// of bits that slot 0 is made of (the multiply-high weighs a's top bits). The fingerprint folds
-// h's two halves, as the paper's reference code does. A lookup is one hash call, two more
-// operations and a multiplication, and arity reads. Two distinct keys whose 64-bit
-// hashes collide are one key to the filter (both are found; among n keys a collision has
-// probability about n²/2^65).
-//
-// Slot hashing 0 (remix128), the first scheme, which files that leave the field 0 were built
-// with and still answer by: both halves of the 128-bit digest {low, high}, K being
-// 0x9e3779b97f4a7c15 (2^64 / golden ratio):
-//      b = fmix64(high ^ s ^ K)           the offsets, as above
-//      a = fmix64(low ^ s) ^ b            slot 0 and the fingerprint, as above
-// Two fmix64 instead of one, and builds kept 16 bytes a key instead of 8.
-//
-// Sizes are 64-bit throughout (more than 2^32 keys work). Building needs about 18 bytes per
-// key of temporary memory at its peak (the keys' hashes, remixed in place, beside a count and
-// the keys' XOR per slot; then the peeling order, 4 bytes a key, 8 past 2^32 slots), and 16
-// more for a moment when the input repeats keys; the filter itself keeps only its array. A
-// filter may also be a read-only view of a memory-mapped file (file.hpp).
-//
-// Thread safety: a filter is immutable once built; any number of threads may query it at once.
+// Building peaks at about 18 bytes of temporary memory per key (16 more for a moment when the input
+// repeats keys); the filter keeps only its array, owned or mapped read-only from a file (file.hpp).
+// Thread safety: immutable once built; any number of threads may query it at once.
 #pragma once
 
 #include <algorithm>
@@ -103,9 +64,8 @@
 
 namespace bloomkit {
 
-/// A binary fuse filter could not be built: peeling failed for every construction seed tried.
-/// With a sound hash function this does not happen in practice (each attempt fails with
-/// probability well under 1/2); it signals an input the hash cannot tell apart.
+/// Peeling failed for every construction seed tried: with a sound hash (each attempt fails with
+/// probability well under 1/2) this signals keys the hash cannot tell apart.
 class binary_fuse_construction_error : public error {
 public:
     using error::error;
@@ -113,8 +73,7 @@ public:
 
 namespace detail {
 
-/// A key's hash for one construction attempt (see the top of this file). Slot 0 and the
-/// fingerprint come from `a`, the other slots' offsets from `b`.
+/// A key's hash for one attempt: slot 0 and the fingerprint from `a`, the other offsets from `b`.
 struct fuse_hash {
     std::uint64_t a = 0;
     std::uint64_t b = 0;
@@ -122,15 +81,12 @@ struct fuse_hash {
     friend constexpr bool operator==(const fuse_hash&, const fuse_hash&) = default;
 };
 
-/// K: steps the construction seed, and keeps remix128's b distinct from its a where a digest's
-/// halves are equal.
+/// K: steps the construction seed; keeps remix128's b distinct from a when a digest's halves match.
 inline constexpr std::uint64_t fuse_offset_salt = 0x9e3779b97f4a7c15ULL;  // 2^64 / golden ratio
 
-/// What a slot of the peeling table holds besides its count: the XOR of an item per key on it —
-/// when one key is left, that XOR is its item, and the item must give the key. Positions: a
-/// key's index in the key array (`Index`: 32 bits while the array has fewer than 2^32 slots),
-/// and the key array is kept to look it up. Keys: the remixed key itself (remix64's 8 bytes),
-/// so the key array can go once every key is on its slots.
+/// A peeling slot's XOR of one item per key on it; when one key is left, the XOR is its item and
+/// must give the key. Positions index the key array, which is kept; own keys (remix64's 8 bytes)
+/// are the keys themselves, so the key array can go once every key is on its slots.
 template <class Index>
 struct fuse_positions {
     using item_type = Index;
@@ -151,13 +107,10 @@ struct fuse_own_keys {
     static std::uint64_t key(std::span<const std::uint64_t>, item_type item) noexcept { return item; }
 };
 
-// The slot hashing schemes (binary_fuse_hashing). Each says what a build keeps of a key (its
-// key_type, taken from the digest by key_of), how an attempt remixes that in place with its
-// seed (remix, a bijection, undone by unremix when the attempt fails) and what fuse_hash a
-// remixed key gives (hash_of). A lookup is hash_of(remix(key_of(digest), seed)).
+// Slot hashing schemes: key_of (what a build keeps of a digest), remix (a bijection, undone by
+// unremix when an attempt fails), hash_of. A lookup is hash_of(remix(key_of(digest), seed)).
 
-/// Slot hashing 1: the digest's low 64 bits, one fmix64. Also slot hashing 2's, whose attempts
-/// at the filter's seed skip the remix (build_fuse_array's `direct_at_first_seed`).
+/// Slot hashing 1, and 2 (which skips the remix at the filter's seed): low 64 bits, one fmix64.
 struct fuse_remix64 {
     using key_type = std::uint64_t;
     static constexpr binary_fuse_hashing hashing = binary_fuse_hashing::remix64;
@@ -170,7 +123,6 @@ struct fuse_remix64 {
     [[nodiscard]] static constexpr fuse_hash hash_of(key_type h) noexcept {
         return {h ^ (h >> 32), h * fuse_offset_salt};
     }
-    /// What the peeling table's slots hold (fuse_peeler): the keys themselves.
     template <class Index>
     using peeling_items = fuse_own_keys;
 };
@@ -190,7 +142,6 @@ struct fuse_remix128 {
                 murmur3_fmix64_inverse(r.high) ^ seed ^ fuse_offset_salt};
     }
     [[nodiscard]] static constexpr fuse_hash hash_of(const key_type& r) noexcept { return {r.low, r.high}; }
-    /// What the peeling table's slots hold (fuse_peeler): the keys' positions.
     template <class Index>
     using peeling_items = fuse_positions<Index>;
 };
@@ -201,27 +152,23 @@ template <class Scheme>
     return Scheme::hash_of(Scheme::remix(Scheme::key_of(d), seed));
 }
 
-/// The same for a filter whose attempt took the keys as they are (direct64 at the hasher's own
-/// seed): no remix.
+/// The same for direct64 at the hasher's own seed: no remix.
 template <class Scheme>
 [[nodiscard]] constexpr fuse_hash fuse_direct_hash(const digest& d) noexcept {
     return Scheme::hash_of(Scheme::key_of(d));
 }
 
-/// The slot hashing a filter whose keys are hashed by `algorithm` is built with: direct64 when
-/// the hash is one of bloomkit's own, seeded and mixing every input bit into every output bit;
-/// remix64 for the foreign ones (FNV-1 is neither seeded nor well mixed).
+/// direct64 for bloomkit's own seeded, fully mixing hashes; remix64 for foreign ones (FNV-1 is
+/// neither seeded nor well mixed).
 [[nodiscard]] constexpr binary_fuse_hashing fuse_hashing_for(hash_algorithm algorithm) noexcept {
     return is_foreign(algorithm) ? binary_fuse_hashing::remix64 : binary_fuse_hashing::direct64;
 }
 
-/// The seed of the attempt after the one that used `seed`: a fixed bijective step, so a
-/// construction is a deterministic function of its first seed.
+/// A fixed bijective step, so a construction is a deterministic function of its first seed.
 [[nodiscard]] constexpr std::uint64_t next_construction_seed(std::uint64_t seed) noexcept {
     return mix64(seed + fuse_offset_salt);
 }
 
-/// How many seeds construction tries before it gives up.
 inline constexpr unsigned fuse_max_attempts = 100;
 
 template <class Fingerprint>
@@ -229,7 +176,7 @@ template <class Fingerprint>
     return static_cast<Fingerprint>(h.a);  // the low bits: multiply-high for slot 0 reads the high ones
 }
 
-/// Where a key's slots are: the same for building and for querying.
+/// Where a key's slots are, for building and for querying.
 template <unsigned Arity>
 class fuse_addressing {
 public:
@@ -244,9 +191,7 @@ public:
           segment_count_(g.segment_count),
           first_slot_range_(g.segment_count * g.segment_length) {}
 
-    /// Slot 0 anywhere in the first segment_count segments; slot i in the i-th segment after
-    /// it, at an offset flipped by 18 bits of b. Segments are powers of two, so the XOR never
-    /// leaves the segment: the slots are always distinct.
+    /// Segments are powers of two, so the XOR never leaves the segment: the slots are distinct.
     [[nodiscard]] slots operator()(const fuse_hash& h) const noexcept {
         slots at;
         const std::uint64_t first = reduce(h.a, first_slot_range_);
@@ -257,16 +202,14 @@ public:
         return at;
     }
 
-    /// f(slot) for each slot of `h`, unrolled: a loop over the slots array, which GCC at -O2
-    /// leaves rolled, keeps the array on the stack, a store and a load per slot. Not for
-    /// prefetches: GCC 12 judges a lambda that only prefetches free of effects and drops it.
+    /// Unrolled, so the slots stay in registers. Not for prefetches: GCC 12 drops a lambda that
+    /// only prefetches as free of effects.
     template <class F>
     [[gnu::always_inline]] void for_each_slot(const fuse_hash& h, F f) const {
         const slots at = (*this)(h);
         for_each_index<Arity>([&](auto i) { f(at[i]); });
     }
 
-    /// The segment of slot 0: the bucket a key is sorted into.
     [[nodiscard]] std::uint64_t segment_of(const fuse_hash& h) const noexcept { return reduce(h.a, segment_count_); }
     [[nodiscard]] std::uint64_t segment_count() const noexcept { return segment_count_; }
 
@@ -283,7 +226,6 @@ private:
     std::uint64_t first_slot_range_ = 0;
 };
 
-/// What `Scheme` keeps of every key of [first, last), in input order.
 template <class Scheme, class It, class Sentinel>
 os::huge_page_vector<typename Scheme::key_type> hash_all(It first, Sentinel last, const hasher& h) {
     os::huge_page_vector<typename Scheme::key_type> keys;
@@ -292,7 +234,6 @@ os::huge_page_vector<typename Scheme::key_type> hash_all(It first, Sentinel last
     return keys;
 }
 
-// A build key's first 64 bits, which are uniform, and its order, for keep_distinct.
 [[nodiscard]] constexpr std::uint64_t leading_bits(std::uint64_t x) noexcept { return x; }
 [[nodiscard]] constexpr std::uint64_t leading_bits(const digest& d) noexcept { return d.low; }
 [[nodiscard]] constexpr bool key_less(std::uint64_t x, std::uint64_t y) noexcept { return x < y; }
@@ -300,14 +241,13 @@ os::huge_page_vector<typename Scheme::key_type> hash_all(It first, Sentinel last
     return std::tie(x.low, x.high) < std::tie(y.low, y.high);
 }
 
-/// Removes repeated keys (in O(n): a counting sort on the top bits, which are uniform, then
-/// tiny sorts inside each bucket). The order left is not the input's; nothing depends on it.
+/// Removes repeated keys in O(n): a counting sort on the (uniform) top bits, then tiny sorts per
+/// bucket. The order left is not the input's.
 template <class Key>
 void keep_distinct(os::huge_page_vector<Key>& keys) {
     const std::size_t n = keys.size();
     if (n < 2) return;
-    // About four keys per bucket, so the bucket sorts are tiny insertion sorts. Equal keys
-    // share a bucket.
+    // About four keys per bucket.
     const int bits = std::clamp(static_cast<int>(std::bit_width(n)) - 2, 1, 30);
     const auto bucket_of = [bits](const Key& k) { return static_cast<std::size_t>(leading_bits(k) >> (64 - bits)); };
     os::huge_page_vector<std::size_t> begin((std::size_t{1} << bits) + 1, 0);  // bucket b is [begin[b], begin[b + 1])
@@ -328,9 +268,7 @@ void keep_distinct(os::huge_page_vector<Key>& keys) {
     keys.erase(kept, keys.end());
 }
 
-/// The keys of a build hold, during an attempt, their remixed values in their place, so the
-/// build keeps one array of keys, not two; a failed attempt turns them back (remixing is a
-/// bijection).
+/// In place, so a build keeps one key array; a failed attempt turns the keys back.
 template <class Scheme>
 void remix_in_place(std::span<typename Scheme::key_type> keys, std::uint64_t seed) noexcept {
     for (auto& k : keys) k = Scheme::remix(k, seed);
@@ -340,18 +278,15 @@ void unremix_in_place(std::span<typename Scheme::key_type> keys, std::uint64_t s
     for (auto& k : keys) k = Scheme::unremix(k, seed);
 }
 
-/// What one construction attempt came to.
 enum class peel_outcome : std::uint8_t {
     peeled,    ///< every key peeled: assign() can fill the array
     stuck,     ///< a core of keys is left that no slot isolates
     overflow,  ///< a slot count reached 128 (pathological input)
 };
 
-/// One construction attempt over a slot table: hypergraph peeling. A slot keeps how many keys
-/// are on it (a byte) and the XOR of their items (`Items`: fuse_positions or fuse_own_keys);
-/// `Index` numbers slots. remix64 builds keep their keys in the slots (8 bytes a key while
-/// adding, 1 + 8 a slot, the peeling order 4 a key: ~18 bytes a key at the peak, and no
-/// position to follow when a slot is peeled); remix128's 16-byte keys keep positions.
+/// One construction attempt: hypergraph peeling over slots holding a count (a byte) and the XOR
+/// of their keys' items. With own keys the peak is ~18 bytes a key (8 per key while adding, 1 + 8
+/// per slot, 4 per key of peeling order).
 template <class Scheme, unsigned Arity, class Index, class Items>
 class fuse_peeler {
     using key_type = typename Scheme::key_type;
@@ -361,25 +296,20 @@ public:
     explicit fuse_peeler(const binary_fuse_geometry& g)
         : addressing_(g), counts_(g.array_length, 0), items_(g.array_length, 0) {}
 
-    /// Sorts the remixed `keys` by the segment of their first slot and adds them to their slots.
-    /// False when a count reached 128 (pathological input). `keys` stay in that order.
+    /// Sorts the remixed `keys` by segment (they stay so) and adds them; false on count overflow.
     bool add(std::span<key_type> keys) {
         sort_by_segment(keys);
         return add_keys(keys);
     }
 
-    /// Peels the keys added (`keys`: those keys, or nothing when the slots hold them); true
-    /// when every one of the `count` keys peeled.
+    /// `keys`: the keys added, or nothing when the slots hold them. True if all `count` peeled.
     bool peel(std::span<const key_type> keys, std::uint64_t count) { return peel_all(keys, count); }
 
-    /// Writes the fingerprints of a successful peel into `fingerprints` (zeroed, one per slot).
-    /// Backwards through the peeling order: when a key is assigned, every other key on its
-    /// slots is already final, so its own slot can be set to make the key's XOR come out right.
+    /// Into zeroed `fingerprints`, backwards through the peeling order: when a key is assigned,
+    /// every other key on its slots is final, so its own slot can make its XOR come out right.
     template <class Fingerprint>
     void assign(std::span<const key_type> keys, Fingerprint* fingerprints) const noexcept {
-        // The peeled slots are read in an order no hardware prefetcher follows: the key of the
-        // one 16 places on is asked for early, and the slot naming it 16 places before that
-        // (docs/design/performance.md, "Binary fuse filters").
+        // No hardware prefetcher follows this order (docs/design/performance.md, "Builds").
         constexpr std::ptrdiff_t ahead = 16;
         for (auto slot = order_.rbegin(); slot != order_.rend(); ++slot) {
             const std::ptrdiff_t left = order_.rend() - slot;
@@ -395,12 +325,10 @@ public:
     }
 
 private:
-    /// Sorts the keys by the segment of their first slot, in place (a counting sort that moves
-    /// each key once, along cycles): adding them then walks a window of arity segments that
-    /// slides through the table instead of random lines all over it.
+    /// An in-place counting sort along cycles: adding the keys then walks a window of arity
+    /// segments that slides through the table instead of random lines all over it.
     void sort_by_segment(std::span<key_type> keys) const {
         const auto segment = [this](const key_type& k) { return addressing_.segment_of(Scheme::hash_of(k)); };
-        // Bucket s is [start[s], start[s + 1]); next[s] is where its next key goes.
         os::huge_page_vector<std::uint64_t> start(addressing_.segment_count() + 1, 0);
         for (const key_type& k : keys) ++start[segment(k) + 1];
         for (std::size_t s = 1; s < start.size(); ++s) start[s] += start[s - 1];
@@ -415,13 +343,10 @@ private:
         }
     }
 
-    /// Adds every key to its slots. False when a count reached 128: counts are 8 bits, and no
-    /// sane input comes near (the mean is about 2.7).
+    /// False when an 8-bit count reached 128 (the mean is about 2.7).
     bool add_keys(std::span<const key_type> keys) noexcept {
-        // The keys' slots lie in a window of arity segments that slides through the table;
-        // once that window outgrows L1 (and L2, past a few million keys) each update waits on
-        // memory. Prefetching the slots of the key 32 places ahead overlaps those waits
-        // (docs/design/performance.md, "Binary fuse filters").
+        // Once the sliding window outgrows the caches each update waits on memory; prefetching
+        // 32 keys ahead overlaps the waits (docs/design/performance.md, "Builds").
         constexpr std::size_t ahead = 32;
         std::uint8_t seen = 0;
         for (std::size_t k = 0; k < keys.size(); ++k) {
@@ -439,16 +364,12 @@ private:
         return seen < 0x80;  // a count must pass 128 before it can wrap
     }
 
-    /// Peels every slot holding one key, sweeping the table in order. A peel that leaves a
-    /// slot behind the sweep with one key peels it at once; slots ahead wait for the sweep.
-    /// A key's slots span arity consecutive segments, so the work stays within a few segments
-    /// of the sweep (in cache), where chasing every new single depth-first would wander the
-    /// whole table.
+    /// Sweeps the table in order; a peel leaving a single behind the sweep peels it at once,
+    /// slots ahead wait. The work stays within a few segments of the sweep (in cache), where a
+    /// depth-first chase would wander the whole table.
     bool peel_all(std::span<const key_type> keys, std::uint64_t count) {
-        // A key found alone at the sweep has slots up to two segments on, in lines the sweep
-        // has not reached: for the slot 64 places ahead, when alone, its key's slots are
-        // prefetched, and its key 64 places before that (16 and 256 places did no better:
-        // docs/design/performance.md, "Binary fuse filters").
+        // A single's slots lie up to two segments on, beyond the sweep: prefetch them 64 slots
+        // ahead, and its key 128 ahead (docs/design/performance.md, "Builds").
         constexpr std::uint64_t ahead = 64;
         const std::uint64_t slot_count = counts_.size();
         order_.clear();
@@ -474,7 +395,6 @@ private:
         return order_.size() == count;
     }
 
-    /// Removes the only key left at `slot` from all its slots, remembering it at `slot`.
     void peel_at(std::span<const key_type> keys, std::uint64_t slot, std::uint64_t sweep) {
         const item_type item = items_[slot];
         order_.push_back(static_cast<Index>(slot));
@@ -486,14 +406,12 @@ private:
     }
 
     fuse_addressing<Arity> addressing_;
-    // On huge pages (os/huge_pages.hpp), as the keys are.
     os::huge_page_vector<std::uint8_t> counts_;  // keys on each slot
     os::huge_page_vector<item_type> items_;      // XOR of their items
     os::huge_page_vector<Index> order_;          // slots in peeling order, each naming its key
     os::huge_page_vector<Index> pending_;        // slots found holding one key, not yet peeled
 };
 
-/// What construction produced.
 template <class Fingerprint>
 struct fuse_array {
     std::uint64_t keys = 0;  ///< distinct keys (distinct hashes)
@@ -502,10 +420,7 @@ struct fuse_array {
     word_storage<Fingerprint> fingerprints;
 };
 
-/// One construction attempt with `built.seed` on the keys `keys`, with slots numbered by
-/// Index, remixing them unless `direct`; on success fills `built.fingerprints`. When the
-/// attempt fails, `keys` come back as they were — or empty, when the slots held the keys and
-/// the array was let go (the caller makes them again).
+/// On failure `keys` come back as they were, or empty when the slots held them (make them again).
 template <class Fingerprint, class Scheme, unsigned Arity, class Index>
 peel_outcome try_construction_seed(os::huge_page_vector<typename Scheme::key_type>& keys,
                                    fuse_array<Fingerprint>& built, bool direct) {
@@ -531,14 +446,9 @@ peel_outcome try_construction_seed(os::huge_page_vector<typename Scheme::key_typ
     return peel_outcome::peeled;
 }
 
-/// Builds the array for the keys `make_keys()` returns (what Scheme keeps of each key:
-/// repeats allowed; called again when an attempt let the keys go), trying construction seeds
-/// from `seed` on. Repeated keys are removed only when an attempt fails: two equal keys share
-/// every slot, so neither is ever alone and a set with repeats never peels — a success proves
-/// there were none, and most inputs skip the cost of looking. After removing repeats the same
-/// seed is tried again, so the result depends on the set of keys only. Throws
-/// binary_fuse_construction_error after `max_attempts` failures on distinct keys.
-/// `direct_at_first_seed` (direct64): attempts with `seed` itself take the keys as they are.
+/// `make_keys()` may repeat keys and is called again when an attempt let them go. Repeats are
+/// removed only after a failure (a set with repeats never peels, so a success proves there were
+/// none), then the same seed is retried: the result depends on the set of keys only.
 template <class Fingerprint, unsigned Arity, class Scheme, class MakeKeys>
 fuse_array<Fingerprint> build_fuse_array(MakeKeys make_keys, std::uint64_t seed,
                                          unsigned max_attempts = fuse_max_attempts, bool direct_at_first_seed = false) {
@@ -578,11 +488,8 @@ fuse_array<Fingerprint> build_fuse_array(MakeKeys make_keys, std::uint64_t seed,
 
 }  // namespace detail
 
-/// A static binary fuse filter with `Fingerprint` (std::uint8_t or std::uint16_t) fingerprints
-/// and `Arity` (3 or 4) slots per key. FPR 2^-bits; 3-wise costs ~1.125 × bits per key for
-/// large sets, 4-wise ~1.075 × and reads one more slot per lookup.
-///
-/// Built once from a range of keys; no insert, no union (see the top of this file).
+/// A static binary fuse filter: FPR 2^-bits in ~1.125 × bits per key (3-wise) or ~1.075 × with
+/// one more read per lookup (4-wise). Built once from its keys; no insert, no union.
 template <class Fingerprint, unsigned Arity>
 requires(std::same_as<Fingerprint, std::uint8_t> || std::same_as<Fingerprint, std::uint16_t>) &&
     (Arity == 3 || Arity == 4) class basic_binary_fuse_filter
@@ -591,7 +498,7 @@ requires(std::same_as<Fingerprint, std::uint8_t> || std::same_as<Fingerprint, st
     friend api;
 
 public:
-    /// One slot of the array: std::uint8_t or std::uint16_t.
+    /// One slot of the array.
     using fingerprint_type = Fingerprint;
     /// Counts of keys and slots.
     using size_type = std::uint64_t;
@@ -601,9 +508,8 @@ public:
     /// The empty filter: holds no key, contains() is always false.
     basic_binary_fuse_filter() : api(hasher{}, {}) {}
 
-    /// A filter holding every key of [first, last). Duplicates are allowed (and counted once).
-    /// Throws binary_fuse_construction_error if no construction seed works (see the top of
-    /// this file), std::bad_alloc when the temporary memory (~18 bytes/key) cannot be had.
+    /// Duplicates are counted once. Throws binary_fuse_construction_error if no seed peels,
+    /// std::bad_alloc without the ~18 bytes/key of temporary memory.
     template <std::forward_iterator It, std::sentinel_for<It> Sentinel>
     requires hashable_key<std::iter_value_t<It>> basic_binary_fuse_filter(It first, Sentinel last,
                                                                           filter_options options = {})
@@ -612,8 +518,7 @@ public:
         build([&] { return detail::hash_all<build_scheme>(first, last, this->hasher_); }, options.seed);
     }
 
-    /// A filter holding every key of `keys`. A string or a byte vector is one key, not a range
-    /// of byte keys, so it is refused here; use the iterator pair for a range of bytes as keys.
+    /// A string or byte vector is one key, so it is refused here (the iterator pair takes bytes).
     template <std::ranges::forward_range Range>
     requires hashable_key<std::ranges::range_value_t<Range>> &&
         (!byte_sequence_key<Range>)explicit basic_binary_fuse_filter(const Range& keys, filter_options options = {})
@@ -624,10 +529,8 @@ public:
     basic_binary_fuse_filter(std::initializer_list<Key> keys, filter_options options = {})
         : basic_binary_fuse_filter(keys.begin(), keys.end(), options) {}
 
-    /// A filter from its stored parts, as a codec (io/) reads them: its parameters and the
-    /// array (as fingerprints() returns it). Throws invalid_argument unless the parameters
-    /// describe a consistent filter of this type (check_binary_fuse_parameters) and the array
-    /// is exactly as long as they say.
+    /// From its stored parts (io/ codecs). Throws invalid_argument unless the parameters fit this
+    /// type (check_binary_fuse_parameters) and the array is exactly as long as they say.
     basic_binary_fuse_filter(const binary_fuse_parameters& parameters, const hasher& h, storage_type fingerprints)
         : api(h, {}),
           parameters_(checked(parameters, fingerprints.size())),
@@ -635,8 +538,6 @@ public:
           addressing_(parameters_.geometry),
           plain_lookup_(is_plain_lookup(parameters_, h)),
           plain_mum_lookup_(is_plain_mum_lookup(parameters_, h)) {}
-
-    // --- Queries -----------------------------------------------------------------------------
 
     using api::contains;
 
@@ -662,8 +563,6 @@ public:
                std::equal(a.begin(), a.end(), b.begin(), b.end());
     }
 
-    // --- Observers ---------------------------------------------------------------------------
-
     /// Slots per key: 3 or 4.
     [[nodiscard]] static constexpr unsigned arity() noexcept { return Arity; }
     /// Bits per fingerprint: 8 or 16.
@@ -675,10 +574,9 @@ public:
 
     /// Distinct keys the filter was built from (distinct 64-bit hashes, strictly speaking).
     [[nodiscard]] size_type size() const noexcept { return parameters_.keys; }
-    /// The distinct keys it was built from, as every kind's inserted_count() says (the same as
-    /// size()).
+    /// size(), under the name every kind has.
     [[nodiscard]] size_type inserted_count() const noexcept { return parameters_.keys; }
-    /// Its false-positive rate: fixed once built (expected_fpr()), and 0 when it holds nothing.
+    /// expected_fpr(), or 0 when empty.
     [[nodiscard]] double current_fpr() const noexcept { return empty() ? 0.0 : expected_fpr(); }
     /// Whether it was built from no keys.
     [[nodiscard]] bool empty() const noexcept { return parameters_.keys == 0; }
@@ -699,8 +597,7 @@ public:
     [[nodiscard]] size_type segment_count() const noexcept { return geometry().segment_count; }
     /// Slots (fingerprints) in all.
     [[nodiscard]] size_type array_length() const noexcept { return geometry().array_length; }
-    /// The seed of the construction attempt that succeeded (the filter's seed, unless peeling
-    /// needed a retry).
+    /// The seed of the attempt that peeled (the filter's seed unless it needed a retry).
     [[nodiscard]] std::uint64_t construction_seed() const noexcept { return parameters_.construction_seed; }
 
     /// The array: one fingerprint per slot, in native byte order.
@@ -710,8 +607,7 @@ public:
     [[nodiscard]] bool read_only() const noexcept { return fingerprints_.read_only(); }
 
 private:
-    // The hook of filter_api's bulk queries: use(answer) for every key, in order; returns use. Pipelined:
-    // hashes a batch, prefetches every slot, then reads them.
+    // filter_api's bulk hook: use(answer) for every key, in order.
     template <class It, class Sentinel, class Use>
     Use for_each_answer(It first, Sentinel last, Use use) const {
         if (empty()) {
@@ -723,11 +619,9 @@ private:
             .use;
     }
 
-    // What filters are built with (direct64 and remix64 keep the same 8 bytes of a key); files
-    // may hold the first scheme, and answer by it.
+    // direct64 and remix64 keep the same 8 bytes of a key.
     using build_scheme = detail::fuse_remix64;
 
-    // make_keys() gives the keys' hashes, again when an attempt has let them go.
     template <class MakeKeys>
     void build(MakeKeys make_keys, std::uint64_t seed) {
         const binary_fuse_hashing hashing = detail::fuse_hashing_for(this->hasher_.algorithm());
@@ -740,33 +634,26 @@ private:
         plain_mum_lookup_ = is_plain_mum_lookup(parameters_, this->hasher_);
     }
 
-    // A single lookup tests one flag, then runs the lookup of a filter of direct64 built at its
-    // first seed — the hash, the slots and the reads, nothing else; the empty filter (which has
-    // no array), a retried seed and the other schemes take the call below, out of line. For an
-    // integer key the flag also says that the integer hash is xxh3_mum's mixer (the default's),
-    // then taken with no test of the algorithm: that test cost ~0.5 ns of a 4 ns lookup at 10M
-    // keys (docs/design/performance.md, "Lookups" of binary fuse filters). (A "not
-    // empty, and then" inlined in front of the test also let GCC turn a caller's `found +=
-    // contains(k)` into a jump on the answer, mispredicted half the time when half the keys
-    // are present.)
+    // A single lookup tests one flag, decided when the filter is made, and then does only the
+    // hash, the slots and the reads; the empty filter, a retried seed and other schemes go out of
+    // line. For integer keys the flag also fixes the hash as xxh3_mum's mixer, so no test of the
+    // algorithm is left on the path (docs/design/performance.md, "Plain lookups").
     static bool is_plain_lookup(const binary_fuse_parameters& p, const hasher& h) noexcept {
         return p.keys != 0 && p.hashing == binary_fuse_hashing::direct64 && p.construction_seed == h.seed();
     }
     static bool is_plain_mum_lookup(const binary_fuse_parameters& p, const hasher& h) noexcept {
         return is_plain_lookup(p, h) && integer_hashing_of(h.algorithm()) == hash_algorithm::xxh3_mum;
     }
-    // An integer key by value: a reference would make every inlined lookup store its key.
+    // By value: a reference would make every inlined lookup store its key.
     template <class Key>
     using key_argument = std::conditional_t<std::is_scalar_v<Key>, Key, const Key&>;
-    // Pure, as hasher::hash_integer_otherwise is: it keeps a loop of contains() from reloading
-    // the filter's fields every key.
+    // Pure, so a loop of contains() need not reload the filter's fields for every key.
     template <class Key>
     [[nodiscard, gnu::noinline, gnu::pure]] bool contains_otherwise(key_argument<Key> key) const {
         return !empty() && matches(lookup_hash(this->hasher_(key)));
     }
 
-    // For the bulk pipeline: branches every lookup predicts (a filter has one scheme), the first
-    // scheme's remix out of line. Not for the empty filter (there, plain_lookup_ is false).
+    // Not for the empty filter. A filter has one scheme, so every branch predicts.
     [[nodiscard, gnu::always_inline]] detail::fuse_hash lookup_hash(const digest& d) const noexcept {
         if (plain_lookup_) [[likely]]
             return detail::fuse_direct_hash<build_scheme>(d);
@@ -778,8 +665,7 @@ private:
         return detail::fuse_lookup_hash<detail::fuse_remix128>(d, parameters_.construction_seed);
     }
 
-    // Not for the empty filter, which has no array. Inlined into every lookup: GCC otherwise
-    // calls it, the hash passed through the stack.
+    // Not for the empty filter (no array). Forced inline: a call passes the hash on the stack.
     [[nodiscard, gnu::always_inline]] bool matches(const detail::fuse_hash& h) const noexcept {
         const Fingerprint* slots = fingerprints_.data();
         auto x = detail::fuse_fingerprint<Fingerprint>(h);
@@ -787,12 +673,10 @@ private:
         return x == 0;
     }
 
-    // The pipeline's probe is the 16-byte remixed hash, not the slots: a 40-byte probe of
-    // slots, built on the stack and then copied into the batch, stalls every 4-wise lookup
-    // on store forwarding (docs/design/performance.md, "Binary fuse filters"). Working the
-    // slots out twice, to prefetch and to test, costs a multiplication.
-    // The prefetches are issued while locating, not from the pipeline's prefetch step: GCC 12
-    // judged a lambda that only prefetches free of side effects and deleted the call.
+    // The probe is the 16-byte hash, not the slots: a 40-byte probe copied into the batch stalls
+    // 4-wise lookups on store forwarding; recomputing the slots costs a multiplication
+    // (docs/design/performance.md, "Lookups"). Prefetches are issued while locating: GCC 12 drops
+    // a lambda that only prefetches.
     template <class It, class Sentinel, class Visit>
     Visit pipeline(It first, Sentinel last, Visit visit) const {
         return detail::pipelined_by_digest(
@@ -834,15 +718,11 @@ using binary_fuse16_filter = basic_binary_fuse_filter<std::uint16_t, 3>;
 using binary_fuse8_4wise_filter = basic_binary_fuse_filter<std::uint8_t, 4>;
 /// 4-wise, 16-bit: ~17.2 bits/key.
 using binary_fuse16_4wise_filter = basic_binary_fuse_filter<std::uint16_t, 4>;
-
 /// The default static filter.
 using binary_fuse_filter = binary_fuse8_filter;
 
-// --- The registry's entry (kind_request.hpp) ------------------------------------------------
-
 template <class Fingerprint, unsigned Arity>
-/// The registry's entry of the binary fuse filters (kind_traits): kind "fuse", one type per
-/// fingerprint width and arity. They are built from their keys, so there is no make().
+/// The registry's entry (kind_request.hpp): kind "fuse"; built from keys, so no make().
 struct kind_traits<basic_binary_fuse_filter<Fingerprint, Arity>> {
     /// Bits per fingerprint.
     static constexpr std::uint32_t bits = 8 * sizeof(Fingerprint);
@@ -861,11 +741,11 @@ struct kind_traits<basic_binary_fuse_filter<Fingerprint, Arity>> {
         if (Arity != 3) r.arity = Arity;
         return r;
     }
-    /// Whether `r` asks for kind "fuse" with this arity (3 when unset) and these fingerprint bits
-    /// (when unset, the fewest that meet p); throws invalid_request for another option, bits other
-    /// than 8 or 16, or an arity other than 3 or 4.
+    /// The options of a kind_request it takes (kinds.hpp refuses the others).
+    static constexpr request_options options{.fingerprint_bits = true, .arity = true};
+    /// Kind "fuse" with this arity (default 3) and bits (default: the fewest meeting p); throws
+    /// invalid_request for bits other than 8 or 16, or an arity other than 3 or 4.
     static bool accepts(const kind_request& r, double p) {
-        detail::require_options(r, {.fingerprint_bits = true, .arity = true});
         if (r.kind != word) return false;
         if (r.fingerprint_bits && *r.fingerprint_bits != 8 && *r.fingerprint_bits != 16)
             throw invalid_request(
@@ -877,8 +757,7 @@ struct kind_traits<basic_binary_fuse_filter<Fingerprint, Arity>> {
         const std::uint32_t wanted = r.fingerprint_bits ? *r.fingerprint_bits : binary_fuse_fingerprint_bits_for(p);
         return wanted == bits && r.arity.value_or(3) == Arity;
     }
-    /// plan_binary_fuse() for this type, in the registry's terms; throws invalid_argument when its
-    /// fingerprints cannot reach p.
+    /// plan_binary_fuse(); throws invalid_argument when the fingerprints cannot reach p.
     static kind_plan plan(double n, double p, const kind_request& = {}) {
         const binary_fuse_plan plan = plan_binary_fuse(Arity, n, p, bits);
         if (plan.fpr > p)

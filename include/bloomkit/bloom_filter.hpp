@@ -548,26 +548,15 @@ struct kind_traits<basic_bloom_filter<Layout>> {
     /// A file of it takes keys in place (file_update.hpp): its operations only set bits.
     static constexpr bool updates_in_place = true;
     /// Why one would choose this layout.
-    static constexpr std::string_view summary =
-        Layout::id == bloom_layout::block          ? "one cache line per key (the default)"
-        : Layout::id == bloom_layout::classic      ? "fewest bits of the Bloom filters, k cache lines per key"
-        : Layout::id == bloom_layout::split_block  ? "Apache Parquet compatible"
-        : Layout::id == bloom_layout::guava        ? "Guava's BloomFilter, bit for bit (MURMUR128_MITZ_64)"
-        : Layout::id == bloom_layout::guava_mitz32 ? "Guava's BloomFilter before 17.0 (MURMUR128_MITZ_32)"
-                                                   : "DCSO bloom's, bit for bit";
+    static constexpr std::string_view summary = facts_of(Layout::id).summary;
     /// How messages name the type ("block Bloom filter", "Guava Bloom filter").
     static std::string name() {
-        switch (Layout::id) {
-            case bloom_layout::guava: return "Guava Bloom filter";
-            case bloom_layout::guava_mitz32: return "Guava Bloom filter (MURMUR128_MITZ_32)";
-            case bloom_layout::dcso: return "DCSO Bloom filter";
-            default: {
-                // Appended to, not `std::string(...) + "..."`: GCC 12's link-time optimiser
-                // warns (a false -Wstringop-overread) on the concatenation of a temporary.
-                std::string name(to_string(Layout::id));
-                return name.append(" Bloom filter");
-            }
-        }
+        const bloom_layout_facts& facts = facts_of(Layout::id);
+        if (!facts.filter_name.empty()) return std::string(facts.filter_name);
+        // Appended to, not `std::string(...) + "..."`: GCC 12's link-time optimiser warns (a
+        // false -Wstringop-overread) on the concatenation of a temporary.
+        std::string name(facts.word);
+        return name.append(" Bloom filter");
     }
     /// Kind "bloom", with the layout unless it is the default block.
     static kind_request request() {
@@ -575,10 +564,10 @@ struct kind_traits<basic_bloom_filter<Layout>> {
         if (Layout::id != bloom_layout::block) r.layout = Layout::id;
         return r;
     }
-    /// Whether `r` asks for kind "bloom" and this layout (block when unset); throws invalid_request
-    /// when it sets an option other than the layout.
+    /// The options of a kind_request it takes (kinds.hpp refuses the others).
+    static constexpr request_options options{.layout = true};
+    /// Whether `r` asks for kind "bloom" and this layout (block when unset).
     static bool accepts(const kind_request& r, double) {
-        detail::require_options(r, {.layout = true});
         return r.kind == word && r.layout.value_or(bloom_layout::block) == Layout::id;
     }
     /// plan_bloom() for this layout, in the registry's terms.

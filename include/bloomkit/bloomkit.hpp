@@ -7,9 +7,10 @@
 //   sizing.hpp          (n, p) to a geometry, one plan_<kind>() per kind, and the FPR models
 //   layouts/            where a key's bits go: classic, block, split block, counting block,
 //                       and Guava's and DCSO's, bit for bit
-//   bloom_filter.hpp    the Bloom filters (and counting_bloom_filter.hpp, cuckoo_filter.hpp,
-//                       scalable_bloom_filter.hpp, binary_fuse_filter.hpp: the other kinds)
-//   kinds.hpp           the registry: every filter type, what each can do, choosing one
+//   *_filter.hpp        one header per kind: the filter and its registry entry
+//   io/*_codec.hpp      one codec per kind: how it is stored, what its header says
+//   kinds.hpp           the registry: every filter type (with its codec), what each can do,
+//                       choosing one
 //   io/bkf.hpp          to_bytes / from_bytes, save / load on streams
 //   io/guava.hpp        Guava's BloomFilter streams (writeTo / readFrom); io/dcso.hpp: DCSO bloom files
 //   any_filter.hpp      a filter whose kind is known at run time
@@ -20,11 +21,7 @@
 #pragma once
 
 #include "bloomkit/any_filter.hpp"
-#include "bloomkit/binary_fuse_filter.hpp"
-#include "bloomkit/bloom_filter.hpp"
 #include "bloomkit/bulk.hpp"
-#include "bloomkit/counting_bloom_filter.hpp"
-#include "bloomkit/cuckoo_filter.hpp"
 #include "bloomkit/error.hpp"
 #include "bloomkit/file.hpp"
 #include "bloomkit/file_update.hpp"
@@ -35,7 +32,6 @@
 #include "bloomkit/io/guava.hpp"
 #include "bloomkit/kinds.hpp"
 #include "bloomkit/options.hpp"
-#include "bloomkit/scalable_bloom_filter.hpp"
 #include "bloomkit/simd.hpp"
 #include "bloomkit/sizing.hpp"
 #include "bloomkit/version.hpp"

@@ -1,19 +1,15 @@
 // bloomkit/bulk.hpp — batches of keys for a filter whose kind is known only at run time: insert,
-// contains, remove, count and hash over spans of keys, answering into the caller's buffers, and
-// merge and intersect of whole filters. Each call visits the variant once and runs the kind's
-// own pipelined bulk operation on the whole batch (hash, prefetch, then touch memory), so code
-// that drives batches — the command's pipeline, the Python bindings, a job over billions of
-// lines — is written, and compiled, once for every kind.
+// contains, remove, count and hash over spans, answering into the caller's buffers, and merge and
+// intersect. Each call visits the variant once and runs the kind's pipelined bulk operation on the
+// whole batch, so code driving batches (the command, the Python bindings) is compiled once.
 //
 //     bloomkit::any_filter f = bloomkit::load<bloomkit::any_filter>("seen.bkf");
 //     std::vector<std::string_view> urls = ...;
 //     std::unique_ptr<bool[]> seen(new bool[urls.size()]);
 //     bloomkit::contains(f, std::span<const std::string_view>(urls), std::span(seen.get(), urls.size()));
 //
-// Keys are byte strings, 64-bit integers (the same keys whatever their sign) or digests from the
-// filter's hash_function() (a key hashed once, e.g. by hash(), to be asked of filters that hash
-// alike). A kind that cannot do what a call asks (insert into a binary fuse filter, remove from
-// a Bloom filter) throws invalid_argument naming it; nothing has changed then.
+// Keys are byte strings, 64-bit integers or digests from the filter's hash_function(). A kind that
+// cannot do what a call asks (remove from a Bloom filter) throws invalid_argument, changing nothing.
 #pragma once
 
 #include <algorithm>
@@ -54,11 +50,9 @@ void require_answers(std::span<const Key> keys, std::size_t answers) {
 
 }  // namespace detail
 
-/// Inserts every key of the batch, in order, writing to `added` (when not empty; one per key)
-/// whether each was new (a filter that stores a key again, cuckoo: stored); returns how many
-/// were. Throws invalid_argument for a kind built once from its keys (binary fuse), filter_full
-/// when a filter of fixed capacity (cuckoo) cannot take some key, for want of room or because
-/// its buckets hold nothing but copies of it already (the others are in; `added` says which).
+/// In order; `added` (if not empty) says whether each was new (cuckoo: stored); returns how many
+/// were. Throws invalid_argument for binary fuse, filter_full (or too_many_copies_error) when a
+/// cuckoo filter cannot take some key (the others are in).
 template <batch_key Key>
 std::uint64_t insert(any_filter& filter, std::span<const Key> keys, std::span<bool> added = {}) {
     if (!added.empty()) detail::require_answers(keys, added.size());
@@ -85,8 +79,7 @@ std::uint64_t insert(any_filter& filter, std::span<const Key> keys, std::span<bo
                                       std::to_string(f.inserted_count()) + " keys in " +
                                       std::to_string(f.size_in_bytes()) + " bytes): " + std::to_string(full) +
                                       " of the " + std::to_string(keys.size()) + " keys of the batch did not fit");
-                // A copy not stored is a copy a later remove takes from the others: refused
-                // aloud, never dropped.
+                // A copy not stored would be taken from the others by a later remove.
                 if (copies > 0)
                     throw too_many_copies_error(
                         "the " + kind_traits<F>::name() + " cannot store " + std::to_string(copies) + " of the " +
@@ -105,11 +98,8 @@ std::uint64_t insert(any_filter& filter, std::span<const Key> keys, std::span<bo
         filter);
 }
 
-/// insert() from any number of threads at once, for the kinds that allow it
-/// (capabilities().concurrent: the Bloom filters, whose words take atomic ORs); lookups beside
-/// it use the concurrent contains(). `added`, when not empty, says of each key whether it was
-/// new (one key at a time then: the batch is not pipelined). Throws invalid_argument for the
-/// other kinds.
+/// insert() from any number of threads, for capabilities().concurrent kinds (atomic ORs), else
+/// invalid_argument. With `added`, one key at a time (not pipelined).
 template <batch_key Key>
 std::uint64_t insert(any_filter& filter, std::span<const Key> keys, concurrent_t, std::span<bool> added = {}) {
     if (!added.empty()) detail::require_answers(keys, added.size());
@@ -151,9 +141,8 @@ void contains(const any_filter& filter, std::span<const Key> keys, std::span<boo
         filter);
 }
 
-/// Removes every key of the batch, or none (kinds that remove: counting Bloom, cuckoo): returns
-/// keys.size() when all were removed, else the index of the first key the filter certainly did
-/// not hold when its turn came — and then nothing was removed (see filter_api's remove).
+/// All or none: keys.size(), or the index of the first key certainly absent when its turn came
+/// (nothing removed then).
 template <batch_key Key>
 std::size_t remove(any_filter& filter, std::span<const Key> keys) {
     return std::visit(
@@ -165,9 +154,8 @@ std::size_t remove(any_filter& filter, std::span<const Key> keys) {
         filter);
 }
 
-/// Writes to counts[i] how many times key i is in the filter, as the kind counts (counting
-/// Bloom: the least of its counters, 15 meaning 15 or more; cuckoo: the fingerprints matching
-/// it).
+/// counts[i]: key i's count as the kind counts it (counting Bloom: the least counter; cuckoo: its
+/// fingerprints).
 template <batch_key Key>
 void count(const any_filter& filter, std::span<const Key> keys, std::span<std::uint64_t> counts) {
     detail::require_answers(keys, counts.size());
@@ -181,8 +169,7 @@ void count(const any_filter& filter, std::span<const Key> keys, std::span<std::u
         filter);
 }
 
-/// Writes to digests[i] the digest of key i as the filter hashes it: what the calls above take
-/// in place of the key, for this filter and any that hashes alike.
+/// digests[i]: key i as the filter hashes it, which the calls above take in place of the key.
 template <batch_key Key>
 void hash(const any_filter& filter, std::span<const Key> keys, std::span<digest> digests) {
     detail::require_answers(keys, digests.size());
@@ -196,8 +183,7 @@ void hash(const any_filter& filter, std::span<const Key> keys, std::span<digest>
 
 namespace detail {
 
-/// combine(f, other's F) for the type F `into` holds, when F can: `act` says what it does
-/// ("take a union"), `what` what it makes ("union").
+/// `act` ("take a union") and `what` ("union") word the errors.
 template <class Combine>
 void combine(any_filter& into, const any_filter& other, const char* act, const std::string& what, Combine combine) {
     std::visit(
@@ -217,8 +203,7 @@ void combine(any_filter& into, const any_filter& other, const char* act, const s
 
 }  // namespace detail
 
-/// into |= other: the union, for filters of the same type and parameters. Throws
-/// incompatible_filters when they differ, invalid_argument for a kind that has no union.
+/// into |= other; incompatible_filters when they differ, invalid_argument for a kind without union.
 inline void merge(any_filter& into, const any_filter& other) {
     detail::combine(into, other, "take a union", "union", []<merging_filter F>(F& a, const F& b) { a |= b; });
 }

@@ -2,27 +2,16 @@
 // counter, so keys can be removed again (Fan, Cao, Almeida & Broder, "Summary Cache: A Scalable
 // Wide-Area Web Cache Sharing Protocol", IEEE/ACM Transactions on Networking 8(3), 2000).
 //
-// insert() adds one to each of the key's counters, remove() subtracts one, and a key tests
-// present while all its counters are nonzero. Four bits are enough: with the optimal k the
-// probability that any counter ever passes 15 is about 1.37e-15 per counter (the paper's
-// bound). Should one get there anyway it saturates: it stays at 15 and is never decremented
-// again, because it no longer knows how many keys it counts. Decrementing it could bring it to
-// zero while a key still relies on it; left alone, it only stays set for good. So a removal
-// never causes a false negative for another key.
+// insert() adds one to each of the key's counters, remove() subtracts one, and a key tests present
+// while all its counters are nonzero. Four bits suffice: with the optimal k a counter passes 15 with
+// probability about 1.37e-15 (the paper's bound). One that does saturates and is never decremented
+// again, since it no longer knows what it counts: a removal never makes another key a false
+// negative. Removing a key never inserted can: remove() refuses a key certainly absent (a counter
+// is zero), but not a false positive; remove_unchecked() is for keys known to be inserted.
 //
-// Removal has one hazard, inherent in the structure: removing a key that was never inserted
-// decrements counters that other keys rely on, and can turn them into false negatives.
-// remove() is checked: it refuses (returns false and changes nothing) when the key is
-// certainly absent — one of its counters is zero. It cannot refuse a key that was never
-// inserted but tests present anyway (a false positive, probability ≈ the FPR); only the
-// caller knows those. remove_unchecked() skips the test and decrements whatever counters are
-// nonzero: for callers who know the key was inserted (from their own records).
-//
-// Layout: the counters sit in 512-bit blocks of 128, placed exactly as the block Bloom filter
-// places its bits (layouts/counting_block.hpp), so all of a key's counters share one
-// cache line and an operation costs one memory access. Sized from (n, p) by the exact blocked
-// model with 128 positions per block (sizing/counting_bloom.hpp): 43.4 bits per key at 1%, 76 at 0.1% —
-// 4.4 and 4.9 times a block Bloom filter, the price of 4-bit counters in small blocks.
+// The counters sit in 512-bit blocks of 128, placed as the block Bloom filter places its bits
+// (layouts/counting_block.hpp), so an operation costs one cache line; sized by the exact blocked
+// model (sizing/counting_bloom.hpp): 43.4 bits per key at 1%, 76 at 0.1%.
 //
 // Thread safety: const members may run concurrently; mutating ones need exclusive access.
 #pragma once
@@ -49,14 +38,8 @@
 
 namespace bloomkit {
 
-/// A Bloom filter that can forget: 4-bit counters instead of bits, placed as the block Bloom
-/// filter places its bits, so keys can be removed (checked: a key certainly absent is refused)
-/// and counted. Counters saturate at 15 and then stay, so a removal never makes another key a
-/// false negative. Const members may run concurrently; mutating ones need exclusive access.
-/// Besides the members below it has those every kind shares (detail::filter_api):
-/// hash_function(), expected_keys(), target_fpr(), sized_for(), recorded_key_format(),
-/// record_key_format(), contains(first, last, out), count_contained(), insert_range() and
-/// remove(first, last).
+/// A block Bloom filter of 4-bit saturating counters: keys can be removed and counted. Also has
+/// the members every kind shares (detail::filter_api).
 class counting_bloom_filter : public detail::filter_api<counting_bloom_filter> {
     using api = detail::filter_api<counting_bloom_filter>;
     friend api;
@@ -66,27 +49,24 @@ public:
     using word_type = std::uint64_t;
     /// Counts of keys and counters.
     using size_type = std::uint64_t;
-    /// The words: an owned, 64-byte aligned array, or a read-only view of a mapped file.
+    /// An owned, 64-byte aligned array, or a read-only view of a mapped file.
     using storage_type = detail::word_storage<word_type>;
 
     /// The most a counter holds (saturated), and the most count() reports.
     static constexpr std::uint32_t max_count = counting_block_layout::max_count;
 
-    /// A filter sized so that its FPR, once it holds `expected_keys` distinct keys, is at most
-    /// `fpr`. Throws invalid_argument for expected_keys = 0 or fpr outside (0, 1).
+    /// FPR at most `fpr` at `expected_keys` distinct keys; throws invalid_argument for no keys or
+    /// fpr outside (0, 1).
     counting_bloom_filter(size_type expected_keys, double fpr, filter_options options = {})
         : counting_bloom_filter(plan_counting_bloom(static_cast<double>(expected_keys), fpr).geometry, options,
                                 {expected_keys, fpr}) {}
 
-    /// A filter of `geometry.counters` counters (rounded up to whole blocks of 128) and
-    /// `geometry.hashes` probes per key.
+    /// The counters rounded up to whole blocks of 128.
     explicit counting_bloom_filter(counting_geometry geometry, filter_options options = {})
         : counting_bloom_filter(geometry, options, {}) {}
 
-    /// A filter from its stored parts, as a codec (io/) reads them: `words` holds the
-    /// counters, as words() returns them, exactly as many words as the geometry needs;
-    /// `inserted` is what inserted_count() will say. Throws invalid_argument for a geometry
-    /// that cannot exist or a word count that does not match it.
+    /// From its stored parts (io/ codecs); throws invalid_argument for an impossible geometry or a
+    /// word count that does not match it.
     counting_bloom_filter(counting_geometry geometry, const hasher& h, storage_type words, sizing_target target = {},
                           size_type inserted = 0)
         : api(h, target), layout_(geometry), words_(std::move(words)), inserted_(inserted) {
@@ -96,10 +76,7 @@ public:
                                    std::to_string(words_.size()));
     }
 
-    // --- Single keys -------------------------------------------------------------------------
-
-    /// Adds one occurrence of a key. Returns true if the key was new: one of its counters was
-    /// zero (false means the filter already answered "maybe" for it).
+    /// Adds one occurrence; true if one of its counters was zero.
     template <hashable_key Key>
     bool insert(const Key& key) {
         record_first_keys<Key>();
@@ -118,9 +95,8 @@ public:
 
     using api::remove;
 
-    /// Removes one occurrence of a key. Refuses — returns false and changes nothing — when the
-    /// key is certainly absent (one of its counters is zero). See the top of this file for
-    /// what no check can catch: removing a false positive.
+    /// Removes one occurrence; false, changing nothing, when the key is certainly absent. A
+    /// false positive cannot be told apart.
     template <hashable_key Key>
     bool remove(const Key& key) {
         const bool removed = layout_.decrement_if_present(words_.mutable_data(), locate(key));
@@ -128,25 +104,19 @@ public:
         return removed;
     }
 
-    /// Removes one occurrence of a key without checking that it is there: subtracts one from
-    /// each of its counters that is neither zero nor saturated. Hazard: for a key that was never
-    /// inserted this decrements counters other keys rely on and can make them false negatives.
-    /// Only for keys known to have been inserted (and not yet removed).
+    /// Decrements the counters neither zero nor saturated, unchecked: for a key never inserted
+    /// this can make other keys false negatives.
     template <hashable_key Key>
     void remove_unchecked(const Key& key) {
         layout_.decrement(words_.mutable_data(), locate(key));
         forget_one();
     }
 
-    /// How many times the key was inserted (and not removed), estimated: the least of its
-    /// counters, which counts it plus any key sharing all of those counters. 0 means absent;
-    /// never below the true multiplicity (up to 15); 15 means "15 or more".
+    /// The least of its counters: never below the key's multiplicity; 15 means "15 or more".
     template <hashable_key Key>
     [[nodiscard]] std::uint32_t count(const Key& key) const {
         return layout_.min_count(words_.data(), locate(key));
     }
-
-    // --- Bulk: pipelined (hash a batch, prefetch, then touch memory) -------------------------
 
     /// Inserts every key of [first, last); returns how many were new.
     template <std::forward_iterator It, std::sentinel_for<It> Sentinel>
@@ -162,8 +132,7 @@ public:
         return added;
     }
 
-    /// Inserts every key of [first, last), writing for each whether it was new; returns the
-    /// output iterator past the last answer.
+    /// Writes whether each key was new to `out`.
     template <std::forward_iterator It, std::sentinel_for<It> Sentinel, std::output_iterator<bool> Out>
     requires hashable_key<std::iter_value_t<It>> Out insert(It first, Sentinel last, Out out) {
         record_first_keys<std::iter_value_t<It>>();
@@ -175,21 +144,14 @@ public:
         return out;
     }
 
-    // --- Whole-filter operations -------------------------------------------------------------
-
     /// Forgets every key.
     void clear() {
         std::fill_n(words_.mutable_data(), words_.size(), word_type{0});
         inserted_ = 0;
     }
 
-    /// Union of the multisets: adds the other filter's counters to this one's, each sum capped
-    /// at 15 (saturated). Afterwards the filter holds every key of both, as many times as both
-    /// together — as if all their inserts and removals had been made here — so each of those
-    /// can be removed again. (A counter-wise maximum would hold the same keys but forget that a
-    /// key in both was inserted twice, and the second removal would then make it a false
-    /// negative.) Throws incompatible_filters unless both have the same geometry, hash
-    /// algorithm and seed.
+    /// Union of the multisets: counters added, capped at 15, so every insert of both can be
+    /// removed again (a maximum would not). Throws incompatible_filters unless compatible_with().
     counting_bloom_filter& operator|=(const counting_bloom_filter& other) {
         detail::compatibility_check("union", "counting Bloom filters")
             .same("sizes", counter_count(), other.counter_count(), " counters")
@@ -206,7 +168,7 @@ public:
     /// The union of two filters (operator|=).
     friend counting_bloom_filter operator|(counting_bloom_filter a, const counting_bloom_filter& b) { return a |= b; }
 
-    /// Same geometry, hashing and counters. (Metadata such as expected_keys is not compared.)
+    /// Same geometry, hashing and counters; sizing metadata is not compared.
     friend bool operator==(const counting_bloom_filter& a, const counting_bloom_filter& b) noexcept {
         return a.compatible_with(b) && std::ranges::equal(a.words(), b.words());
     }
@@ -215,8 +177,6 @@ public:
     [[nodiscard]] bool compatible_with(const counting_bloom_filter& other) const noexcept {
         return geometry() == other.geometry() && hasher_ == other.hasher_;
     }
-
-    // --- Observers ---------------------------------------------------------------------------
 
     /// Counters and probes per key.
     [[nodiscard]] counting_geometry geometry() const noexcept { return layout_.geometry(); }
@@ -227,9 +187,7 @@ public:
     /// The counters, in bytes: two a byte.
     [[nodiscard]] size_type size_in_bytes() const noexcept { return words_.size() * sizeof(word_type); }
 
-    /// Keys held, with multiplicity: inserts (summed over unions) minus successful removals.
-    /// Unlike a Bloom filter's inserted_count() it counts a key inserted twice twice, since
-    /// it takes two removals to remove it.
+    /// Inserts minus successful removals, with multiplicity.
     [[nodiscard]] size_type inserted_count() const noexcept { return inserted_; }
 
     /// Number of nonzero counters (one pass over the words).
@@ -240,18 +198,15 @@ public:
         return nonzero;
     }
 
-    /// Distinct keys the filter holds, estimated from the fraction of nonzero counters
-    /// (sizing.hpp); +infinity when none is zero. O(m).
+    /// Distinct keys, estimated from the nonzero counters; +infinity when none is zero. O(m).
     [[nodiscard]] double approximate_count() const noexcept {
         return estimate_counting_keys(geometry(), nonzero_counter_count());
     }
 
-    /// The probability that a key not in the filter tests present, from the nonzero
-    /// counters. O(m).
+    /// The false-positive rate the nonzero counters give. O(m).
     [[nodiscard]] double current_fpr() const { return current_counting_fpr(geometry(), nonzero_counter_count()); }
 
-    /// The words holding the counters; counter i of a word is its bits 4i..4i+3. The file
-    /// format stores them little-endian.
+    /// Counter i of a word is its bits 4i..4i+3; files store the words little-endian.
     [[nodiscard]] std::span<const word_type> words() const noexcept { return words_.words(); }
 
     /// True for a filter mapped from a file: it can be queried, not modified.
@@ -265,7 +220,7 @@ private:
           layout_(counting_geometry{round_counters(geometry.counters), geometry.hashes}),
           words_(layout_.word_count()) {}
 
-    // The hook of filter_api's bulk queries: use(answer) for every key, in order; returns use.
+    // filter_api's bulk hook: use(answer) for every key, in order.
     template <class It, class Sentinel, class Use>
     Use for_each_answer(It first, Sentinel last, Use use) const {
         return pipeline(first, last,
@@ -278,8 +233,6 @@ private:
         return layout_.locate(hasher_(key));
     }
 
-    // Calls visit(probe) for every key of [first, last), in order, a prefetched batch at a time;
-    // returns visit.
     template <class It, class Sentinel, class Visit>
     Visit pipeline(It first, Sentinel last, Visit visit) const {
         return detail::pipelined_by_digest(
@@ -295,10 +248,8 @@ private:
     size_type inserted_ = 0;
 };
 
-// --- The registry's entry (kind_request.hpp) ------------------------------------------------
-
 template <>
-/// The registry's entry of the counting Bloom filter (kind_traits): kind "counting".
+/// The registry's entry (kind_request.hpp): kind "counting".
 struct kind_traits<counting_bloom_filter> {
     /// The kind's word.
     static constexpr std::string_view word = "counting";
@@ -308,11 +259,10 @@ struct kind_traits<counting_bloom_filter> {
     static std::string name() { return "counting Bloom filter"; }
     /// Kind "counting", which takes no options.
     static kind_request request() { return {std::string(word), {}, {}, {}}; }
-    /// Whether `r` asks for kind "counting"; throws invalid_request when it sets an option.
-    static bool accepts(const kind_request& r, double) {
-        detail::require_options(r, {});
-        return r.kind == word;
-    }
+    /// The options of a kind_request it takes (kinds.hpp refuses the others).
+    static constexpr request_options options{};
+    /// Whether `r` asks for kind "counting".
+    static bool accepts(const kind_request& r, double) { return r.kind == word; }
     /// plan_counting_bloom() in the registry's terms.
     static kind_plan plan(double n, double p, const kind_request& = {}) {
         const counting_plan plan = plan_counting_bloom(n, p);

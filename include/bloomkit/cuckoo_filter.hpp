@@ -1,61 +1,33 @@
 // bloomkit/cuckoo_filter.hpp — the cuckoo filter: approximate membership that also supports
 // deleting keys and counting duplicates (Fan, Andersen, Kaminsky & Mitzenmacher, "Cuckoo
-// Filter: Practically Better Than Bloom", CoNEXT 2014).
+// Filter: Practically Better Than Bloom", CoNEXT 2014; design notes: docs/design/cuckoo.md).
 //
-// The table is any number B ≥ 1 of buckets of b = 4 slots; a slot holds an f-bit fingerprint
-// of a key (f = 8, 12 or 16), or 0 when empty. A key may live in two buckets:
+// B ≥ 1 buckets of b = 4 slots, each slot an f-bit fingerprint (f = 8, 12 or 16; 0 = empty). A key
+// may live in two buckets, by partial-key cuckoo hashing with h(fingerprint) reduced into [0, B):
 //
 //     i1 = bucket from the key's digest        i2 = (h(fingerprint) − i1) mod B
 //
-// (partial-key cuckoo hashing, with h(fingerprint) reduced into [0, B)). Either bucket follows
-// from the other and the fingerprint alone — (h − (h − i1)) mod B = i1: the map is an
-// involution — so a fingerprint can be moved to its other bucket without the key. An insert
-// takes a free slot in i1 or i2; when both are full it evicts a fingerprint, moves it to its
-// other bucket, and so on, for at most cuckoo_max_kicks (500) relocations. With b = 4 this
-// fills about 95% of the slots before an insert has to give up. The FPR is about 2b·load / 2^f:
-// a query compares its fingerprint with the 8 slots of its two buckets (3.1% at f = 8, 0.2% at
-// 12, 0.012% at 16, with every slot full), and the cost is f / load bits per key.
+// The map is an involution, so a fingerprint moves to its other bucket without its key; taking it
+// mod B instead of the paper's XOR allows any bucket count (no power of two wasting up to half the
+// table). h must be non-linear (mix64). An insert takes a free slot in i1 or i2, else evicts along
+// a walk of at most cuckoo_max_kicks (500) relocations; with b = 4 about 95% of the slots fill. FPR
+// ≈ 2b·load / 2^f (3.1% at f = 8, 0.2% at 12, 0.012% at 16, every slot full), f / load bits a key.
 //
-// Any bucket count: i2 is taken mod B instead of the paper's XOR, which needs a power of two
-// and wastes up to half the table; B is the fewest buckets that hold n keys at 95% load, plus
-// a small margin (docs/design/cuckoo.md). A key's two buckets coincide for about 1/B of keys
-// (and always when B = 1); such a key simply has one bucket. h must scramble the fingerprint
-// non-linearly (mix64, see alternate()).
+// Nothing is ever lost: a walk that runs out parks the fingerprint in hand in the stash, one slot
+// consulted by every query; while it is occupied an insert that finds both buckets full reports
+// the filter full and changes nothing. A key may be stored up to 2b = 8 times (4 if its buckets
+// coincide). Removing a key that was never inserted can delete another key's matching fingerprint,
+// a false negative: remove only what you inserted. No union: where a fingerprint sits depends on
+// the history of inserts.
 //
-// Nothing is ever lost. The walk moves fingerprints around; when it runs out of relocations it
-// still holds one, the last one evicted, which may belong to any earlier key. That victim goes
-// into the stash, one slot held in the object and consulted by every query, so the insert
-// that ended that way did store its key. While the stash is occupied, an insert that finds no
-// free slot in its own two buckets reports the filter full and changes nothing; a removal
-// frees a slot and tries to move the victim back into the table.
+// Storage: bucket i at bits [4f·i, 4f·(i+1)) of a word array, slot j at [f·j, f·(j+1)) within it,
+// in detail/byte_window.hpp's bit numbering; buckets start on a byte, so one 64-bit window load
+// reads any bucket (the array is padded, the padding zero). The bucket comes from the digest's high
+// half, the fingerprint from its low half; a walk's choices are seeded by where it starts, so the
+// bits depend only on the sequence of operations.
 //
-// insert() returns true when the key is stored and false when the filter is full (nothing
-// changed, nothing lost). The same key can be stored up to 2b = 8 times (only 4 if its two
-// buckets coincide): copies can live only in its own two buckets, so once those hold nothing
-// else, a further copy is refused as full without a futile walk. count(key) says how many
-// copies are stored (a false positive adds copies of another key's matching fingerprint).
-//
-// Removal hazard: remove() deletes one fingerprint that matches the key in the key's buckets.
-// Removing a key that was never inserted (or more times than it was) can delete the matching
-// fingerprint of another key, which then becomes a false negative. Remove only what you
-// inserted.
-//
-// No union: where a fingerprint sits depends on the whole history of inserts, so two tables
-// cannot be OR-ed (docs/design/cuckoo.md).
-//
-// Storage: buckets are packed back to back in a word array, bucket i at bits [4f·i, 4f·(i+1))
-// and slot j of it at bits [f·j, f·(j+1)) within the bucket, in the bit numbering of
-// detail/byte_window.hpp (bit k is bit k % 64 of word k / 64). A bucket is 32, 48 or 64 bits,
-// starting on a byte, so one 64-bit window load reads any bucket; the array is padded so the
-// last bucket's window stays in bounds. Padding bits stay zero.
-//
-// Every key is hashed once (hash.hpp): the bucket comes from the digest's high half (multiply-
-// high reduction), the fingerprint from its low half. The eviction choices during a walk come
-// from a generator seeded with where the walk starts, so the filter's bits depend only on the
-// sequence of operations (no hidden generator state to save with a file).
-//
-// Thread safety: a value type; any number of threads may call const members at once, a
-// mutating member needs exclusive access.
+// Thread safety: a value type; const members may run concurrently, a mutating one needs exclusive
+// access.
 #pragma once
 
 #include <algorithm>
@@ -85,8 +57,7 @@ namespace bloomkit {
 
 namespace detail {
 
-/// The four f-bit slots of a bucket, compared all at once (SWAR: SIMD within a register).
-/// Bucket values are 64-bit windows; bits above the bucket's 4f are ignored.
+/// The four f-bit slots of a bucket compared at once (SWAR); bits above the bucket's 4f ignored.
 class fingerprint_lanes {
 public:
     explicit constexpr fingerprint_lanes(std::uint32_t bits) noexcept
@@ -97,13 +68,12 @@ public:
           highest_(lowest_ << (bits - 1)) {}
 
     [[nodiscard]] constexpr std::uint32_t bits() const noexcept { return bits_; }
-    /// The largest fingerprint, 2^f - 1, which also masks one slot.
+    /// 2^f - 1, which also masks one slot.
     [[nodiscard]] constexpr std::uint64_t max_fingerprint() const noexcept { return slot_mask_; }
     [[nodiscard]] constexpr std::uint64_t bucket_bytes() const noexcept { return bits_ / 2; }  // 4f bits
 
-    /// The top bit of every slot of `bucket` that equals `fingerprint` (0: none). Exact per
-    /// slot: adding 2^(f-1) - 1 to a slot's low f - 1 bits sets its top bit unless they are all
-    /// zero, and cannot carry into the next slot (the textbook x - 0x01.. trick can).
+    /// The top bit of every slot equal to `fingerprint`. Exact: adding 2^(f-1) - 1 to a slot's
+    /// low f - 1 bits sets its top bit unless all are zero, and never carries (x - 0x01.. can).
     [[nodiscard]] constexpr std::uint64_t matching(std::uint64_t bucket, std::uint64_t fingerprint) const noexcept {
         const std::uint64_t x = bucket ^ (fingerprint * lowest_);
         const std::uint64_t low_bits = highest_ - lowest_;  // the f - 1 low bits of every slot
@@ -117,7 +87,7 @@ public:
         return matching(bucket, fingerprint) == highest_;
     }
 
-    /// Bit offset, within the bucket, of the first slot flagged in `flags` (nonzero).
+    /// Bit offset of the first slot flagged in `flags` (nonzero).
     [[nodiscard]] constexpr unsigned first_slot(std::uint64_t flags) const noexcept {
         return static_cast<unsigned>(std::countr_zero(flags)) - (bits_ - 1);
     }
@@ -136,15 +106,13 @@ private:
     std::uint64_t highest_;  // bit f - 1 of every slot
 };
 
-/// The "random" choices of one relocation walk: an LCG (Knuth's MMIX constants), read from its
-/// top bits, seeded from where the walk starts. Reproducible, so equal histories give equal
-/// filters; varied, so walks from different places take different paths.
+/// A walk's choices: an LCG (Knuth's MMIX constants) read from its top bits, seeded by where the
+/// walk starts, so equal histories give equal filters.
 class walk_choices {
 public:
     walk_choices(std::uint64_t bucket, std::uint64_t fingerprint) noexcept
         : state_(mix64(bucket ^ (fingerprint * 0x9e3779b97f4a7c15ULL))) {}
 
-    /// A slot index in [0, cuckoo_bucket_size).
     [[nodiscard]] unsigned next_slot() noexcept {
         state_ = state_ * 6364136223846793005ULL + 1442695040888963407ULL;
         return static_cast<unsigned>(state_ >> 62);
@@ -157,14 +125,13 @@ static_assert(cuckoo_bucket_size == 4, "walk_choices::next_slot draws two bits")
 
 }  // namespace detail
 
-/// The stash: the one fingerprint a failed relocation walk could not place, and one of its two
-/// buckets (the other follows from the fingerprint). Fingerprint 0 means the stash is empty.
+/// The stash: the fingerprint a failed walk could not place, and one of its two buckets.
 struct cuckoo_victim {
     /// The fingerprint parked; 0 when the stash is empty.
     std::uint32_t fingerprint = 0;
     /// One of its two buckets.
     std::uint64_t bucket = 0;
-    /// Whether the stash holds a fingerprint.
+    /// Whether it holds a fingerprint.
     [[nodiscard]] constexpr bool occupied() const noexcept { return fingerprint != 0; }
     /// Same fingerprint and bucket.
     friend constexpr bool operator==(const cuckoo_victim&, const cuckoo_victim&) = default;
@@ -174,27 +141,17 @@ struct cuckoo_victim {
 enum class cuckoo_insert_status : std::uint8_t {
     stored,           ///< the key is stored
     full,             ///< the table is full: both of the key's buckets and the stash are taken
-    too_many_copies,  ///< the key's two buckets already hold nothing but copies of its
-                      ///< fingerprint (8 copies, or 4 when they coincide): a multiset limit,
-                      ///< not a full table
+    too_many_copies,  ///< its buckets hold nothing but its fingerprint: a multiset limit, not full
 };
 
-/// Thrown by the runtime bulk insert (bulk.hpp) for keys a cuckoo filter cannot store again
-/// (cuckoo_insert_status::too_many_copies): the table is not full, but another copy of these
-/// keys has no slot.
+/// Thrown by the runtime bulk insert (bulk.hpp) for cuckoo_insert_status::too_many_copies.
 class too_many_copies_error : public filter_full {
 public:
     using filter_full::filter_full;
 };
 
-/// The cuckoo filter (Fan et al. 2014): f-bit fingerprints in buckets of 4 slots, each key in
-/// one of two buckets, so keys can be removed and their copies counted. Any bucket count; an
-/// insert that cannot place a key reports the filter full and loses nothing (the stash holds
-/// the last victim of a relocation walk). No union. Const members may run concurrently;
-/// mutating ones need exclusive access. Besides the members below it has those every kind
-/// shares (detail::filter_api): hash_function(), expected_keys(), target_fpr(), sized_for(),
-/// recorded_key_format(), record_key_format(), contains(first, last, out), count_contained(),
-/// insert_range() and remove(first, last).
+/// The cuckoo filter: keys can be removed and their copies counted; a full filter refuses an
+/// insert and loses nothing. Also has the members every kind shares (detail::filter_api).
 class cuckoo_filter : public detail::filter_api<cuckoo_filter> {
     using api = detail::filter_api<cuckoo_filter>;
     friend api;
@@ -204,24 +161,20 @@ public:
     using word_type = std::uint64_t;
     /// Counts of keys, fingerprints and buckets.
     using size_type = std::uint64_t;
-    /// The words: an owned, 64-byte aligned array, or a read-only view of a mapped file.
+    /// An owned, 64-byte aligned array, or a read-only view of a mapped file.
     using storage_type = detail::word_storage<word_type>;
 
-    /// A filter that holds `expected_keys` keys at a load of at most 95%, with fingerprints
-    /// just long enough that its FPR stays at most `fpr` at any load (plan_cuckoo). Throws
-    /// invalid_argument for expected_keys = 0, fpr outside (0, 1), or fpr below ~0.0122%.
+    /// Sized by plan_cuckoo; throws invalid_argument for no keys, fpr outside (0, 1) or below
+    /// ~0.0122%.
     cuckoo_filter(size_type expected_keys, double fpr, filter_options options = {})
         : cuckoo_filter(plan_cuckoo(static_cast<double>(expected_keys), fpr).geometry, options, {expected_keys, fpr}) {}
 
-    /// An empty table of exactly this geometry. Throws invalid_argument unless there are 1 to
-    /// 2^58 buckets (any count) and the fingerprints have 8, 12 or 16 bits.
+    /// Throws invalid_argument unless 1 to 2^58 buckets of 8-, 12- or 16-bit fingerprints.
     explicit cuckoo_filter(cuckoo_geometry geometry, filter_options options = {})
         : cuckoo_filter(geometry, options, {}) {}
 
-    /// A filter from its stored parts, as a codec (io/) reads them: the packed table (as
-    /// words() returns it, exactly cuckoo_word_count(geometry) words), the stash, and how many
-    /// fingerprints are stored (what size() will say). Throws invalid_argument for a geometry
-    /// that cannot exist, a word count that does not match it, or a stash outside the table.
+    /// From its stored parts (io/ codecs); throws invalid_argument for an impossible geometry, a
+    /// word count other than cuckoo_word_count(geometry), or a stash outside the table.
     cuckoo_filter(cuckoo_geometry geometry, const hasher& h, storage_type words, cuckoo_victim stash, size_type stored,
                   sizing_target target = {})
         : api(h, target),
@@ -240,19 +193,14 @@ public:
                                    ", bucket " + std::to_string(stash.bucket) + ") does not fit its geometry");
     }
 
-    // --- Single keys -------------------------------------------------------------------------
-
-    /// Stores a key. True: stored (contains(key) is true from now on, until it is removed).
-    /// False: the filter is full — the stash is occupied and both of the key's buckets are
-    /// full, or they already hold 8 copies of its fingerprint; nothing changed, nothing lost.
-    /// try_insert() says which.
+    /// False: the filter is full or holds too many copies (try_insert() says which); nothing
+    /// changed, nothing lost.
     template <hashable_key Key>
     [[nodiscard]] bool insert(const Key& key) {
         return try_insert(key) == cuckoo_insert_status::stored;
     }
 
-    /// Stores a key, or says why it could not: the table is full, or the key is already stored
-    /// as many times as its buckets allow. Nothing changes unless it is stored.
+    /// Stores a key or says why not; nothing changes unless it is stored.
     template <hashable_key Key>
     [[nodiscard]] cuckoo_insert_status try_insert(const Key& key) {
         record_first_keys<Key>();
@@ -267,8 +215,7 @@ public:
         return contains_probe(locate(hasher_(key)));
     }
 
-    /// How many copies of the key are stored: the fingerprints matching it in its two buckets
-    /// and the stash (so a false positive counts another key's fingerprint too).
+    /// Fingerprints matching the key in its buckets and the stash (a false positive counts too).
     template <hashable_key Key>
     [[nodiscard]] size_type count(const Key& key) const {
         return count_probe(locate(hasher_(key)));
@@ -276,20 +223,14 @@ public:
 
     using api::remove;
 
-    /// Removes one copy of the key; returns whether a matching fingerprint was found. Hazard:
-    /// for a key that was never inserted, a match is another key's fingerprint, and removing
-    /// it makes that key a false negative (see the top of this file). Remove only what you
-    /// inserted.
+    /// Removes one matching fingerprint, if any. For a key never inserted that may be another
+    /// key's, which becomes a false negative: remove only what you inserted.
     template <hashable_key Key>
     bool remove(const Key& key) {
         return remove_probe(words_.mutable_data(), locate(hasher_(key)));
     }
 
-    // --- Bulk: pipelined (hash a batch, prefetch both buckets of each key, then visit) --------
-
-    /// Inserts every key of [first, last), in order; returns how many were stored. Fewer than
-    /// the number of keys means the filter became full: use the overload with an output
-    /// iterator to learn which keys were not stored.
+    /// In order; returns how many were stored (fewer: the filter became full).
     template <std::forward_iterator It, std::sentinel_for<It> Sentinel>
     requires hashable_key<std::iter_value_t<It>>
     [[nodiscard]] size_type insert(It first, Sentinel last) {
@@ -301,8 +242,7 @@ public:
         return stored;
     }
 
-    /// Inserts every key of [first, last), in order, writing try_insert(key)'s status for each
-    /// to `out`; returns the output iterator past the last status.
+    /// In order, writing try_insert(key)'s status for each to `out`.
     template <std::forward_iterator It, std::sentinel_for<It> Sentinel, std::output_iterator<cuckoo_insert_status> Out>
     requires hashable_key<std::iter_value_t<It>> Out try_insert(It first, Sentinel last, Out out) {
         record_first_keys<std::iter_value_t<It>>();
@@ -311,8 +251,7 @@ public:
         return out;
     }
 
-    /// Inserts every key of [first, last), in order, writing insert(key)'s answer for each to
-    /// `out`; returns the output iterator past the last answer.
+    /// In order, writing insert(key)'s answer for each to `out`.
     template <std::forward_iterator It, std::sentinel_for<It> Sentinel, std::output_iterator<bool> Out>
     requires hashable_key<std::iter_value_t<It>> Out insert(It first, Sentinel last, Out out) {
         record_first_keys<std::iter_value_t<It>>();
@@ -321,8 +260,6 @@ public:
         return out;
     }
 
-    // --- Whole-filter operations -------------------------------------------------------------
-
     /// Forgets every key (the stash included).
     void clear() {
         std::fill_n(words_.mutable_data(), words_.size(), word_type{0});
@@ -330,17 +267,12 @@ public:
         size_ = 0;
     }
 
-    /// The same state: geometry, hashing, table and stash. Two filters holding the same keys
-    /// inserted in different orders may differ (fingerprints sit where their history put
-    /// them). Metadata such as expected_keys is not compared.
+    /// Same geometry, hashing, table and stash (the same keys inserted in another order may
+    /// differ); sizing metadata is not compared.
     friend bool operator==(const cuckoo_filter& a, const cuckoo_filter& b) noexcept {
         return a.geometry_ == b.geometry_ && a.hasher_ == b.hasher_ && a.victim_ == b.victim_ &&
                std::ranges::equal(a.words(), b.words());
     }
-
-    // No operator|=: see "No union" at the top of this file.
-
-    // --- Observers ---------------------------------------------------------------------------
 
     /// Buckets and fingerprint bits.
     [[nodiscard]] cuckoo_geometry geometry() const noexcept { return geometry_; }
@@ -351,10 +283,9 @@ public:
     /// b: slots per bucket, 4.
     [[nodiscard]] static constexpr std::uint32_t bucket_size() noexcept { return cuckoo_bucket_size; }
 
-    /// Fingerprints stored, the stash included: successful inserts minus successful removals.
+    /// Fingerprints stored, the stash included.
     [[nodiscard]] size_type size() const noexcept { return size_; }
-    /// The fingerprints stored: keys inserted less keys removed, each copy counted, as every
-    /// kind's inserted_count() says (the same as size()).
+    /// size(), under the name every kind has.
     [[nodiscard]] size_type inserted_count() const noexcept { return size_; }
     /// Whether no fingerprint is stored.
     [[nodiscard]] bool empty() const noexcept { return size_ == 0; }
@@ -370,11 +301,10 @@ public:
     /// The packed table, in bytes (cuckoo_word_count() words).
     [[nodiscard]] size_type size_in_bytes() const noexcept { return words_.size() * sizeof(word_type); }
 
-    /// The stash (a victim of a failed relocation walk, or empty).
+    /// The victim of a failed walk, or empty.
     [[nodiscard]] cuckoo_victim stash() const noexcept { return victim_; }
 
-    /// Fingerprints in the table and the stash, counted slot by slot (O(size_in_bytes)): equal
-    /// to size() unless the words were damaged or a file lied about its count.
+    /// Counted slot by slot: size() unless the words were damaged or a file lied.
     [[nodiscard]] size_type count_fingerprints() const noexcept {
         size_type stored = victim_.occupied() ? 1 : 0;
         for (size_type bucket = 0; bucket < geometry_.buckets; ++bucket)
@@ -389,7 +319,6 @@ public:
     [[nodiscard]] bool read_only() const noexcept { return words_.read_only(); }
 
 private:
-    /// Where a key lives: its two buckets (possibly the same one) and its fingerprint.
     struct probe {
         size_type bucket = 0;
         size_type alternate = 0;
@@ -402,7 +331,7 @@ private:
           lanes_(geometry.fingerprint_bits),
           words_(cuckoo_word_count(geometry)) {}
 
-    // The hook of filter_api's bulk queries: use(answer) for every key, in order; returns use.
+    // filter_api's bulk hook: use(answer) for every key, in order.
     template <class It, class Sentinel, class Use>
     Use for_each_answer(It first, Sentinel last, Use use) const {
         return pipeline(first, last, detail::answer_each{[this](const probe& p) { return contains_probe(p); }, use})
@@ -414,27 +343,19 @@ private:
         return geometry;
     }
 
-    // --- Hashing: one digest gives the bucket and the fingerprint ----------------------------
-
     [[nodiscard]] probe locate(const digest& d) const noexcept {
-        // Multiply-high onto [1, 2^f - 1]: 0 marks an empty slot, so no key may have it.
+        // Onto [1, 2^f - 1]: 0 marks an empty slot.
         const std::uint64_t fingerprint = detail::reduce(d.low, lanes_.max_fingerprint()) + 1;
         const size_type bucket = detail::reduce(d.high, geometry_.buckets);
         return {bucket, alternate(bucket, fingerprint), fingerprint};
     }
 
-    /// The fingerprint's other bucket, (h − bucket) mod B with h = h(fingerprint) in [0, B):
-    /// an involution (alternate(alternate(i)) = i) for any B, so a fingerprint can move
-    /// between its two buckets without its key. h is mix64 of the fingerprint, reduced by
-    /// multiply-high: a linear h (fingerprint · φ) gives few distinct differences h − h' mod B,
-    /// and walks then fail sooner (docs/design/cuckoo.md). Both h and bucket are below B, so
-    /// neither branch can wrap.
+    /// (h − bucket) mod B, an involution. h is mix64, reduced: a linear h gives few distinct
+    /// differences h − h' mod B, and walks fail sooner (docs/design/cuckoo.md).
     [[nodiscard]] size_type alternate(size_type bucket, std::uint64_t fingerprint) const noexcept {
         const size_type h = detail::reduce(detail::mix64(fingerprint), geometry_.buckets);
         return h >= bucket ? h - bucket : h + (geometry_.buckets - bucket);
     }
-
-    // --- Buckets -----------------------------------------------------------------------------
 
     [[nodiscard]] std::uint64_t offset_of(size_type bucket) const noexcept { return bucket * lanes_.bucket_bytes(); }
 
@@ -448,7 +369,6 @@ private:
         detail::prefetch(bytes + 7);  // a 12-bit bucket may straddle two cache lines
     }
 
-    /// Puts the fingerprint in a free slot of the bucket, if it has one.
     bool try_place(word_type* words, size_type bucket, std::uint64_t fingerprint) const noexcept {
         const std::uint64_t window = load(bucket);
         const std::uint64_t vacant = lanes_.empty_slots(window);
@@ -457,7 +377,6 @@ private:
         return true;
     }
 
-    /// Clears one slot of the bucket holding the fingerprint, if there is one.
     bool erase_one(word_type* words, size_type bucket, std::uint64_t fingerprint) const noexcept {
         const std::uint64_t window = load(bucket);
         const std::uint64_t found = lanes_.matching(window, fingerprint);
@@ -466,7 +385,7 @@ private:
         return true;
     }
 
-    /// Puts the fingerprint in slot `slot` of the bucket and returns the one it evicted.
+    /// Returns the fingerprint evicted.
     std::uint64_t swap_slot(word_type* words, size_type bucket, unsigned slot,
                             std::uint64_t fingerprint) const noexcept {
         const std::uint64_t window = load(bucket);
@@ -474,12 +393,9 @@ private:
         return fingerprint_in(window, slot);
     }
 
-    /// The fingerprint in slot `slot` of a bucket's window.
     [[nodiscard]] std::uint64_t fingerprint_in(std::uint64_t window, unsigned slot) const noexcept {
         return lanes_.slot(window, slot * lanes_.bits());
     }
-
-    // --- The operations on a located key -----------------------------------------------------
 
     [[nodiscard]] bool stash_matches(const probe& p) const noexcept {
         return victim_.fingerprint == p.fingerprint && (victim_.bucket == p.bucket || victim_.bucket == p.alternate);
@@ -488,8 +404,8 @@ private:
     [[nodiscard]] bool contains_probe(const probe& p) const noexcept {
         const std::uint64_t found =
             lanes_.matching(load(p.bucket), p.fingerprint) | lanes_.matching(load(p.alternate), p.fingerprint);
-        // Bitwise, not ||: whether a bucket matched is a coin toss on mixed keys, and a
-        // mispredicted branch costs more than the comparison it skips (docs/design/cuckoo.md).
+        // Bitwise, not ||: a match is a coin toss, and a mispredicted branch costs more than
+        // the comparison it skips (docs/design/cuckoo.md).
         return static_cast<bool>(static_cast<unsigned>(found != 0) | static_cast<unsigned>(stash_matches(p)));
     }
 
@@ -503,8 +419,7 @@ private:
 
     cuckoo_insert_status insert_probe(word_type* words, const probe& p) {
         if (try_place(words, p.bucket, p.fingerprint) || try_place(words, p.alternate, p.fingerprint)) return stored();
-        // Both buckets are full. A walk among nothing but copies of this fingerprint would only
-        // swap equal values; one that ends with a victim needs the stash free.
+        // A walk among copies of this fingerprint would only swap equal values.
         if (holds_only_copies(p)) return cuckoo_insert_status::too_many_copies;
         if (victim_.occupied()) return cuckoo_insert_status::full;
         relocate(words, p.bucket, p.alternate, p.fingerprint);
@@ -520,18 +435,10 @@ private:
         return lanes_.is_full_of(load(p.bucket), p.fingerprint) && lanes_.is_full_of(load(p.alternate), p.fingerprint);
     }
 
-    /// The cuckoo walk, for a fingerprint whose two buckets are full, `bucket` and `other`
-    /// (equal when the key has one bucket): evict a fingerprint to make room, move the evicted
-    /// one to its other bucket, and repeat until one lands in a free slot. After
-    /// cuckoo_max_kicks evictions the one still in hand goes to the stash, which must be empty:
-    /// everything stays stored.
-    ///
-    /// Each step looks one move ahead before it evicts at random: if a fingerprint of the full
-    /// bucket has room in its other bucket, it moves there and the one in hand takes its slot.
-    /// The other buckets are fetched at once (prefetched together) — the first step looks
-    /// from both of the key's buckets, eight at once — where a blind walk fetches one per
-    /// eviction, each waiting on the last: at 100M keys a DRAM round trip apiece
-    /// (docs/design/performance.md, "Cuckoo inserts").
+    /// The cuckoo walk from two full buckets; after cuckoo_max_kicks evictions the fingerprint in
+    /// hand goes to the (empty) stash. Each step first looks one move ahead: a neighbour with
+    /// room takes its fingerprint. The neighbours are prefetched together, where a blind walk
+    /// waits on one cache miss per eviction (docs/design/performance.md, "Cuckoo inserts").
     void relocate(word_type* words, size_type bucket, size_type other, std::uint64_t fingerprint) {
         detail::walk_choices choices(bucket, fingerprint);
         bucket_neighbours next = neighbours_of(bucket);
@@ -546,7 +453,7 @@ private:
         victim_ = {static_cast<std::uint32_t>(fingerprint), bucket};
     }
 
-    /// The other bucket of each fingerprint in a full bucket, by slot; prefetched.
+    /// The other bucket of each slot's fingerprint; prefetched.
     using bucket_neighbours = std::array<size_type, cuckoo_bucket_size>;
     [[nodiscard]] bucket_neighbours neighbours_of(size_type bucket) const noexcept {
         const std::uint64_t window = load(bucket);
@@ -558,8 +465,6 @@ private:
         return others;
     }
 
-    /// Moves a fingerprint of the full `bucket` to its other bucket if that has room, and puts
-    /// `fingerprint` in the slot freed.
     bool place_by_moving_one(word_type* words, size_type bucket, const bucket_neighbours& others,
                              std::uint64_t fingerprint) noexcept {
         const std::uint64_t window = load(bucket);
@@ -584,8 +489,7 @@ private:
         return true;
     }
 
-    /// After a removal frees a slot, gives the stash's victim another chance at the table, so
-    /// that inserts stop reporting full. Nothing is lost: a failed walk re-fills the stash.
+    /// After a removal, so inserts stop reporting full; a failed walk re-fills the stash.
     void rehome_victim(word_type* words) {
         if (!victim_.occupied()) return;
         const cuckoo_victim victim = std::exchange(victim_, {});
@@ -595,9 +499,8 @@ private:
         relocate(words, victim.bucket, other, fingerprint);
     }
 
-    /// Runs visit(probe) for every key of [first, last), in order, a prefetched batch at a time;
-    /// returns visit. Groups of 8 keys: a cuckoo key's two lines a bucket apart measured 5–7%
-    /// slower at 100M keys in the pipeline's groups of 4 (docs/design/performance.md).
+    /// visit(probe) for every key, in order. Groups of 8, not the default 4: a key reads two
+    /// lines a bucket apart (docs/design/performance.md, "... and groups of 4").
     template <class It, class Sentinel, class Visit>
     Visit pipeline(It first, Sentinel last, Visit visit) const {
         return detail::pipelined_by_digest<detail::pipeline_distance, 8>(
@@ -617,10 +520,8 @@ private:
     size_type size_ = 0;
 };
 
-// --- The registry's entry (kind_request.hpp) ------------------------------------------------
-
 template <>
-/// The registry's entry of the cuckoo filter (kind_traits): kind "cuckoo".
+/// The registry's entry (kind_request.hpp): kind "cuckoo".
 struct kind_traits<cuckoo_filter> {
     /// The kind's word.
     static constexpr std::string_view word = "cuckoo";
@@ -630,10 +531,10 @@ struct kind_traits<cuckoo_filter> {
     static std::string name() { return "cuckoo filter"; }
     /// Kind "cuckoo"; its fingerprint bits follow from p unless a request sets them.
     static kind_request request() { return {std::string(word), {}, {}, {}}; }
-    /// Whether `r` asks for kind "cuckoo"; throws invalid_request for an option other than
-    /// fingerprint bits, or bits other than 8, 12 or 16.
+    /// The options of a kind_request it takes (kinds.hpp refuses the others).
+    static constexpr request_options options{.fingerprint_bits = true};
+    /// Kind "cuckoo"; throws invalid_request for fingerprint bits other than 8, 12 or 16.
     static bool accepts(const kind_request& r, double) {
-        detail::require_options(r, {.fingerprint_bits = true});
         if (r.kind != word) return false;
         if (r.fingerprint_bits && *r.fingerprint_bits != 8 && *r.fingerprint_bits != 12 && *r.fingerprint_bits != 16)
             throw invalid_request(

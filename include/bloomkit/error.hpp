@@ -1,13 +1,13 @@
 // bloomkit/error.hpp — the exceptions bloomkit throws, and how its messages show numbers.
 //
-// Every error the library reports derives from bloomkit::error, so a caller can catch the one
-// type and print what(): each message is written to tell a user what is wrong and, where it
-// can, what to do about it. The library itself never prints.
+// Every error derives from bloomkit::error; each what() tells a user what is wrong and, where it
+// can, what to do. The library itself never prints.
 #pragma once
 
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <iterator>
 #include <stdexcept>
 #include <string>
 #include <system_error>
@@ -20,22 +20,19 @@ public:
     using std::runtime_error::runtime_error;
 };
 
-/// A parameter is outside its domain: n = 0, p outside (0, 1), NaN, k = 0, a size that
-/// overflows 64 bits, an unknown layout name...
+/// A parameter outside its domain: n = 0, p outside (0, 1), NaN, a size overflowing 64 bits...
 class invalid_argument : public error {
 public:
     using error::error;
 };
 
-/// Two filters cannot be combined (union, intersection, comparison of contents) because they
-/// differ in layout, size, number of probes, hash algorithm or seed.
+/// Filters that differ in layout, size, probes, hash or seed cannot be combined.
 class incompatible_filters : public error {
 public:
     using error::error;
 };
 
-/// A filter of fixed capacity cannot take a key: a cuckoo filter whose two buckets for the key
-/// and whose stash are full. Nothing it held is lost; the key is not in it.
+/// A full cuckoo filter refused a key; nothing it held is lost.
 class filter_full : public error {
 public:
     using error::error;
@@ -72,8 +69,7 @@ enum class format_errc : std::uint8_t {
                           ///< is still there, but its checksums cannot vouch for the rest
 };
 
-/// A file is not a valid bloomkit filter. reason() says which check failed; what() says it
-/// in words, with the offending values.
+/// A file is not a valid bloomkit filter; what() gives the offending values.
 class file_format_error : public error {
 public:
     /// A rejection for `reason`, explained by `what`.
@@ -85,15 +81,31 @@ private:
     format_errc reason_;
 };
 
-/// A number as bloomkit's messages show it: short when that is exact ("0.01", "1e-300"), else
-/// every digit, so two values that differ never print alike (std::to_string would print
-/// 1e-300 as "0.000000"). Public so that programs on the library word numbers as it does.
+/// As messages show it: short when exact ("1e-300"), else every digit, so values never print alike.
 inline std::string show_number(double value) {
     char text[32];
     for (const int digits : {6, 17}) {
         std::snprintf(text, sizeof text, "%.*g", digits, value);
         if (std::strtod(text, nullptr) == value) break;
     }
+    return text;
+}
+
+/// A fraction as a percentage: `decimals` decimals when `fixed` ("12.34%"), else that many
+/// significant digits ("0.1235%").
+inline std::string show_percent(double fraction, int decimals = 4, bool fixed = false) {
+    char text[48];
+    std::snprintf(text, sizeof text, fixed ? "%.*f%%" : "%.*g%%", decimals, 100 * fraction);
+    return text;
+}
+
+/// A size in bytes as people read it: "512 B", "1.50 MB" (powers of 1000).
+inline std::string show_bytes(double bytes) {
+    static constexpr const char* units[] = {"B", "kB", "MB", "GB", "TB", "PB", "EB"};
+    std::size_t unit = 0;
+    for (; bytes >= 1000 && unit + 1 < std::size(units); ++unit) bytes /= 1000;
+    char text[48];
+    std::snprintf(text, sizeof text, unit == 0 ? "%.0f %s" : "%.2f %s", bytes, units[unit]);
     return text;
 }
 

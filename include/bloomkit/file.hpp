@@ -44,11 +44,13 @@ namespace bloomkit {
 
 namespace detail {
 
-/// The validated header of an open file. The caller holds the file's shared lock.
-inline file_header read_header(const os::file_descriptor& file, const std::filesystem::path& path) {
+/// The validated header of an open file, of a type of Registry's. The caller holds the file's
+/// shared lock.
+template <filter_registry Registry = any_filter>
+file_header read_header(const os::file_descriptor& file, const std::filesystem::path& path) {
     std::array<std::byte, file_header_size> bytes{};
     const std::size_t got = os::read_at(file, path, bytes.data(), bytes.size(), 0);
-    return decode_header(std::span(bytes.data(), got), os::file_size(file, path), path.string());
+    return decode_header<Registry>(std::span(bytes.data(), got), os::file_size(file, path), path.string());
 }
 
 /// A file mapped read-only, with its validated header.
@@ -60,7 +62,8 @@ struct opened_map {
     }
 };
 
-inline opened_map open_map(const std::filesystem::path& path) {
+template <filter_registry Registry>
+opened_map open_map(const std::filesystem::path& path) {
     os::file_descriptor file = os::open_for_reading(path);
     // The map, its size and modification time and the header are taken together, between
     // updates in place.
@@ -68,7 +71,7 @@ inline opened_map open_map(const std::filesystem::path& path) {
     auto region = std::make_shared<const mapped_region>(std::move(file), path);
     const std::uint64_t size = region->size();
     const auto head = static_cast<std::size_t>(std::min<std::uint64_t>(size, file_header_size));
-    const file_header h = decode_header(std::span(region->data(), head), size, path.string());
+    const file_header h = decode_header<Registry>(std::span(region->data(), head), size, path.string());
     if (std::endian::native != std::endian::little)
         throw error("'" + path.string() + "': mapping needs a little-endian machine; use load()");
     region->advise_random(h.payload_offset, h.payload_size);
@@ -134,7 +137,7 @@ template <loadable_filter Target>
 Target load(const std::filesystem::path& path) {
     const os::file_descriptor file = os::open_for_reading(path);
     std::optional<detail::file_lock> reading(std::in_place, file, path, detail::file_lock::mode::shared);
-    const file_header h = detail::read_header(file, path);
+    const file_header h = detail::read_header<registry_for<Target>>(file, path);
     detail::require_holds<Target>(h, path.string());
     detail::zeroed_block payload = detail::payload_memory(h.payload_size);
     std::vector<std::byte> trailer(detail::trailer_size(h));
@@ -214,23 +217,22 @@ private:
         const std::uint64_t size = os::file_size(region_->file(), where_);
         if (size != region_->size())
             detail::reject(format_errc::truncated, where_, "its size changed while it was mapped");
-        return detail::decode_header(std::span(region_->data(), static_cast<std::size_t>(file_header_size)), size,
-                                     where_);
+        return detail::decode_header<registry_for<Filter>>(
+            std::span(region_->data(), static_cast<std::size_t>(file_header_size)), size, where_);
     }
 
-    // Whether the file, changed since it was mapped (or last found grown), is the same Bloom
-    // filter with keys added by completed in-place updates: the same parameters, more keys
-    // inserted, no bit fewer, no update left unfinished, and every chunk verified.
+    // Whether the file, changed since it was mapped (or last found grown), is the same filter
+    // with keys added by completed in-place updates (file_update.hpp; its codec's grown()): the
+    // same hashing and size, no update left unfinished, and every chunk verified.
     [[nodiscard]] bool grown_by_updates() const {
-        if (header_.kind != filter_kind::bloom) return false;  // only Bloom filters are updated in place
+        if (!grows_in_place(header_)) return false;
         const detail::file_lock reading(region_->file(), where_, detail::file_lock::mode::shared);
         const file_header now = current_header();
         const file_header& then = last_seen_;
-        const bool grown = now.kind == then.kind && now.layout == then.layout && now.geometry == then.geometry &&
-                           now.hash == then.hash && now.seed == then.seed && now.payload_size == then.payload_size &&
-                           now.chunk_shift == then.chunk_shift && now.expected_keys == then.expected_keys &&
-                           now.target_fpr == then.target_fpr && now.flags == 0 && same_keys(now.keys, then.keys) &&
-                           now.inserted_count > then.inserted_count && now.set_bits >= then.set_bits;
+        const bool grown = now.kind == then.kind && now.hash == then.hash && now.seed == then.seed &&
+                           now.payload_size == then.payload_size && now.chunk_shift == then.chunk_shift &&
+                           now.expected_keys == then.expected_keys && now.target_fpr == then.target_fpr &&
+                           now.flags == 0 && same_keys(now.keys, then.keys) && same_filter_grown(then, now);
         if (!grown) return false;
         const std::byte* payload = region_->data() + now.payload_offset;
         const auto size = static_cast<std::size_t>(now.payload_size);
@@ -238,6 +240,20 @@ private:
                                where_);
         last_seen_ = now;
         return true;
+    }
+
+    // Whether a file of the filter `h` describes can take keys in place.
+    static bool grows_in_place(const file_header& h) {
+        return visit_kind<registry_for<Filter>>(
+            h, [](auto type) { return capabilities_of<typename decltype(type)::type>().updates_in_place; });
+    }
+    // Whether `now` is the filter `then` with keys added, as its codec tells.
+    static bool same_filter_grown(const file_header& then, const file_header& now) {
+        return visit_kind<registry_for<Filter>>(then, [&](auto type) {
+            using F = typename decltype(type)::type;
+            if constexpr (requires { file_codec<F>::grown(then, now); }) return file_codec<F>::grown(then, now);
+            else return false;
+        });
     }
 
     Filter filter_;
@@ -250,7 +266,7 @@ private:
 /// Maps a filter file read-only and queries it in place (any kind for Target = any_filter).
 template <loadable_filter Target>
 mapped_filter<Target> map(const std::filesystem::path& path) {
-    detail::opened_map opened = detail::open_map(path);
+    detail::opened_map opened = detail::open_map<registry_for<Target>>(path);
     detail::require_holds<Target>(opened.header, path.string());
     detail::payload_source source = opened.payload();
     Target filter = detail::assemble<Target>(opened.header, source, path.string());

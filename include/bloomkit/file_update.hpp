@@ -6,34 +6,23 @@
 //     update.insert(new_urls.begin(), new_urls.end());   // hashed and kept, nothing written yet
 //     update.commit();                                   // all of them in, or none
 //
-// All or nothing. insert() only hashes the keys and keeps their digests; commit() applies them
-// all in one short step, which readers never see half of: it holds the file's exclusive lock
-// (detail/file_lock.hpp) while it works, and every reader that needs the bytes to agree with
-// their checksums holds the shared one. A commit that is never made changes nothing.
-//
-// Crash-safe and never re-sealing damage. A commit, under the lock:
-//   1. makes sure the disk blocks of the chunks it will change exist (in a sparse file a full
-//      disk then fails here, not as a SIGBUS half-way), and checks each against its checksum (a
-//      damaged one is refused, and the file is left as it was);
-//   2. sets the header's update flag and writes, over the table entry of each of those chunks,
-//      the record that it is being written (chunk_being_written); flushes;
+// All or nothing: insert() only keeps digests; commit() applies them under the file's exclusive
+// lock (detail/file_lock.hpp), which every reader checking checksums shares. A commit:
+//   1. allocates the disk blocks of the chunks it will change (a full disk fails here, not as a
+//      SIGBUS half-way) and verifies each against its checksum, refusing damage;
+//   2. sets the header's update flag and marks those chunks' table entries chunk_being_written;
+//      flushes;
 //   3. ORs the keys' bits into the mapped payload; flushes;
-//   4. writes those chunks' new checksums and the table's, and the header with the new counts
-//      and the flag clear; flushes.
-// A Bloom filter's bits are only ever added, so a crash at any moment leaves every key the file
-// held before. A file left with its flag set or chunks marked says so when read
-// (interrupted_update), and the next in_place_update seals it again: it recomputes the
-// checksums of the marked chunks only — they were verified just before the update marked them —
-// after checking every other chunk against its checksum, and refuses (changing nothing) if one
-// does not match: damage is never covered by a new checksum. (The durable states between the
-// flushes all read this way: after 2 a chunk is either unchanged or marked, after 3 marked, and
-// after 4 sealed, or marked with its new bits, which the recovery re-checksums.)
+//   4. writes the chunks' and the table's new checksums, and the header with the flag clear;
+//      flushes.
+// Bits are only ever added, so a crash leaves every key held before. A file left flagged or marked
+// reads as interrupted_update; the next in_place_update re-checksums only the marked chunks (they
+// were verified before they were marked) after verifying every other one, so damage is never
+// covered by a new checksum.
 //
-// Not for concurrent writers: the caller holds a lock for the whole update (the command's
-// writer lock), as for any writer. Only the Bloom filters (every layout) update in place: their
-// operations only set bits. The other kinds are rewritten by save(). For adds too large to
-// keep in memory before the commit, update_copy() applies them to a copy of the file that then
-// replaces it, as save() does — all or nothing as well.
+// One writer at a time: the caller holds a writer lock for the whole update. Only Bloom filters
+// update in place (their operations only set bits); other kinds are rewritten by save(), and adds
+// too large to hold until the commit go through update_copy().
 #pragma once
 
 #include <fcntl.h>
@@ -64,8 +53,8 @@
 
 namespace bloomkit {
 
-/// A commit failed after it began to write (a write or a flush failed): the file stays marked
-/// as being updated, holds every key it held before, and is sealed again by the next update.
+/// A write or flush failed mid-commit: the file stays marked, keeps every key it held, and the
+/// next update seals it.
 class unfinished_update : public io_error {
 public:
     using io_error::io_error;
@@ -83,15 +72,12 @@ public:
     /// Counts of keys.
     using size_type = std::uint64_t;
 
-    /// Opens `path` for an update in place. Throws file_format_error for a file that is not a
-    /// valid file holding a filter_type (a version 1 file cannot be updated in place: save() it
-    /// once) or whose interrupted update cannot be sealed because another chunk is damaged,
-    /// io_error when it cannot be opened for writing. A file whose previous update was
-    /// interrupted is sealed again first (recovered() then says so).
+    /// Seals an interrupted update first (recovered()). Throws file_format_error for a file not
+    /// holding a filter_type (or of version 1: save() it once) or too damaged to seal, io_error
+    /// when it cannot be opened for writing.
     explicit in_place_update(const std::filesystem::path& path) : in_place_update(open_for_update(path), path) {}
 
-    /// The same, on a file already open for reading and writing (a private copy, as
-    /// update_copy() makes); `path` names it in messages.
+    /// On a file already open for reading and writing; `path` names it in messages.
     in_place_update(os::file_descriptor file, const std::filesystem::path& path) : path_(path), where_(path.string()) {
         region_ = std::make_shared<detail::mapped_region>(std::move(file), path, true);
         std::byte* bytes = region_->writable_data();
@@ -112,7 +98,7 @@ public:
         }
         using word = typename filter_type::word_type;
         const auto words = static_cast<std::uint64_t>(header_.payload_size / sizeof(word));
-        filter_.emplace(header_.geometry, detail::hasher_of(header_),
+        filter_.emplace(kind_parameters<filter_type>(header_).geometry, detail::hasher_of(header_),
                         detail::word_storage<word>::writable_view(reinterpret_cast<word*>(payload_), words, region_),
                         detail::sizing_of(header_), header_.inserted_count);
         filter_->record_key_format(header_.keys);
@@ -128,8 +114,7 @@ public:
     /// Whether opening found an interrupted update and sealed the file again.
     [[nodiscard]] bool recovered() const noexcept { return recovered_; }
 
-    /// Hashes every key of [first, last) once and keeps its digest for the next commit();
-    /// nothing is written yet.
+    /// Keeps the keys' digests for the next commit(); nothing is written yet.
     template <std::input_iterator It, std::sentinel_for<It> Sentinel>
     requires hashable_key<std::iter_value_t<It>>
     void insert(It first, Sentinel last) {
@@ -148,10 +133,8 @@ public:
     /// Records what the keys are at the next commit (for a file that does not record it yet).
     void record_key_format(key_format keys) noexcept { keys_ = keys; }
 
-    /// Applies every key inserted since the last commit, all at once (see the top of this
-    /// file), and returns how many were new. Throws file_format_error (payload_checksum) when
-    /// a chunk the keys fall in is damaged, io_error when the disk is full: the file is then as
-    /// it was. Throws unfinished_update when a write or flush fails once the update has begun.
+    /// Returns how many keys were new. Throws file_format_error (a damaged chunk) or io_error
+    /// (disk full) with the file as it was, unfinished_update once writing has begun.
     size_type commit() {
         const bool new_format = keys_ && *keys_ != header_.keys;
         if (staged_.empty() && !new_format) return 0;
@@ -224,9 +207,8 @@ private:
         return chunks;
     }
 
-    // Allocates the disk blocks of the chunks and of the table, runs of adjacent chunks at once,
-    // in a file that has holes (a file save() wrote has none, and is left alone: allocating
-    // even allocated blocks changes a file's modification time, which readers watch).
+    // Only in a file with holes: allocating allocated blocks changes the modification time,
+    // which readers watch.
     void reserve_disk_blocks(const std::vector<std::uint64_t>& chunks) const {
         const std::uint64_t payload_start = header_.payload_offset;
         if (!os::has_holes(region_->file(), region_->size())) return;
@@ -242,8 +224,7 @@ private:
         os::allocate_range(region_->file(), path_, payload_start + header_.payload_size, 8 * chunks_ + 8);
     }
 
-    // Steps 2 to 4 of a commit: the chunks `touched` are verified and held `bits_before` set
-    // bits. Returns how many keys were new.
+    // Steps 2 to 4: the chunks `touched` are verified and held `bits_before` set bits.
     size_type apply(const std::vector<std::uint64_t>& touched, std::uint64_t bits_before) {
         header_.flags |= update_in_progress;  // 2. the flag and the marks
         write_header();
@@ -259,7 +240,8 @@ private:
             bits_after += popcount(chunk);
         }
         seal_table();
-        header_.set_bits = header_.set_bits - bits_before + bits_after;
+        std::uint64_t& set_bits = kind_parameters<filter_type>(header_).set_bits;
+        set_bits = set_bits - bits_before + bits_after;
         header_.inserted_count = filter_->inserted_count();
         if (keys_) header_.keys = *keys_, filter_->record_key_format(*keys_);
         header_.flags &= ~std::uint32_t{update_in_progress};
@@ -281,9 +263,6 @@ private:
         os::write_all_at(region_->file(), path_, bytes.bytes.data(), bytes.bytes.size(), 0);
     }
 
-    // A previous update was interrupted. The chunks it marked were verified before it changed
-    // them, and hold a superset of their old bits: their checksums are recomputed. Every other
-    // chunk must match its checksum, or the file is damaged, and it is left as it is.
     void recover() {
         const detail::file_lock writing(region_->file(), path_, detail::file_lock::mode::exclusive);
         std::vector<std::uint64_t> marked;
@@ -301,7 +280,7 @@ private:
         for (const std::uint64_t chunk : marked) store_chunk_checksum(chunk);
         seal_table();
         os::sync_data(region_->file(), path_);
-        header_.set_bits = set_bits;
+        kind_parameters<filter_type>(header_).set_bits = set_bits;
         header_.flags &= ~std::uint32_t{update_in_progress};
         write_header();
         os::sync_data(region_->file(), path_);
@@ -321,13 +300,9 @@ private:
     std::optional<filter_type> filter_;
 };
 
-/// Applies an update too large to keep in memory until its commit: copies the Bloom filter
-/// file at `path` (in the kernel where it can), calls fill(update) with an in_place_update of
-/// the copy — which may commit() as often as it likes, nobody else sees the copy — commits
-/// what is left, and replaces the file with the copy atomically, as save() does. If fill (or
-/// anything else) throws, the file is left as it was and the copy is removed. `before_replacing`
-/// is called with the copy's descriptor, complete and flushed, before it takes the path (to
-/// lock it, as save() allows).
+/// fill(update) on an in_place_update of a private copy (commit as often as you like), then the
+/// copy atomically replaces `path`, as save() does; if anything throws, the file is as it was.
+/// `before_replacing` gets the copy's descriptor, flushed, before it takes the path.
 template <class Filter, class Fill>
 void update_copy(const std::filesystem::path& path, Fill&& fill,
                  const std::function<void(int descriptor)>& before_replacing = {}) {

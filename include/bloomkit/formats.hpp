@@ -1,7 +1,6 @@
-// bloomkit/formats.hpp — the file formats bloomkit reads and writes, listed once: its own
-// (bkf), Guava's BloomFilter streams and DCSO bloom files. A filter's bytes are recognised by
-// what they are, whatever the file is called; each format says which filters it can hold, so a
-// conversion it cannot make exactly is refused with the reason, never approximated.
+// bloomkit/formats.hpp — the file formats bloomkit reads and writes, listed once: bkf, Guava's
+// BloomFilter streams and DCSO bloom files, recognised by their bytes. A conversion a format cannot
+// make exactly is refused with the reason, never approximated.
 //
 //     bloomkit::io::filter_contents opened = bloomkit::io::read_any(bytes);        // any of them
 //     std::vector<std::byte> java = bloomkit::io::write_as("guava", opened.filter); // for readFrom
@@ -15,7 +14,6 @@
 //   read(bytes, options, where)              the filter and attached data; file_format_error if not
 //   refusal(filter)                          why it cannot hold `filter`, or empty when it can
 //   write(filter, attached)                  the bytes
-// Adding a format: its codec under io/, its layout, and its line in `file_formats` below.
 #pragma once
 
 #include <cstddef>
@@ -50,8 +48,7 @@ struct bkf_format {
     ///@}
     /// Whether `bytes` start with the bkf signature.
     static bool recognizes(std::span<const std::byte> bytes) noexcept { return starts_with_magic(bytes); }
-    /// The filter in `bytes` (from_bytes<any_filter>), checked as a file is; `where` names the
-    /// input in messages.
+    /// The filter in `bytes` (from_bytes<any_filter>); `where` names them in messages.
     static filter_contents read(std::span<const std::byte> bytes, const read_options&, const std::string& where) {
         return {from_bytes<any_filter>(bytes, where), word, {}};
     }
@@ -79,8 +76,7 @@ constexpr void for_each_format(Visit&& visit) {
     return words;
 }
 
-/// What a format is and keeps, for code that must say or choose by it (the command's info,
-/// build --format, convert) without naming formats.
+/// What a format is and keeps, for code that chooses by it without naming formats.
 struct format_facts {
     ///@{
     /// The format's word and its name in messages.
@@ -101,8 +97,7 @@ struct format_facts {
 
 namespace detail {
 
-/// Calls use(type) for the format whose word is `word`; throws invalid_argument naming the
-/// choices for another word.
+/// use(type) for the format named `word`; invalid_argument naming the choices for another.
 template <class Use>
 auto with_format(std::string_view word, Use use) {
     using result = decltype(use(std::type_identity<bkf_format>{}));
@@ -126,8 +121,7 @@ auto with_format(std::string_view word, Use use) {
     });
 }
 
-/// The word of the format `bytes` (a whole file) is in. Throws file_format_error (bad_magic)
-/// naming the formats it is not.
+/// The format of a whole file's `bytes`; file_format_error (bad_magic) naming those it is not.
 [[nodiscard]] inline std::string_view detect_format(std::span<const std::byte> bytes,
                                                     const std::string& where = "buffer") {
     std::string_view found;
@@ -145,8 +139,8 @@ auto with_format(std::string_view word, Use use) {
     return found;
 }
 
-/// The filter in `bytes`, in the format named by `format` or else recognised from the bytes.
-/// Throws file_format_error naming what is wrong, invalid_argument for an unknown format word.
+/// In the format named `format`, or recognised; file_format_error, or invalid_argument for an
+/// unknown word.
 [[nodiscard]] inline filter_contents read_any(std::span<const std::byte> bytes,
                                               std::optional<std::string_view> format = std::nullopt,
                                               const read_options& options = {}, const std::string& where = "buffer") {
@@ -159,8 +153,7 @@ auto with_format(std::string_view word, Use use) {
     return detail::with_format(format, [&](auto type) { return decltype(type)::type::refusal(filter); });
 }
 
-/// `filter` (and, for DCSO, its attached data) in format `format`. Throws invalid_argument
-/// with refusal()'s reason when the format cannot hold the filter.
+/// `filter` (and DCSO's attached data) in `format`; invalid_argument with refusal()'s reason.
 [[nodiscard]] inline std::vector<std::byte> write_as(std::string_view format, const any_filter& filter,
                                                      std::span<const std::byte> attached = {}) {
     if (std::string why = refusal(format, filter); !why.empty()) throw invalid_argument(why);

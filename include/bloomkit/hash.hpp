@@ -1,52 +1,28 @@
-// bloomkit/hash.hpp — from a key to the one 128-bit digest every filter works from.
+// bloomkit/hash.hpp — from a key to the one 128-bit digest every filter works from: every probe
+// derives from it, never from a second hash call. Both steps are fixed, so that a filter means the
+// same thing on every machine (docs/design/hashing.md).
 //
-// Two steps, both fixed so that a filter means the same thing on every machine:
+//  1. A key's bytes. Strings, string views, C strings and contiguous byte ranges are their bytes.
+//     An integer (enum, bool) is its value widened to 64 bits, signed values sign-extended: 7 is the
+//     same key as an int, a uint8_t or an int64_t, and -1 the same as 2^64 - 1 (keys.hpp: which
+//     integers each format holds). Except that under xxh64 and xxh3_128, a filter that records no
+//     key format hashes a narrower integer in its own width (INT32 as 4 bytes, as Parquet does).
+//     Other types opt in through key_bytes; pointers, floats and padding never hash by accident.
+//  2. Bytes to digest, by the filter's hash_algorithm (saved with it):
+//      - xxh3_64_mum, the default: byte keys by XXH3-64 (xxHash, Yann Collet), the digest's high
+//        half a bijective remix — a filter reads at most 64 bits of a key's hash, and XXH3-64 takes
+//        half XXH3-128's multiplications on 17 to 128 bytes; 64-bit integers by two keyed 64×64→128
+//        multiplications (mum_integer), since instructions are what a single lookup costs most;
+//      - xxh3_mum, xxh3_mix, xxh3_128 (files may record them): byte keys by XXH3-128;
+//      - xxh64: XXH64, as the Apache Parquet split-block Bloom filter spec prescribes (seed 0);
+//      - murmur3_128, fnv1_64, unseeded: Guava's BloomFilter (MurmurHash3_x64_128 of its funnel's
+//        bytes: hash/guava_funnel.hpp) and DCSO's bloom (FNV-1 64), so that a foreign filter
+//        answers here exactly as in its own program.
 //
-//  1. What a key is. Strings, string views, C strings and contiguous ranges of bytes are their
-//     bytes. An integer (or an enum, or a bool) is its value, widened to 64 bits: 7 is the same
-//     key whether it is an int, a uint8_t or an int64_t (negative values sign-extended, so -1
-//     as an int is -1 as an int64_t, and also 2^64 - 1 as a uint64_t); the command's
-//     --key u64/i64/u32 and the Python bindings mean the same (keys.hpp: which integers each
-//     format holds). The one exception is old: under xxh64 and xxh3_128, a filter that records
-//     no key format hashes a narrower integer in its own width (INT32 as 4 bytes, as Parquet
-//     does), as such files were written. Any other type opts in by specialising
-//     bloomkit::key_bytes (below). Pointers, floats and padding bytes never hash by accident: a
-//     type with no byte representation does not compile.
-//
-//  2. Key to digest. One hash call per key yields 128 bits; every probe a filter makes is
-//     derived from these, never from a second hash call. The algorithms (a filter's choice,
-//     saved with it):
-//      - xxh3_64_mum, the default: byte keys by XXH3-64 (xxHash, Yann Collet, inlined from
-//        libxxhash's header), the high half of the digest a fixed bijective remix of it, as
-//        for XXH64 below — XXH3-64 takes half the multiplications of XXH3-128 on keys of 17 to
-//        128 bytes (URLs, lines), and a filter reads no more than 64 bits of a key's hash
-//        (docs/design/hashing.md); integer keys, 64 bits wide, by two 64×64→128-bit
-//        multiplications keyed by three secrets drawn from the seed — ~9 instructions where XXH3
-//        takes ~31, and instructions are what a single-key lookup of an integer key costs most
-//        (docs/design/performance.md);
-//      - xxh3_mum: integer keys as xxh3_64_mum, byte keys by XXH3-128 (hash algorithm 4, the
-//        default before xxh3_64_mum, kept so that its filters answer as they were built);
-//      - xxh3_mix: byte keys by XXH3-128, integer keys by a three-multiplication mixer (hash
-//        algorithm 3, which files of format version 2 may record: kept likewise);
-//      - xxh64: XXH64 over the bytes, as the Apache Parquet split-block Bloom filter spec
-//        prescribes (seed 0); integers as 8 bytes, or, in a filter that records no key
-//        format, as Parquet encodes them, in their own width (INT32 as 4 bytes). It yields 64
-//        bits; the high half of the digest is a fixed bijective remix of the low half;
-//      - xxh3_128: XXH3-128 over the bytes, integers as xxh64's: file format version 1's
-//        default, kept so its filters answer as they were built;
-//      - murmur3_128 and fnv1_64: the hashes of the foreign filters bloomkit reads and writes,
-//        Guava's BloomFilter (MurmurHash3_x64_128 over the bytes of the filter's funnel:
-//        hash/guava_funnel.hpp, hash/murmur3.hpp; an integer as a Java int or long) and DCSO's
-//        bloom (FNV-1 64: hash/fnv.hpp; an integer as its 8 bytes, widened); a foreign filter
-//        answers here exactly as it does in its own program. Neither takes a seed.
-//
-// The seed belongs to the filter and is saved with it. The default seed (0) keeps files
-// reproducible and matches Parquet; when keys may come from an adversary who wants to
-// manufacture false positives, pass random_seed() or a secret seed to the filter: XXH3 takes
-// it as its seed, and the integer mixers key their multiplications with secrets derived from
-// it, so without the seed which keys share a block cannot be predicted. (Neither
-// is a cryptographic MAC: against an adversary who can query the filter at will, keep the
-// filter itself secret as well.)
+// The seed belongs to the filter. 0, the default, keeps files reproducible and matches Parquet;
+// against keys chosen to manufacture false positives, use random_seed() or a secret seed, which
+// keys XXH3 and the integer mixers alike. Not a MAC: against an adversary who can query the filter
+// at will, keep the filter itself secret too.
 #pragma once
 
 #include <bit>
@@ -77,8 +53,7 @@
 
 namespace bloomkit {
 
-/// The 128 bits a key hashes to. Layouts split it as they need (block index from one half,
-/// bit positions from the other).
+/// The 128 bits a key hashes to; layouts split it as they need.
 struct digest {
     /// The low 64 bits (XXH3-128's low64, MurmurHash3's h1, the whole of a 64-bit hash).
     std::uint64_t low = 0;
@@ -102,17 +77,15 @@ enum class hash_algorithm : std::uint8_t {
 /// The last hash_algorithm a reader knows.
 inline constexpr hash_algorithm last_hash_algorithm = hash_algorithm::xxh3_64_mum;
 
-/// The hashing of a filter that does not choose (split-block filters choose xxh64).
+/// The hashing of a filter that does not choose (split block's is xxh64).
 inline constexpr hash_algorithm default_hash_algorithm = hash_algorithm::xxh3_64_mum;
 
-/// Whether `algorithm` is the hash of a foreign filter format (Guava's, DCSO's): unseeded, and
-/// bound to the keys' encoding of that format.
+/// Guava's or DCSO's hash: unseeded, and bound to that format's encoding of keys.
 [[nodiscard]] constexpr bool is_foreign(hash_algorithm algorithm) noexcept {
     return algorithm == hash_algorithm::murmur3_128 || algorithm == hash_algorithm::fnv1_64;
 }
 
-/// The algorithm whose digest of an integer key `algorithm` gives: xxh3_mum for xxh3_64_mum
-/// (they differ in byte keys only), `algorithm` itself for the rest.
+/// The algorithm giving the same integer digests: xxh3_mum for xxh3_64_mum, else `algorithm`.
 [[nodiscard]] constexpr hash_algorithm integer_hashing_of(hash_algorithm algorithm) noexcept {
     return algorithm == hash_algorithm::xxh3_64_mum ? hash_algorithm::xxh3_mum : algorithm;
 }
@@ -120,15 +93,13 @@ inline constexpr hash_algorithm default_hash_algorithm = hash_algorithm::xxh3_64
 /// The seed every filter uses unless told otherwise. Zero, as Parquet requires for XXH64.
 inline constexpr std::uint64_t default_seed = 0;
 
-/// A seed from the operating system's entropy source, for filters whose keys an adversary
-/// may choose: without the seed, the adversary cannot predict which keys collide.
+/// From the OS's entropy source, for keys an adversary may choose.
 inline std::uint64_t random_seed() {
     std::random_device device;
     return (std::uint64_t{device()} << 32) ^ device();
 }
 
-/// The algorithm's name as messages and `bloomkit info` show it ("xxh3-mum", "murmur3-128",
-/// ...); "unknown" for a value no enumerator has.
+/// The name messages show ("xxh3-mum"); "unknown" for a value no enumerator has.
 [[nodiscard]] constexpr std::string_view to_string(hash_algorithm algorithm) noexcept {
     switch (algorithm) {
         case hash_algorithm::xxh3_128: return "xxh3-128";
@@ -142,9 +113,7 @@ inline std::uint64_t random_seed() {
     return "unknown";
 }
 
-/// Customisation point: specialise for a user type to give it a byte representation.
-/// The call operator feeds the key's parts to `sink`, which accepts anything that is itself a
-/// key (strings, integers, byte spans, other specialised types):
+/// Customisation point: its call operator feeds a user type's parts, each itself a key, to `sink`:
 ///
 ///     template <> struct bloomkit::key_bytes<order_id> {
 ///         template <class Sink> void operator()(const order_id& id, Sink& sink) const {
@@ -153,8 +122,7 @@ inline std::uint64_t random_seed() {
 ///         }
 ///     };
 ///
-/// The parts are concatenated and hashed once. When more than one part has a variable length,
-/// feed a length before each, so that ("ab", "c") and ("a", "bc") stay different keys.
+/// The parts are concatenated, so feed a length before each variable-length part.
 template <class Key>
 struct key_bytes;
 
@@ -183,10 +151,8 @@ concept custom_key = requires {
     sizeof(key_bytes<Key>);
 };
 
-/// A key already hashed: a digest from the filter's own hash_function(). Every call that takes
-/// keys takes these too and skips the hash, so that a key hashed once can be asked of several
-/// filters that hash alike, or given to a filter after other work needed its digest (the
-/// command's jobs, the bindings' bulk calls). A digest from another hasher is another key.
+/// A digest from the filter's own hash_function(), taken unhashed by every call that takes keys;
+/// a digest from another hasher is another key.
 template <class Key>
 concept prehashed_key = std::same_as<Key, digest>;
 
@@ -194,9 +160,8 @@ concept prehashed_key = std::same_as<Key, digest>;
 template <class Key>
 concept hashable_key = byte_sequence_key<Key> || integer_key<Key> || custom_key<Key> || prehashed_key<Key>;
 
-/// The key_format a filter typed by its keys records (one built from a range of them): text for
-/// byte sequences, u64 and i64 for unsigned and signed integers; unrecorded for the rest (enums,
-/// bool, custom keys), whose bytes no line of text spells.
+/// What a filter typed by its keys records: text, u64 or i64; unrecorded for enums, bool and
+/// custom keys, whose bytes no line of text spells.
 template <hashable_key Key>
 [[nodiscard]] constexpr key_format key_format_of() noexcept {
     if constexpr (byte_sequence_key<Key>) return key_format::text;
@@ -207,7 +172,6 @@ template <hashable_key Key>
 
 namespace detail {
 
-/// The bytes of a byte-sequence key, without copying.
 template <byte_sequence_key Key>
 std::span<const std::byte> as_bytes(const Key& key) noexcept {
     if constexpr (std::convertible_to<const Key&, std::string_view>) {
@@ -218,7 +182,6 @@ std::span<const std::byte> as_bytes(const Key& key) noexcept {
     }
 }
 
-/// Little-endian bytes of an integer, whatever the machine's byte order.
 template <class Key>
 struct integer_of {
     using type = Key;
@@ -239,18 +202,17 @@ struct little_endian_bytes {
     unsigned char bytes[sizeof(value_type)];
 
     explicit little_endian_bytes(Key key) noexcept {
-        // One store on little-endian machines (a byte loop here cost more than the hash).
+        // One store on little-endian machines.
         const auto value = little_endian(static_cast<std::make_unsigned_t<value_type>>(static_cast<value_type>(key)));
         std::memcpy(bytes, &value, sizeof value);
     }
-    /// A fixed-size span: the hash sees the length as a constant (see hasher::hash_span).
+    /// Fixed-size, so the hash sees the length as a constant.
     [[nodiscard]] std::span<const std::byte, sizeof(value_type)> span() const noexcept {
         return std::as_bytes(std::span<const unsigned char, sizeof(value_type)>(bytes));
     }
 };
 
-/// Collects the parts of a custom key into one contiguous run of bytes, on the stack while it
-/// is short, so the key can still be hashed with a single call.
+/// A custom key's parts as one run of bytes (on the stack while short), hashed by one call.
 class byte_sink {
 public:
     byte_sink() = default;
@@ -281,8 +243,6 @@ private:
     std::string spill_;
 };
 
-/// Calls `use` with the key's bytes as one span: in place for byte sequences, from the stack
-/// for integers, through a byte_sink for custom keys.
 template <hashable_key Key, class Use>
 decltype(auto) with_key_bytes(const Key& key, Use&& use) {
     if constexpr (byte_sequence_key<Key>) {
@@ -302,16 +262,12 @@ void byte_sink::operator()(const Part& part) {
     with_key_bytes(part, [this](std::span<const std::byte> bytes) { append(bytes); });
 }
 
-/// MurmurHash3's 64-bit finaliser (Appleby; hash/murmur3.hpp): a bijection with full
-/// avalanche, which makes the high half of a 64-bit hash's digest.
+/// MurmurHash3's 64-bit finaliser (hash/murmur3.hpp): a bijection with full avalanche.
 constexpr std::uint64_t mix64(std::uint64_t x) noexcept { return murmur3_fmix64(x); }
 
-/// XXH64 (xxHash's spec, "XXH64 algorithm description") of a 4- or 8-byte input given as its
-/// little-endian value: for inputs this short the algorithm is the seeded accumulator, one
-/// step for the lane or word, and the avalanche. Written out so that an integer key's XXH64
-/// (split block's hash: Parquet's) inlines into a lookup as ~20 instructions: the library's
-/// XXH64 handles every length and is left out of line by the compiler, a call per key.
-/// Tests check it against XXH64 itself.
+/// XXH64 (xxHash's "XXH64 algorithm description") of a 4- or 8-byte little-endian value: the
+/// seeded accumulator, one step, the avalanche. Written out to inline, where the library's
+/// XXH64 for any length stays a call.
 template <std::size_t Bytes>
 [[nodiscard]] constexpr std::uint64_t xxh64_of_short(std::uint64_t value, std::uint64_t seed) noexcept {
     static_assert(Bytes == 4 || Bytes == 8);
@@ -333,12 +289,10 @@ template <std::size_t Bytes>
     return h ^ (h >> 32);
 }
 
-/// The digest of a 64-bit hash h (XXH64, XXH3-64): h itself (all a split block reads, as Parquet
-/// prescribes) and a bijective mix of it for the high half.
+/// h itself (all a split block reads, as Parquet prescribes) and a bijective mix for the high half.
 [[nodiscard]] constexpr digest digest_of_64(std::uint64_t h) noexcept { return {h, mix64(h)}; }
 
-/// An integer key's value widened to 64 bits: signed values sign-extended, so that every type
-/// holding the same value gives the same key.
+/// Sign-extended, so every type holding the same value gives the same key.
 template <integer_key Key>
 [[nodiscard]] constexpr std::uint64_t widened(Key key) noexcept {
     using value_type = typename integer_of<Key>::type;
@@ -347,18 +301,15 @@ template <integer_key Key>
     else return static_cast<std::uint64_t>(value);
 }
 
-/// a·b as 128 bits, folded to 64 by XOR of its halves: one MUL (and an XOR) that makes every
-/// output bit depend on every input bit (the "mum" of wyhash and rapidhash).
+/// a·b as 128 bits, its halves XORed: every output bit depends on every input bit (the "mum" of
+/// wyhash and rapidhash).
 [[nodiscard]] constexpr std::uint64_t folded_multiply(std::uint64_t a, std::uint64_t b) noexcept {
     __extension__ const unsigned __int128 product = static_cast<unsigned __int128>(a) * b;
     return static_cast<std::uint64_t>(product) ^ static_cast<std::uint64_t>(product >> 64);
 }
 
-/// The digest of a 64-bit integer key under xxh3_mix: the key plus the seed's key, spread by one
-/// 64×64→128-bit multiplication, whose two halves are then multiplied with each other twice
-/// (different constants, side by side on the CPU) and folded. The data × data second round is
-/// what makes every output bit depend on every input bit; one round alone is not random
-/// enough on strided keys (docs/design/hashing.md, "Tried: two independent multiplications").
+/// xxh3_mix: one keyed 64×64→128 multiplication, its halves then multiplied with each other
+/// twice; the data × data round is what strided keys need (docs/design/hashing.md).
 [[nodiscard]] constexpr digest mix_integer(std::uint64_t value, std::uint64_t seed_key) noexcept {
     const std::uint64_t keyed = value + seed_key;
     __extension__ const unsigned __int128 spread =
@@ -368,10 +319,8 @@ template <integer_key Key>
             folded_multiply(low ^ 0x1d8e4e27c47d124fULL, high ^ 0xa0761d6478bd642fULL)};
 }
 
-/// Secrets keying the xxh3_mum integer mixer, drawn from the seed, and its two odd constants.
-/// The constants are fixed, but kept here beside the secrets so that the hash reads them as
-/// memory operands of its multiplications: a 64-bit constant written in the code costs a
-/// `movabs` instruction of its own every call, and instructions are what a lookup costs.
+/// xxh3_mum's secrets (from the seed) and constants, together so that the multiplications read
+/// them as memory operands: a 64-bit immediate costs a `movabs` instruction every call.
 struct mum_secrets {
     std::uint64_t input, low, high;
     std::uint64_t spread = 0xe7037ed1a0b428dbULL;  // wyhash's
@@ -384,16 +333,10 @@ struct mum_secrets {
             mix64(seed ^ 0x4b33a62ed433d4a3ULL)};
 }
 
-/// The digest of a 64-bit integer key under xxh3_mum. The key, offset by a secret, is spread
-/// by one 64×64→128-bit multiplication by an odd constant; the product's two halves, each
-/// offset by a secret, are multiplied with each other and the result folded (its halves
-/// XORed): the data × data multiplication is what makes every output bit depend on every
-/// input bit (the round a constant multiplication alone lacks: docs/design/hashing.md). That
-/// fold f is the digest's low half; the high half is f times an odd constant, a bijection
-/// whose top bits (a block's index) depend on all of f. The high half of a product alone would
-/// not do: the high half of x·y is skewed towards small values (its density is −ln t).
-/// Two multiplications, secrets and constants as memory operands — 9 instructions, against the
-/// 20 of xxh3_mix, whose third multiplication and five `movabs` constants it saves.
+/// xxh3_mum: the keyed value times an odd constant (64×64→128), then the two halves, each keyed,
+/// multiplied with each other and folded: f, the low half. The data × data round gives full
+/// avalanche (docs/design/hashing.md). The high half is f times an odd constant, a bijection whose
+/// top bits depend on all of f (a product's high half alone is skewed: density −ln t).
 [[nodiscard, gnu::always_inline]] constexpr digest mum_integer(std::uint64_t value,
                                                                const mum_secrets& secrets) noexcept {
     __extension__ const unsigned __int128 spread =
@@ -405,14 +348,13 @@ struct mum_secrets {
 
 }  // namespace detail
 
-/// A seeded hash function from key bytes to a digest. Cheap to copy; part of a filter's
-/// identity (two filters combine only if their hashers are equal).
+/// A seeded hash from keys to digests; part of a filter's identity (filters combine only if
+/// their hashers are equal).
 class hasher {
 public:
     constexpr hasher() noexcept = default;
-    /// A hasher of the algorithm and seed. murmur3_128 also takes the Guava funnel its keys go
-    /// through (string_utf8 when none is given) and seed 0, as Guava's BloomFilter; every other
-    /// algorithm takes no funnel. Throws invalid_argument otherwise.
+    /// murmur3_128 takes seed 0 and a Guava funnel (default string_utf8), the others no funnel;
+    /// throws invalid_argument otherwise.
     constexpr explicit hasher(hash_algorithm algorithm, std::uint64_t seed = default_seed,
                               guava_funnel funnel = guava_funnel::none)
         : algorithm_(checked(algorithm)),
@@ -428,13 +370,11 @@ public:
     /// The Guava funnel of a murmur3_128 hasher; none for the others.
     [[nodiscard]] constexpr guava_funnel funnel() const noexcept { return funnel_; }
 
-    /// The digest of a run of bytes. (For a Guava hasher: the bytes its funnel makes of a key;
-    /// unencoded_chars transcodes them from UTF-8.)
+    /// For a Guava hasher, the bytes its funnel makes of a key (unencoded_chars: from UTF-8).
     [[nodiscard]] digest hash_bytes(std::span<const std::byte> bytes) const { return hash_span(bytes); }
 
-    /// The digest of a key. Always inlined, so that an integer key's hash — nine instructions
-    /// by default, about twenty by XXH64 for split block — is never behind a call of its own;
-    /// the other algorithms' integer paths are out of line.
+    /// Forced inline, so a short integer hash is never behind a call; the rarer algorithms'
+    /// integer paths are out of line.
     template <hashable_key Key>
     [[nodiscard, gnu::always_inline]] digest operator()(const Key& key) const {
         if constexpr (prehashed_key<Key>) {
@@ -451,13 +391,8 @@ public:
         }
     }
 
-    /// The digest of an integer key under `Algorithm` (xxh3_mum or xxh64) at this hasher's seed,
-    /// whatever algorithm() is: (*this)(key) when integer_hashing_of(algorithm()) is `Algorithm`,
-    /// with no test of it, for a caller that has checked that once — a filter's single lookup,
-    /// whose loop then tests nothing per key (the test and its branch cost a lookup of ~40
-    /// instructions about a tenth of its time). XXH64 hashes the key's little-endian bytes, 8 of
-    /// them or, with own_width_integers(), in its own width as Parquet does (4- and 8-byte keys by
-    /// its short-input path, inline).
+    /// (*this)(key) with no test of the algorithm, for a caller that checked once that
+    /// integer_hashing_of(algorithm()) is `Algorithm` (docs/design/performance.md, "Plain lookups").
     template <hash_algorithm Algorithm, integer_key Key>
     [[nodiscard, gnu::always_inline]] digest integer_digest(Key key) const
         requires(Algorithm == hash_algorithm::xxh3_mum || Algorithm == hash_algorithm::xxh64) {
@@ -474,12 +409,8 @@ public:
         }
     }
 
-    /// Calls f(digest_of) and returns what it returns, where digest_of(key) is (*this)(key) for
-    /// keys of type Key with the choice of algorithm already made: for a loop over many keys,
-    /// whose body is then the hash itself. Integer keys under xxh3_mum's mixer and byte keys
-    /// under XXH3 get function objects of their own; every other case the hasher. (The
-    /// hasher's own byte path holds XXH64's, inline: in a bulk call's loop it took registers
-    /// that the pipeline around the hash then kept on the stack.)
+    /// f(digest_of), digest_of being (*this) for keys of type Key with the algorithm chosen once,
+    /// so that a bulk loop's body is the hash itself.
     template <hashable_key Key, class F>
     decltype(auto) with_digest_of(F&& f) const {
         if constexpr (integer_key<Key> && !prehashed_key<Key>) {
@@ -493,25 +424,19 @@ public:
         return std::forward<F>(f)(*this);
     }
 
-    /// Whether integer keys narrower than 64 bits hash in their own width (an int32_t as 4
-    /// bytes) under xxh64 and xxh3_128, as they do in filters of those hashes that record no key
-    /// format (Parquet's INT32 columns, format version 1); otherwise they hash widened to 64
-    /// bits, as under every other hash. A filter sets this from the key format it records.
-    /// Atomic, so that a filter that records its first key's format while other threads insert
-    /// beside it (insert(key, concurrent)) sets it without a race.
+    /// Whether narrower integers hash in their own width under xxh64 and xxh3_128 (filters that
+    /// record no key format). Atomic: set while other threads may insert (insert(key, concurrent)).
     [[nodiscard]] bool own_width_integers() const noexcept { return __atomic_load_n(&own_width_, __ATOMIC_ACQUIRE); }
-    /// Sets own_width_integers() (a filter does, when its key format is recorded).
+    /// Set by a filter from the key format it records.
     void own_width_integers(bool own) noexcept { __atomic_store_n(&own_width_, own, __ATOMIC_RELEASE); }
 
-    /// Same algorithm, seed and funnel: the two hash every key alike (own_width_integers() is
-    /// the filter's record of its keys, not part of the hash).
+    /// Same algorithm, seed and funnel (own_width_integers() is the filter's, not the hash's).
     friend constexpr bool operator==(const hasher& a, const hasher& b) noexcept {
         return a.algorithm_ == b.algorithm_ && a.seed_ == b.seed_ && a.funnel_ == b.funnel_;
     }
 
 private:
-    // The digest of an integer key under xxh3_mum (with_digest_of). Holds the secrets by
-    // reference: the hash reads them as memory operands, as the hasher's own path does.
+    // By reference: the hash reads the secrets as memory operands.
     struct mum_integer_hasher {
         const detail::mum_secrets& secrets;
         template <integer_key Key>
@@ -520,8 +445,7 @@ private:
         }
     };
 
-    // The XXH3 a byte key hashes by under `algorithm`: 64 (xxh3_64_mum), 128 (xxh3_mum, xxh3_mix,
-    // xxh3_128), or 0 for the hashes that are not XXH3 (XXH64, the foreign ones).
+    // 64, 128, or 0 for the hashes that are not XXH3.
     static constexpr int xxh3_bits_of(hash_algorithm algorithm) noexcept {
         if (algorithm == hash_algorithm::xxh3_64_mum) return 64;
         const bool xxh3_128 = algorithm == hash_algorithm::xxh3_mum || algorithm == hash_algorithm::xxh3_mix ||
@@ -529,7 +453,6 @@ private:
         return xxh3_128 ? 128 : 0;
     }
 
-    // The digest of a byte key under XXH3-64 or XXH3-128 at `seed` (with_digest_of).
     template <int Bits>
     struct xxh3_bytes_hasher {
         std::uint64_t seed;
@@ -549,9 +472,8 @@ private:
         }
     }
 
-    // The integer hashes other than xxh3_mum's mixer, out of line. Pure (it only reads the
-    // hasher): a call that might write memory would stop the compiler from keeping anything of
-    // the filter in registers across a loop of single calls (simd.hpp, decided_simd_level).
+    // Pure: a call that might write memory would stop the compiler from keeping the filter in
+    // registers across a loop of single calls.
     template <integer_key Key>
     [[nodiscard, gnu::noinline, gnu::pure]] digest hash_integer_otherwise(Key key) const {
         if (algorithm_ == hash_algorithm::xxh3_mix) return detail::mix_integer(detail::widened(key), seed_key_);
@@ -565,9 +487,7 @@ private:
         return hash_key_bytes(key);
     }
 
-    // An integer key through an integer or long funnel: the value as a Java int (4 bytes) or
-    // long (8 bytes), little-endian. A 64-bit value is read as a two's complement long, as the
-    // library's integer keys are (-1 and 2^64 - 1 are one key).
+    // A Java int or long, little-endian; a 64-bit value is a two's complement long.
     [[nodiscard]] digest hash_guava_integer(std::uint64_t value) const {
         const auto signed_value = static_cast<std::int64_t>(value);
         if (funnel_ == guava_funnel::long_integer) {
@@ -593,7 +513,7 @@ private:
         return {h.h1, h.h2};
     }
 
-    // The foreign hashes of byte keys, out of line: the native ones' inlined path stays short.
+    // Out of line, so the native hashes' inlined path stays short.
     [[nodiscard, gnu::noinline]] digest hash_foreign_bytes(std::span<const std::byte> bytes) const {
         if (algorithm_ == hash_algorithm::fnv1_64) return {fnv1_64(bytes), 0};
         if (funnel_ == guava_funnel::unencoded_chars) {
@@ -609,8 +529,7 @@ private:
         return detail::with_key_bytes(key, [this](auto bytes) { return this->hash_span(bytes); });
     }
 
-    // Inlined with the length known at compile time when it is (integer keys: a fixed-extent
-    // span), so XXH3's dispatch on length folds away (docs/design/performance.md, "Hashing a key").
+    // Inlined, so a fixed extent folds XXH3's dispatch on length away.
     template <std::size_t Extent>
     [[nodiscard, gnu::always_inline]] digest hash_span(std::span<const std::byte, Extent> bytes) const {
         if (is_foreign(algorithm_)) [[unlikely]]
@@ -641,7 +560,7 @@ private:
         return funnel == guava_funnel::none ? guava_funnel::string_utf8 : funnel;
     }
 
-    /// xxh3_mix's key: the seed scrambled, so that seeds 0, 1, 2... give unrelated keys.
+    /// Scrambled, so that seeds 0, 1, 2... give unrelated keys.
     static constexpr std::uint64_t seed_key_of(std::uint64_t seed) noexcept {
         return detail::mix64(seed ^ 0x2d358dccaa6c78a5ULL);
     }

@@ -1,20 +1,14 @@
-// bloomkit/keys.hpp — what a key is, once for every face of bloomkit: the formats a filter
-// records (text, u64, i64, u32), the integers each holds, how a line spells one, and which
-// format a filter takes when it is made, read or added to. The command, the jobs, the Redis
-// filter, the Python bindings and bloomkit.dask convert their inputs by these rules, so that a
-// key added through one face is the key every other face asks for (docs/KEYS.md).
+// bloomkit/keys.hpp — what a key is, for every face of bloomkit (the command, the jobs, Redis,
+// Python, bloomkit.dask), so that a key added through one is the key the others ask for
+// (docs/KEYS.md): the formats a filter records, the integers each holds, how a line spells one,
+// and which format a filter takes when it is made, read or added to.
 //
-// Hashing is hash.hpp's: a text key is its bytes; an integer key is its value as 64 bits (two's
-// complement when negative) in every format, so the three integer formats hash alike and differ
-// only in range and in how a line spells a number. The rules here therefore never change how a
-// key hashes; they decide which keys a filter refuses. A key outside its filter's range is an
-// error, never re-encoded: -1 given to a u64 filter is refused, not taken as 2^64 - 1, since a
-// reader who types 18446744073709551615 did not mean -1.
-//
-// A filter's format is decided when it is made and recorded with it (in its file, in a Redis
-// filter's metadata). `unrecorded` remains for files of format versions 1 and 2 and for filters
-// made without one: such a filter takes the format of its first writer while it is empty
-// (key_format_to_write), and one that already holds keys needs its format said.
+// An integer key hashes as its 64-bit two's complement value in every format (hash.hpp), so the
+// integer formats differ only in range and spelling: these rules decide which keys a filter
+// refuses, never how one hashes. A key outside its filter's range is refused, never re-encoded (-1
+// is not 2^64 - 1 to a u64 filter). `unrecorded` (files of format versions 1 and 2, filters made
+// without a format) takes its first writer's format while empty; once it holds keys, their format
+// must be said.
 #pragma once
 
 #include <cstdint>
@@ -27,9 +21,8 @@
 
 namespace bloomkit {
 
-/// What a filter's keys are, recorded with it so that whoever reads it later turns a line of
-/// text into the key the writer hashed: the line's bytes, or the integer it spells. The numeric
-/// values are stored in files.
+/// What a filter's keys are, so a reader turns a line into the key the writer hashed; the values
+/// are stored in files.
 enum class key_format : std::uint8_t {
     unrecorded = 0,  ///< not recorded: files of format versions 1 and 2, filters made without saying
     text = 1,        ///< byte strings: std::string, byte spans, a line's bytes as they are
@@ -46,8 +39,7 @@ inline constexpr key_format last_key_format = key_format::u32;
     return format == key_format::u64 || format == key_format::i64 || format == key_format::u32;
 }
 
-/// The format's name: "unrecorded", or the command's --key for the others ("text", "u64",
-/// "i64", "u32").
+/// "unrecorded", or the command's --key word ("text", "u64", "i64", "u32").
 [[nodiscard]] constexpr std::string_view to_string(key_format format) noexcept {
     switch (format) {
         case key_format::unrecorded: return "unrecorded";
@@ -66,20 +58,15 @@ inline constexpr key_format last_key_format = key_format::u32;
     return std::nullopt;
 }
 
-/// Whether keys written in formats `a` and `b` hash alike: the integer formats do (they differ
-/// in range, and a key both hold is the same key in both); text and the integers do not — the
-/// line "7" is another key than the integer 7. Unrecorded matches anything, since nothing is
-/// known.
+/// Whether keys of `a` and `b` hash alike: any two integer formats, not text and integers (the
+/// line "7" is not the integer 7); unrecorded matches anything.
 [[nodiscard]] constexpr bool same_keys(key_format a, key_format b) noexcept {
     return a == key_format::unrecorded || b == key_format::unrecorded || a == b || (is_integer(a) && is_integer(b));
 }
 
-/// The format of a filter holding the keys of two filters, one recording `a` (and holding keys
-/// or not) and one recording `b`, united: their format; of two integer formats, the one whose
-/// range holds the other's (u32 goes in u64 and in i64); a recorded format beside a filter that
-/// is empty and records none. Nullopt when no format holds both: text with integers, i64 with
-/// u64 (-1 and 2^64 - 1 hash alike, and a reader of either format would take one for the other),
-/// a recorded format beside keys of no recorded format.
+/// The format of the union: the wider integer format, or the recorded one beside an empty
+/// unrecorded filter. Nullopt when none holds both: text with integers, i64 with u64 (-1 and
+/// 2^64 - 1 hash alike), a recorded format beside unrecorded keys.
 [[nodiscard]] constexpr std::optional<key_format> union_key_format(key_format a, bool a_holds_keys, key_format b,
                                                                    bool b_holds_keys) noexcept {
     if (a == b) return a;
@@ -90,9 +77,8 @@ inline constexpr key_format last_key_format = key_format::u32;
     return std::nullopt;
 }
 
-/// The format of a filter holding the keys two filters recording `a` and `b` both hold (an
-/// intersection): any format whose range holds the common keys — the narrower of two integer
-/// formats, the recorded one beside an unrecorded filter. Nullopt for text with integers.
+/// The format of the intersection: the narrower integer format, or the recorded one beside an
+/// unrecorded filter. Nullopt for text with integers.
 [[nodiscard]] constexpr std::optional<key_format> intersection_key_format(key_format a, key_format b) noexcept {
     if (!same_keys(a, b)) return std::nullopt;
     if (a == key_format::unrecorded) return b;
@@ -104,7 +90,7 @@ inline constexpr key_format last_key_format = key_format::u32;
 struct key_integer {
     /// The value modulo 2^64: the 64 bits every face hashes.
     std::uint64_t bits = 0;
-    /// Whether the value is negative (it is then bits - 2^64, and bits >= 2^63).
+    /// Whether negative: the value is then bits - 2^64.
     bool negative = false;
 
     /// The key of a signed value.
@@ -123,7 +109,7 @@ struct key_integer {
     return "-" + std::to_string(~value.bits + 1);  // the magnitude, 2^63 included
 }
 
-/// The integers keys of an integer format range over ("0 to 4294967295"); empty for the others.
+/// "0 to 4294967295"; empty for non-integer formats.
 [[nodiscard]] constexpr std::string_view range_of(key_format format) noexcept {
     switch (format) {
         case key_format::u64: return "0 to 18446744073709551615";
@@ -133,8 +119,7 @@ struct key_integer {
     }
 }
 
-/// Whether a filter of keys `format` holds the integer `value`: its range for the integer
-/// formats, anything for unrecorded (no range is known), nothing for text.
+/// Within the format's range; anything for unrecorded, nothing for text.
 [[nodiscard]] constexpr bool holds(key_format format, key_integer value) noexcept {
     switch (format) {
         case key_format::unrecorded: return true;
@@ -146,25 +131,22 @@ struct key_integer {
     return false;
 }
 
-/// A key that a filter cannot take: outside its format's range, a line that is not a number of
-/// its format, or a filter whose format must be known and is not.
+/// A key outside its format's range, a line that is no number of it, or an unknown format.
 class key_error : public invalid_argument {
 public:
     using invalid_argument::invalid_argument;
 };
 
-/// A key of the wrong kind for its filter: text for a filter of integers, an integer for one of
-/// text, or a type no format takes (a float, a bool, a null).
+/// Text for integers, an integer for text, or a type no format takes (a float, a bool, a null).
 class key_type_error : public key_error {
 public:
     using key_error::key_error;
 };
 
-/// Keys of one format asked of a filter that records another that does not hold them (text
-/// against integers): every key would be read as another key than the filter holds.
+/// Keys asked in a format contradicting the filter's record (text against integers).
 class key_format_mismatch : public key_type_error {
 public:
-    /// `asked` of a filter (named `filter` in the message, when not empty) recording `recorded`.
+    /// `filter` names the filter in the message, when not empty.
     key_format_mismatch(key_format recorded, key_format asked, std::string_view filter = {})
         : key_type_error(
               "keys of format " + std::string(to_string(asked)) + " asked of " +
@@ -185,8 +167,7 @@ private:
     std::string filter_;
 };
 
-/// Keys added to a filter that holds keys and records no format (an older file): their format
-/// must be said, since a guess that is wrong adds keys that nobody finds.
+/// Keys added to a filter holding keys of no recorded format: a wrong guess adds keys nobody finds.
 class unrecorded_key_format : public key_error {
 public:
     /// For the filter named `filter` (empty: unnamed).
@@ -202,9 +183,8 @@ private:
     std::string filter_;
 };
 
-/// Throws key_type_error unless a filter of keys `format` (and Guava funnel `funnel`, none for
-/// the others) takes integers, key_error unless it takes `value`: its format's range, and a
-/// Java int's for Guava's integer funnel. The message names the value and the format.
+/// Throws key_type_error unless the filter takes integers, key_error unless it takes `value`
+/// (its range; a Java int's for Guava's integer funnel).
 inline void require_key(key_format format, key_integer value, guava_funnel funnel = guava_funnel::none) {
     if (format == key_format::text || (funnel != guava_funnel::none && !takes_integers(funnel)))
         throw key_type_error("the integer " + to_string(value) + " is not a key of a filter of text keys: give " +
@@ -234,10 +214,8 @@ inline void require_text_key(key_format format, guava_funnel funnel = guava_funn
                              "): give integers");
 }
 
-/// The integer a line of text spells as a key of `format` — decimal digits, with a leading '-'
-/// for i64 only (leading zeros allowed: 007 is 7), within the format's range — or nullopt. No
-/// space, '+', hex or empty line is a number. An unrecorded format reads as u64 does, and i64's
-/// negatives as well: any value of [-2^63, 2^64).
+/// Decimal digits, '-' for i64 only, leading zeros allowed, within range; else nullopt (no space,
+/// '+' or hex). Unrecorded reads any value of [-2^63, 2^64).
 [[nodiscard]] constexpr std::optional<key_integer> parse_integer_key(std::string_view line,
                                                                      key_format format) noexcept {
     const bool negative = !line.empty() && line.front() == '-';
@@ -266,20 +244,15 @@ enum class key_kind : std::uint8_t {
     unsigned_integer,  ///< an integer of an unsigned type (uint64_t, numpy's uint64)
 };
 
-/// The format a filter that records none takes from its first key: text for bytes, i64 for a
-/// signed integer, u64 for an unsigned one.
+/// The format an unrecorded filter takes from its first key: text, i64 or u64.
 [[nodiscard]] constexpr key_format key_format_of(key_kind kind) noexcept {
     return kind == key_kind::bytes            ? key_format::text
            : kind == key_kind::signed_integer ? key_format::i64
                                               : key_format::u64;
 }
 
-/// The format to read a filter's keys in (check, query): the reader's `asked` (unrecorded when
-/// it says nothing) against what the filter `recorded`. The record decides: a reader that says
-/// nothing reads the recorded format (text for an unrecorded filter, as lines are); one that
-/// names an integer format of an integer filter reads the filter's own, whose range is what the
-/// filter can hold. Throws key_format_mismatch when `asked` contradicts the record (text against
-/// integers), naming the filter as `filter` does.
+/// The format to query in: the record, else `asked`, else text. Throws key_format_mismatch when
+/// `asked` contradicts the record (text against integers).
 [[nodiscard]] inline key_format key_format_to_read(key_format recorded, key_format asked,
                                                    std::string_view filter = {}) {
     if (recorded == key_format::unrecorded) return asked == key_format::unrecorded ? key_format::text : asked;
@@ -287,11 +260,8 @@ enum class key_kind : std::uint8_t {
     return recorded;
 }
 
-/// The format to add keys in, as key_format_to_read, to a filter that records `recorded` and
-/// `holds_keys` or not. An unrecorded filter that is empty takes `asked` (text when nothing is
-/// said), which the writer then records; one that already holds keys (an old file) takes
-/// `asked` only: its keys' format cannot be guessed, and a guess that is wrong adds keys that
-/// nobody finds. Throws unrecorded_key_format for that filter when `asked` is unrecorded.
+/// As key_format_to_read; throws unrecorded_key_format when the filter records none, holds keys
+/// and nothing is asked (a wrong guess adds keys nobody finds).
 [[nodiscard]] inline key_format key_format_to_write(key_format recorded, key_format asked, bool holds_keys,
                                                     std::string_view filter = {}) {
     if (recorded == key_format::unrecorded && asked == key_format::unrecorded && holds_keys)

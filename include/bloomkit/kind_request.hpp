@@ -18,13 +18,13 @@ namespace bloomkit {
 /// it. Unset fields take the kind's defaults (a block layout; fingerprint bits chosen from the
 /// target FPR; 3-wise).
 struct kind_request {
-    /// The kind's word: "bloom", "counting", "cuckoo", "scalable" or "fuse".
+    /// The kind's word (kind_traits<F>::word: "bloom", ...).
     std::string kind = "bloom";
     /// The Bloom layout (kind "bloom" only).
     std::optional<bloom_layout> layout;
-    /// Bits per fingerprint (kinds "cuckoo" and "fuse" only).
+    /// Bits per fingerprint (the kinds that store fingerprints).
     std::optional<std::uint32_t> fingerprint_bits;
-    /// Slots per key, 3 or 4 (kind "fuse" only).
+    /// Slots per key (the kinds whose arity varies).
     std::optional<std::uint32_t> arity;
 };
 
@@ -34,18 +34,20 @@ struct kind_plan {
     std::uint64_t bytes = 0;
     double fpr = 0;                      ///< modelled at n keys
     std::uint32_t hashes = 0;            ///< probes per key (Bloom kinds), else 0
-    std::uint32_t fingerprint_bits = 0;  ///< cuckoo and binary fuse, else 0
+    std::uint32_t fingerprint_bits = 0;  ///< the kinds that store fingerprints, else 0
 };
 
 /// The registry's entry for a filter type, specialised in the type's own header:
-///   word            the kind's word ("bloom", "counting", "cuckoo", "scalable", "fuse")
+///   word            the kind's word ("bloom")
 ///   name()          how messages name the type ("block Bloom filter", "4-wise 8-bit binary
 ///                   fuse filter")
 ///   request()       the request that selects the type, its options set only where they
 ///                   differ from the kind's defaults (the command spells it "fuse --bits 16")
 ///   summary         why one would choose it
+///   options         the request options it takes (request_options); the registry refuses
+///                   a request that sets another
 ///   accepts(r, p)   whether request r, at target p, selects this type (throws
-///                   invalid_argument for a value the kind does not take)
+///                   invalid_request for a value the kind does not take)
 ///   plan(n, p, r)   its cost for n keys at p (throws invalid_argument when it cannot)
 ///   make(n, p, r, options)   an empty filter sized for (n, p), for the kinds not built from
 ///                   their keys
@@ -78,20 +80,4 @@ private:
     part which_;
 };
 
-namespace detail {
-
-/// Throws invalid_request unless request `r` sets only the options in `takes`.
-inline void require_options(const kind_request& r, request_options takes) {
-    using part = invalid_request::part;
-    const auto refuse = [&](part which, std::string_view option, std::string_view kinds) {
-        throw invalid_request(which, std::string(option) + " is chosen for " + std::string(kinds) +
-                                         " only, not for kind '" + r.kind + "'");
-    };
-    if (r.layout && !takes.layout) refuse(part::layout, "a layout", "kind 'bloom'");
-    if (r.fingerprint_bits && !takes.fingerprint_bits)
-        refuse(part::fingerprint_bits, "a number of fingerprint bits", "kinds 'cuckoo' and 'fuse'");
-    if (r.arity && !takes.arity) refuse(part::arity, "an arity", "kind 'fuse'");
-}
-
-}  // namespace detail
 }  // namespace bloomkit

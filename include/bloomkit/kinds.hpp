@@ -1,12 +1,12 @@
 // bloomkit/kinds.hpp — the registry: the one list of filter types, what each can do, and choosing
 // one from a request.
 //
-// Each kind's header describes the kind (kind_traits: its word, name, plan, how a request picks
-// it; kind_request.hpp); its codec (io/) says how it is stored. This file lists the types, once:
-// any_filter, the variant over them, is everything bloomkit knows how to make, store, open,
-// plan and bind, in the order `bloomkit plan` shows them. What a type can do is read off its
-// API (kind_capabilities), never stated twice. Adding a kind: its header (the filter and its
-// kind_traits), its codec under io/, and its line here (docs/ARCHITECTURE.md).
+// A kind is its header (the filter and its kind_traits: its word, name, plan, how a request
+// picks it; kind_request.hpp), its codec (io/*_codec.hpp: how it is stored, and what its header
+// parameters say), and its line here: the codec's include and the type in any_filter. Nothing
+// else names it. any_filter, the variant over the types, is everything bloomkit knows how to
+// make, store, open, plan and bind, in the order `bloomkit plan` shows them. What a type can do
+// is read off its API (kind_capabilities), never stated twice.
 #pragma once
 
 #include <algorithm>
@@ -20,13 +20,13 @@
 #include <variant>
 #include <vector>
 
-#include "bloomkit/binary_fuse_filter.hpp"
-#include "bloomkit/bloom_filter.hpp"
-#include "bloomkit/counting_bloom_filter.hpp"
-#include "bloomkit/cuckoo_filter.hpp"
 #include "bloomkit/error.hpp"
+#include "bloomkit/io/binary_fuse_codec.hpp"
+#include "bloomkit/io/bloom_codec.hpp"
+#include "bloomkit/io/counting_bloom_codec.hpp"
+#include "bloomkit/io/cuckoo_codec.hpp"
+#include "bloomkit/io/scalable_bloom_codec.hpp"
 #include "bloomkit/kind_request.hpp"
-#include "bloomkit/scalable_bloom_filter.hpp"
 #include "bloomkit/sizing/by_memory.hpp"
 
 namespace bloomkit {
@@ -37,14 +37,37 @@ using any_filter = std::variant<block_bloom_filter, classic_bloom_filter, split_
                                 binary_fuse16_filter, binary_fuse8_4wise_filter, binary_fuse16_4wise_filter,
                                 guava_bloom_filter, guava_mitz32_bloom_filter, dcso_bloom_filter>;
 
+/// A registry: a std::variant over filter types. Every function below that walks the registry
+/// takes one as its first template argument, any_filter unless told, so that a type list of
+/// its own (a test's, a program's extra kind) is walked the same way.
+template <class Registry>
+concept filter_registry = requires {
+    std::variant_size<Registry>::value;
+};
+
 /// Calls visit(std::type_identity<F>{}) for every type F of the registry, in order.
-template <class Visit>
+template <filter_registry Registry = any_filter, class Visit>
 constexpr void for_each_filter_type(Visit&& visit) {
     [&]<std::size_t... I>(std::index_sequence<I...>) {
-        (visit(std::type_identity<std::variant_alternative_t<I, any_filter>>{}), ...);
+        (visit(std::type_identity<std::variant_alternative_t<I, Registry>>{}), ...);
     }
-    (std::make_index_sequence<std::variant_size_v<any_filter>>{});
+    (std::make_index_sequence<std::variant_size_v<Registry>>{});
 }
+
+/// The registry of Registry's types and F: Registry itself when it holds F.
+template <filter_registry Registry, class F>
+struct registry_with;
+/// registry_with for a std::variant.
+template <class... T, class F>
+struct registry_with<std::variant<T...>, F> {
+    /// The registry with F.
+    using type = std::conditional_t<(std::is_same_v<T, F> || ...), std::variant<T...>, std::variant<T..., F>>;
+};
+
+/// The registry a read for a Target walks: Target when it is one, else any_filter with Target.
+template <class Target>
+using registry_for = typename std::conditional_t<filter_registry<Target>, std::type_identity<Target>,
+                                                 registry_with<any_filter, Target>>::type;
 
 // --- What a kind can do, read off its API ------------------------------------------------------
 
@@ -126,16 +149,24 @@ template <class F>
     return std::visit([](const auto& f) { return capabilities_of<std::decay_t<decltype(f)>>(); }, filter);
 }
 
-/// The words of the kinds (`bloom`, `counting`, ...) some type of which can do `ability`, once
-/// each, in the registry's order: kinds_that(&kind_capabilities::removes) is {counting, cuckoo}.
-[[nodiscard]] inline std::vector<std::string_view> kinds_that(bool kind_capabilities::*ability) {
+/// The words of the kinds some type of which has capabilities that satisfy `wanted` (a
+/// predicate on kind_capabilities), once each, in the registry's order.
+template <filter_registry Registry = any_filter, std::predicate<kind_capabilities> Wanted>
+[[nodiscard]] std::vector<std::string_view> kinds_that(Wanted wanted) {
     std::vector<std::string_view> words;
-    for_each_filter_type([&](auto type) {
+    for_each_filter_type<Registry>([&](auto type) {
         using F = typename decltype(type)::type;
-        if (capabilities_of<F>().*ability && std::find(words.begin(), words.end(), kind_traits<F>::word) == words.end())
+        if (wanted(capabilities_of<F>()) && std::find(words.begin(), words.end(), kind_traits<F>::word) == words.end())
             words.push_back(kind_traits<F>::word);
     });
     return words;
+}
+
+/// The words of the kinds some type of which can do `ability`: kinds_that(&kind_capabilities::removes)
+/// is {counting, cuckoo}.
+template <filter_registry Registry = any_filter>
+[[nodiscard]] std::vector<std::string_view> kinds_that(bool kind_capabilities::*ability) {
+    return kinds_that<Registry>([ability](const kind_capabilities& can) { return can.*ability; });
 }
 
 /// How messages name the filter `filter` holds ("block Bloom filter").
@@ -145,20 +176,56 @@ template <class F>
 
 // --- Choosing a type ---------------------------------------------------------------------------
 
+namespace detail {
+
+/// "kind 'x'", "kinds 'x' and 'y'": the kinds of the registry that take the request option
+/// `option`, for a message.
+template <filter_registry Registry>
+std::string kinds_taking(bool request_options::*option) {
+    std::vector<std::string_view> words;
+    for_each_filter_type<Registry>([&](auto type) {
+        using traits = kind_traits<typename decltype(type)::type>;
+        if (traits::options.*option && std::find(words.begin(), words.end(), traits::word) == words.end())
+            words.push_back(traits::word);
+    });
+    std::string list;
+    for (std::size_t i = 0; i < words.size(); ++i)
+        list += (i == 0 ? "'" : i + 1 == words.size() ? " and '" : ", '") + std::string(words[i]) + "'";
+    return (words.size() == 1 ? "kind " : "kinds ") + list;
+}
+
+/// Throws invalid_request when `r` sets an option that `takes` lacks, naming the kinds that take it.
+template <filter_registry Registry>
+void require_options(const kind_request& r, request_options takes) {
+    using part = invalid_request::part;
+    const auto check = [&](bool set, bool request_options::*option, part which, std::string_view what) {
+        if (set && !(takes.*option))
+            throw invalid_request(which, std::string(what) + " is chosen for " + kinds_taking<Registry>(option) +
+                                             " only, not for kind '" + r.kind + "'");
+    };
+    check(r.layout.has_value(), &request_options::layout, part::layout, "a layout");
+    check(r.fingerprint_bits.has_value(), &request_options::fingerprint_bits, part::fingerprint_bits,
+          "a number of fingerprint bits");
+    check(r.arity.has_value(), &request_options::arity, part::arity, "an arity");
+}
+
+}  // namespace detail
+
 /// Calls visit(std::type_identity<F>{}) for the type a request selects at target FPR p, and
-/// returns what it returns. Throws invalid_request for an unknown kind or an option the kind
-/// does not take, naming the choices.
-template <class Visit>
+/// returns what it returns. Throws invalid_request for an unknown kind, an option the kind does
+/// not take or a value it does not allow, naming the choices.
+template <filter_registry Registry = any_filter, class Visit>
 auto with_requested_type(const kind_request& r, double p, Visit&& visit) {
     using result = decltype(visit(std::type_identity<block_bloom_filter>{}));
     std::optional<std::conditional_t<std::is_void_v<result>, bool, result>> made;
     bool known = false;
     std::string kinds;
-    for_each_filter_type([&](auto type) {
+    for_each_filter_type<Registry>([&](auto type) {
         using traits = kind_traits<typename decltype(type)::type>;
         if (kinds.find(traits::word) == std::string::npos)
             kinds += (kinds.empty() ? "" : ", ") + std::string(traits::word);
         if (r.kind != traits::word) return;
+        if (!known) detail::require_options<Registry>(r, traits::options);
         known = true;
         if (made || !traits::accepts(r, p)) return;
         if constexpr (std::is_void_v<result>) visit(type), made = true;

@@ -1,26 +1,17 @@
 // bloomkit/scalable_bloom_filter.hpp — a Bloom filter that grows with its keys (Almeida, Baquero,
-// Preguiça & Hutchison, "Scalable Bloom Filters", Information Processing Letters 101(6), 2007).
+// Preguiça & Hutchison, "Scalable Bloom Filters", Information Processing Letters 101(6), 2007), for
+// when n is not known in advance (docs/design/scalable.md).
 //
-// A filter sized for n keys that receives 10n answers "maybe" to almost everything. When n is
-// not known in advance, a scalable filter is a chain of block Bloom filters, its stages. Keys
-// go into the newest stage; once that holds the keys it was sized for, the next new key opens
-// a stage `growth` (s) times larger whose FPR target is `tightening` (r) times smaller. A key
-// is present if any stage says so, and an insert checks every stage first, so a key already
-// held anywhere is not inserted again (and does not use up the newest stage's capacity).
+// A chain of block Bloom filters, its stages. Keys go into the newest; once it holds the keys it was
+// sized for, the next new key opens a stage `growth` (s) times larger at `tightening` (r) times its
+// FPR target. A key is present if any stage says so; an insert checks every stage first, so a key
+// held anywhere does not use up the newest stage's capacity.
 //
-// Why the FPR stays below p however far the filter grows: stage i targets p_i = p0·r^i, and
-// an absent key is a false positive when at least one stage errs, which happens with
-// probability 1 - Π(1 - p_i) ≤ Σ p_i < p0 / (1 - r). So the first stage gets p0 = p·(1 - r),
-// and the sum of all stages' targets stays below p. The defaults are RedisBloom's: s = 2 and
-// r = 0.5, the first stage at p/2, the next at p/4. Each stage is sized by the exact blocked
-// model (sizing/), so the measured FPR of each full stage meets its target, and that of the
-// whole filter meets p.
-//
-// Costs: an absent key probes every stage (about log_s(g) of them after the keys grow g-fold),
-// and memory per key grows with the stages. A filter that keeps growing was sized too small:
-// stage_count() and size_in_bytes() say how far it has come. Every operation hashes a key once
-// and probes the stages with that one digest, newest first; bulk operations take a chunk of
-// keys stage by stage. docs/design/scalable.md has the reasons and the measurements.
+// Why the FPR stays below p: stage i targets p_i = p0·r^i, and an absent key is a false positive
+// with probability 1 - Π(1 - p_i) ≤ Σ p_i < p0 / (1 - r), so the first stage gets p0 = p·(1 - r).
+// The defaults are RedisBloom's, s = 2 and r = 0.5. Each stage is sized by the exact blocked model
+// (sizing/). An absent key probes every stage (about log_s(g) after g-fold growth), so a filter that
+// keeps growing was sized too small: stage_count() says how far it has come.
 //
 // Thread safety: const members may run concurrently; mutating ones need exclusive access.
 #pragma once
@@ -50,13 +41,22 @@
 
 namespace bloomkit {
 
-/// A Bloom filter that grows with its keys (Almeida et al. 2007): a chain of block Bloom
-/// filters, each `growth` times larger than the one before at `tightening` times its FPR
-/// target, so that the FPR of the whole stays below p however many keys come. For when n is
-/// not known in advance. Const members may run concurrently; mutating ones need exclusive
-/// access. Besides the members below it has those every kind shares (detail::filter_api):
-/// hash_function(), expected_keys(), target_fpr(), sized_for(), recorded_key_format(),
-/// record_key_format(), contains(first, last, out), count_contained() and insert_range().
+/// How a scalable Bloom filter grows and hashes; the defaults are RedisBloom's.
+struct scalable_options {
+    /// Each stage's capacity over the one before's: 1 to 16.
+    double growth = 2.0;
+    /// Each stage's FPR target over the one before's: in (0, 1).
+    double tightening = 0.5;
+    /// The hash seed of every stage.
+    std::uint64_t seed = default_seed;
+    /// Defaults to xxh3_64_mum.
+    std::optional<hash_algorithm> hash{};
+    /// What the keys are (filter_options::keys).
+    key_format keys = key_format::unrecorded;
+};
+
+/// A chain of block Bloom filters whose FPR stays below p however many keys come. Also has the
+/// members every kind shares (detail::filter_api).
 class scalable_bloom_filter : public detail::filter_api<scalable_bloom_filter> {
     using api = detail::filter_api<scalable_bloom_filter>;
     friend api;
@@ -67,18 +67,15 @@ public:
     /// Counts of keys and bits.
     using size_type = std::uint64_t;
 
-    /// A filter whose first stage holds `initial_capacity` keys and whose FPR stays at most
-    /// `fpr` however many keys it receives. Throws invalid_argument for initial_capacity = 0,
-    /// fpr outside (0, 1), or options outside their ranges.
+    /// Throws invalid_argument for no initial capacity, fpr outside (0, 1) or options out of range.
     scalable_bloom_filter(size_type initial_capacity, double fpr, scalable_options options = {})
         : scalable_bloom_filter(scalable_parameters{initial_capacity, fpr, options.growth, options.tightening},
                                 hasher(options.hash.value_or(stage_type::layout_type::default_hash), options.seed)) {
         record_key_format(options.keys);
     }
 
-    /// A filter from its stored parts, as a codec (io/) reads them. Throws invalid_argument
-    /// unless the stages are the chain the parameters describe (at most scalable_max_stages),
-    /// all hashing like `h`.
+    /// From its stored parts (io/ codecs); throws invalid_argument unless the stages are the chain
+    /// the parameters describe, all hashing like `h`.
     scalable_bloom_filter(scalable_parameters params, const hasher& h, std::vector<stage_type> stages)
         : api(h, target_of(params)), params_(checked(params)), stages_(std::move(stages)) {
         if (stages_.empty()) throw invalid_argument("a scalable Bloom filter has at least one stage");
@@ -98,11 +95,8 @@ public:
         }
     }
 
-    // --- Single keys -------------------------------------------------------------------------
-
-    /// Adds a key unless a stage already answers "maybe" for it. Returns true if the key was
-    /// new. May open a stage (and so allocate, or throw invalid_argument if the next stage
-    /// cannot be sized: see planned_stage()). Hashes the key once.
+    /// True if no stage held the key. May open a stage (allocate, or throw invalid_argument when
+    /// planned_stage() cannot size it).
     template <hashable_key Key>
     bool insert(const Key& key) {
         record_first_keys<Key>();
@@ -112,16 +106,13 @@ public:
     using api::contains;
 
     /// False: the key was never inserted. True: it probably was (or is a false positive).
-    /// Hashes the key once and probes the stages newest first (see the top of this header).
     template <hashable_key Key>
     [[nodiscard]] bool contains(const Key& key) const {
         return holds(hasher_(key), 0, stages_.size());
     }
 
-    // --- Bulk: each key hashed once; a chunk of keys answered stage by stage ----------------
-
-    /// Inserts every key of [first, last), with the same effect and answer as inserting them
-    /// one by one (the same stages open at the same keys); returns how many were new.
+    /// As inserting them one by one (the same stages open at the same keys); returns how many
+    /// were new.
     template <std::forward_iterator It, std::sentinel_for<It> Sentinel>
     requires hashable_key<std::iter_value_t<It>> size_type insert(It first, Sentinel last) {
         size_type added = 0;
@@ -129,8 +120,7 @@ public:
         return added;
     }
 
-    /// Inserts every key of [first, last), in order, writing insert(key)'s answer (was it new?)
-    /// for each to `out`; returns the output iterator past the last answer.
+    /// Writes insert(key)'s answer for each to `out`.
     template <std::forward_iterator It, std::sentinel_for<It> Sentinel, std::output_iterator<bool> Out>
     requires hashable_key<std::iter_value_t<It>> Out insert(It first, Sentinel last, Out out) {
         std::vector<char> answers;
@@ -147,15 +137,12 @@ public:
         return out;
     }
 
-    // --- Pre-hashed keys: digests from hash_function(), for callers that hash elsewhere ------
-
     /// insert() for a key hashed to `d` by hash_function().
     bool insert_digest(const digest& d) { return insert_hashed(d); }
     /// contains() for a key hashed to `d` by hash_function().
     [[nodiscard]] bool contains_digest(const digest& d) const noexcept { return holds(d, 0, stages_.size()); }
 
-    /// insert(first, last, out) for keys already hashed — on other threads, say, while this
-    /// one inserts: the same stages open at the same keys, with the same answers.
+    /// insert(first, last, out) for keys already hashed (on other threads, say).
     template <std::output_iterator<bool> Out>
     Out insert_digests(std::span<const digest> digests, Out out) {
         bulk_scratch scratch;
@@ -169,22 +156,15 @@ public:
         return out;
     }
 
-    // --- Whole-filter operations -------------------------------------------------------------
-
-    /// Forgets every key, and every stage but the first: back to the memory it started with.
+    /// Forgets every key and every stage but the first.
     void clear() {
         stages_.front().clear();  // first: throws read_only_filter before anything changed
         stages_.erase(stages_.begin() + 1, stages_.end());
     }
 
-    /// Union, stage by stage: stages both filters have are OR-ed, and the stages only `other`
-    /// has are copied. Afterwards the filter answers "maybe" for every key either held. Only
-    /// filters of identical parameters and hashing combine, as only their stage i are alike.
-    /// The cost: a stage receives the keys of both, which may exceed its capacity (two filters
-    /// of one half-full stage each make one full stage; two of one full stage, one stage of
-    /// twice its capacity), and its FPR then exceeds its target; current_fpr() tells. The next
-    /// new key opens a fresh stage if the newest is over capacity. Throws
-    /// incompatible_filters otherwise.
+    /// Union stage by stage (stages only `other` has are copied). A stage may then hold more
+    /// keys than its capacity and exceed its FPR target (current_fpr() tells). Throws
+    /// incompatible_filters unless parameters and hashing are identical.
     scalable_bloom_filter& operator|=(const scalable_bloom_filter& other) {
         require_compatible(other, "union");
         require_writable();
@@ -206,8 +186,7 @@ public:
         return a.params_ == b.params_ && a.hasher_ == b.hasher_ && a.stages_ == b.stages_;
     }
 
-    /// Whether `other` has the same parameters, hash algorithm and seed, and its stages the
-    /// same geometry as this one's, so that the two combine.
+    /// Same parameters, hashing and stage geometries, so that the two combine.
     [[nodiscard]] bool compatible_with(const scalable_bloom_filter& other) const noexcept {
         const std::size_t common = std::min(stages_.size(), other.stages_.size());
         return params_ == other.params_ && hasher_ == other.hasher_ &&
@@ -215,10 +194,7 @@ public:
                           [](const stage_type& a, const stage_type& b) { return a.compatible_with(b); });
     }
 
-    // --- Observers ---------------------------------------------------------------------------
-
-    /// The chain's parameters. expected_keys() is the first stage's capacity, target_fpr() the
-    /// bound on the FPR of the whole filter, however many stages it grows.
+    /// expected_keys() is the first stage's capacity, target_fpr() the whole filter's bound.
     [[nodiscard]] const scalable_parameters& parameters() const noexcept { return params_; }
     /// Keys the first stage is sized for.
     [[nodiscard]] size_type initial_capacity() const noexcept { return params_.initial_capacity; }
@@ -230,14 +206,10 @@ public:
     /// Stages opened so far: at least one.
     [[nodiscard]] std::size_t stage_count() const noexcept { return stages_.size(); }
 
-    /// The stages, oldest (smallest) first. Each one's expected_keys() and target_fpr() are its
-    /// capacity and FPR target; bit_count(), hash_count(), inserted_count() and current_fpr()
-    /// describe it as it is.
+    /// Oldest (smallest) first; each one's expected_keys() and target_fpr() are its own.
     [[nodiscard]] std::span<const stage_type> stages() const noexcept { return stages_; }
 
-    /// Capacity and FPR target of stage `index` (0 = the first), whether or not it exists yet
-    /// (sizing/scalable_bloom.hpp). Throws invalid_argument when the capacity would exceed
-    /// 2^63 keys.
+    /// Capacity and FPR target of stage `index`, open or not; throws invalid_argument past 2^63 keys.
     [[nodiscard]] scalable_stage_plan planned_stage(std::size_t index) const {
         scalable_stage_plan plan = scalable_first_stage(params_);
         for (std::size_t i = 0; i < index; ++i) plan = scalable_next_stage(params_, plan);
@@ -254,14 +226,12 @@ public:
         return sum_over_stages([](const stage_type& stage) { return stage.inserted_count(); });
     }
 
-    /// Keys held, estimated from the stages' fill (the sum of their estimates); +infinity
-    /// when a stage has every bit set. O(m).
+    /// The sum of the stages' estimates from their fill; +infinity when one is all set. O(m).
     [[nodiscard]] double approximate_count() const noexcept {
         return sum_over_stages([](const stage_type& stage) { return stage.approximate_count(); });
     }
 
-    /// The probability that a key never inserted is reported present: 1 - Π(1 - fpr_i) over
-    /// the stages' current FPRs (from their fill). O(m).
+    /// 1 - Π(1 - fpr_i) over the stages' current FPRs. O(m).
     [[nodiscard]] double current_fpr() const {
         // Σ log(1 - fpr_i), so that tiny rates are not lost to rounding in the product.
         const double log_all_negative =
@@ -286,7 +256,7 @@ private:
         return {params.initial_capacity, params.fpr};
     }
 
-    // The hook of filter_api's bulk queries: use(answer) for every key, in order; returns use.
+    // filter_api's bulk hook: use(answer) for every key, in order.
     template <class It, class Sentinel, class Use>
     Use for_each_answer(It first, Sentinel last, Use use) const {
         bulk_scratch scratch;
@@ -322,8 +292,7 @@ private:
 
     static bool is_full(const stage_type& stage) noexcept { return stage.inserted_count() >= stage.expected_keys(); }
 
-    // The newest stage, after opening a new one if it is full. The caller has checked that the
-    // filter is writable: a mapped filter must not grow a writable stage.
+    // The caller has checked that the filter is writable.
     stage_type& open_stage() {
         if (!is_full(stages_.back())) return stages_.back();
         if (stages_.size() == scalable_max_stages)
@@ -362,8 +331,7 @@ private:
         return sum;
     }
 
-    // Whether a stage of index in [from, to) holds the key of digest `d`, newest stage first.
-    // Every stage hashes like hasher_, so the one digest serves them all.
+    // Stages [from, to), newest first; every stage hashes like hasher_, so one digest serves all.
     [[nodiscard]] bool holds(const digest& d, std::size_t from, std::size_t to) const noexcept {
         const auto begin = stages_.begin() + static_cast<std::ptrdiff_t>(from);
         const auto end = stages_.begin() + static_cast<std::ptrdiff_t>(to);
@@ -371,11 +339,8 @@ private:
                            [&](const stage_type& stage) { return stage.contains_digest(d); });
     }
 
-    // insert(key) for a key hashed by hasher_ that no stage before index `from` holds. The
-    // stages before the newest are probed first, the newest last: a key no stage before it
-    // holds goes into the newest unless the newest holds it. (The newest is tested before it
-    // is set, in the same cache line: a stage counts every insert it takes, and a key it
-    // already holds must not use up its capacity.)
+    // For a key no stage before `from` holds. The newest is tested before it is set: a key it
+    // already holds must not use up its capacity.
     bool insert_hashed(const digest& d, std::size_t from = 0) {
         const std::size_t newest = stages_.size() - 1;
         if (from < newest && holds(d, from, newest)) return false;  // a key held anywhere is not inserted again
@@ -385,12 +350,10 @@ private:
         return open_stage().insert_digest(d);  // a new stage: every bit was clear
     }
 
-    // Keys a bulk operation hashes ahead, then answers stage by stage (see the top of this
-    // header). 4096 measured a little ahead of 1024; the chunk's digests take 64 KiB.
+    // Keys hashed ahead, then answered stage by stage; their digests take 64 KiB
+    // (docs/design/scalable.md).
     static constexpr std::size_t bulk_chunk = 4096;
-    // How many keys ahead of the one probed a bulk operation prefetches.
     static constexpr std::size_t prefetch_distance = detail::pipeline_distance;
-    // Keys a stage's layout tests per call of its batch test.
     static constexpr std::size_t test_batch = 32;
 
     struct bulk_scratch {
@@ -398,8 +361,8 @@ private:
         std::vector<std::uint32_t> pending;  // indices of the keys no stage probed so far holds
     };
 
-    // The bulk insert: calls answer(index in the chunk, was new) for every key, then
-    // chunk_done() after each chunk (keys are answered out of order within a chunk).
+    // answer(index in the chunk, was new) for every key, out of order within a chunk, then
+    // chunk_done().
     template <class It, class Sentinel, class Answer, class ChunkDone = void (*)()>
     void insert_each(
         It& first, Sentinel last, Answer answer, ChunkDone chunk_done = [] {}) {
@@ -413,10 +376,8 @@ private:
         }
     }
 
-    // Inserts a chunk of hashed keys, calling answer(index in the chunk, was new) for each. The
-    // stages before the newest do not change while the chunk goes in: they answer for all of
-    // it first. The keys none of them holds then go through insert(key)'s logic from the
-    // newest stage on, one by one and in order.
+    // The older stages, unchanged by the chunk, answer for all of it first; the keys none holds
+    // then go through insert(key)'s logic from the newest stage on, in order.
     template <class Answer>
     void insert_chunk(std::span<const digest> digests, bulk_scratch& scratch, Answer answer) {
         const std::size_t settled = stages_.size() - 1;
@@ -431,7 +392,6 @@ private:
         }
     }
 
-    // Hashes up to bulk_chunk keys from `first` (advancing it) into `digests`.
     template <class It, class Sentinel>
     void hash_chunk(It& first, Sentinel last, std::vector<digest>& digests) const {
         digests.clear();
@@ -440,13 +400,9 @@ private:
         });
     }
 
-    // For a chunk of digests: held[i] = whether one of `stages` holds key i, and
-    // pending = the indices of the keys none holds, in order. Stage by stage, newest first,
-    // each testing only the keys not yet found, prefetched prefetch_distance keys ahead and
-    // tested a batch at a time. A stage offers no batch test of digests (only one digest at a
-    // time, scalar), so this runs the stage's layout, built from its geometry, over its
-    // words: the same locate and bits as contains_digest, with the layout's batch test
-    // (several probes per SIMD step where the CPU has it).
+    // held[i]: whether one of `stages` holds key i; pending: the keys none holds, in order.
+    // Newest stage first, each testing only the keys not yet found, by its layout's batch test
+    // (the same bits as contains_digest, several probes per SIMD step).
     static void mark_held(std::span<const stage_type> stages, std::span<const digest> digests, bulk_scratch& scratch) {
         using layout_type = stage_type::layout_type;
         scratch.held.assign(digests.size(), 0);
@@ -486,10 +442,8 @@ private:
     std::vector<stage_type> stages_;  // never empty
 };
 
-// --- The registry's entry (kind_request.hpp) ------------------------------------------------
-
 template <>
-/// The registry's entry of the scalable Bloom filter (kind_traits): kind "scalable".
+/// The registry's entry (kind_request.hpp): kind "scalable".
 struct kind_traits<scalable_bloom_filter> {
     /// The kind's word.
     static constexpr std::string_view word = "scalable";
@@ -501,11 +455,10 @@ struct kind_traits<scalable_bloom_filter> {
     static std::string name() { return "scalable Bloom filter"; }
     /// Kind "scalable", which takes no options.
     static kind_request request() { return {std::string(word), {}, {}, {}}; }
-    /// Whether `r` asks for kind "scalable"; throws invalid_request when it sets an option.
-    static bool accepts(const kind_request& r, double) {
-        detail::require_options(r, {});
-        return r.kind == word;
-    }
+    /// The options of a kind_request it takes (kinds.hpp refuses the others).
+    static constexpr request_options options{};
+    /// Whether `r` asks for kind "scalable".
+    static bool accepts(const kind_request& r, double) { return r.kind == word; }
     /// Holding n keys from an initial capacity of n: the first stage only.
     static kind_plan plan(double n, double p, const kind_request& = {}) {
         const scalable_options defaults;

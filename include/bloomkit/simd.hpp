@@ -1,12 +1,7 @@
-// bloomkit/simd.hpp — which SIMD backend the running CPU supports, decided once at run time
-// (the library is built for the baseline x86-64, so one binary runs anywhere and still uses
-// AVX2 / AVX-512 where the machine has them; the kernels are in detail/simd/, one file per
-// backend).
-//
-// Every backend sets and tests exactly the same bits as the scalar code: the choice changes
-// speed, never a filter's contents or answers (tests/test_simd.cpp checks this on every
-// backend the machine has). BLOOMKIT_SIMD=scalar|avx2|avx512 in the environment, or
-// limit_simd_level(), caps the choice: for tests, benchmarks and bisecting a suspicion.
+// bloomkit/simd.hpp — which SIMD backend the running CPU supports, decided once at run time, so a
+// baseline x86-64 binary uses AVX2 / AVX-512 where present (kernels: detail/simd/). Every backend
+// sets and tests exactly the scalar code's bits: the choice changes speed, never contents or
+// answers. BLOOMKIT_SIMD=scalar|avx2|avx512 or limit_simd_level() caps it.
 #pragma once
 
 #include <atomic>
@@ -54,9 +49,7 @@ inline simd_level environment_cap() noexcept {
     return simd_level::avx512;
 }
 
-/// The backend in use, or -1 until the first call decides it. A namespace-scope variable with a
-/// constant initialiser, not a function-local static: reading it is one load, with no
-/// initialisation guard to test on every single-key call (docs/design/performance.md).
+/// The backend in use, or -1 until decided; constant-initialised, so a read needs no guard.
 inline std::atomic<int> simd_level_in_use{-1};
 
 [[gnu::cold, gnu::noinline]] inline int decide_simd_level() noexcept {
@@ -83,14 +76,9 @@ inline std::atomic<int> simd_level_in_use{-1};
 
 namespace detail {
 
-/// simd_level_in_use as a single-key call reads it: the level already decided (every layout
-/// that reads it decides it in its constructor, so a single call never has to), or -1, which
-/// every caller takes as "scalar". It is the same relaxed load, an aligned 32-bit mov, written
-/// as inline assembly so that it is no barrier to the caller's loop: through std::atomic, even
-/// relaxed, GCC moves no load out of a loop that holds it, and a loop of single lookups then
-/// reloaded the filter's own address from the caller's lambda every key, and everything else
-/// through it after that load — ~7% of a lookup at 100M keys (docs/design/performance.md,
-/// "Single calls in a loop").
+/// The level a layout's constructor decided, or -1 (scalar). A relaxed load written as inline
+/// assembly: GCC hoists no load out of a loop holding a std::atomic load, even relaxed, so the
+/// loop would reload the filter every key (docs/design/performance.md, "Single calls in a loop").
 [[nodiscard]] inline int decided_simd_level() noexcept {
 #ifdef BLOOMKIT_X86_SIMD
     int level;
@@ -103,10 +91,8 @@ namespace detail {
 
 }  // namespace detail
 
-/// Caps the backend at `level` (never above what the CPU supports); returns the one in use.
-/// Every call made after it follows the cap, except the single lookups and inserts of a block
-/// or split-block filter made before it, which keep the SIMD step they chose when the filter
-/// was made (bloom_filter.hpp, "plain lookups") — the same bits and answers, as at every level.
+/// Caps the backend (never above the CPU's); returns the one in use. Single-key calls of Bloom
+/// filters made before keep the step they chose, with the same bits and answers.
 inline simd_level limit_simd_level(simd_level level) noexcept {
     const simd_level chosen =
         static_cast<int>(level) < static_cast<int>(supported_simd_level()) ? level : supported_simd_level();

@@ -1,7 +1,5 @@
-// bloomkit/version.hpp — the version of bloomkit: the one number that CMake's project(), the
-// pkg-config file, the CMake package, `bloomkit --version`, the Debian package and the Python
-// package (bloomkit.__version__) all read from here. Semantic versioning; CHANGELOG.md says what
-// each version changed.
+// bloomkit/version.hpp — the version of bloomkit, read from here by CMake, pkg-config, the Debian
+// and Python packages and `bloomkit --version`. Semantic versioning (CHANGELOG.md).
 #pragma once
 
 #define BLOOMKIT_VERSION_MAJOR 0

@@ -107,17 +107,20 @@ def test_filters_travel_as_their_bytes(client):
 
 
 def test_a_worker_killed_mid_build_never_gives_a_filter_missing_keys(tmp_path):
+    """The kill lands while the worker runs a partition of the build: each partition says which
+    worker runs it, then waits until the test lets it go, after the kill."""
     cluster, client = start_cluster(memory_limit="1GiB")
     try:
         pids = list(client.run(os.getpid).values())
-        started = tmp_path / "started"
+        release = tmp_path / "release"
 
-        def slow_partition(i):
-            started.touch()
-            time.sleep(1.0)
+        def held_partition(i):
+            (tmp_path / f"started-{os.getpid()}").touch()
+            while not release.exists():
+                time.sleep(0.01)
             return [f"key-{i}-{j}" for j in range(20_000)]
 
-        bag = db.from_sequence(range(8), npartitions=8).map_partitions(lambda part: slow_partition(part[0]))
+        bag = db.from_sequence(range(8), npartitions=8).map_partitions(lambda part: held_partition(part[0]))
         outcome = {}
 
         def run():
@@ -128,12 +131,13 @@ def test_a_worker_killed_mid_build_never_gives_a_filter_missing_keys(tmp_path):
 
         job = threading.Thread(target=run)
         job.start()
-        deadline = time.monotonic() + 60
-        while not started.exists() and time.monotonic() < deadline:
+        deadline = time.monotonic() + 300
+        while not (running := [pid for pid in pids if (tmp_path / f"started-{pid}").exists()]):
+            assert job.is_alive() and time.monotonic() < deadline, f"no worker started a partition: {outcome}"
             time.sleep(0.05)
-        time.sleep(0.3)
-        os.kill(pids[0], signal.SIGKILL)
-        job.join(120)
+        os.kill(running[0], signal.SIGKILL)
+        release.touch()
+        job.join(300)
         assert not job.is_alive()
         if "filter" in outcome:  # the lost tasks ran again
             keys = [f"key-{i}-{j}" for i in range(8) for j in range(20_000)]

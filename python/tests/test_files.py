@@ -116,7 +116,7 @@ def writer_lock_held(path):
         os.close(fd)  # releases the lock if this probe took it
 
 
-def poll(condition, what, seconds=60):
+def poll(condition, what, seconds=300):
     deadline = time.monotonic() + seconds
     while not condition():
         assert time.monotonic() < deadline, f"not within {seconds} s: {what}"

@@ -41,15 +41,18 @@ def server(tmp_path_factory):
     process = subprocess.Popen([binary, "--port", str(port), "--bind", "127.0.0.1", "--dir", str(folder),
                                 "--save", "", "--appendonly", "no"], stdout=subprocess.DEVNULL)
     client = redis.Redis(host="127.0.0.1", port=port)
-    for _ in range(200):
+    deadline = time.monotonic() + 120  # however slow the machine: only a server that never comes fails
+    while True:
         try:
             client.ping()
             break
         except redis.ConnectionError:
+            if process.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"redis-server did not start on port {port}") from None
             time.sleep(0.05)
     yield client, f"redis://127.0.0.1:{port}"
     process.terminate()
-    process.wait(timeout=10)
+    process.wait(timeout=120)
 
 
 def command(cli, *arguments, stdin=None):

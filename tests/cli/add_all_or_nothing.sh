@@ -73,7 +73,8 @@ done
 
 # ---------------------------------------------------------------------------------------------
 # A signal while add reads a slow input (a pipe that stays open): it dies by the signal (128+N),
-# saying the file was not changed, and the file is byte-identical
+# saying the file was not changed, and the file is byte-identical. The signal comes once the
+# add is reading: 10,000 lines, more than a pipe holds, have gone into the FIFO.
 
 mkfifo "$A/slow"
 for signal in TERM INT HUP; do
@@ -85,8 +86,7 @@ for signal in TERM INT HUP; do
         (trap - INT; exec "$B" add "$file" <"$A/slow" >"$OUT" 2>"$ERR") &
         pid=$!
         exec 3>"$A/slow"
-        seq -f 'slow-%.0f' 1 1000 >&3
-        sleep 0.5
+        seq -f 'slow-%.0f' 1 10000 >&3
         kill -s $signal $pid
         { wait $pid; } 2>/dev/null
         RC=$?
@@ -105,7 +105,8 @@ done
 # lines either changed nothing (killed while reading: the file byte-identical, and it said so)
 # or is complete (every one of its lines found): a signal in the commit waits for its end. The
 # file is never left flagged as interrupted, verifies, and keeps every key: KEYS after each
-# trial, and every line of every add that went in at the end.
+# trial, and every line of every add that went in at the end. The waits below for the add (its
+# lock held, its update flag set) end when it has ended too: they never assume it is still there.
 
 R=$A/random.bkf
 fixture_build "random.bkf" "$R" -n 20000000 -o "$R" "$KEYS"
@@ -116,6 +117,14 @@ sigterm_fail() {
     sigterm_failures=$((sigterm_failures + 1))
     echo "# SIGTERM trial $1: $2"
 }
+# locked_or_gone FILE PID: the add PID holds its writer lock on FILE (flock -n finds it busy), or
+# has ended.
+locked_or_gone() {
+    flock -n -E 75 "$1" true 2>/dev/null
+    [[ $? -eq 75 ]] || gone "$2"
+}
+# flagged_or_gone PID: the add PID has set its update flag on $R (it is in its commit), or has ended.
+flagged_or_gone() { update_flag_set "$R" || gone "$1"; }
 # batch TRIAL: its 100,000 new lines in $A/batch.txt
 batch() { seq -f "batch-$1-%.0f" 1 100000 >"$A/batch.txt"; }
 length=0
@@ -137,22 +146,17 @@ for ((trial = 1; trial <= SIGTERM_TRIALS; trial++)); do
     pid=$!
     if ((trial % 3 == 0)); then
         sigterm_aimed=$((sigterm_aimed + 1))
-        for ((i = 0; i < 20000; i++)); do
-            if update_flag_set "$R"; then
-                kill -TERM $pid 2>/dev/null && sigterm_in_commit=$((sigterm_in_commit + 1))
-                break
-            fi
-            kill -0 $pid 2>/dev/null || break
-        done
+        deadline=$((SECONDS + WAIT_SECONDS))
+        until flagged_or_gone $pid || ((SECONDS >= deadline)); do :; done
+        if update_flag_set "$R"; then
+            kill -TERM $pid 2>/dev/null && sigterm_in_commit=$((sigterm_in_commit + 1))
+        fi
     else
         # in the first tenth of the run (reading, mostly), or anywhere in it — counted from the
         # moment the add holds its writer lock: a signal before the command has even started
         # (a sanitizer's start-up takes a while) finds no handler to say anything
-        for ((i = 0; i < 5000; i++)); do
-            flock -n -E 75 "$R" true 2>/dev/null
-            [[ $? -eq 75 ]] && break
-            kill -0 $pid 2>/dev/null || break
-        done
+        deadline=$((SECONDS + WAIT_SECONDS))
+        until locked_or_gone "$R" $pid || ((SECONDS >= deadline)); do :; done
         started=${EPOCHREALTIME/./}
         span=$((trial % 3 == 1 ? length / 10 : length * 11 / 10))
         delay=$(((RANDOM << 15 | RANDOM) % (span + 1)))
@@ -234,10 +238,12 @@ unchanged "add_of_more_lines_than_memory_holds_with_a_bad_last_line" "$BIG" "$A/
 no_temp_files "add_of_more_lines_than_memory_holds_with_a_bad_last_line: no temporary file left beside the filter" "$A"
 check_eq "add_of_more_lines_than_memory_holds_with_a_bad_last_line: no spool left in \$TMPDIR" "" "$(ls -A "$A/spool")"
 
-# SIGTERM once it has read most of the lines (three quarters of a whole run): spooling or
-# writing the copy.
+# SIGTERM once it has read most of the lines (three quarters of a whole run, counted from the
+# moment it holds its writer lock, its handlers in place): spooling or writing the copy. Sent
+# earlier or later, or after its end, what is checked holds all the same.
 "$B" add "$BIG" "$A/4.2M.txt" >/dev/null 2>"$ERR" &
 pid=$!
+wait_until locked_or_gone "$BIG" $pid
 delay=$((big_length * 3 / 4))
 printf -v delay '%d.%06d' $((delay / 1000000)) $((delay % 1000000))
 sleep "$delay"

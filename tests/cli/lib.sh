@@ -138,6 +138,82 @@ no_temp_files() {
     if [[ -z $left ]]; then pass "$1"; else fail "$1" "left behind: $left"; fi
 }
 
+# ---------------------------------------------------------------------------------------------
+# Waiting for the other side
+#
+# No check depends on how fast anything runs (the suite passes on a busy machine): a test that
+# needs another process to have reached some point waits for a sign of it (a message, a lock
+# held, a file), polling every 0.1 s. WAIT_SECONDS only keeps a broken test from hanging for ever.
+
+WAIT_SECONDS=300
+
+# wait_until CMD...: polls CMD until it succeeds; false when it still fails after WAIT_SECONDS.
+wait_until() {
+    local deadline=$((SECONDS + WAIT_SECONDS))
+    until "$@"; do
+        ((SECONDS < deadline)) || return 1
+        sleep 0.1
+    done
+}
+
+# holds FILE [TEXT]: FILE exists and holds TEXT (case-insensitive); without TEXT, is not empty.
+holds() {
+    if [[ $# -lt 2 ]]; then [[ -s $1 ]]; else [[ -e $1 ]] && file_contains "$1" "$2"; fi
+}
+
+# wait_for FILE [TEXT]: waits until FILE holds TEXT (without TEXT: until it is not empty); false
+# after WAIT_SECONDS.
+wait_for() { wait_until holds "$@"; }
+
+# gone PID: the process PID has ended (or is a zombie).
+gone() {
+    local state=""
+    { read -r _ _ state _ <"/proc/$1/stat"; } 2>/dev/null
+    [[ -z $state || $state == [ZX] ]]
+}
+
+# holds_or_gone FILE TEXT PID: FILE holds TEXT, or the process PID that would write it has ended.
+holds_or_gone() { holds "$1" "$2" || gone "$3"; }
+
+# hold_lock FILE: another process takes FILE's writer lock (bloomkit's is flock(2) on the filter
+# file itself; flock(1) on the file conflicts with it) and holds it until release_lock; returns
+# once it holds it (false if it did not within WAIT_SECONDS). One holder at a time. The holder
+# tells it holds the lock through one FIFO and waits on another for its release; both are open
+# on both sides before either is used, so neither side can block on an open.
+hold_lock() {
+    local held="" fd
+    rm -f "$T/.lock-held" "$T/.lock-go"
+    mkfifo "$T/.lock-held" "$T/.lock-go"
+    exec {fd}<>"$T/.lock-held"
+    flock "$1" bash -c 'exec 3<>"$2"; echo held >"$1"; read -r -t "$3" _ <&3' _ \
+        "$T/.lock-held" "$T/.lock-go" "$WAIT_SECONDS" &
+    LOCK_HOLDER=$!
+    read -r -t "$WAIT_SECONDS" -u "$fd" held
+    exec {fd}<&-
+    [[ $held == held ]]
+}
+
+# release_lock: the holder of hold_lock lets the lock go; waits until it has ended.
+release_lock() {
+    echo go 1<>"$T/.lock-go"
+    wait "$LOCK_HOLDER"
+}
+
+# run_past_lock CMD...: runs CMD (a writer of the file hold_lock holds) as run does, but in the
+# background: once CMD says it is "waiting for another bloomkit" (it does after about a second),
+# the lock is released (release_lock); then CMD is waited for, its exit code to RC. Should CMD
+# never say so, the lock is released when it has ended or after WAIT_SECONDS (the caller's check
+# of the message then fails).
+run_past_lock() {
+    local pid
+    { "$@" >"$OUT" 2>"$ERR" & } 2>/dev/null
+    pid=$!
+    wait_until holds_or_gone "$ERR" "waiting for another bloomkit" $pid
+    release_lock
+    { wait $pid; } 2>/dev/null
+    RC=$?
+}
+
 # flip_byte FILE OFFSET: replaces the byte at OFFSET by its complement, in place.
 flip_byte() {
     local value

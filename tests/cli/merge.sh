@@ -237,16 +237,15 @@ expect_error "merge -o a directory -> 2" "$M/dir" "$B" merge -o "$M/dir" "$M/a.b
 check_cond "... and leaves the directory" "not a directory any more" test -d "$M/dir"
 expect_error "merge -o into a missing directory -> 2" "$M/no/such" "$B" merge -o "$M/no/such/f.bf" "$M/a.bf" "$M/b.bf"
 
+# The file's writer lock held by another process (flock(1), lib.sh's hold_lock) until merge has
+# said it waits for it (run_past_lock).
 cp "$M/a.bf" "$M/locked.bf"
-flock "$M/locked.bf" sleep 3 &
-holder=$!
-sleep 0.5
+hold_lock "$M/locked.bf" || fail "merge onto a locked file: the lock taken by flock(1)" "not held after $WAIT_SECONDS s"
 expect_error "merge --no-wait onto a file another bloomkit writes fails at once" "another bloomkit" \
     "$B" merge --no-wait -o "$M/locked.bf" "$M/a.bf" "$M/b.bf"
-run "$B" merge -o "$M/locked.bf" "$M/a.bf" "$M/b.bf"
+run_past_lock "$B" merge -o "$M/locked.bf" "$M/a.bf" "$M/b.bf"
 check_rc "merge onto a locked file waits for the holder, then exits 0" 0
 check_in "merge onto a locked file says it is waiting" "$ERR" "waiting for another bloomkit"
-wait $holder
 check_same "merge onto a locked file: the union once the lock is free" "$F" "$M/locked.bf"
 
 no_temp_files "merge leaves no temporary file" "$M"

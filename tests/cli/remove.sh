@@ -139,21 +139,18 @@ for kind in counting cuckoo; do
     check_eq "remove_never_added_lines_removes_nothing ($kind): all 50000 keys still found" 50000 "$(count_of "$OUT" present)"
 done
 
-# remove takes the writer lock (as add does, writers.sh): with the file's lock held (flock(1)),
-# remove --no-wait is refused at once and leaves the file as it is; remove waits, says so after
-# a second, and removes once the lock is free.
+# remove takes the writer lock (as add does, writers.sh): with the file's lock held (flock(1),
+# lib.sh's hold_lock), remove --no-wait is refused at once and leaves the file as it is; remove
+# waits, says so after a second, and removes once the lock is free (released once it said so).
 LF=$T/filters/remove-locked.bf
 cp "$T/filters/kind-counting.bf" "$LF"
-flock "$LF" sleep 2 &
-holder=$!
-for ((i = 0; i < 100; i++)); do flock -n "$LF" true || break; sleep 0.02; done   # until it holds it
+hold_lock "$LF" || fail "remove_takes_the_writer_lock: the lock taken by flock(1)" "not held after $WAIT_SECONDS s"
 expect_error "remove_takes_the_writer_lock: remove --no-wait while another holds it -> 2" "another bloomkit" \
     "$B" remove --no-wait "$LF" "$T/remove.txt"
 check_same "remove_takes_the_writer_lock: ... and leaves the file byte-identical" "$T/filters/kind-counting.bf" "$LF"
-run "$B" remove "$LF" "$T/remove.txt"
+run_past_lock "$B" remove "$LF" "$T/remove.txt"
 check_rc "remove_takes_the_writer_lock: remove waits for the holder, then exits 0" 0
 check_in "remove_takes_the_writer_lock: ... saying it is waiting" "$ERR" "waiting for another bloomkit"
-wait $holder
 check_in "remove_takes_the_writer_lock: ... and removes the lines" "$ERR" "removed 5000 lines"
 
 for label in bloom scalable fuse; do

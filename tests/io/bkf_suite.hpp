@@ -90,8 +90,9 @@ static_assert(field::version == hf::version && field::header_size == hf::header_
               field::payload_size == hf::payload_size && field::payload_checksum == hf::payload_checksum &&
               field::extra == hf::extra && field::flags == hf::flags && field::chunk_shift == hf::chunk_shift &&
               field::header_checksum == hf::header_checksum);
-static_assert(bloom_field::layout == hf::layout && bloom_field::bits == hf::bits && bloom_field::hashes == hf::hashes &&
-              bloom_field::block_bits == hf::block_bits && bloom_field::set_bits == hf::set_bits);
+namespace bf = bloomkit::detail::bloom_field;
+static_assert(bloom_field::layout == bf::layout && bloom_field::bits == bf::bits && bloom_field::hashes == bf::hashes &&
+              bloom_field::block_bits == bf::block_bits && bloom_field::set_bits == bf::set_bits);
 namespace se = bloomkit::detail::scalable_entry;
 static_assert(stage_entry::size == se::size && stage_entry::bits == se::bits && stage_entry::hashes == se::hashes &&
               stage_entry::expected_keys == se::expected_keys && stage_entry::target_fpr == se::target_fpr &&
@@ -165,7 +166,7 @@ sample<Filter> filled(std::string name, Filter filter, keys_type keys) {
 // through a funnel that does (Guava: Java longs).
 template <class Filter>
 struct bloom_kind {
-    static constexpr auto code = bloomkit::filter_kind::bloom;
+    static constexpr auto code = bloomkit::file_codec<Filter>::kind;
     static constexpr bool is_mutable = true;
     static constexpr std::size_t removed_by_modify = 0;
     static constexpr bool foreign = bloomkit::is_foreign(Filter::layout_type::id);
@@ -258,9 +259,10 @@ struct bloom_kind {
     }
 
     static void expect_header(const file_header& h, const bytes& file, const Filter& f) {
-        EXPECT_EQ(h.layout, Filter::layout());
-        EXPECT_EQ(h.geometry, f.geometry());
-        EXPECT_EQ(h.set_bits, f.set_bit_count());
+        const auto& p = bloomkit::kind_parameters<Filter>(h);
+        EXPECT_EQ(p.layout, Filter::layout());
+        EXPECT_EQ(p.geometry, f.geometry());
+        EXPECT_EQ(p.set_bits, f.set_bit_count());
         EXPECT_EQ(h.expected_keys, f.expected_keys());
         EXPECT_EQ(h.target_fpr, f.target_fpr());
         EXPECT_EQ(h.inserted_count, f.inserted_count());
@@ -317,7 +319,7 @@ struct kind_of<bloomkit::basic_bloom_filter<Layout>> : bloom_kind<bloomkit::basi
 template <>
 struct kind_of<bloomkit::counting_bloom_filter> {
     using filter = bloomkit::counting_bloom_filter;
-    static constexpr auto code = bloomkit::filter_kind::counting_bloom;
+    static constexpr auto code = bloomkit::file_codec<bloomkit::counting_bloom_filter>::kind;
     static constexpr bool is_mutable = true;
     static constexpr std::size_t removed_by_modify = 30;  // modify() removes the first 30 keys
     static std::string test_name() { return "counting"; }
@@ -367,8 +369,9 @@ struct kind_of<bloomkit::counting_bloom_filter> {
     }
 
     static void expect_header(const file_header& h, const bytes& file, const filter& f) {
-        EXPECT_EQ(h.counting, f.geometry());
-        EXPECT_EQ(h.set_bits, f.nonzero_counter_count());
+        const auto& p = bloomkit::kind_parameters<filter>(h);
+        EXPECT_EQ(p.geometry, f.geometry());
+        EXPECT_EQ(p.nonzero_counters, f.nonzero_counter_count());
         EXPECT_EQ(h.expected_keys, f.expected_keys());
         EXPECT_EQ(h.target_fpr, f.target_fpr());
         EXPECT_EQ(h.inserted_count, f.inserted_count());
@@ -423,7 +426,7 @@ struct kind_of<bloomkit::counting_bloom_filter> {
 template <>
 struct kind_of<bloomkit::cuckoo_filter> {
     using filter = bloomkit::cuckoo_filter;
-    static constexpr auto code = bloomkit::filter_kind::cuckoo;
+    static constexpr auto code = bloomkit::file_codec<bloomkit::cuckoo_filter>::kind;
     static constexpr bool is_mutable = true;
     static constexpr std::size_t removed_by_modify = 10;
     static std::string test_name() { return "cuckoo"; }
@@ -505,8 +508,9 @@ struct kind_of<bloomkit::cuckoo_filter> {
     }
 
     static void expect_header(const file_header& h, const bytes& file, const filter& f) {
-        EXPECT_EQ(h.cuckoo, f.geometry());
-        EXPECT_EQ(h.stash, f.stash());
+        const auto& p = bloomkit::kind_parameters<filter>(h);
+        EXPECT_EQ(p.geometry, f.geometry());
+        EXPECT_EQ(p.stash, f.stash());
         EXPECT_EQ(h.inserted_count, f.size());
         EXPECT_EQ(h.expected_keys, f.expected_keys());
         EXPECT_EQ(h.target_fpr, f.target_fpr());
@@ -567,7 +571,7 @@ template <>
 struct kind_of<bloomkit::scalable_bloom_filter> {
     using filter = bloomkit::scalable_bloom_filter;
     using stage = bloomkit::block_bloom_filter;
-    static constexpr auto code = bloomkit::filter_kind::scalable_bloom;
+    static constexpr auto code = bloomkit::file_codec<bloomkit::scalable_bloom_filter>::kind;
     static constexpr bool is_mutable = true;
     static constexpr std::size_t removed_by_modify = 0;
     static std::string test_name() { return "scalable"; }
@@ -627,8 +631,9 @@ struct kind_of<bloomkit::scalable_bloom_filter> {
     }
 
     static void expect_header(const file_header& h, const bytes& file, const filter& f) {
-        EXPECT_EQ(h.scalable, f.parameters());
-        EXPECT_EQ(h.stages, f.stage_count());
+        const auto& p = bloomkit::kind_parameters<filter>(h);
+        EXPECT_EQ(p.chain, f.parameters());
+        EXPECT_EQ(p.stages, f.stage_count());
         EXPECT_EQ(h.expected_keys, f.initial_capacity());
         EXPECT_EQ(h.target_fpr, f.target_fpr());
         EXPECT_EQ(h.inserted_count, f.inserted_count());
@@ -705,7 +710,7 @@ struct kind_of<bloomkit::scalable_bloom_filter> {
 template <class Fuse>
 struct fuse_kind {
     using filter = Fuse;
-    static constexpr auto code = bloomkit::filter_kind::binary_fuse;
+    static constexpr auto code = bloomkit::file_codec<Fuse>::kind;
     static constexpr bool is_mutable = false;
     static constexpr std::size_t removed_by_modify = 0;
     static std::string test_name() {
@@ -774,7 +779,7 @@ struct fuse_kind {
     }
 
     static void expect_header(const file_header& h, const bytes& file, const filter& f) {
-        EXPECT_EQ(h.fuse, f.parameters());
+        EXPECT_EQ(bloomkit::kind_parameters<filter>(h), f.parameters());
         EXPECT_EQ(h.inserted_count, f.size());
         EXPECT_EQ(h.expected_keys, 0U);
         EXPECT_EQ(h.target_fpr, 0.0);
@@ -909,15 +914,11 @@ inline void expect_same_header(const file_header& actual, const file_header& exp
     }
     EXPECT_EQ(actual.flags, expected.flags);
     EXPECT_EQ(actual.chunk_shift, expected.chunk_shift);
-    EXPECT_EQ(actual.layout, expected.layout);
-    EXPECT_EQ(actual.geometry, expected.geometry);
-    EXPECT_EQ(actual.set_bits, expected.set_bits);
-    EXPECT_EQ(actual.counting, expected.counting);
-    EXPECT_EQ(actual.cuckoo, expected.cuckoo);
-    EXPECT_EQ(actual.stash, expected.stash);
-    EXPECT_EQ(actual.scalable, expected.scalable);
-    EXPECT_EQ(actual.stages, expected.stages);
-    EXPECT_EQ(actual.fuse, expected.fuse);
+    bloomkit::visit_kind(expected, [&](auto type) {
+        using F = typename decltype(type)::type;
+        EXPECT_TRUE(bloomkit::kind_parameters<F>(actual) == bloomkit::kind_parameters<F>(expected));
+        return true;
+    });
     EXPECT_EQ(filter_name(actual), filter_name(expected));
 }
 

@@ -3,14 +3,19 @@
 // exception of a work, a consume or the reading stops it and comes out of it; and a pipeline that
 // fails while its reader waits on an idle pipe returns at once (the reads_interrupted machinery
 // of signals.hpp), leaving no interruption behind. Idle work is done on the consuming thread,
-// between two blocks, while the input waits; its exception stops the pipeline too.
+// between two blocks, while the input waits; its exception stops the pipeline too. A pipe the
+// pipeline waits on is closed by a watchdog only should the test not be done after a minute:
+// "at once" is "before the watchdog had to", however slow the machine.
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
+#include <mutex>
 #include <span>
 #include <stdexcept>
+#include <stop_token>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -22,6 +27,7 @@
 #include "jobs/ordered_pipeline.hpp"
 #include "jobs/signals.hpp"
 #include "jobs_testing.hpp"
+#include "waiting.hpp"
 
 namespace {
 
@@ -50,7 +56,8 @@ std::vector<std::uint64_t> consumed_numbers(const fs::path& path, unsigned threa
                 if (std::stoull(std::string(lines[i])) != origin.first_line + i) throw stop_here("a line out of place");
                 numbers.push_back(origin.first_line + i);
             }
-            if (origin.first_line == 1) std::this_thread::sleep_for(std::chrono::milliseconds(20));  // finishes last
+            // Most likely the last to finish (the order checked is the input's however the threads run).
+            if (origin.first_line == 1) std::this_thread::sleep_for(std::chrono::milliseconds(20));
         },
         [&](batch lines, const line_origin&, const std::vector<std::uint64_t>& numbers) {
             if (numbers.size() != lines.size()) throw stop_here("a block consumed without its work");
@@ -115,32 +122,47 @@ TEST(OrderedPipeline, AReadingErrorComesOut) {
                  bloomkit::jobs::filter_file_as_lines);
 }
 
+/// Closes `pipe`'s write end, ending its input, unless done() is called within a minute (the
+/// patience of waiting.hpp): should a pipeline wait for input that never comes, the test ends all
+/// the same. fired() then says it had to.
+class watchdog {
+public:
+    explicit watchdog(pipe_ends& pipe)
+        : thread_([this, &pipe](const std::stop_token& done) {
+              std::mutex mutex;
+              std::condition_variable_any wake;
+              std::unique_lock lock(mutex);
+              (void)wake.wait_for(lock, done, bloomkit_test::patience, [] { return false; });
+              if (done.stop_requested()) return;
+              fired_.store(true);
+              pipe.close_write();
+          }) {}
+
+    /// The test is done with the pipe: the watchdog stands down (at once) and is gone.
+    void done() {
+        thread_.request_stop();
+        thread_.join();
+    }
+    /// Whether it closed the pipe.
+    [[nodiscard]] bool fired() const { return fired_.load(); }
+
+private:
+    std::atomic<bool> fired_{false};
+    std::jthread thread_;
+};
+
 TEST(OrderedPipeline, AFailureInterruptsAReadWaitingOnAnIdlePipe) {
     pipe_ends pipe;
     pipe.put("1\n2\n3\n");  // then nothing, and the writer stays: the reader waits in read()
     line_reader reader({pipe.read_path()});
-    std::atomic<bool> done{false};
-    std::jthread watchdog([&] {  // should the interruption fail, the test ends all the same
-        for (int i = 0; i < 2000 && !done.load(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-        if (!done.load()) pipe.close_write();
-    });
-    const auto start = std::chrono::steady_clock::now();
+    watchdog dog(pipe);  // should the interruption fail, the test ends all the same
     EXPECT_THROW(for_each_block_in_order<int>(
                      reader, 2, [](batch, const line_origin&, int&) { throw stop_here("the work failed"); },
                      [](batch, const line_origin&, int&) {}),
                  stop_here);
-    done.store(true);
-    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+    dog.done();
+    EXPECT_FALSE(dog.fired()) << "the read was not interrupted: it ended only with its input";
     EXPECT_FALSE(bloomkit::jobs::reads_are_interrupted());
-}
-
-/// Closes `pipe`'s write end after 20 s unless `done`: should the pipeline wait for input that
-/// never comes, the test ends all the same.
-std::jthread watchdog_closing(pipe_ends& pipe, const std::atomic<bool>& done) {
-    return std::jthread([&] {
-        for (int i = 0; i < 2000 && !done.load(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-        if (!done.load()) pipe.close_write();
-    });
 }
 
 TEST(OrderedPipeline, IdleWorkIsDoneOnTheConsumingThreadWhileTheInputWaits) {
@@ -149,8 +171,7 @@ TEST(OrderedPipeline, IdleWorkIsDoneOnTheConsumingThreadWhileTheInputWaits) {
         pipe_ends pipe;
         pipe.put("1\n2\n3\n");  // then nothing, the writer open: only the idle work ends the input
         line_reader reader({pipe.read_path()});
-        std::atomic<bool> done{false};
-        const std::jthread watchdog = watchdog_closing(pipe, done);
+        watchdog dog(pipe);
         std::uint64_t consumed = 0, consumed_when_run = 0;
         int runs = 0;
         std::thread::id ran_on;
@@ -165,7 +186,8 @@ TEST(OrderedPipeline, IdleWorkIsDoneOnTheConsumingThreadWhileTheInputWaits) {
         for_each_block_in_order<int>(
             reader, threads, [](batch, const line_origin&, int&) {},
             [&](batch lines, const line_origin&, int&) { consumed += lines.size(); }, idle);
-        done.store(true);
+        dog.done();
+        EXPECT_FALSE(dog.fired()) << threads;
         EXPECT_EQ(runs, 1) << threads;
         // Between two blocks, after the first was consumed (how the three lines fall into
         // blocks, and whether the next is ready when the work falls due, is the scheduler's).
@@ -181,15 +203,15 @@ TEST(OrderedPipeline, AnExceptionOfTheIdleWorkStopsItAndComesOut) {
         pipe_ends pipe;
         pipe.put("1\n2\n3\n");
         line_reader reader({pipe.read_path()});
-        std::atomic<bool> done{false};
-        const std::jthread watchdog = watchdog_closing(pipe, done);
+        watchdog dog(pipe);
         const idle_work failing{[] { return std::chrono::steady_clock::now(); }, [] { throw stop_here("idle"); }};
         EXPECT_THROW(for_each_block_in_order<int>(
                          reader, threads, [](batch, const line_origin&, int&) {},
                          [](batch, const line_origin&, int&) {}, failing),
                      stop_here)
             << threads;
-        done.store(true);
+        dog.done();
+        EXPECT_FALSE(dog.fired()) << threads;
         EXPECT_FALSE(bloomkit::jobs::reads_are_interrupted()) << threads;
     }
 }

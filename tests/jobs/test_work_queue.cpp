@@ -1,14 +1,16 @@
 // Tests of the work queue (jobs/work_queue.hpp): first in, first out; bounded (a full queue
-// refuses try_push and makes push wait for a pop); close() ends the pops once it is drained.
+// refuses try_push and makes push wait for a pop); close() ends the pops once it is drained. A
+// thread meant to wait in push() is seen asleep there before the test goes on: no test assumes
+// how soon a thread gets anywhere.
 #include <gtest/gtest.h>
 
 #include <atomic>
-#include <chrono>
 #include <optional>
 #include <thread>
 #include <vector>
 
 #include "jobs/work_queue.hpp"
+#include "waiting.hpp"
 
 namespace {
 
@@ -27,11 +29,17 @@ TEST(WorkQueue, AFullQueueRefusesTryPushAndMakesPushWait) {
     EXPECT_TRUE(queue.try_push(2));
     EXPECT_FALSE(queue.try_push(3));
     std::atomic<bool> pushed{false};
+    std::atomic<pid_t> producer_id{0};
     std::jthread producer([&] {
+        producer_id.store(bloomkit_test::this_thread_id());
         queue.push(3);
         pushed.store(true);
     });
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    // Once it has said who it is, the producer can only fall asleep in push(), waiting for room.
+    EXPECT_TRUE(bloomkit_test::eventually([&] {
+        const pid_t id = producer_id.load();
+        return pushed.load() || (id != 0 && bloomkit_test::asleep(id));
+    })) << "the producer never waited";
     EXPECT_FALSE(pushed.load());
     EXPECT_EQ(queue.pop(), 1);
     producer.join();

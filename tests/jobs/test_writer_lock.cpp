@@ -1,7 +1,9 @@
 // Tests of the writer lock (bloomkit/os/writer_lock.hpp) on real files: two descriptors, and two
 // processes, exclude each other; a waiter is told once a second has gone by; a lock follows a
 // file replaced while its waiter waited, and a replacement locked before it takes the path keeps
-// a second writer out; a missing file is made to be locked only when asked.
+// a second writer out; a missing file is made to be locked only when asked. A holder lets go
+// only once its waiter is known to wait (told so, or its polling called): no test assumes how
+// soon a thread gets there.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -10,12 +12,16 @@
 
 #include <atomic>
 #include <chrono>
+#include <filesystem>
+#include <functional>
+#include <future>
 #include <optional>
 #include <thread>
 
 #include "bloomkit/os/file.hpp"
 #include "bloomkit/os/writer_lock.hpp"
 #include "jobs_testing.hpp"
+#include "waiting.hpp"
 
 namespace {
 
@@ -23,6 +29,32 @@ using namespace bloomkit_test;
 using bloomkit::os::file_busy;
 using bloomkit::os::writer_lock;
 using held = writer_lock::if_held;
+
+/// Whether a descriptor of this process is open on the file `file` (which may have no name now).
+bool open_here(const struct stat& file) {
+    for (const fs::directory_entry& entry : fs::directory_iterator("/proc/self/fd")) {
+        struct stat info {};
+        if (::stat(entry.path().c_str(), &info) == 0 && info.st_dev == file.st_dev && info.st_ino == file.st_ino)
+            return true;
+    }
+    return false;
+}
+
+/// A waiter's `polling` callback that counts its calls (each one a try that found the file locked)
+/// and tells `waiting` at the first.
+struct polls {
+    std::atomic<int> count{0};
+    std::promise<void> first;
+    std::future<void> waiting = first.get_future();
+
+    [[nodiscard]] std::function<void()> callback() {
+        return [this] {
+            if (count.fetch_add(1) == 0) first.set_value();
+        };
+    }
+    /// Waits until the waiter has found the file locked once; false if it has not within patience.
+    bool wait() const { return waiting.wait_for(patience) == std::future_status::ready; }
+};
 
 /// Whether a writer that does not wait finds `path` locked.
 bool locked(const fs::path& path) {
@@ -81,13 +113,18 @@ TEST(WriterLock, AWaiterIsToldOnceASecondHasGoneBy) {
     const temp_dir dir;
     write_file(dir / "f.bkf", "old");
     std::optional<writer_lock> holder(std::in_place, (dir / "f.bkf").string(), held::wait);
-    std::jthread release([&] {
-        std::this_thread::sleep_for(std::chrono::milliseconds(1200));
+    // The holder lets go once the waiter has been told (should it never be, after a while: the
+    // test fails then, it does not hang). However slow the machine, the waiter waits past it.
+    std::promise<void> told_once;
+    std::jthread release([&, told_now = told_once.get_future()] {
+        (void)told_now.wait_for(patience);
         holder.reset();
     });
     int told = 0;
     const auto start = std::chrono::steady_clock::now();
-    const writer_lock waiter((dir / "f.bkf").string(), held::wait, writer_lock::missing::leave, [&] { ++told; });
+    const writer_lock waiter((dir / "f.bkf").string(), held::wait, writer_lock::missing::leave, [&] {
+        if (++told == 1) told_once.set_value();
+    });
     EXPECT_GE(std::chrono::steady_clock::now() - start, std::chrono::seconds(1));
     EXPECT_EQ(told, 1);
 }
@@ -105,11 +142,13 @@ TEST(WriterLock, AWaiterLocksTheFileThatReplacedTheOneItWaitedFor) {
     std::optional<writer_lock> holder(std::in_place, path.string(), held::wait);
     std::atomic<bool> got{false};
     std::optional<writer_lock> waiter;
+    polls tries;
     std::jthread waiting([&] {
-        waiter.emplace(path.string(), held::wait);
+        waiter.emplace(path.string(), held::wait, writer_lock::missing::leave, std::function<void()>{},
+                       tries.callback());
         got.store(true);
     });
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    EXPECT_TRUE(tries.wait()) << "the waiter never found the file locked";  // it waits on the old file
     replace(path, "new");
     holder.reset();  // the waiter wakes holding a file no longer at the path
     waiting.join();
@@ -123,11 +162,15 @@ TEST(WriterLock, AReplacementLockedBeforeItTakesThePathKeepsTheLock) {
     write_file(path, "old");
     writer_lock holder(path.string(), held::wait);
     std::atomic<bool> got{false};
+    polls tries;
     std::jthread waiting([&] {
-        const writer_lock waiter(path.string(), held::wait);
+        const writer_lock waiter(path.string(), held::wait, writer_lock::missing::leave, std::function<void()>{},
+                                 tries.callback());
         got.store(true);
     });
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    EXPECT_TRUE(tries.wait()) << "the waiter never found the file locked";  // it waits on the old file
+    struct stat old_file {};
+    EXPECT_EQ(::stat(path.c_str(), &old_file), 0);
     write_file(path.string() + ".new", "new");
     {
         const bloomkit::os::file_descriptor fresh = bloomkit::os::open_for_reading(path.string() + ".new");
@@ -135,7 +178,11 @@ TEST(WriterLock, AReplacementLockedBeforeItTakesThePathKeepsTheLock) {
         fs::rename(path.string() + ".new", path);
         holder.keep(std::move(replacement));  // the old file's lock goes
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    // The old file's lock gone, the waiter wakes holding a file no longer at the path, lets it go
+    // (no descriptor is left on it) and tries the new one: a try after that one is the new file's.
+    EXPECT_TRUE(eventually([&] { return got.load() || !open_here(old_file); })) << "the waiter kept the old file";
+    const int tries_on_the_old_file = tries.count.load();
+    EXPECT_TRUE(eventually([&] { return got.load() || tries.count.load() > tries_on_the_old_file; }));
     EXPECT_FALSE(got.load());  // the waiter found the new file locked too
     holder.keep(bloomkit::os::file_descriptor());
     waiting.join();

@@ -10,18 +10,19 @@
 #   1 machinery    detail/
 #   2 layouts      layouts/
 #   3 kinds        *_filter.hpp
-#   4 the registry kinds.hpp
-#   5 formats      io/
-#   6 dispatch     any_filter.hpp bulk.hpp file.hpp file_update.hpp formats.hpp
-#   7 the rest     bloomkit.hpp (the umbrella), redis.hpp
-#   8 libraries    src/jobs (bloomkit::jobs), src/redis (bloomkit::redis)
-#   9 programs     src/cli/support, bench/, examples/, python/
-#  10 commands     src/cli/commands
-#  11 main         src/cli/main.cpp
+#   4 codecs       io/header.hpp io/codec.hpp io/payload.hpp io/chunks.hpp io/streams.hpp io/*_codec.hpp
+#   5 the registry kinds.hpp (each kind: its codec's include and its type)
+#   6 formats      the rest of io/ (bkf.hpp, any_codec.hpp, guava.hpp, dcso.hpp, ...)
+#   7 dispatch     any_filter.hpp bulk.hpp file.hpp file_update.hpp formats.hpp
+#   8 the rest     bloomkit.hpp (the umbrella), redis.hpp
+#   9 libraries    src/jobs (bloomkit::jobs), src/redis (bloomkit::redis)
+#  10 programs     src/cli/support, bench/, examples/, python/
+#  11 commands     src/cli/commands
+#  12 main         src/cli/main.cpp
 #
 # Within a layer of the header-only library a header may include its neighbours, except the
 # kinds: a kind includes no sibling kind, but for the scalable filter, whose stages are Bloom
-# filters. From layer 8 up, a folder includes nothing of another folder of its layer (the jobs
+# filters. From layer 9 up, a folder includes nothing of another folder of its layer (the jobs
 # library and the Redis library know nothing of each other; the benchmarks nothing of the
 # command's support).
 #
@@ -47,23 +48,28 @@ locate() {
         include/bloomkit/detail/*) layer=1 ;;
         include/bloomkit/layouts/*) layer=2 ;;
         include/bloomkit/any_filter.hpp | include/bloomkit/bulk.hpp | include/bloomkit/file.hpp | include/bloomkit/formats.hpp | \
-            include/bloomkit/file_update.hpp) layer=6 ;;
+            include/bloomkit/file_update.hpp) layer=7 ;;
         include/bloomkit/*_filter.hpp) layer=3 ;;
-        include/bloomkit/kinds.hpp) layer=4 ;;
-        include/bloomkit/io/*) layer=5 ;;
-        include/bloomkit/*) layer=7 ;;
+        include/bloomkit/io/header.hpp | include/bloomkit/io/codec.hpp | include/bloomkit/io/payload.hpp | \
+            include/bloomkit/io/chunks.hpp | include/bloomkit/io/streams.hpp | include/bloomkit/io/*_codec.hpp)
+            layer=4
+            [[ $1 == */any_codec.hpp ]] && layer=6
+            ;;
+        include/bloomkit/kinds.hpp) layer=5 ;;
+        include/bloomkit/io/*) layer=6 ;;
+        include/bloomkit/*) layer=8 ;;
         src/jobs/*)  # spill/ included: one library, whose exact jobs stand on its line engine
-            layer=8
+            layer=9
             folder=src/jobs
             ;;
-        src/redis/*) layer=8 ;;
-        src/cli/support/*) layer=9 ;;
+        src/redis/*) layer=9 ;;
+        src/cli/support/*) layer=10 ;;
         bench/* | examples/* | python/*)
-            layer=9
+            layer=10
             folder=${1%%/*}
             ;;
-        src/cli/commands/*) layer=10 ;;
-        src/cli/main.cpp) layer=11 ;;
+        src/cli/commands/*) layer=11 ;;
+        src/cli/main.cpp) layer=12 ;;
         *) layer=-1 ;;
     esac
 }
@@ -104,7 +110,7 @@ while IFS= read -r file; do
         elif ((to == from && from == 3)) &&
             [[ $file != include/bloomkit/scalable_bloom_filter.hpp || $found != include/bloomkit/bloom_filter.hpp ]]; then
             offend "$file includes $included: a filter kind includes a sibling kind"
-        elif ((to == from && from >= 8)) && [[ $folder != "$from_folder" ]]; then
+        elif ((to == from && from >= 9)) && [[ $folder != "$from_folder" ]]; then
             offend "$file includes $included: $from_folder includes $folder, a neighbour of its layer"
         fi
     done < <(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*["<]\([^">]*\)[">].*/\1/p' "$file")

@@ -10,11 +10,18 @@
 // evicted shard, a filter dropped and created again under a long-lived client, a killed server,
 // an OOM or ACL refusal and a timeout; cluster routing through a reshard; no acknowledged key
 // lost in a failover with WAIT, and a stalled replica reported as such.
+//
+// A server or replica that must not answer is stopped (SIGSTOP, redis_testing.hpp) for as long
+// as the test needs, and a kill that must happen while adds or lookups go on is waited for
+// before they end: nothing assumes how soon another thread or process gets anywhere.
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <csignal>
+#include <latch>
 #include <set>
+#include <sstream>
+#include <string>
 #include <thread>
 
 #include "bloomkit/redis.hpp"
@@ -30,6 +37,7 @@ using bloomkit_test::random_numbers;
 using bloomkit_test::redis_servers;
 using bloomkit_test::small_shards;
 using bloomkit_test::Standalone;
+using bloomkit_test::stopped_server;
 using bloomkit_test::string_keys;
 
 // --- Without a server -------------------------------------------------------------------------
@@ -363,13 +371,13 @@ TEST_F(Standalone, WaitingForReplicasThatAreNotThereFails) {
 }
 
 TEST_F(Standalone, AServerThatStopsAnsweringIsATimeout) {
-    redis::client c = connect(
-        servers(), {.command_timeout = std::chrono::milliseconds(200), .retry_window = std::chrono::milliseconds(300)});
+    redis::client c = connect(servers(), {.command_timeout = std::chrono::milliseconds(1000),
+                                          .retry_window = std::chrono::milliseconds(1000)});
     redis::bloom_filter f = redis::bloom_filter::create(c, "slow", 1000, 0.01);
-    std::thread sleeper([&] { servers().cli(port(), "DEBUG", "SLEEP", "1"); });
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    EXPECT_THROW((void)f.contains(std::string("k")), redis::connection_error);
-    sleeper.join();
+    {
+        const stopped_server stopped(servers(), port());  // answers nothing until the end of this block
+        EXPECT_THROW((void)f.contains(std::string("k")), redis::connection_error);
+    }
     EXPECT_FALSE(f.contains(std::string("k")));  // and it reconnects once the server answers
 }
 
@@ -477,6 +485,8 @@ TEST_F(Standalone, AStaleClientsAddsNeverBreakAFilterMadeSince) {
 }
 
 // A server killed in the middle of a batch: the batch throws; answers already given are true ones.
+// The batches go on until the kill is done (it comes once one has been answered whole): it lands
+// in one, or between two, and the next then throws at once.
 TEST(RedisServerLost, AKilledServerIsAnErrorWithNoAbsentAnswer) {
     REQUIRE_REDIS_SERVER();
     redis_servers servers = redis_servers::standalone();
@@ -485,16 +495,28 @@ TEST(RedisServerLost, AKilledServerIsAnErrorWithNoAbsentAnswer) {
     const auto keys = random_numbers(300000, 9);
     f.insert(keys.begin(), keys.end());
     std::vector<char> answers(keys.size(), 2);  // 2: not answered
+    std::latch answered_once(1);
+    std::atomic<bool> killed{false};
     std::thread killer([&] {
-        std::this_thread::sleep_for(std::chrono::milliseconds(150));
+        answered_once.wait();
         servers.kill(servers.ports().front());
+        killed = true;
     });
-    bool threw = false;
+    bool threw = false, counted = false;
+    const auto count_once = [&] {
+        if (!std::exchange(counted, true)) answered_once.count_down();
+    };
     try {
-        for (int round = 0; round < 50; ++round) f.contains(keys.begin(), keys.end(), answers.begin());
+        for (int after_the_kill = 0; after_the_kill < 2;) {
+            const bool dead = killed.load();  // the server was gone before this batch began
+            f.contains(keys.begin(), keys.end(), answers.begin());
+            count_once();
+            if (dead) ++after_the_kill;
+        }
     } catch (const redis::connection_error&) {
         threw = true;
     }
+    count_once();  // should the first batch have thrown, the kill comes all the same
     killer.join();
     EXPECT_TRUE(threw);
     EXPECT_EQ(std::count(answers.begin(), answers.end(), 0), 0) << "an inserted key was answered absent";
@@ -517,37 +539,49 @@ TEST(RedisServerLost, WritingToADeadServerIsAnErrorNotSigpipe) {
 
 // --- Replicas ---------------------------------------------------------------------------------
 
+// The replica is stalled by stopping it (SIGSTOP) for as long as the test needs: for the whole
+// of the first add's WAIT, and for the second until the master is seen blocked in WAIT.
 TEST(RedisReplicas, AStalledReplicaIsReportedAsSuchNotAsALostMaster) {
     REQUIRE_REDIS_SERVER();
     using std::chrono::milliseconds;
     redis_servers servers = redis_servers::cluster(1, 1);
-    const int replica = servers.replicas().at(0);
-    auto stall_replica = [&] {
-        std::thread sleeper([&] { servers.cli(replica, "DEBUG", "SLEEP", "3"); });
-        std::this_thread::sleep_for(milliseconds(200));
-        return sleeper;
-    };
+    const int master = servers.masters().at(0), replica = servers.replicas().at(0);
     // WAIT gives up after the command timeout, and its reply is awaited longer than that: the
     // error names the replicas, not a connection to the master.
     redis::client hasty =
-        connect_cluster(servers, {.command_timeout = milliseconds(1000), .retry_window = milliseconds(1000)});
+        connect_cluster(servers, {.command_timeout = milliseconds(2000), .retry_window = milliseconds(1000)});
     redis::bloom_filter f = redis::bloom_filter::create(hasty, "replicated", 10000, 0.01, {.replicas = 1});
-    std::thread sleeper = stall_replica();
-    try {
-        f.insert(std::string("k"));
-        ADD_FAILURE() << "an add returned without its replica";
-    } catch (const redis::replication_error& e) {
-        EXPECT_NE(std::string(e.what()).find("0 of 1 replicas"), std::string::npos) << e.what();
-    } catch (const redis::error& e) {
-        ADD_FAILURE() << "not a replication_error: " << e.what();
+    {
+        const stopped_server stalled(servers, replica);
+        try {
+            f.insert(std::string("k"));
+            ADD_FAILURE() << "an add returned without its replica";
+        } catch (const redis::replication_error& e) {
+            EXPECT_NE(std::string(e.what()).find("0 of 1 replicas"), std::string::npos) << e.what();
+        } catch (const redis::error& e) {
+            ADD_FAILURE() << "not a replication_error: " << e.what();
+        }
     }
-    sleeper.join();
-    // A replica that is only slow: WAIT waits as long as the command timeout allows.
-    redis::client patient = connect_cluster(servers, {.command_timeout = milliseconds(6000)});
+    // A replica that is only slow: WAIT waits as long as the command timeout allows (here more
+    // than the test ever takes), and the add returns once the replica has caught up.
+    redis::client patient = connect_cluster(
+        servers, {.command_timeout = std::chrono::duration_cast<milliseconds>(bloomkit_test::patience)});
     redis::bloom_filter g = redis::bloom_filter::open(patient, "replicated", {.replicas = 1});
-    sleeper = stall_replica();
+    stopped_server stalled(servers, replica);
+    std::thread waker([&] {
+        // Once a client of the master is blocked in WAIT (or after the patience, the test then
+        // failing), the replica goes on.
+        (void)bloomkit_test::eventually([&] {
+            std::istringstream clients(servers.cli(master, "CLIENT", "LIST"));
+            for (std::string client; std::getline(clients, client);)
+                if (client.find(" flags=b ") != std::string::npos && client.find(" cmd=wait ") != std::string::npos)
+                    return true;
+            return false;
+        });
+        stalled.resume();
+    });
     EXPECT_NO_THROW(g.insert(std::string("late")));
-    sleeper.join();
+    waker.join();
 }
 
 // --- A cluster --------------------------------------------------------------------------------
@@ -632,9 +666,18 @@ TEST(RedisCluster, NoAcknowledgedKeyIsLostInAFailover) {
     const auto keys = random_numbers(30000, 12);
     std::vector<std::uint64_t> acknowledged;
     std::thread killer;
+    std::atomic<bool> killed{false};
     std::size_t failed_batches = 0;
     for (std::size_t i = 0; i < keys.size(); i += 2000) {
-        if (i == 10000) killer = std::thread([&] { servers.kill(victim); });  // while the adds go on
+        if (i == 10000) {
+            killer = std::thread([&] {  // while the adds go on
+                servers.kill(victim);
+                killed = true;
+            });
+        }
+        // The last third of the adds come after the kill, however long it took: they cannot all
+        // be acknowledged (the victim is gone, and its successor has no replica).
+        if (i == 20000) (void)bloomkit_test::eventually([&] { return killed.load(); });
         const auto first = keys.begin() + static_cast<long>(i);
         const auto last = keys.begin() + static_cast<long>(std::min(keys.size(), i + 2000));
         try {

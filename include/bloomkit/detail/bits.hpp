@@ -12,16 +12,13 @@ namespace bloomkit::detail {
 /// 128-bit unsigned arithmetic (a GCC/Clang extension; one MUL instruction on x86-64/AArch64).
 __extension__ using uint128 = unsigned __int128;
 
-/// Maps a uniform 64-bit hash onto [0, range) without a division: the high word of the
-/// 128-bit product hash·range (Lemire, "Fast random integer generation in an interval",
-/// 2019). Unlike hash % range it costs one multiplication and keeps the high (best-mixed)
-/// bits of the hash; the result is uniform up to a bias of range/2^64.
+/// A uniform hash onto [0, range) without a division: the high word of hash·range (Lemire, "Fast
+/// random integer generation in an interval", 2019); uniform up to a bias of range/2^64.
 [[nodiscard]] constexpr std::uint64_t reduce(std::uint64_t hash, std::uint64_t range) noexcept {
     return static_cast<std::uint64_t>((static_cast<uint128>(hash) * range) >> 64);
 }
 
-/// Asks the CPU to start loading the cache line holding `address`, so that a later access
-/// does not stall on memory. A hint: it never faults, whatever the address.
+/// A hint to load `address`'s cache line: it never faults, whatever the address.
 inline void prefetch(const void* address) noexcept {
 #if defined(__GNUC__) || defined(__clang__)
     __builtin_prefetch(address, 0 /* read */, 3 /* keep in all cache levels */);
@@ -30,11 +27,9 @@ inline void prefetch(const void* address) noexcept {
 #endif
 }
 
-/// Makes `value` exist in a register at this point (an empty asm that may read and change it),
-/// so that the operations producing it cannot be moved past here. For a result accumulated over
-/// unrolled steps: GCC otherwise sinks each step's last operations to the end, keeping every
-/// step's inputs alive at once — registers run out, and the function pays pushes, pops and
-/// spills (block_layout's unrolled insert; docs/design/performance.md, "Inserts").
+/// Pins `value` in a register here (an empty asm that may change it): GCC otherwise sinks each
+/// unrolled step's last operations to the end, keeping every step's inputs alive until registers
+/// spill (docs/design/performance.md, "Single inserts with AVX2 and without SIMD").
 template <class T>
 requires std::is_integral_v<T>
 inline void compute_here(T& value) noexcept {
@@ -45,11 +40,8 @@ inline void compute_here(T& value) noexcept {
 #endif
 }
 
-// The number of set bits in `size` bytes from `data`, 8 at a time (byte order does not change
-// a count), for the estimates that read a whole filter (set_bit_count, current_fpr). Aligned
-// words are read as relaxed atomic loads: a count may run while other threads insert (save()
-// of a filter in concurrent use), and must then be a race-free read of some recent value of
-// each word — which a relaxed load is, and compiles to the same plain load.
+// 8 bytes at a time (byte order does not change a count). Aligned words are relaxed atomic
+// loads, race-free beside concurrent inserts and compiled to the same plain load.
 template <class CountWord>
 [[nodiscard]] inline std::uint64_t count_ones_with(const std::byte* data, std::size_t size,
                                                    CountWord count_word) noexcept {
@@ -70,9 +62,7 @@ template <class CountWord>
 }
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-// The same with the POPCNT instruction. Built for the baseline x86-64 (as the library is, for
-// one binary that runs anywhere), std::popcount is a call to libgcc's __popcountdi2 per word:
-// counting a 1 GiB filter took 0.5 s, which `bloomkit add` of one line then spent.
+// With POPCNT: in a baseline build std::popcount is a libgcc call per word.
 __attribute__((target("popcnt"))) inline std::uint64_t count_ones_popcnt(const std::byte* data,
                                                                          std::size_t size) noexcept {
     return count_ones_with(data, size,
@@ -80,8 +70,7 @@ __attribute__((target("popcnt"))) inline std::uint64_t count_ones_popcnt(const s
 }
 #endif
 
-/// The number of set bits in `size` bytes from `data`: with the POPCNT instruction where the
-/// CPU has it (every x86-64 CPU since 2008 or so; decided once), else a portable count.
+/// Set bits in `size` bytes from `data`, by POPCNT where the CPU has it.
 [[nodiscard]] inline std::uint64_t count_ones(const void* data, std::size_t size) noexcept {
     const auto* bytes = static_cast<const std::byte*>(data);
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))

@@ -2,10 +2,10 @@
 // block of W words and a mask of bits within it, so a lookup touches a single cache line
 // (Putze, Sanders & Singler, "Cache-, Hash- and Space-Efficient Bloom Filters", 2007).
 //
-// A concrete layout (block, split block) supplies the block index and the key's bits within
-// the block; testing, setting and prefetching are written once, here. Both are branch-free:
-// a probe's bit is as likely set as not, so a branch per probe would be mispredicted half the
-// time, which costs more than testing the remaining probes of a line already in L1.
+// A layout (block, split block) supplies the block and the key's bits in it; testing, setting and
+// prefetching are written once, here, branch-free: a probe's bit is as likely set as not, so a
+// branch per probe would mispredict half the time, costing more than the remaining probes of a
+// line already in L1.
 #pragma once
 
 #include <algorithm>
@@ -26,7 +26,7 @@
 
 namespace bloomkit::detail {
 
-/// Where a key lands in a blocked layout: which block, and the 32 bits that pick its bits.
+/// Which block, and the 32 bits that pick the key's bits in it.
 struct block_probe {
     std::uint64_t block;
     std::uint32_t pattern;
@@ -44,15 +44,9 @@ struct block_probe {
 ///     template <class Answer> bool test_batch_simd(const Word*, std::span<const probe>, Answer& answer) const;
 ///     bool has_set_batch_simd() const;
 ///     std::size_t set_batch_simd(Word*, std::span<const probe>) const;
-/// where for_each_bit calls visit(word_in_block, bit_mask) once per probe; test_one answers one
-/// key and set_one inserts one by the layout's fastest way for a single key — a SIMD step, or
-/// probes unrolled for its k — returning false when it has none that pays more than the
-/// generic loop; key_test_step answers one key and key_set_step inserts one by a SIMD step,
-/// inline, with no choice of their own, wherever has_key_step() says they serve (this CPU, this
-/// k); test_batch_simd answers a batch by a kernel where no step serves, calling answer(bool)
-/// for each key in order (false, and no call, when there is none); and set_batch_simd inserts a
-/// batch by a SIMD kernel, returning how many keys set a clear bit, wherever
-/// has_set_batch_simd() says one pays (this CPU, this k).
+/// test_one and set_one return false when the layout has no single-key path better than the
+/// generic loop; the *_step functions make no choice of their own, serving only where
+/// has_key_step() says; the batch ones return false (no call) or serve where has_*() says.
 template <class Derived, class Word, std::size_t Words>
 class blocked_layout {
 public:
@@ -66,10 +60,9 @@ public:
     [[nodiscard]] std::uint64_t block_count() const noexcept { return blocks_; }
 
     void prefetch(const word_type* words, const probe& p) const noexcept { detail::prefetch(words + p.block * Words); }
-    /// Keys a bulk call locates and prefetches ahead of the one it tests (one line each).
     static constexpr std::size_t prefetch_distance = detail::pipeline_distance;
 
-    /// Calls visit(first_word, word_count) for the words the key's bits lie in: its block.
+    /// visit(first_word, word_count) for the words the key's bits lie in.
     template <class Visit>
     void for_each_word_range(const probe& p, Visit visit) const {
         visit(p.block * Words, std::uint64_t{Words});
@@ -77,18 +70,15 @@ public:
 
     using key_masks_type = std::array<word_type, Words>;
 
-    /// The bits a key's pattern selects, as one mask per word of a block (scalar code: for a
-    /// caller that goes on to work on the words one at a time, see counting_block_layout).
+    /// One mask per word of a block (for callers working word by word: counting_block_layout).
     [[nodiscard]] key_masks_type key_masks(std::uint32_t pattern) const noexcept {
         key_masks_type masks{};
         self().for_each_bit(pattern, [&](std::size_t word, word_type bit) { masks[word] |= bit; });
         return masks;
     }
 
-    /// Whether every bit of the key is set. A single key goes through the layout's own path for
-    /// one key when it has one (a SIMD step): the fewer instructions each lookup takes, the
-    /// more consecutive lookups an out-of-order core keeps in flight, overlapping their misses
-    /// (docs/design/performance.md).
+    /// Through the layout's single-key path when it has one: the fewer instructions a lookup
+    /// takes, the more lookups an out-of-order core overlaps (docs/design/performance.md).
     template <class Access>
     [[nodiscard]] bool test(const word_type* words, const probe& p) const noexcept {
         if constexpr (std::is_same_v<Access, plain_access>) {
@@ -98,37 +88,27 @@ public:
         return test_scalar<Access>(words, p);
     }
 
-    /// test() by the layout's one-key SIMD step, with no choice made: only where has_key_step()
-    /// said it serves. A filter asks that once, when it is made, and its single lookups then
-    /// test one flag of its own (bloom_filter.hpp, "plain lookups").
+    /// test() by the SIMD step, with no choice made: only where has_key_step() (asked once, when
+    /// a filter is made: its "plain lookups").
     [[nodiscard]] bool test_by_key_step(const word_type* words, const probe& p) const noexcept {
         return self().key_test_step(words + p.block * Words, p.pattern);
     }
 
-    /// set() by the layout's one-key SIMD step, as test_by_key_step() tests: only where
-    /// has_key_step() said it serves, for plain access.
+    /// set() likewise, for plain access.
     bool set_by_key_step(word_type* words, const probe& p) const noexcept {
         return self().key_set_step(words + p.block * Words, p.pattern);
     }
 
-    /// Calls answer(test(p)) for each probe p of a batch of located (and prefetched) keys, in
-    /// order: key by key through the derived layout's SIMD step where one serves, else through
-    /// its SIMD kernel for a batch, else one key at a time as test() answers it (the probes
-    /// unrolled for k). Concurrent (atomic) access stays scalar: a vector load is not an atomic
-    /// one. Each answer goes straight to `answer`, not through an array: a consumer that counts
-    /// or writes them keeps them in registers. Whatever `answer` throws (an output iterator that
-    /// allocates) propagates.
+    /// answer(test(p)) for each probe, in order, straight to `answer` so a consumer keeps them in
+    /// registers. Atomic access stays scalar (a vector load is not atomic). `answer` may throw.
     template <class Access, class Answer>
     void test_batch(const word_type* words, std::span<const probe> probes, Answer& answer) const {
         with_batch_test<Access>([&](const auto& test) { test(words, probes, answer); });
     }
 
-    /// Calls f(test_batch) and returns what it returns, where test_batch(words, probes, answer)
-    /// answers as test_batch<Access> does, with the way to test chosen once, here: for a bulk
-    /// call, whose batches then run the layout's step for one key inline, one after another,
-    /// with no choice of their own. Chosen per batch, the choice (SIMD level, k) and the kernel
-    /// calls on the paths not taken took registers from the pipeline around it, which spilled
-    /// and reloaded its state every batch (docs/design/performance.md, "Bulk lookups").
+    /// f(test_batch) with the way to test chosen once per bulk call: chosen per batch, the paths
+    /// not taken take registers from the pipeline, which spills its state every batch
+    /// (docs/design/performance.md, "The test chosen once per call").
     template <class Access, class F>
     decltype(auto) with_batch_test(F&& f) const {
         if constexpr (std::is_same_v<Access, plain_access>)
@@ -141,8 +121,7 @@ public:
         });
     }
 
-    /// Sets the key's bits; true if any was clear. Through the layout's own path for one key
-    /// when it has one that pays (a SIMD step, unrolled probes), as for test().
+    /// True if any bit was clear; through the layout's single-key path, as for test().
     template <class Access>
     bool set(word_type* words, const probe& p) const noexcept {
         if constexpr (std::is_same_v<Access, plain_access>) {
@@ -152,16 +131,8 @@ public:
         return set_probe_by_probe<Access>(words, p);
     }
 
-    /// Calls f(set_batch) and returns what it returns, where set_batch(words, probes) sets the
-    /// bits of a batch of located (and prefetched) keys and returns how many of them set a bit
-    /// that was clear: through the derived layout's SIMD kernel when the CPU has one that pays,
-    /// else one key at a time — by the layout's own path for one key (the probes unrolled for k)
-    /// when it has one, else each word written once with every bit the key puts in it.
-    /// Concurrent (atomic) access takes the latter: one atomic OR per word. The way to insert is
-    /// chosen once, here, for a bulk call: the pipeline around each batch then holds only the
-    /// kernel's call, where the choice per batch, and the key-by-key paths beside it, made GCC
-    /// keep the pipeline's state on the stack (docs/design/performance.md, "Bulk inserts"), as
-    /// with_batch_test does for lookups.
+    /// f(set_batch), set_batch returning how many keys set a clear bit, chosen once per bulk call
+    /// as with_batch_test is. Atomic access goes key by key, one atomic OR per word.
     template <class Access, class F>
     decltype(auto) with_batch_set(F&& f) const {
         if constexpr (std::is_same_v<Access, plain_access>)
@@ -175,8 +146,7 @@ public:
     }
 
 protected:
-    /// For a kernel that writes a batch's answers to an array (kernel(probes, bool* out)):
-    /// runs it over `probes` a piece at a time and passes each answer on to answer(bool).
+    /// Runs kernel(probes, bool* out) a piece at a time, passing each answer on.
     template <class Answer, class Kernel>
     static void answer_through_buffer(std::span<const probe> probes, Answer& answer, Kernel kernel) {
         constexpr std::size_t piece = 32;
@@ -196,13 +166,11 @@ protected:
 private:
     template <class Answer>
     void test_by_steps(const word_type* words, std::span<const probe> probes, Answer& answer) const {
-        // In a register: an answer written through a char pointer could change the closure of
-        // with_batch_test, which would reload `this` from it after every answer.
+        // In a register: a char write could alias the closure, which would reload `this`.
         const Derived* const layout = &self();
         for (const probe& p : probes) answer(layout->key_test_step(words + p.block * Words, p.pattern));
     }
 
-    // test_batch where no one-key step serves: the layout's batch kernel, else key by key.
     template <class Access, class Answer>
     void test_without_steps(const word_type* words, std::span<const probe> probes, Answer& answer) const {
         if constexpr (std::is_same_v<Access, plain_access>)
@@ -210,17 +178,15 @@ private:
         test_one_by_one<Access>(words, probes, answer);
     }
 
-    // test_batch without a SIMD kernel (or with atomic access). Out of line: with the single
-    // steps it runs, it would otherwise keep test_batch from being inlined into the pipeline on
-    // the SIMD levels, where it never runs.
+    // Out of line, so it cannot keep test_batch from inlining on the SIMD levels (it never runs
+    // there).
     template <class Access, class Answer>
     [[gnu::noinline]] void test_one_by_one(const word_type* words, std::span<const probe> probes,
                                            Answer& answer) const {
         for (const probe& p : probes) answer(test<Access>(words, p));
     }
 
-    // set_batch without a SIMD kernel (or with atomic access): key by key. Out of line, as
-    // test_one_by_one is.
+    // Out of line, as test_one_by_one is.
     template <class Access>
     [[gnu::noinline]] std::size_t set_one_by_one(word_type* words, std::span<const probe> probes) const noexcept {
         std::size_t added = 0;
@@ -243,10 +209,8 @@ private:
         return missing == 0;
     }
 
-    // The key's bits are first gathered into one mask per word, in registers, and each word of
-    // the block is then written once: several of k probes often share a word (7 probes in 8
-    // words), and writing per probe would chain each store to the load of the next through
-    // memory (docs/design/performance.md).
+    // Each word written once: probes often share a word, and writing per probe would chain each
+    // store to the next load through memory (docs/design/performance.md, "Bulk inserts").
     template <class Access>
     bool set_scalar(word_type* words, const probe& p) const noexcept {
         const key_masks_type masks = key_masks(p.pattern);
@@ -256,14 +220,9 @@ private:
         return newly_set != 0;
     }
 
-    // A single key the layout has no faster way for (concurrent access; a k past block_layout's
-    // unrolled inserts; split block on a CPU without AVX2) writes each probe's bit straight
-    // into its word: fewer instructions than gathering masks for all the block's words first,
-    // and a single call's time is its instructions (docs/design/performance.md, "Single
-    // inserts with AVX2 and without SIMD"). Where probes share a word, the second
-    // write waits for the first through store forwarding — a few cycles, which a batch would
-    // pay on every key, so batches without a path of the layout's own for one key gather
-    // (set_scalar).
+    // Fewer instructions than set_scalar, which is what a single call costs; batches gather to
+    // avoid the store-forwarding wait where probes share a word
+    // (docs/design/performance.md, "Single inserts with AVX2 and without SIMD").
     template <class Access>
     bool set_probe_by_probe(word_type* words, const probe& p) const noexcept {
         word_type* block = words + p.block * Words;

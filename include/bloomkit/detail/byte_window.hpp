@@ -2,15 +2,10 @@
 // array, for fields packed across word boundaries (a cuckoo filter's 48-bit buckets of four
 // 12-bit fingerprints).
 //
-// A filter's bits are numbered across its words: bit k is bit k % 64 of word k / 64 (the file
-// format stores each word little-endian, so that numbering is the file's too). A window at byte
-// offset o is bits [8·o, 8·o + 64). On a little-endian machine those are the bytes o..o+7 in
-// memory, one unaligned load (memcpy: no alignment or aliasing UB, one instruction after
-// optimisation). Elsewhere the window is assembled from the two words it straddles; both paths
-// are public so a test can check them against each other.
-//
-// The caller keeps the window inside the array (o + 8 <= 8 · word count), typically by padding
-// the array so that the last field's window fits.
+// Bit k is bit k % 64 of word k / 64 (the file's numbering too: words are stored little-endian),
+// and the window at byte o is bits [8·o, 8·o + 64): on a little-endian machine one unaligned
+// memcpy load, elsewhere assembled from the two words it straddles (both public, for tests). The
+// caller keeps o + 8 <= 8 · word count, typically by padding the array.
 #pragma once
 
 #include <bit>
@@ -52,8 +47,7 @@ inline void store_window_by_words(std::uint64_t* words, std::uint64_t byte_offse
     }
 }
 
-/// Replaces the 64 bits at `byte_offset` (all of them: load, modify and store back to change
-/// only some).
+/// Replaces all 64 bits at `byte_offset`.
 inline void store_window(std::uint64_t* words, std::uint64_t byte_offset, std::uint64_t value) noexcept {
     if constexpr (std::endian::native == std::endian::little) {
         std::memcpy(reinterpret_cast<unsigned char*>(words) + byte_offset, &value, sizeof value);

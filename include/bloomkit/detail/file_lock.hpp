@@ -2,21 +2,15 @@
 // (file_update.hpp) keep out of each other's way: a reader never sees half of an update, and a
 // reader that finds an update's marks on a file knows its writer died.
 //
-// An in-place update changes the payload, the chunk table and the header of a file that others
-// may be reading. Its writer holds an exclusive lock on the file for the few milliseconds from
-// marking the chunks it will change to sealing the header; every reader that needs the bytes
-// to agree with their checksums (a load, a verification, a header read) holds a shared lock
-// while it reads. So a reader waits out a live update instead of calling the file corrupt, and
-// a reader that holds the shared lock and still finds an update marked in the file knows that
-// no writer is in the middle of it: the writer stopped (killed, or its machine crashed).
+// The writer holds an exclusive lock from marking the chunks to sealing the header; a reader that
+// needs bytes to match their checksums holds a shared one. So a reader waits out a live update
+// instead of calling the file corrupt, and one that finds marks under its shared lock knows the
+// writer died.
 //
-// The locks are open file description locks (fcntl F_OFD_SETLKW, Linux 3.15+): owned by the
-// open file, not the process, so closing another descriptor of the same file elsewhere in the
-// program does not drop them (as it would a classic fcntl lock), and threads with their own
-// descriptors exclude each other. They are independent of flock(2), which the command's writer
-// lock uses to exclude a second writer for a whole run: a reader waits only for the update
-// itself, not for a writer that is still reading its input. Advisory: only bloomkit takes them.
-// Where OFD locks do not exist, classic fcntl locks stand in.
+// Open file description locks (F_OFD_SETLKW, Linux 3.15+; classic fcntl locks where missing): owned
+// by the open file, so closing another descriptor of it does not drop them, and threads with their
+// own descriptors exclude each other. Independent of the writer lock's flock(2), so a reader waits
+// for the update only, not for a writer still reading its input. Advisory.
 #pragma once
 
 #include <fcntl.h>
@@ -33,10 +27,8 @@ class file_lock {
 public:
     enum class mode { shared, exclusive };
 
-    /// Waits for and takes the lock on `file` (readable for shared, writable for exclusive).
-    /// Throws io_error naming `path` when the file system refuses locks for another reason
-    /// than contention. A file system that has no locks at all (ENOLCK, EOPNOTSUPP) is read
-    /// and written without them.
+    /// Waits; throws io_error naming `path` when locks are refused other than by contention (none
+    /// on a file system without locks: ENOLCK, EOPNOTSUPP).
     file_lock(const os::file_descriptor& file, const std::filesystem::path& path, mode how) : fd_(file.get()) {
         if (!apply(how == mode::shared ? F_RDLCK : F_WRLCK, true)) {
             if (errno == ENOLCK || errno == EOPNOTSUPP || errno == EINVAL) {
@@ -52,8 +44,7 @@ public:
         if (fd_ >= 0) apply(F_UNLCK, false);
     }
 
-    /// Whether nobody holds an exclusive lock on `file` at this instant (a shared lock could be
-    /// taken without waiting).
+    /// Whether a shared lock could be taken now without waiting.
     [[nodiscard]] static bool free_of_writers(const os::file_descriptor& file) noexcept {
         struct flock probe = whole_file(F_RDLCK);
         if (::fcntl(file.get(), get_command(), &probe) != 0) return true;

@@ -16,12 +16,10 @@
 
 namespace bloomkit::detail {
 
-/// A whole file mapped into memory; unmapped on destruction. It keeps the file open, so it can
-/// tell whether the file was modified in place since it was mapped.
+/// Keeps the file open, to tell whether it was modified in place since it was mapped.
 class mapped_region {
 public:
-    /// Maps `file` read-only, or for writing too (`file` then open for writing) — shared: what
-    /// is written through the map goes to the file.
+    /// Shared: writes through a writable map go to the file.
     mapped_region(os::file_descriptor file, const std::filesystem::path& path, bool writable = false)
         : file_(std::move(file)), size_(os::file_size(file_, path)) {
         if (::fstat(file_.get(), &mapped_) != 0) os::throw_io("cannot stat", path);
@@ -41,9 +39,7 @@ public:
     [[nodiscard]] const os::file_descriptor& file() const noexcept { return file_; }
     [[nodiscard]] std::uint64_t size() const noexcept { return size_; }
 
-    /// Whether the file was written or truncated in place since it was mapped, or since the
-    /// last acknowledge() (its size or modification time differ). A file replaced by a rename
-    /// is not changed: the map keeps the file it opened.
+    /// Size or modification time differ since mapping or acknowledge() (a rename is no change).
     [[nodiscard]] bool changed() const noexcept {
         struct stat now {};
         if (::fstat(file_.get(), &now) != 0) return true;
@@ -51,8 +47,7 @@ public:
                now.st_mtim.tv_nsec != mapped_.st_mtim.tv_nsec;
     }
 
-    /// Takes the file as it is now as the reference for changed(): a change the caller has
-    /// examined and found harmless is not reported again.
+    /// The file as it is now becomes changed()'s reference.
     void acknowledge() const noexcept { ::fstat(file_.get(), &mapped_); }
 
     /// Tells the kernel lookups will hit [offset, offset + length) at random: no read-ahead.

@@ -1,11 +1,9 @@
 // bloomkit/detail/nibble_counters.hpp — sixteen 4-bit saturating counters packed in a 64-bit
 // word, operated on all at once (SWAR: SIMD within a register).
 //
-// Counter i of a word is its bits 4i..4i+3. A counter set is a word with the low bit of each
-// chosen counter set (a "lane mask"), so that adding or subtracting it changes every chosen
-// counter by one in a single instruction. No carry or borrow can cross into a neighbour as
-// long as the caller only adds to counters below 15 and only subtracts from counters above 0,
-// which the masks below make easy to guarantee.
+// Counter i is bits 4i..4i+3. A lane mask has the low bit of each chosen counter set, so adding or
+// subtracting it changes them all by one; no carry or borrow crosses a neighbour as long as only
+// counters below 15 are incremented and above 0 decremented.
 #pragma once
 
 #include <bit>
@@ -19,8 +17,7 @@ inline constexpr std::uint64_t counter_saturated = 15;
 /// The low bit of every counter: a lane mask selecting all sixteen.
 inline constexpr std::uint64_t counter_low_bits = 0x1111'1111'1111'1111ULL;
 
-/// The lane mask of the counters of `word` that are nonzero. The same operation turns a word
-/// of bits into the lane mask of the 4-bit groups holding at least one set bit.
+/// The nonzero counters; for a word of bits, the nibbles holding a set bit.
 [[nodiscard]] constexpr std::uint64_t nonzero_counters(std::uint64_t word) noexcept {
     word |= word >> 1;
     word |= word >> 2;
@@ -37,9 +34,8 @@ inline constexpr std::uint64_t counter_low_bits = 0x1111'1111'1111'1111ULL;
 /// Counter by counter, min(a + b, 15).
 [[nodiscard]] constexpr std::uint64_t saturating_add_counters(std::uint64_t a, std::uint64_t b) noexcept {
     constexpr std::uint64_t high = counter_low_bits << 3;  // bit 3 of every counter
-    // Add the low three bits of each counter (at most 7 + 7: nothing crosses a counter), then
-    // the top bits by XOR; a counter overflowed where the majority of its two top bits and
-    // the carry into them is 1.
+    // The low three bits add within a counter (7 + 7); the top bits by XOR; a counter overflowed
+    // where the majority of its two top bits and the carry into them is 1.
     const std::uint64_t low_sum = (a & ~high) + (b & ~high);
     const std::uint64_t sum = low_sum ^ ((a ^ b) & high);
     const std::uint64_t overflow = ((a & b) | ((a | b) & ~sum)) & high;

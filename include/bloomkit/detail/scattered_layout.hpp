@@ -1,7 +1,6 @@
-// bloomkit/detail/scattered_layout.hpp — the machinery of the layouts whose k probes may land
-// anywhere in an array of 64-bit words (classic, Guava's, DCSO's): prefetch, test and set a
-// key's bits, given a probe rule that says where its bits are. Bit i is bit i mod 64 of word
-// i / 64, which is also how Guava's long[] and DCSO's []uint64 number their bits.
+// bloomkit/detail/scattered_layout.hpp — prefetch, test and set for the layouts whose k probes land
+// anywhere in an array of 64-bit words (classic, Guava's, DCSO's), given a probe rule. Bit i is bit
+// i mod 64 of word i / 64, as Guava's long[] and DCSO's []uint64 number theirs.
 #pragma once
 
 #include <cstddef>
@@ -34,7 +33,7 @@ public:
         else return false;
     }();
 
-    /// Where a key's probes go: the digest itself, unfolded probe by probe.
+    /// The digest itself, unfolded probe by probe.
     using probe = digest;
 
     explicit scattered_layout(bloom_geometry g) : geometry_(g) { check_geometry(id, g); }
@@ -44,9 +43,8 @@ public:
 
     [[nodiscard]] probe locate(const digest& d) const noexcept { return d; }
 
-    /// Keys a bulk call locates and prefetches ahead of the one it tests: a key touches k lines
-    /// (~7 at 1%), so 32 keys ahead already keep ~220 of them on their way — as many as the
-    /// core tracks; the one-line layouts' 128 measured ~10% slower at 100M keys (Zen 5).
+    /// A key touches k lines (~7 at 1%), so 32 keys ahead keep ~220 lines in flight, about what a
+    /// core tracks; 128 would outrun it and L1 (docs/design/performance.md, "The prefetch distance").
     static constexpr std::size_t prefetch_distance = 32;
 
     void prefetch(const word_type* words, const probe& p) const noexcept {
@@ -56,7 +54,7 @@ public:
         });
     }
 
-    /// Calls visit(first_word, 1) for each word a probe of the key lands in.
+    /// visit(first_word, 1) for each word a probe lands in.
     template <class Visit>
     void for_each_word_range(const probe& p, Visit visit) const {
         Probes::visit(p, geometry_, [&](std::uint64_t bit) {
@@ -76,8 +74,7 @@ public:
         for (const probe& p : probes) answer(test<Access>(words, p));
     }
 
-    /// f(test_batch<Access> as a function object): nothing to choose once for a bulk call here
-    /// (blocked_layout::with_batch_test).
+    /// f(test_batch<Access>): nothing to choose once here (cf. blocked_layout::with_batch_test).
     template <class Access, class F>
     decltype(auto) with_batch_test(F&& f) const {
         return std::forward<F>(f)([this](const word_type* words, std::span<const probe> probes, auto& answer) {
@@ -92,8 +89,7 @@ public:
         return added;
     }
 
-    /// f(set_batch<Access> as a function object): nothing to choose once for a bulk call here
-    /// (blocked_layout::with_batch_set).
+    /// f(set_batch<Access>), likewise.
     template <class Access, class F>
     decltype(auto) with_batch_set(F&& f) const {
         return std::forward<F>(f)([this](word_type* words, std::span<const probe> probes) noexcept {
@@ -101,7 +97,7 @@ public:
         });
     }
 
-    /// Sets the key's bits; returns whether any was clear (the key was new).
+    /// Whether any bit was clear (the key was new).
     template <class Access>
     bool set(word_type* words, const probe& p) const noexcept {
         word_type newly_set = 0;

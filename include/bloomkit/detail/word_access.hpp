@@ -1,11 +1,9 @@
 // bloomkit/detail/word_access.hpp — how a filter reads and sets bits in its words: plainly, for
 // a filter owned by one thread, or atomically, when several threads insert at once.
 //
-// The atomic flavour uses relaxed std::atomic_ref operations. Relaxed suffices: bits are only
-// ever set, never cleared, so the order in which other words change cannot matter, and a
-// reader that synchronises with a writer by other means (joining its thread, a mutex, a
-// release/acquire pair) sees every bit that writer set before. On x86-64 and AArch64 a relaxed
-// load is a plain load; a relaxed fetch_or is a locked OR.
+// Relaxed std::atomic_ref suffices: bits are only ever set, so the order other words change in
+// cannot matter, and a reader synchronised with a writer by other means (a join, a mutex) sees
+// every bit it set before.
 #pragma once
 
 #include <atomic>
@@ -19,8 +17,7 @@ struct plain_access {
     static Word load(const Word& word) noexcept {
         return word;
     }
-    /// Sets the bits of `mask` in `word`; returns those of them that were clear. A word, not a
-    /// bool: callers OR the results of a key's words and test once, with no branch per word.
+    /// Returns the bits of `mask` that were clear: a word, so callers OR a key's and test once.
     template <class Word>
     static Word set(Word& word, Word mask) noexcept {
         const Word old = word;
@@ -38,8 +35,8 @@ struct atomic_access {
     }
     template <class Word>
     static Word set(Word& word, Word mask) noexcept {
-        // A locked OR costs ~20 cycles and takes the line exclusive; a plain load is free when
-        // the bits are already there, as they increasingly are while a filter fills.
+        // A locked OR takes the line exclusive; a load first skips it where the bits are set, as
+        // they increasingly are while a filter fills.
         std::atomic_ref<Word> atomic(word);
         if ((atomic.load(std::memory_order_relaxed) & mask) == mask) return 0;
         return mask & ~atomic.fetch_or(mask, std::memory_order_relaxed);

@@ -1,10 +1,8 @@
 // bloomkit/detail/word_storage.hpp — the array of words a filter's bits live in: owned and
 // zeroed, or a read-only view of a memory-mapped file.
 //
-// Owned arrays are 64-byte aligned so a 512-bit block is one cache line. Large ones come
-// straight from mmap: the kernel hands out zero pages lazily (a 60 GB filter is allocated
-// instantly and costs memory only where keys land), and they are marked for transparent huge
-// pages, which cuts the TLB misses of random lookups over a big filter (os/huge_pages.hpp).
+// Owned arrays are 64-byte aligned, so a 512-bit block is one cache line; large ones come from mmap
+// on huge pages (os/huge_pages.hpp), zero pages handed out lazily, taking memory where keys land.
 #pragma once
 
 #include <algorithm>
@@ -23,7 +21,6 @@ namespace bloomkit::detail {
 
 inline constexpr std::size_t cache_line = 64;
 
-/// Owning allocation: heap for small arrays, anonymous mmap for large ones.
 class zeroed_block {
 public:
     zeroed_block() = default;
@@ -71,15 +68,14 @@ class word_storage {
 public:
     word_storage() = default;
 
-    /// `count` zeroed words. Throws std::bad_alloc when the memory cannot be had.
+    /// `count` zeroed words; throws std::bad_alloc.
     explicit word_storage(std::uint64_t count) : size_(count) {
         if (count > std::numeric_limits<std::size_t>::max() / sizeof(Word)) throw std::bad_alloc();
         owned_ = zeroed_block(static_cast<std::size_t>(count) * sizeof(Word));
         data_ = static_cast<Word*>(owned_.data());
     }
 
-    /// Takes over `block` (at least count·sizeof(Word) bytes, 64-byte aligned) as `count`
-    /// owned words: how a loaded payload becomes a filter's storage without a copy.
+    /// Takes over a 64-byte aligned `block`: a loaded payload becomes storage without a copy.
     static word_storage adopt(zeroed_block block, std::uint64_t count) noexcept {
         word_storage storage;
         storage.owned_ = std::move(block);
@@ -97,8 +93,7 @@ public:
         return storage;
     }
 
-    /// A writable view of `count` words at `data` (a file mapped for an update in place),
-    /// valid while `keepalive` lives. A copy of it is an owned copy of the words.
+    /// A writable view (an update in place); a copy of it owns its words.
     static word_storage writable_view(Word* data, std::uint64_t count, std::shared_ptr<const void> keepalive) {
         word_storage storage = view(data, count, std::move(keepalive));
         storage.writable_ = true;
@@ -132,8 +127,7 @@ public:
             refuse_to_modify();
         return data_;
     }
-    /// The words to write, unguarded: for a writer that found read_only() false once, for good
-    /// (a copy of a read-only view is read-only, of anything else owned).
+    /// Unguarded: for a writer that found read_only() false, which stays so.
     [[nodiscard]] Word* unguarded_data() const noexcept { return data_; }
     [[nodiscard]] std::span<const Word> words() const noexcept { return {data_, static_cast<std::size_t>(size_)}; }
 
@@ -146,8 +140,7 @@ public:
     }
 
 private:
-    // Out of line: mutable_data() is on every insert's path, and with the throw in its body it
-    // is too big for GCC to inline when a translation unit holds much else.
+    // Out of line, so mutable_data() on every insert's path stays small enough to inline.
     [[noreturn, gnu::cold, gnu::noinline]] static void refuse_to_modify() {
         throw read_only_filter("this filter is a read-only view of a memory-mapped file; load() it to modify it");
     }

@@ -1,6 +1,5 @@
-// bloomkit/hash/endian.hpp — byte order: integers to and from little-endian (every bloomkit
-// file, and the bytes an integer key hashes as) and big-endian (Guava's streams) bytes at an
-// address, whatever the machine's own order. The lowest layer: everything may include it.
+// bloomkit/hash/endian.hpp — integers to and from little-endian (bloomkit files, integer keys'
+// bytes) and big-endian (Guava's streams) bytes, whatever the machine's order.
 #pragma once
 
 #include <bit>

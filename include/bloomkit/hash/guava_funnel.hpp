@@ -1,7 +1,6 @@
-// bloomkit/hash/guava_funnel.hpp — Guava's funnels: how a Java object becomes the bytes Guava's
-// BloomFilter hashes (com.google.common.hash.Funnels), so that a key given here hashes to what
-// the same key hashes to in Java. A Guava filter's stream does not record its funnel; its
-// reader must know it, as Java's readFrom(in, funnel) does.
+// bloomkit/hash/guava_funnel.hpp — Guava's funnels (com.google.common.hash.Funnels): the bytes a
+// Java object becomes for BloomFilter, so a key hashes here as in Java. A Guava stream does not
+// record its funnel; the reader must know it, as Java's readFrom(in, funnel) does.
 //
 //   string_utf8      Funnels.stringFunnel(UTF_8): the string's UTF-8 bytes
 //   unencoded_chars  Funnels.unencodedCharsFunnel(): each UTF-16 code unit, little-endian
@@ -9,9 +8,8 @@
 //   long_integer     Funnels.longFunnel(): a Java long, 8 bytes little-endian
 //   byte_array       Funnels.byteArrayFunnel(): the bytes themselves
 //
-// Here a string key is its UTF-8 bytes, so unencoded_chars transcodes: UTF-8 to UTF-16LE,
-// with a malformed sequence replaced by U+FFFD as Java's UTF-8 decoder does (a String cannot
-// hold invalid UTF-8, so a Java program reading such bytes into a String gets those).
+// A string key here is UTF-8, so unencoded_chars transcodes to UTF-16LE, malformed sequences
+// replaced by U+FFFD as Java's decoder (the only way such bytes reach a String) does.
 #pragma once
 
 #include <cstddef>
@@ -25,8 +23,7 @@
 
 namespace bloomkit {
 
-/// The Guava funnel of a filter hashing with murmur3_128 (none for every other hash). The
-/// numeric values are stored in files.
+/// A murmur3_128 filter's funnel (none for other hashes); the values are stored in files.
 enum class guava_funnel : std::uint8_t {
     none = 0,             ///< not a Guava filter
     string_utf8 = 1,      ///< Funnels.stringFunnel(UTF_8), the default
@@ -72,8 +69,7 @@ inline constexpr guava_funnel last_guava_funnel = guava_funnel::byte_array;
     return guava_funnel::none;
 }
 
-/// The funnel whose short word is `word`; throws invalid_argument naming the choices for
-/// another word.
+/// As guava_funnel_named(); throws invalid_argument naming the choices.
 [[nodiscard]] inline guava_funnel parse_guava_funnel(std::string_view word) {
     if (const guava_funnel funnel = guava_funnel_named(word); funnel != guava_funnel::none) return funnel;
     throw invalid_argument("unknown Guava funnel '" + std::string(word) + "': choose utf8, chars, int, long or bytes");
@@ -86,16 +82,14 @@ inline constexpr guava_funnel last_guava_funnel = guava_funnel::byte_array;
 
 namespace detail {
 
-/// Appends code unit `unit` to `out` as two little-endian bytes.
 inline void put_utf16le(std::vector<std::byte>& out, std::uint32_t unit) {
     out.push_back(static_cast<std::byte>(unit & 0xff));
     out.push_back(static_cast<std::byte>(unit >> 8));
 }
 
-/// The length of the well-formed UTF-8 sequence at the start of `s` and its code point, or a
-/// length of 0 and the number of bytes Java's decoder replaces by one U+FFFD: the maximal
-/// subpart of a sequence (Unicode's "best practice"), except that a surrogate's three bytes
-/// (ED A0..BF xx) are one replacement, as Java's decoder makes them.
+/// A well-formed sequence's length and code point, or length 0 and the bytes Java replaces by
+/// one U+FFFD: the maximal subpart (Unicode's "best practice"), except that a surrogate's three
+/// bytes (ED A0..BF xx) are one replacement, as in Java.
 struct utf8_step {
     std::size_t length;    // 0: malformed
     std::size_t replaced;  // bytes one U+FFFD stands for when malformed
@@ -126,8 +120,7 @@ inline utf8_step next_utf8(std::span<const unsigned char> s) noexcept {
 
 }  // namespace detail
 
-/// The bytes unencodedCharsFunnel hashes for the string whose UTF-8 bytes are `utf8`: its UTF-16
-/// code units, little-endian, into `out` (cleared first).
+/// What unencodedCharsFunnel hashes for the UTF-8 string: its UTF-16LE code units, into `out`.
 inline void utf16le_of_utf8(std::span<const std::byte> utf8, std::vector<std::byte>& out) {
     out.clear();
     out.reserve(utf8.size() * 2);

@@ -1,11 +1,7 @@
-// bloomkit/hash/murmur3.hpp — MurmurHash3_x64_128 (Austin Appleby, SMHasher's MurmurHash3.cpp):
-// the hash Guava's BloomFilter hashes every key with (Hashing.murmur3_128(), seed 0), written
-// out so that a Guava filter answers here exactly as it does in Java.
-//
-// The input is read as little-endian 64-bit lanes whatever the machine's byte order, as Guava
-// reads it (AbstractStreamingHasher's little-endian buffer) and as SMHasher does on x86. The
-// 16-byte result is h1 then h2, each little-endian: Guava's HashCode bytes, whose asLong() is
-// h1. SMHasher's verification value for this function is 0x6384BA69 (tests check it).
+// bloomkit/hash/murmur3.hpp — MurmurHash3_x64_128 (Austin Appleby, SMHasher's MurmurHash3.cpp),
+// Guava BloomFilter's hash (Hashing.murmur3_128(), seed 0), so a Guava filter answers as in Java.
+// Lanes are read little-endian whatever the byte order, as Guava and SMHasher on x86 read them;
+// h1 is Guava's HashCode.asLong(). SMHasher's verification value: 0x6384BA69 (tests check it).
 #pragma once
 
 #include <bit>
@@ -30,8 +26,7 @@ namespace detail {
 inline constexpr std::uint64_t murmur3_c1 = 0x87c37b91114253d5ULL;
 inline constexpr std::uint64_t murmur3_c2 = 0x4cf5ad432745937fULL;
 
-/// The finaliser: a bijection with full avalanche (every input bit flips each output bit with
-/// probability ~1/2).
+/// The finaliser: a bijection with full avalanche.
 [[nodiscard]] constexpr std::uint64_t murmur3_fmix64(std::uint64_t k) noexcept {
     k ^= k >> 33;
     k *= 0xff51afd7ed558ccdULL;
@@ -41,16 +36,15 @@ inline constexpr std::uint64_t murmur3_c2 = 0x4cf5ad432745937fULL;
     return k;
 }
 
-/// The inverse of a multiplication by an odd number modulo 2^64 (Newton's iteration: each step
-/// doubles the correct low bits, from the 3 an odd number is its own inverse to).
+/// An odd number's inverse mod 2^64 by Newton's iteration: each step doubles the correct low bits
+/// (an odd number is its own inverse to 3 bits).
 [[nodiscard]] constexpr std::uint64_t multiplicative_inverse(std::uint64_t odd) noexcept {
     std::uint64_t x = odd;
     for (int i = 0; i < 5; ++i) x *= 2 - odd * x;
     return x;
 }
 
-/// murmur3_fmix64's inverse: undoes it step by step (x ^= x >> 33 is its own inverse, as the
-/// shift is at least half the width).
+/// murmur3_fmix64 undone step by step: x ^= x >> 33 is its own inverse, the shift being at least half the width.
 [[nodiscard]] constexpr std::uint64_t murmur3_fmix64_inverse(std::uint64_t k) noexcept {
     k ^= k >> 33;
     k *= multiplicative_inverse(0xc4ceb9fe1a85ec53ULL);
@@ -70,8 +64,7 @@ static_assert(murmur3_fmix64_inverse(murmur3_fmix64(0x0123456789abcdefULL)) == 0
 
 }  // namespace detail
 
-/// MurmurHash3_x64_128 of `bytes` with a 32-bit seed (Guava's BloomFilter uses 0). The length
-/// is taken modulo 2^64, as SMHasher's size_t; Guava's int length agrees below 2 GiB.
+/// With a 32-bit seed (Guava's is 0); the length mod 2^64, as SMHasher's (Guava's agrees < 2 GiB).
 [[nodiscard]] inline murmur3_128_hash murmur3_x64_128(std::span<const std::byte> bytes,
                                                       std::uint32_t seed = 0) noexcept {
     using namespace detail;
@@ -87,8 +80,7 @@ static_assert(murmur3_fmix64_inverse(murmur3_fmix64(0x0123456789abcdefULL)) == 0
         h2 = (std::rotl(h2, 31) + h1) * 5 + 0x38495ab5;
     }
 
-    // The 0..15 bytes left: bytes 0..7 into k1 and 8..14 into k2, byte i at bit 8·(i mod 8),
-    // as SMHasher's fall-through switch does.
+    // The tail: bytes 0..7 into k1, 8..14 into k2, as SMHasher's fall-through switch.
     const std::size_t tail = length % 16;
     std::uint64_t k1 = 0, k2 = 0;
     for (std::size_t i = tail; i-- > 8;) k2 |= std::uint64_t(std::to_integer<unsigned char>(p[i])) << (8 * (i - 8));

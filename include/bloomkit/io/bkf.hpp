@@ -34,15 +34,10 @@
 #include <vector>
 
 #include "bloomkit/error.hpp"
-#include "bloomkit/io/binary_fuse_codec.hpp"
-#include "bloomkit/io/bloom_codec.hpp"
 #include "bloomkit/io/chunks.hpp"
 #include "bloomkit/io/codec.hpp"
-#include "bloomkit/io/counting_bloom_codec.hpp"
-#include "bloomkit/io/cuckoo_codec.hpp"
 #include "bloomkit/io/header.hpp"
 #include "bloomkit/io/payload.hpp"
-#include "bloomkit/io/scalable_bloom_codec.hpp"
 #include "bloomkit/io/streams.hpp"
 #include "bloomkit/kinds.hpp"
 
@@ -59,11 +54,11 @@ concept loadable_filter = requires(const file_header& h, detail::payload_source&
 /// Calls make(std::type_identity<F>{}) for the filter type F of the registry that a file's header
 /// describes, and returns what make returns: code chosen by the kind of a file of which only the
 /// header has been read (to update a Bloom filter file in place, say, and rewrite the others).
-template <class Make>
+template <filter_registry Registry = any_filter, class Make>
 auto visit_kind(const file_header& h, Make make) {
-    using result = decltype(make(std::type_identity<block_bloom_filter>{}));
+    using result = decltype(make(std::type_identity<std::variant_alternative_t<0, Registry>>{}));
     std::optional<result> made;
-    for_each_filter_type([&](auto type) {
+    for_each_filter_type<Registry>([&](auto type) {
         if (!made && file_codec<typename decltype(type)::type>::holds(h)) made.emplace(make(type));
     });
     if (!made) throw error("no filter type for this header");  // decode_header admits only known kinds
@@ -74,21 +69,22 @@ namespace detail {
 
 /// Calls visit(std::type_identity<F>{}) for the first type F of the registry whose kind code
 /// is `kind` (the one that reads that code's parameters: every type of a kind reads them
-/// alike), and returns what it returns.
-template <class Visit>
+/// alike), and returns what it returns; std::nullopt for a code no kind has.
+template <filter_registry Registry = any_filter, class Visit>
 auto for_kind_code(filter_kind kind, Visit visit) {
-    using result = decltype(visit(std::type_identity<block_bloom_filter>{}));
+    using result = decltype(visit(std::type_identity<std::variant_alternative_t<0, Registry>>{}));
     std::optional<result> done;
-    for_each_filter_type([&](auto type) {
+    for_each_filter_type<Registry>([&](auto type) {
         if (!done && file_codec<typename decltype(type)::type>::kind == kind) done.emplace(visit(type));
     });
-    if (!done) throw error("no filter type for kind code " + std::to_string(static_cast<unsigned>(kind)));
-    return std::move(*done);
+    return done;
 }
 
 /// The word of a kind code ("bloom"), for messages.
-inline std::string_view kind_word(filter_kind kind) {
-    return for_kind_code(kind, [](auto type) { return kind_traits<typename decltype(type)::type>::word; });
+template <filter_registry Registry = any_filter>
+std::string_view kind_word(filter_kind kind) {
+    return for_kind_code<Registry>(kind, [](auto type) { return kind_traits<typename decltype(type)::type>::word; })
+        .value_or("unknown");
 }
 
 /// How messages name what a Target is: its type's name, or any filter at all.
@@ -101,8 +97,9 @@ std::string type_name() {
 /// Decodes and validates a whole header. `seen` holds the input's first min(size, 128) bytes;
 /// `size` is the whole input's size when known (a file's, a buffer's), and then it must end
 /// exactly where the payload does; a stream's is not known.
-inline file_header decode_header(std::span<const std::byte> seen, std::optional<std::uint64_t> size,
-                                 const std::string& where) {
+template <filter_registry Registry = any_filter>
+file_header decode_header(std::span<const std::byte> seen, std::optional<std::uint64_t> size,
+                          const std::string& where) {
     namespace f = header_field;
     const header_bytes b = check_common_header(seen, size, where);
     file_header h;
@@ -124,12 +121,13 @@ inline file_header decode_header(std::span<const std::byte> seen, std::optional<
         h.chunk_shift = b.get<std::uint32_t>(f::chunk_shift);
     }
     // Each kind code's parameters are checked by its codec.
-    const std::uint64_t expected_payload = for_kind_code(
+    const std::optional<std::uint64_t> expected_payload = for_kind_code<Registry>(
         h.kind, [&](auto type) { return file_codec<typename decltype(type)::type>::read_parameters(b, h, where); });
-    if (h.payload_size != expected_payload)
+    if (!expected_payload) reject_field(where, "unknown filter kind " + std::to_string(static_cast<unsigned>(h.kind)));
+    if (h.payload_size != *expected_payload)
         reject_field(where, "payload size " + std::to_string(h.payload_size) + " bytes, but the " +
-                                std::string(kind_word(h.kind)) + " filter's parameters need " +
-                                std::to_string(expected_payload));
+                                std::string(kind_word<Registry>(h.kind)) + " filter's parameters need " +
+                                std::to_string(*expected_payload));
     if (size) check_file_size(h, *size, where);
     return h;
 }
@@ -176,7 +174,8 @@ void require_holds(const file_header& h, const std::string& where) {
     if (!file_codec<Target>::holds(h))
         reject(format_errc::wrong_kind, where,
                "holds a " +
-                   visit_kind(h, [](auto type) { return kind_traits<typename decltype(type)::type>::name(); }) +
+                   visit_kind<registry_for<Target>>(
+                       h, [](auto type) { return kind_traits<typename decltype(type)::type>::name(); }) +
                    ", not a " + type_name<Target>());
 }
 
@@ -247,10 +246,12 @@ std::vector<std::byte> to_bytes(const Filter& filter) {
     return bytes;
 }
 
-/// The header of a bkf buffer, validated (the payload is neither read nor verified).
-inline file_header read_header(std::span<const std::byte> bytes, const std::string& name = "buffer") {
-    return detail::decode_header(bytes.first(std::min<std::size_t>(bytes.size(), file_header_size)), bytes.size(),
-                                 name);
+/// The header of a bkf buffer, validated (the payload is neither read nor verified): of a type
+/// of Registry's.
+template <filter_registry Registry = any_filter>
+file_header read_header(std::span<const std::byte> bytes, const std::string& name = "buffer") {
+    return detail::decode_header<Registry>(bytes.first(std::min<std::size_t>(bytes.size(), file_header_size)),
+                                           bytes.size(), name);
 }
 
 /// The filter a bkf buffer holds, checked as a file is: throws file_format_error when the bytes
@@ -258,7 +259,7 @@ inline file_header read_header(std::span<const std::byte> bytes, const std::stri
 /// `name` is how messages call the buffer.
 template <loadable_filter Target>
 Target from_bytes(std::span<const std::byte> bytes, const std::string& name = "buffer") {
-    const file_header h = read_header(bytes, name);
+    const file_header h = read_header<registry_for<Target>>(bytes, name);
     detail::require_holds<Target>(h, name);
     detail::zeroed_block payload = detail::payload_memory(h.payload_size);
     if (h.payload_size > 0)
@@ -282,7 +283,8 @@ template <loadable_filter Target>
 Target load(std::istream& in, const std::string& name = "stream") {
     std::byte head[file_header_size];
     const std::size_t seen = detail::read_some(in, head, sizeof head);
-    const file_header h = detail::decode_header(std::span<const std::byte>(head, seen), std::nullopt, name);
+    const file_header h =
+        detail::decode_header<registry_for<Target>>(std::span<const std::byte>(head, seen), std::nullopt, name);
     detail::require_holds<Target>(h, name);
     const auto truncated = [&](std::uint64_t got) {
         detail::reject(format_errc::truncated, name,

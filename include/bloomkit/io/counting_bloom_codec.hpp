@@ -8,11 +8,20 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "bloomkit/counting_bloom_filter.hpp"
 #include "bloomkit/io/codec.hpp"
 
 namespace bloomkit {
+
+/// A counting Bloom filter's header parameters.
+struct counting_file_parameters {
+    counting_geometry geometry{};        ///< counters and probes per key
+    std::uint64_t nonzero_counters = 0;  ///< so that a reader of the header alone knows the fill
+    /// Every field equal.
+    friend bool operator==(const counting_file_parameters&, const counting_file_parameters&) = default;
+};
 
 namespace detail {
 
@@ -25,24 +34,28 @@ inline std::uint64_t read_counting_parameters(const header_bytes& b, file_header
         b.get<std::uint32_t>(f::parameter32b) != counting_block_counters ||
         b.get<std::uint32_t>(f::extra) != counter_bits)
         reject_field(where, "unknown counting Bloom filter layout (this bloomkit reads blocks of 128 4-bit counters)");
-    h.counting = {b.get<std::uint64_t>(f::parameter64), b.get<std::uint32_t>(f::parameter32a)};
-    check_field(where, [&] { counting_block_layout{h.counting}; });
-    h.set_bits = b.get<std::uint64_t>(f::parameter_aux);
-    if (h.set_bits > h.counting.counters)
-        reject_field(
-            where, std::to_string(h.set_bits) + " nonzero counters out of only " + std::to_string(h.counting.counters));
+    const counting_file_parameters p{{b.get<std::uint64_t>(f::parameter64), b.get<std::uint32_t>(f::parameter32a)},
+                                     b.get<std::uint64_t>(f::parameter_aux)};
+    check_field(where, [&] { counting_block_layout{p.geometry}; });
+    if (p.nonzero_counters > p.geometry.counters)
+        reject_field(where, std::to_string(p.nonzero_counters) + " nonzero counters out of only " +
+                                std::to_string(p.geometry.counters));
     check_reserved(b, f::extra + 4, where);
-    return h.counting.counters / 2;  // 4 bits each
+    h.parameters = p;
+    return p.geometry.counters / 2;  // 4 bits each
 }
 
 }  // namespace detail
 
 template <>
-/// The bkf codec of the counting Bloom filter (file_codec, io/codec.hpp): kind code
-/// counting_bloom.
+/// The bkf codec of the counting Bloom filter (file_codec, io/codec.hpp): kind code 2.
 struct file_codec<counting_bloom_filter> {
+    /// The kind's header parameters.
+    using parameters = counting_file_parameters;
     /// The kind code in the header.
-    static constexpr filter_kind kind = filter_kind::counting_bloom;
+    static constexpr filter_kind kind{2};
+    /// approximate_count() estimates from the nonzero counters.
+    static constexpr bool estimates_count = true;
 
     /// Whether `h` describes a counting Bloom filter.
     static bool holds(const file_header& h) noexcept { return h.kind == kind; }
@@ -52,26 +65,53 @@ struct file_codec<counting_bloom_filter> {
         return detail::read_counting_parameters(b, h, where);
     }
     /// Keys held, estimated from the nonzero counters the header records.
-    static double approximate_count(const file_header& h) { return estimate_counting_keys(h.counting, h.set_bits); }
+    static double approximate_count(const file_header& h) {
+        const parameters& p = kind_parameters<counting_bloom_filter>(h);
+        return estimate_counting_keys(p.geometry, p.nonzero_counters);
+    }
     /// The FPR now, from the nonzero counters the header records.
-    static double current_fpr(const file_header& h) { return current_counting_fpr(h.counting, h.set_bits); }
+    static double current_fpr(const file_header& h) {
+        const parameters& p = kind_parameters<counting_bloom_filter>(h);
+        return current_counting_fpr(p.geometry, p.nonzero_counters);
+    }
+    /// Its counters, probes and fill.
+    static std::vector<filter_fact> facts(const counting_bloom_filter&, const file_header& h) {
+        const parameters& p = kind_parameters<counting_bloom_filter>(h);
+        return {
+            {"kind", "counting Bloom filter (deletes), blocks of 128 4-bit counters", "", {}, {}, {}},
+            {"size",
+             std::to_string(p.geometry.counters) + " counters, " + std::to_string(p.geometry.hashes) +
+                 " probes per key",
+             "counters",
+             p.geometry.counters,
+             {},
+             {}},
+            {"", "", "hashes", std::uint64_t{p.geometry.hashes}, {}, {}},
+            {"fill",
+             show_percent(static_cast<double>(p.nonzero_counters) / static_cast<double>(p.geometry.counters), 2, true) +
+                 " of counters nonzero",
+             "nonzero_counters",
+             p.nonzero_counters,
+             {},
+             {}}};
+    }
 
     /// Fills the header fields of `filter`: hashing, sizing, geometry, counts, payload size.
     static void describe(const counting_bloom_filter& filter, file_header& h) {
         detail::describe_common(filter, h);
-        h.counting = filter.geometry();
+        h.parameters = parameters{filter.geometry(), filter.nonzero_counter_count()};
         h.inserted_count = filter.inserted_count();
-        h.set_bits = filter.nonzero_counter_count();
         h.payload_size = filter.size_in_bytes();
     }
     /// Writes the counting parameters of `h` into the header bytes.
     static void write_parameters(const file_header& h, detail::header_bytes& b) {
         namespace f = detail::header_field;
+        const parameters& p = kind_parameters<counting_bloom_filter>(h);
         b.set<std::uint8_t>(f::variant, detail::counting_variant);
-        b.set<std::uint64_t>(f::parameter64, h.counting.counters);
-        b.set<std::uint32_t>(f::parameter32a, h.counting.hashes);
+        b.set<std::uint64_t>(f::parameter64, p.geometry.counters);
+        b.set<std::uint32_t>(f::parameter32a, p.geometry.hashes);
         b.set<std::uint32_t>(f::parameter32b, counting_block_counters);
-        b.set<std::uint64_t>(f::parameter_aux, h.set_bits);
+        b.set<std::uint64_t>(f::parameter_aux, p.nonzero_counters);
         b.set<std::uint32_t>(f::extra, detail::counter_bits);
     }
     /// Writes the payload: the counters' words, little-endian.
@@ -81,7 +121,8 @@ struct file_codec<counting_bloom_filter> {
     /// The filter of a validated header and its payload.
     static counting_bloom_filter assemble(const file_header& h, detail::payload_source& payload) {
         auto words = payload.words<std::uint64_t>(0, h.payload_size / 8);
-        return {h.counting, detail::hasher_of(h), std::move(words), detail::sizing_of(h), h.inserted_count};
+        return {kind_parameters<counting_bloom_filter>(h).geometry, detail::hasher_of(h), std::move(words),
+                detail::sizing_of(h), h.inserted_count};
     }
 };
 

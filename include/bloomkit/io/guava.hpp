@@ -74,15 +74,16 @@ struct stream_header {
     return takes_integers(funnel) ? key_format::i64 : key_format::text;
 }
 
+/// The funnel and key format of a Guava filter.
+struct funnel_and_keys {
+    guava_funnel funnel;  ///< the funnel the keys go through
+    key_format keys;      ///< what the filter records its keys to be
+};
 /// The funnel and key format of a Guava filter, from what its writer or reader says of them:
 /// neither is in the stream, so both come from the user, by one rule in every face — the funnel
 /// said, else Funnels.longFunnel() for integer keys and Funnels.stringFunnel(UTF_8) for the
 /// rest; the key format said, else the funnel's (i64 for Java's ints and longs, text for the
 /// rest). Throws invalid_argument when the two contradict each other.
-struct funnel_and_keys {
-    guava_funnel funnel;  ///< the funnel the keys go through
-    key_format keys;      ///< what the filter records its keys to be
-};
 [[nodiscard]] inline funnel_and_keys funnel_and_keys_of(guava_funnel funnel, key_format keys) {
     if (funnel == guava_funnel::none)
         funnel = is_integer(keys) ? guava_funnel::long_integer : guava_funnel::string_utf8;

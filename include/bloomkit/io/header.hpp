@@ -7,6 +7,7 @@
 // checks them, and says what they mean (io/any_codec.hpp: a header's name, keys, rate).
 #pragma once
 
+#include <any>
 #include <array>
 #include <bit>
 #include <cmath>
@@ -17,11 +18,9 @@
 #include <span>
 #include <string>
 
-#include "bloomkit/cuckoo_filter.hpp"
 #include "bloomkit/error.hpp"
 #include "bloomkit/hash.hpp"
 #include "bloomkit/hash/endian.hpp"
-#include "bloomkit/sizing.hpp"
 
 namespace bloomkit {
 
@@ -60,17 +59,10 @@ enum file_flags : std::uint32_t {
     update_in_progress = 1,
 };
 
-/// What a file holds: the kind codes of the bkf format, one per kind (every type of a kind —
-/// a Bloom filter's layouts, a binary fuse filter's widths — shares its code, and the kind's
-/// parameters tell them apart). The numeric values are stored in files; the words and names
-/// are the registry's (kinds.hpp, io/any_codec.hpp).
-enum class filter_kind : std::uint16_t {
-    bloom = 1,           ///< basic_bloom_filter, any layout
-    counting_bloom = 2,  ///< counting_bloom_filter
-    cuckoo = 3,          ///< cuckoo_filter
-    scalable_bloom = 4,  ///< scalable_bloom_filter
-    binary_fuse = 5,     ///< basic_binary_fuse_filter, any arity and fingerprint
-};
+/// What a file holds: its kind code. Each kind's codec names its own (file_codec<F>::kind,
+/// io/*_codec.hpp); every type of a kind (a Bloom filter's layouts, a binary fuse filter's
+/// widths) shares it, and the kind's parameters tell them apart. The values are stored in files.
+enum class filter_kind : std::uint16_t {};
 
 namespace detail {
 /// Bytes after the payload: a version 2 file's chunk table and the table's checksum (8 bytes
@@ -84,20 +76,20 @@ namespace detail {
 }
 }  // namespace detail
 
-/// Every field of a file's header, decoded and validated. The common fields hold for every
-/// kind; of the kind parameters, only those of `kind` are meaningful.
+/// Every field of a file's header, decoded and validated: the fields every kind has, and the
+/// kind's own parameters as its codec decodes them.
 struct file_header {
     /// The format version the file is written in.
     std::uint16_t version = file_format_version;
     /// The kind of filter it holds.
-    filter_kind kind = filter_kind::bloom;
+    filter_kind kind{};
     /// The filter's hash algorithm.
     hash_algorithm hash = default_hash_algorithm;
     /// The filter's hash seed.
     std::uint64_t seed = default_seed;
     std::uint64_t expected_keys = 0;   ///< what the filter was sized for; 0 if built from a geometry
     double target_fpr = 0;             ///< likewise
-    std::uint64_t inserted_count = 0;  ///< the filter's inserted_count() (cuckoo: size(); fuse: keys)
+    std::uint64_t inserted_count = 0;  ///< the keys it was given, as its codec counts them
     /// Where the payload starts: right after the header.
     std::uint64_t payload_offset = file_header_size;
     /// The payload's bytes.
@@ -108,20 +100,8 @@ struct file_header {
     std::uint32_t flags = 0;                          ///< version 2: file_flags
     std::uint32_t chunk_shift = default_chunk_shift;  ///< version 2: the payload's chunks are 2^shift bytes
 
-    // Bloom filter (and the stage layout of a scalable one)
-    bloom_layout layout = bloom_layout::block;  ///< Bloom: where a key's bits go
-    bloom_geometry geometry{};                  ///< Bloom: bits and probes per key
-    std::uint64_t set_bits = 0;  ///< Bloom: bits set; counting: nonzero counters — so info reads no payload
-    // Counting Bloom filter
-    counting_geometry counting{};  ///< counting: counters and probes per key
-    // Cuckoo filter
-    cuckoo_geometry cuckoo{};  ///< cuckoo: buckets and fingerprint bits
-    cuckoo_victim stash{};     ///< cuckoo: the stash
-    // Scalable Bloom filter
-    scalable_parameters scalable{};  ///< scalable: the chain's parameters
-    std::uint32_t stages = 0;        ///< scalable: the stages it holds
-    // Binary fuse filter
-    binary_fuse_parameters fuse{};  ///< binary fuse: everything but the hasher and the array
+    /// The kind's parameters, as its codec decodes them: kind_parameters<F>(h) (io/codec.hpp).
+    std::any parameters;
 
     /// The whole file's size: header, payload and (version 2) chunk table.
     [[nodiscard]] constexpr std::uint64_t file_size() const noexcept {
@@ -138,9 +118,6 @@ inline constexpr std::size_t magic = 0, version = 8, header_size = 10, kind = 12
                              target_fpr = 48, inserted_count = 56, parameter_aux = 64, payload_offset = 72,
                              payload_size = 80, payload_checksum = 88, key_format = 88, funnel = 89, extra = 96,
                              flags = 112, chunk_shift = 116, header_checksum = 120;
-// The historical names of the Bloom filter's parameters.
-inline constexpr std::size_t layout = variant, bits = parameter64, hashes = parameter32a, block_bits = parameter32b,
-                             set_bits = parameter_aux, reserved = extra;
 }  // namespace header_field
 
 inline std::uint64_t checksum(const void* data, std::size_t size) noexcept { return XXH3_64bits(data, size); }
@@ -210,8 +187,6 @@ inline header_bytes check_common_header(std::span<const std::byte> seen, std::op
     if (const auto declared = h.get<std::uint16_t>(f::header_size); declared != file_header_size)
         reject_field(where,
                      "header size is " + std::to_string(declared) + ", expected " + std::to_string(file_header_size));
-    if (const auto kind = h.get<std::uint16_t>(f::kind); kind < 1 || kind > 5)
-        reject_field(where, "unknown filter kind " + std::to_string(kind));
     const auto last_hash = version == 1 ? 2 : version == 2 ? 4 : static_cast<int>(last_hash_algorithm);
     if (const auto hash = h.get<std::uint8_t>(f::hash); hash < 1 || hash > last_hash)
         reject_field(where, "unknown hash algorithm " + std::to_string(hash));

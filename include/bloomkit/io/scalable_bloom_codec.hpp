@@ -19,6 +19,14 @@
 
 namespace bloomkit {
 
+/// A scalable Bloom filter's header parameters.
+struct scalable_file_parameters {
+    scalable_parameters chain{};  ///< how its stages follow one another
+    std::uint32_t stages = 0;     ///< the stages it holds
+    /// Every field equal.
+    friend bool operator==(const scalable_file_parameters&, const scalable_file_parameters&) = default;
+};
+
 namespace detail {
 
 /// Byte offsets in a stage table entry.
@@ -35,30 +43,33 @@ inline std::uint64_t read_scalable_parameters(const header_bytes& b, file_header
     namespace f = header_field;
     if (b.get<std::uint8_t>(f::variant) != static_cast<std::uint8_t>(bloom_layout::block))
         reject_field(where, "unknown scalable Bloom filter stage layout");
-    h.scalable = {b.get<std::uint64_t>(f::parameter64), h.target_fpr, b.get<double>(f::extra),
-                  b.get<double>(f::extra + 8)};
-    h.stages = b.get<std::uint32_t>(f::parameter32a);
-    check_field(where, [&] { check_scalable_parameters(h.scalable); });
-    if (h.stages == 0 || h.stages > scalable_max_stages)
-        reject_field(where, std::to_string(h.stages) + " stages (a scalable Bloom filter has 1 to " +
+    const scalable_file_parameters p{
+        {b.get<std::uint64_t>(f::parameter64), h.target_fpr, b.get<double>(f::extra), b.get<double>(f::extra + 8)},
+        b.get<std::uint32_t>(f::parameter32a)};
+    check_field(where, [&] { check_scalable_parameters(p.chain); });
+    if (p.stages == 0 || p.stages > scalable_max_stages)
+        reject_field(where, std::to_string(p.stages) + " stages (a scalable Bloom filter has 1 to " +
                                 std::to_string(scalable_max_stages) + ")");
-    if (h.expected_keys != h.scalable.initial_capacity)
+    if (h.expected_keys != p.chain.initial_capacity)
         reject_field(where, "expected keys " + std::to_string(h.expected_keys) + " differ from the initial capacity " +
-                                std::to_string(h.scalable.initial_capacity));
+                                std::to_string(p.chain.initial_capacity));
     if (b.get<std::uint32_t>(f::parameter32b) != 0 || b.get<std::uint64_t>(f::parameter_aux) != 0)
         reject_field(where, "reserved scalable Bloom filter fields are not zero");
     check_reserved(b, f::extra + 16, where);
+    h.parameters = p;
     return h.payload_size;
 }
 
 }  // namespace detail
 
 template <>
-/// The bkf codec of the scalable Bloom filter (file_codec, io/codec.hpp): kind code
-/// scalable_bloom, its stages in the payload.
+/// The bkf codec of the scalable Bloom filter (file_codec, io/codec.hpp): kind code 4, its
+/// stages in the payload.
 struct file_codec<scalable_bloom_filter> {
+    /// The kind's header parameters.
+    using parameters = scalable_file_parameters;
     /// The kind code in the header.
-    static constexpr filter_kind kind = filter_kind::scalable_bloom;
+    static constexpr filter_kind kind{4};
 
     /// Whether `h` describes a scalable Bloom filter.
     static bool holds(const file_header& h) noexcept { return h.kind == kind; }
@@ -71,13 +82,43 @@ struct file_codec<scalable_bloom_filter> {
     static double approximate_count(const file_header& h) { return static_cast<double>(h.inserted_count); }
     /// NaN: it depends on each stage's fill, which the header does not hold (ask the filter).
     static double current_fpr(const file_header&) { return std::nan(""); }
+    /// Its growth and tightening, each stage, and the compound rate now.
+    static std::vector<filter_fact> facts(const scalable_bloom_filter& filter, const file_header&) {
+        const scalable_parameters& chain = filter.parameters();
+        filter_fact stages{"stages", std::to_string(filter.stage_count()), "stages", {}, {}, {}};
+        for (std::size_t i = 0; i < filter.stage_count(); ++i) {
+            const block_bloom_filter& stage = filter.stages()[i];
+            stages.text += "\n    " +
+                           std::string(i < 10    ? "  "
+                                       : i < 100 ? " "
+                                                 : "") +
+                           std::to_string(i) + ": " + std::to_string(stage.expected_keys()) + " keys at " +
+                           show_percent(stage.target_fpr(), 3) + ", " + std::to_string(stage.inserted_count()) +
+                           " of " + std::to_string(stage.expected_keys()) + " held, " +
+                           show_bytes(static_cast<double>(stage.size_in_bytes()));
+            stages.records.push_back({{"expected_keys", stage.expected_keys()},
+                                      {"target_fpr", stage.target_fpr()},
+                                      {"inserted_keys", stage.inserted_count()},
+                                      {"filter_bytes", stage.size_in_bytes()},
+                                      {"current_fpr", stage.current_fpr()}});
+        }
+        return {{"kind",
+                 "scalable Bloom filter (grows): growth " + show_number(chain.growth) + ", tightening " +
+                     show_number(chain.tightening),
+                 "growth",
+                 chain.growth,
+                 {},
+                 {}},
+                {"", "", "tightening", chain.tightening, {}, {}},
+                std::move(stages),
+                {"current FPR", show_percent(filter.current_fpr()) + " (compound over the stages)", "", {}, {}, {}}};
+    }
 
     /// Fills the header fields of `filter`: hashing, sizing, parameters, stages, count, payload
     /// size.
     static void describe(const scalable_bloom_filter& filter, file_header& h) {
         detail::describe_common(filter, h);
-        h.scalable = filter.parameters();
-        h.stages = static_cast<std::uint32_t>(filter.stage_count());
+        h.parameters = parameters{filter.parameters(), static_cast<std::uint32_t>(filter.stage_count())};
         h.inserted_count = filter.inserted_count();
         h.payload_size = detail::scalable_payload_size(
             filter.stage_count(), [&](std::size_t i) -> std::uint64_t { return filter.stages()[i].size_in_bytes(); });
@@ -85,11 +126,12 @@ struct file_codec<scalable_bloom_filter> {
     /// Writes the scalable parameters of `h` into the header bytes.
     static void write_parameters(const file_header& h, detail::header_bytes& b) {
         namespace f = detail::header_field;
+        const parameters& p = kind_parameters<scalable_bloom_filter>(h);
         b.set<std::uint8_t>(f::variant, static_cast<std::uint8_t>(bloom_layout::block));
-        b.set<std::uint64_t>(f::parameter64, h.scalable.initial_capacity);
-        b.set<std::uint32_t>(f::parameter32a, h.stages);
-        b.set<double>(f::extra, h.scalable.growth);
-        b.set<double>(f::extra + 8, h.scalable.tightening);
+        b.set<std::uint64_t>(f::parameter64, p.chain.initial_capacity);
+        b.set<std::uint32_t>(f::parameter32a, p.stages);
+        b.set<double>(f::extra, p.chain.growth);
+        b.set<double>(f::extra + 8, p.chain.tightening);
     }
 
     /// The stage table first, then the stages' words, each padded to a 64-byte boundary.
@@ -122,40 +164,40 @@ struct file_codec<scalable_bloom_filter> {
     /// table does not describe the payload or its counts do not add up.
     static scalable_bloom_filter assemble(const file_header& h, detail::payload_source& payload) {
         namespace e = detail::scalable_entry;
+        const parameters& p = kind_parameters<scalable_bloom_filter>(h);
         const auto table = payload.bytes();
-        const std::uint64_t table_size = std::uint64_t{h.stages} * e::size;
+        const std::uint64_t table_size = std::uint64_t{p.stages} * e::size;
         auto fail = [](const std::string& why) {
             throw file_format_error(format_errc::invalid_field, "scalable Bloom filter: " + why);
         };
         if (table.size() < table_size) fail("the stage table is cut short");
         std::vector<block_bloom_filter> stages;
         std::uint64_t next = table_size, held = 0;
-        for (std::uint32_t i = 0; i < h.stages; ++i) {
+        for (std::uint32_t i = 0; i < p.stages; ++i) {
             detail::header_bytes entry;
             std::copy_n(table.data() + i * e::size, e::size, entry.bytes.data());
-            file_header stage = h;
-            stage.layout = bloom_layout::block;
-            stage.geometry = {entry.get<std::uint64_t>(e::bits), entry.get<std::uint32_t>(e::hashes)};
+            const bloom_geometry geometry{entry.get<std::uint64_t>(e::bits), entry.get<std::uint32_t>(e::hashes)};
             try {
-                detail::check_geometry(bloom_layout::block, stage.geometry);
+                detail::check_geometry(bloom_layout::block, geometry);
             } catch (const invalid_argument& err) {
                 fail("stage " + std::to_string(i) + ": " + err.what());
             }
-            const std::uint64_t offset = entry.get<std::uint64_t>(e::offset), bytes = stage.geometry.bits / 8;
+            const std::uint64_t offset = entry.get<std::uint64_t>(e::offset), bytes = geometry.bits / 8;
             if (offset != detail::scalable_stage_offset(next) || offset > table.size() || bytes > table.size() - offset)
                 fail("stage " + std::to_string(i) + " lies outside the payload or out of order");
             next = offset + bytes;
+            file_header stage = h;
             stage.expected_keys = entry.get<std::uint64_t>(e::expected_keys);
             stage.target_fpr = entry.get<double>(e::target_fpr);
             stage.inserted_count = entry.get<std::uint64_t>(e::inserted_count);
             if (stage.inserted_count > UINT64_MAX - held) fail("the stages' key counts overflow");
             held += stage.inserted_count;
-            stages.push_back(detail::assemble_bloom<block_layout>(stage, payload, offset));
+            stages.push_back(detail::assemble_bloom<block_layout>(stage, geometry, payload, offset));
         }
         if (next != table.size()) fail("the payload does not end with the last stage");
         if (held != h.inserted_count)
             fail("the header counts " + std::to_string(h.inserted_count) + " keys, the stages " + std::to_string(held));
-        return {h.scalable, detail::hasher_of(h), std::move(stages)};  // checks the stages follow the plan
+        return {p.chain, detail::hasher_of(h), std::move(stages)};  // checks the stages follow the plan
     }
 };
 

@@ -1,14 +1,12 @@
-// bloomkit/layouts/block.hpp — the cache-blocked Bloom filter: all k probes of a key in
-// one 512-bit block, i.e. one 64-byte cache line (Putze, Sanders & Singler 2007). bloomkit's
-// default layout: one memory access per lookup, at the price of ~3–10% more bits than classic
-// for the same FPR (sizing.hpp models the difference exactly and sizes for it).
+// bloomkit/layouts/block.hpp — the cache-blocked Bloom filter: all k probes of a key in one
+// 512-bit block, one 64-byte cache line (Putze, Sanders & Singler 2007). The default layout: one
+// memory access per lookup, for ~3–10% more bits than classic at the same FPR (sizing.hpp models
+// the difference exactly and sizes for it).
 //
-// Block: multiply-high of the digest's high half by the number of blocks.
-// Bits: the digest's low 32 bits x, multiplied by 0x9e3779b9 (2^32 / golden ratio) once per
-// probe; the top 9 bits of each product pick one of the 512 bits. This is the scheme of
-// RocksDB's FastLocalBloom, whose authors measured it at the FPR of independent probes. Every
-// product is x·c^(i+1) mod 2^32, so a SIMD backend computes eight probes at once from the
-// powers of c and sets the same bits as this scalar loop.
+// Block: multiply-high of the digest's high half by the block count. Bits: probe i takes the top 9
+// bits of x·c^(i+1) mod 2^32, x the digest's low 32 bits and c = 0x9e3779b9 (2^32 / golden ratio):
+// RocksDB's FastLocalBloom scheme, at the FPR of independent probes. The products are independent,
+// so a SIMD backend computes eight or sixteen at once from the powers of c.
 #pragma once
 
 #include <array>
@@ -22,9 +20,8 @@
 
 namespace bloomkit {
 
-/// bloomkit's default layout: a key's k bits in one 512-bit block (one cache line). The layout
-/// policy of block_bloom_filter; test, set and prefetch come from detail::blocked_layout, which
-/// calls the hooks below.
+/// The default layout, block_bloom_filter's: a key's k bits in one 512-bit block. The hooks
+/// below serve detail::blocked_layout's test, set and prefetch.
 class block_layout : public detail::blocked_layout<block_layout, std::uint64_t, 8> {
 public:
     /// The layout's code, stored in files.
@@ -34,8 +31,7 @@ public:
     /// c, 2^32 / golden ratio: probe i's bit is the top 9 bits of x·c^(i+1) mod 2^32.
     static constexpr std::uint32_t probe_multiplier = 0x9e3779b9U;
 
-    /// The layout of `g.bits` bits (whole 512-bit blocks, at least one) and `g.hashes` probes
-    /// (1 to max_hashes); throws invalid_argument for any other geometry.
+    /// Whole 512-bit blocks (at least one) and 1 to max_hashes probes, else invalid_argument.
     explicit block_layout(bloom_geometry g)
         : blocked_layout(g),
           lane_powers_(lane_powers_for(g.hashes)),
@@ -45,8 +41,7 @@ public:
           insert_unrolled_(unrolled_insert_for(g.hashes)),
           test_unrolled_(unrolled_test_for(g.hashes)) {}
 
-    /// Where a key goes: its block, by multiply-high of the digest's high half by the block count,
-    /// and x, the digest's low 32 bits, from which its bits follow.
+    /// Its block and x, the digest's low 32 bits, from which its bits follow.
     [[nodiscard]] probe locate(const digest& d) const noexcept {
         return {detail::reduce(d.high, block_count()), static_cast<std::uint32_t>(d.low)};
     }
@@ -54,15 +49,13 @@ public:
     /// Calls visit(position) with each probe's bit in the block, 0..511.
     template <class Visit>
     void for_each_position(std::uint32_t pattern, Visit visit) const noexcept {
-        // Independent products x·c^(i+1), not a chain of x *= c: the multiplications overlap
-        // instead of waiting on each other (and vectorise: detail/simd/). k is read once: the
-        // visitor's stores could alias the layout as far as the compiler knows.
+        // Independent products, not a chain of x *= c, so the multiplications overlap. k is read
+        // once: the visitor's stores could alias the layout.
         const std::uint32_t hashes = geometry().hashes;
         for (std::uint32_t i = 0; i < hashes; ++i) visit(position_of(pattern, i));
     }
 
-    /// for_each_position for a k known at compile time: the loop unrolled, each multiplier an
-    /// immediate operand.
+    /// for_each_position for a k known at compile time: unrolled, the multipliers immediates.
     template <std::uint32_t K, class Visit>
     static void for_each_position_of(std::uint32_t pattern, Visit visit) noexcept {
         [&]<std::uint32_t... I>(std::integer_sequence<std::uint32_t, I...>) { (visit(position_of(pattern, I)), ...); }
@@ -80,18 +73,12 @@ public:
         for_each_position(pattern, [&](std::uint32_t bit) { visit(bit / 64, std::uint64_t{1} << (bit % 64)); });
     }
 
-    // One step of AVX-512 (k ≤ 16) or AVX2 (k ≤ 8) answers a key; past that, the batch kernels
-    // loop over steps. Instructions are what a single call costs (docs/design/performance.md,
-    // "Why a single call costs its instructions"),
-    // so a single key takes the step that needs no call: in code built for baseline x86-64 the
-    // AVX2 step as inline assembly (on any CPU with AVX2, AVX-512 ones included), in code built
-    // for AVX2 (-mavx2, -march=native) its intrinsics inlined, and in code built for AVX-512
-    // the AVX-512 step inlined. Only 8 < k ≤ 16 calls the AVX-512 step out of line. The levels
-    // at which each step serves this k are worked out once, so choosing costs a compare per
-    // step ruled out: one for k ≤ 8.
-    /// Answers one key in `block` by a single SIMD step when one serves this k on this CPU, else
-    /// by its probes unrolled for this k (k ≤ 16): sets `answer` and returns true; returns false
-    /// (answer untouched) when the generic loop is to run.
+    // A single call costs its instructions (docs/design/performance.md, "Why a single call costs
+    // its instructions"), so a single key takes a SIMD step that needs no call: AVX2's (k ≤ 8) as
+    // inline assembly in a baseline build or intrinsics in an AVX2 build, AVX-512's (k ≤ 16) in
+    // an AVX-512 build; only 8 < k ≤ 16 calls AVX-512's out of line. The levels are decided once.
+    /// One key by a SIMD step or by its probes unrolled (k ≤ 16): sets `answer` and returns true;
+    /// false when the generic loop is to run.
     bool test_one(const word_type* block, std::uint32_t pattern, bool& answer) const noexcept {
 #ifdef BLOOMKIT_X86_SIMD
         const int level = detail::decided_simd_level();
@@ -116,11 +103,8 @@ public:
     }
 
 #ifdef BLOOMKIT_X86_SIMD
-    /// One SIMD step of a single key's test, whole: whether every probe of `pattern` is set in
-    /// `block`, for k ≤ 8 (AVX2) or k ≤ 16 (AVX-512), on a CPU that has the instructions. For a
-    /// lookup loop built around the layout by hand (the benchmarks time a lookup layer by layer):
-    /// a caller built for that CPU (a target attribute, or -march) gets the step inlined.
-    /// test_one() chooses among the steps for the library's own lookups.
+    /// Whether every probe is set, by one AVX2 step (k ≤ 8), for lookup loops built by hand (the
+    /// benchmarks); a caller built for the CPU gets it inline. test_one() chooses for the library.
     __attribute__((target("avx2"), always_inline)) bool test_step_avx2(const word_type* block,
                                                                        std::uint32_t pattern) const noexcept {
         return detail::simd::block_test_one_avx2(block, pattern, lane_powers_.data());
@@ -132,14 +116,11 @@ public:
     }
 #endif
 
-    // A single insert: AVX-512's step where the CPU has it, inline for k ≤ 8 (as inline
-    // assembly, in any build); else, for k ≤ 8, AVX2's step inline — inline assembly in code
-    // built for baseline x86-64, as for test_one. Without a SIMD step, the probes unrolled for
-    // this k (k ≤ 16), a function chosen once per filter: with the multipliers as immediates and
-    // no loop, a probe is ~11 instructions instead of ~19 (docs/design/performance.md, "Single
-    // inserts with AVX2 and without SIMD").
-    /// Inserts one key into `block` by a SIMD step or by its probes unrolled for this k: sets
-    /// `added` (a bit was clear) and returns true; returns false when the generic loop is to run.
+    // AVX-512's step where the CPU has it (inline assembly for k ≤ 8), else AVX2's for k ≤ 8,
+    // else the probes unrolled for this k, the multipliers immediates (docs/design/performance.md,
+    // "Single inserts with AVX2 and without SIMD").
+    /// One key by a SIMD step or its probes unrolled: sets `added` (a bit was clear) and returns
+    /// true; false when the generic loop is to run.
     bool set_one(word_type* block, std::uint32_t pattern, bool& added) const noexcept {
 #ifdef BLOOMKIT_X86_SIMD
         const int level = detail::decided_simd_level();
@@ -157,11 +138,9 @@ public:
         return true;
     }
 
-    /// Whether key_test_step() and key_set_step() serve this filter's keys at the SIMD level in
-    /// use: for k ≤ 8, wherever there is AVX2. Lookups take the AVX2 step on AVX-512 CPUs too:
-    /// up to 8 probes fit it, and it measured faster over many keys, taken key by key inline (in
-    /// a plain build as inline assembly), than a kernel called per batch. Code built for AVX-512
-    /// takes AVX-512's steps (they are inline there), so only at that level.
+    /// Whether key_test_step() and key_set_step() serve: k ≤ 8 wherever there is AVX2 (inline
+    /// per key beats a kernel called per batch: docs/design/performance.md, "The AVX2 step
+    /// inline"); in an AVX-512 build, only at that level.
     [[nodiscard]] bool has_key_step() const noexcept {
 #if defined(BLOOMKIT_X86_SIMD) && defined(__AVX512F__)
         return geometry().hashes <= 8 && active_simd_level() == simd_level::avx512;
@@ -172,9 +151,8 @@ public:
 #endif
     }
 
-    /// One key by a SIMD step, inline (where has_key_step()): a key of a batch, or a single
-    /// lookup of a filter that chose this step when it was made. AVX2's, or AVX-512's in code
-    /// built for it, where it is inline too and measured faster.
+    /// One key's test by a SIMD step, inline (where has_key_step()): AVX2's, or AVX-512's in an
+    /// AVX-512 build.
     [[nodiscard]] bool key_test_step(const word_type* block, std::uint32_t pattern) const noexcept {
 #if defined(BLOOMKIT_X86_SIMD) && defined(__AVX512F__)
         return detail::simd::block_test_one_avx512(block, pattern, lane_powers_.data());
@@ -186,9 +164,8 @@ public:
 #endif
     }
 
-    /// One key's insert by a SIMD step, inline (where has_key_step()): AVX-512's if the layout
-    /// was made at that level (always, in code built for it), else AVX2's; true if a bit was
-    /// clear. The single insert of a filter that chose this step when it was made.
+    /// One key's insert by a SIMD step, inline (where has_key_step()): AVX-512's if the layout was
+    /// made at that level, else AVX2's; true if a bit was clear.
     bool key_set_step(word_type* block, std::uint32_t pattern) const noexcept {
 #if defined(BLOOMKIT_X86_SIMD) && defined(__AVX512F__)
         return avx512_set_step_up_to_8(block, pattern);
@@ -201,8 +178,7 @@ public:
 #endif
     }
 
-    /// answer(whether every bit of p is set) for each probe p, in order, by the CPU's SIMD
-    /// kernel for a k no one-key step serves (k > 8); false (no call) when the CPU has none.
+    /// answer(all of p's bits set) for each probe, by the CPU's SIMD kernel; false without one.
     template <class Answer>
     bool test_batch_simd(const word_type* words, std::span<const probe> probes, Answer& answer) const {
 #ifdef BLOOMKIT_X86_SIMD
@@ -223,8 +199,7 @@ public:
 #endif
     }
 
-    /// Whether set_batch_simd() inserts this filter's keys on this CPU: with AVX-512, any k; with
-    /// AVX2, k ≤ 8 (one step a key).
+    /// Whether set_batch_simd() serves: with AVX-512 any k, with AVX2 k ≤ 8.
     [[nodiscard]] bool has_set_batch_simd() const noexcept {
 #ifdef BLOOMKIT_X86_SIMD
         const simd_level level = active_simd_level();
@@ -234,8 +209,7 @@ public:
 #endif
     }
 
-    /// Sets the bits of a batch of keys by the CPU's SIMD kernel (where has_set_batch_simd())
-    /// and returns how many keys set a clear bit.
+    /// Returns how many keys set a clear bit.
     std::size_t set_batch_simd(word_type* words, std::span<const probe> probes) const noexcept {
 #ifdef BLOOMKIT_X86_SIMD
         if (active_simd_level() == simd_level::avx512)
@@ -248,8 +222,7 @@ public:
 #endif
     }
 
-    /// The multipliers of a one-step SIMD kernel (see lane_powers_for), for layouts that place
-    /// their bits as this one does (layouts/counting_block.hpp).
+    /// A one-step SIMD kernel's multipliers, for layouts placing bits alike (counting_block.hpp).
     [[nodiscard]] const std::uint32_t* lane_powers() const noexcept { return lane_powers_.data(); }
 
     /// c^(i+1) mod 2^32 for probe i: the multipliers of the probes, in order.
@@ -261,8 +234,7 @@ public:
     }();
 
 private:
-    /// The multipliers of a one-step SIMD kernel: c^(i+1) in lane i < k, and probe 0's c^1 in
-    /// the lanes past k — a repeated probe tests a bit already tested, so no lane is masked.
+    /// c^(i+1) in lane i < k, c^1 past k: a repeated probe tests a bit again, so no lane is masked.
     static std::array<std::uint32_t, 16> lane_powers_for(std::uint32_t hashes) noexcept {
         std::array<std::uint32_t, 16> lanes{};
         for (std::uint32_t i = 0; i < lanes.size(); ++i) lanes[i] = multiplier_powers[i < hashes ? i : 0];
@@ -270,8 +242,7 @@ private:
     }
 
 #ifdef BLOOMKIT_X86_SIMD
-    /// The AVX2 steps of a single key, inline in any build: the intrinsics where the code is
-    /// built for AVX2, the same instructions as inline assembly where it is not.
+    /// Inline in any build: intrinsics in an AVX2 build, the same instructions as assembly elsewhere.
     bool avx2_test_step(const word_type* block, std::uint32_t pattern) const noexcept {
 #ifdef __AVX2__
         return detail::simd::block_test_one_avx2(block, pattern, lane_powers_.data());
@@ -286,22 +257,18 @@ private:
         return detail::simd::block_set_one_avx2_asm(block, pattern, lane_powers_.data());
 #endif
     }
-    /// The AVX-512 step of a single insert: for k ≤ 8 inline assembly in any build — in code
-    /// built for AVX-512 too, where it measured faster than the intrinsics' rotations
-    /// (docs/design/performance.md, "Single inserts with AVX-512") — and past that the
-    /// intrinsics, a call in code built without AVX-512.
+    /// For k ≤ 8 inline assembly in any build: its mask takes two vector operations a probe where
+    /// a rotation takes three (docs/design/performance.md, "Single inserts with AVX-512").
     bool avx512_set_step(word_type* block, std::uint32_t pattern) const noexcept {
         if (geometry().hashes <= 8) return avx512_set_step_up_to_8(block, pattern);
         return detail::simd::block_set_single_avx512(block, pattern, geometry().hashes, multiplier_powers.data(),
                                                      lane_powers_.data());
     }
-    /// avx512_set_step for k ≤ 8, with no test of k.
     bool avx512_set_step_up_to_8(word_type* block, std::uint32_t pattern) const noexcept {
         return detail::simd::block_set_one_avx512_asm(block, pattern, geometry().hashes, lane_powers_.data());
     }
 #endif
 
-    /// One key's insert with its k probes unrolled; true if a bit was clear.
     using insert_function = bool (*)(word_type* block, std::uint32_t pattern) noexcept;
     static constexpr std::uint32_t max_unrolled_hashes = 16;  // k of an FPR down to ~10^-6
 
@@ -317,8 +284,6 @@ private:
         return (were_set & 1) == 0;
     }
 
-    // The function for each k from 1 to max_unrolled_hashes, `pick` naming it for a k given as
-    // a std::integral_constant; then the one for `hashes` (nullptr past the table).
     template <class Function, class Pick>
     static constexpr std::array<Function, max_unrolled_hashes> unrolled_table(Pick pick) noexcept {
         return [&]<std::uint32_t... K>(std::integer_sequence<std::uint32_t, K...>) {
@@ -338,9 +303,7 @@ private:
         return unrolled_for(inserts, hashes);
     }
 
-    /// One key's lookup with its k probes unrolled, for a CPU without the SIMD step: the
-    /// multipliers are immediates and there is no loop, as in insert_unrolled; the probes' bits
-    /// are ANDed together, so no probe waits on a branch over the one before.
+    /// The probes' bits ANDed, so no probe waits on a branch over the one before.
     using test_function = bool (*)(const word_type* block, std::uint32_t pattern) noexcept;
 
     template <std::uint32_t K>
@@ -350,10 +313,8 @@ private:
         return (all_set & 1) != 0;
     }
 
-    // The call through test_unrolled_, as a function that only reads memory: GCC ignores `pure`
-    // on a pointer to a function, and a call it must assume writes anything is a loop's barrier
-    // (simd.hpp, decided_simd_level). On the SIMD levels it is never called; without SIMD it
-    // costs a direct call and a jump.
+    // GCC ignores `pure` on a function pointer, and a call that may write anything is a barrier
+    // to a loop's registers: this wrapper is pure.
     [[gnu::noinline, gnu::pure]] bool test_by_unrolled_probes(const word_type* block,
                                                               std::uint32_t pattern) const noexcept {
         return test_unrolled_(block, pattern);

@@ -1,14 +1,11 @@
 // bloomkit/layouts/classic.hpp — the classic Bloom filter (Bloom 1970): k probes
 // anywhere in an array of m bits.
 //
-// The k positions come from the one 128-bit digest by enhanced double hashing (Dillinger &
-// Manolios 2004; Kirsch & Mitzenmacher 2006 show double hashing costs no FPR asymptotically):
-// x = h1, y = h2, and after each probe x += y, y += i. The growing increment keeps the probes
-// distinct even when h2 happens to be 0. Each 64-bit x is mapped onto [0, m) by multiply-high,
-// so m may be any size, a power of two or not, beyond 2^32.
-//
-// Classic gives the lowest FPR per bit, but a key touches up to k cache lines; prefer the
-// block layout unless bits are scarcer than memory bandwidth.
+// Enhanced double hashing of the digest (Dillinger & Manolios 2004; Kirsch & Mitzenmacher 2006:
+// double hashing costs no FPR asymptotically): x = h1, y = h2, after each probe x += y, y += i,
+// the growing increment keeping probes distinct when h2 is 0; x onto [0, m) by multiply-high, so m
+// is any size. Lowest FPR per bit, but up to k cache lines a key: prefer the block layout unless
+// bits are scarcer than memory bandwidth.
 #pragma once
 
 #include <cstdint>
@@ -28,8 +25,7 @@ struct classic_probes {
     static constexpr hash_algorithm default_hash = default_hash_algorithm;
 
     template <class Visit>
-    /// Calls visit(bit) for each of the key's k bits, in probe order, until it returns false;
-    /// returns whether every call returned true.
+    /// visit(bit) for each of the k bits in probe order, until one returns false; whether none did.
     static bool visit(const digest& d, bloom_geometry g, Visit visit) noexcept {
         std::uint64_t x = d.low;
         std::uint64_t y = d.high;

@@ -1,20 +1,12 @@
 // bloomkit/layouts/counting_block.hpp — where a key's counters are in a counting Bloom
 // filter, and what is done to them: test, increment, decrement, read the least.
 //
-// The placement is the block Bloom filter's own (block_layout.hpp), seen four bits at a time.
-// A block is 512 bits either way: eight 64-bit words, holding 512 bits or 128 4-bit counters.
-// A key's counters are the 4-bit groups holding the bits block_layout sets for it, so its
-// probe i picks counter (top 9 bits of x·0x9e3779b9^(i+1)) / 4 — the top 7 bits, uniform over
-// the 128 counters as the sizing model assumes. Reusing the placement instead of restating it
-// keeps one rule for both filters: the nonzero counters of a counting filter are exactly the
-// 4-bit groups with a bit set in the block Bloom filter of the same keys (same seed, 4 bits
-// per counter), which the tests check.
-//
-// A key's counters are a set: two probes landing on one counter select it once. An insert
-// adds exactly one to each of the key's counters, so count(), the least of them, estimates
-// the key's multiplicity rather than twice it, and removing undoes inserting exactly.
-// Every operation is branch-free: an increment probe by probe (or one SIMD step), the others
-// over the block's eight words (nibble_counters.hpp).
+// The block Bloom filter's placement (block.hpp) seen four bits at a time: a 512-bit block holds
+// 128 counters, and probe i picks counter (top 9 bits of x·c^(i+1)) / 4, the top 7 bits, uniform
+// as the sizing model assumes. So the nonzero counters are exactly the nibbles with a bit set in
+// the block Bloom filter of the same keys and seed. A key's counters are a set (two probes on one
+// counter select it once), so an insert adds exactly one to each and count() is the key's
+// multiplicity, not twice it. Every operation is branch-free (nibble_counters.hpp).
 #pragma once
 
 #include <array>
@@ -34,24 +26,20 @@
 
 namespace bloomkit {
 
-/// Where a key's counters are in a counting Bloom filter, and what is done to them: the block
-/// layout's placement, seen as 128 4-bit counters per 512-bit block. The layout of
-/// counting_bloom_filter.
+/// counting_bloom_filter's layout: the block layout's placement as 128 4-bit counters a block.
 class counting_block_layout {
 public:
     /// Sixteen counters a word.
     using word_type = std::uint64_t;
-    /// Where a key goes: its block and the 32 bits its counters follow from, as in block_layout.
+    /// Its block and the 32 bits its counters follow from.
     using probe = block_layout::probe;
     /// Eight words, 512 bits, 128 counters: one cache line.
     static constexpr std::size_t words_per_block = block_layout::words_per_block;
     static_assert(words_per_block * detail::counters_per_word == counting_block_counters);
-    /// 15: a counter that reaches it is saturated and stays there, neither incremented nor
-    /// decremented.
+    /// A counter that reaches it is saturated and stays there.
     static constexpr std::uint32_t max_count = static_cast<std::uint32_t>(detail::counter_saturated);
 
-    /// Throws invalid_argument unless `g` has whole blocks of counters (at least one) and
-    /// 1..max_hashes probes.
+    /// Throws invalid_argument unless whole blocks (at least one) and 1..max_hashes probes.
     explicit counting_block_layout(counting_geometry g)
         : geometry_(checked(g)), placement_(bloom_geometry{g.counters * 4, g.hashes}) {}
 
@@ -60,14 +48,13 @@ public:
     /// Words holding the counters: counters / 16.
     [[nodiscard]] std::uint64_t word_count() const noexcept { return placement_.word_count(); }
 
-    /// Where a key's counters are, as block_layout::locate() places its bits.
+    /// Where the key's counters are, as block_layout places its bits.
     [[nodiscard]] probe locate(const digest& d) const noexcept { return placement_.locate(d); }
     /// Starts loading the key's block.
     void prefetch(const word_type* words, const probe& p) const noexcept { placement_.prefetch(words, p); }
 
-    /// Whether every counter of the key is nonzero. With AVX-512 and k ≤ 16, or AVX2 and k ≤ 8,
-    /// one vector step (detail/simd/counting_block_avx*.hpp), a fraction of the instructions of
-    /// the scalar pass over the block's words (docs/design/performance.md, "Counting filters").
+    /// Whether every counter is nonzero; one vector step where k fits (docs/design/performance.md,
+    /// "Counting filters").
     [[nodiscard]] bool test(const word_type* words, const probe& p) const noexcept {
 #ifdef BLOOMKIT_X86_SIMD
         const auto level = static_cast<simd_level>(detail::decided_simd_level());  // -1: none of the below
@@ -79,8 +66,7 @@ public:
         return all_nonzero(block_of(words, p), lanes_of(p));
     }
 
-    /// Adds one to each counter of the key, except saturated ones (they stay at 15). Returns
-    /// whether one of them was zero: the key was certainly absent before.
+    /// Adds one to each counter but saturated ones; true if one was zero (the key was absent).
     bool increment(word_type* words, const probe& p) const noexcept {
 #ifdef BLOOMKIT_X86_SIMD
         const auto level = static_cast<simd_level>(detail::decided_simd_level());  // -1: none of the below
@@ -93,10 +79,8 @@ public:
         if (geometry_.hashes <= 8 && level == simd_level::avx2)
             return detail::simd::counting_increment_avx2(block_of(words, p), p.pattern, placement_.lane_powers());
 #endif
-        // Probe by probe: a key has k counters, and working on all 128 of the block (eight
-        // words of SWAR masks) costs more instructions than k probes. `done` has a bit per
-        // counter of the block, 16 per word, set once the key has incremented it, so a counter
-        // two probes share goes up once.
+        // Probe by probe, cheaper than SWAR over all 128 counters; `done` marks the counters
+        // incremented, so one that two probes share goes up once.
         word_type* block = block_of(words, p);
         std::array<std::uint16_t, words_per_block> done{};
         bool was_zero = false;
@@ -113,8 +97,7 @@ public:
         return was_zero;
     }
 
-    /// If every counter of the key is nonzero, subtracts one from each except saturated ones
-    /// and returns true; otherwise changes nothing and returns false.
+    /// Subtracts one from each counter but saturated ones, only if all are nonzero (else false).
     bool decrement_if_present(word_type* words, const probe& p) const noexcept {
         const lanes key = lanes_of(p);
         word_type* block = block_of(words, p);
@@ -123,7 +106,7 @@ public:
         return true;
     }
 
-    /// Subtracts one from each counter of the key that is neither zero nor saturated.
+    /// Subtracts one from each counter neither zero nor saturated.
     void decrement(word_type* words, const probe& p) const noexcept {
         const lanes key = lanes_of(p);
         word_type* block = block_of(words, p);
@@ -131,7 +114,7 @@ public:
             block[i] -= key[i] & detail::nonzero_counters(block[i]) & ~detail::saturated_counters(block[i]);
     }
 
-    /// The least of the key's counters: 0 if it is absent, at most 15.
+    /// 0 if the key is absent, at most 15.
     [[nodiscard]] std::uint32_t min_count(const word_type* words, const probe& p) const noexcept {
         const lanes key = lanes_of(p);
         const word_type* block = block_of(words, p);
@@ -147,8 +130,7 @@ private:
     /// One lane mask per word of a block (nibble_counters.hpp): the key's counters.
     using lanes = block_layout::key_masks_type;
 
-    /// The key's counters: the bits a block Bloom filter would set in an empty block, each
-    /// widened to the 4-bit counter it falls in.
+    /// The bits a block Bloom filter would set, each widened to its nibble.
     [[nodiscard]] lanes lanes_of(const probe& p) const noexcept {
         lanes key = placement_.key_masks(p.pattern);
         for (word_type& word : key) word = detail::nonzero_counters(word);

@@ -2,12 +2,11 @@
 // flor), bit for bit: where it puts a key's k bits among m, from the key's FNV-1 64 hash h
 // (hash.hpp, fnv1_64), as bloom.go's Fingerprint does.
 //
-// With P = 2^64 - 59 (a prime) and g = 18446744073709550147: x = h mod P, then k times
-// x = (x·g mod 2^64) mod P and bit x mod m. One hash, and a multiplicative generator for the
-// rest. Its known weakness (DCSO/bloom#19): x·g is taken mod 2^64 before mod P, so x mod 2^t
-// of every probe follows from the first alone; when m is a power of two (or has a large power
-// of two as a factor) a key's k bits are nearly one choice, and the FPR is far above the
-// target (20% for 1% measured upstream). Reproduced as DCSO has it; `bloomkit info` warns.
+// With P = 2^64 - 59 and g = 18446744073709550147: x = h mod P, then k times x = (x·g mod 2^64)
+// mod P and bit x mod m. Its known weakness (DCSO/bloom#19): x·g is taken mod 2^64 before mod P,
+// so x mod 2^t of every probe follows from the first, and when m has a large power-of-two factor
+// the FPR is far above target (20% for 1% upstream). Reproduced as DCSO has it; `bloomkit info`
+// warns.
 #pragma once
 
 #include <cstdint>
@@ -24,7 +23,7 @@ struct dcso_probes {
     static constexpr bloom_layout id = bloom_layout::dcso;
     /// DCSO's hash, the only one its filters take.
     static constexpr hash_algorithm default_hash = hash_algorithm::fnv1_64;
-    /// P = 2^64 - 59, the largest prime below 2^64: the probes' modulus.
+    /// P = 2^64 - 59, the largest prime below 2^64.
     static constexpr std::uint64_t prime = 18446744073709551557ULL;
     /// g: each probe's x is the one before times g, mod 2^64, then mod P.
     static constexpr std::uint64_t generator = 18446744073709550147ULL;
@@ -32,8 +31,7 @@ struct dcso_probes {
     static constexpr bool counts_new_keys_only = true;
 
     template <class Visit>
-    /// Calls visit(bit) for each of the key's k bits, in probe order, until it returns false;
-    /// returns whether every call returned true.
+    /// visit(bit) for each of the k bits in probe order, until one returns false; whether none did.
     static bool visit(const digest& d, bloom_geometry g, Visit visit) noexcept {
         std::uint64_t x = d.low % prime;
         for (std::uint32_t i = 0; i < g.hashes; ++i) {

@@ -8,9 +8,9 @@
 //    bits, both Java ints; for i = 1..k: x = a + i·b (32-bit wrap), x = ~x if negative, bit
 //    x mod 64N. Its probes never pass bit 2^31 (google/guava#1119, reproduced as Guava has it).
 //
-// The modulus is the whole array, 64N bits, never the m a filter was sized for: Guava rounds m
-// up to whole longs and probes every bit (sizing/guava.hpp). A remainder per probe makes a
-// lookup several times slower than the block layout's one cache line (docs/BENCHMARKS.md).
+// The modulus is the whole array, 64N bits, not the m it was sized for (sizing/guava.hpp). A cache
+// miss and a remainder per probe make lookups cost several times the block layout's
+// (docs/BENCHMARKS.md).
 #pragma once
 
 #include <cstdint>
@@ -29,8 +29,7 @@ struct guava_mitz64_probes {
     static constexpr hash_algorithm default_hash = hash_algorithm::murmur3_128;
 
     template <class Visit>
-    /// Calls visit(bit) for each of the key's k bits, in probe order, until it returns false;
-    /// returns whether every call returned true.
+    /// visit(bit) for each of the k bits in probe order, until one returns false; whether none did.
     static bool visit(const digest& d, bloom_geometry g, Visit visit) noexcept {
         std::uint64_t combined = d.low;
         for (std::uint32_t i = 0; i < g.hashes; ++i) {
@@ -49,8 +48,7 @@ struct guava_mitz32_probes {
     static constexpr hash_algorithm default_hash = hash_algorithm::murmur3_128;
 
     template <class Visit>
-    /// Calls visit(bit) for each of the key's k bits, in probe order, until it returns false;
-    /// returns whether every call returned true.
+    /// visit(bit) for each of the k bits in probe order, until one returns false; whether none did.
     static bool visit(const digest& d, bloom_geometry g, Visit visit) noexcept {
         const auto low = static_cast<std::uint32_t>(d.low), high = static_cast<std::uint32_t>(d.low >> 32);
         for (std::uint32_t i = 1; i <= g.hashes; ++i) {

@@ -1,12 +1,11 @@
 // bloomkit/layouts/split_block.hpp — the split-block Bloom filter, bit for bit as the
 // Apache Parquet format specifies it (parquet-format, BloomFilter.md).
 //
-// A block is 256 bits: eight 32-bit words, and every key sets exactly one bit in each word
-// (k = 8). With the XXH64 hasher at seed 0 (the layout's default) h is the 64-bit hash:
-//   block = ((h >> 32) · z) >> 32       for z blocks,
-//   bit in word i = (x · salt[i] mod 2^32) >> 27,   x = the low 32 bits of h.
-// The product is taken in 128 bits, which equals the spec's rule for every z < 2^32 and stays
-// in range beyond it. Words are stored little-endian, so a saved payload is a Parquet bitset.
+// A block is eight 32-bit words and a key sets one bit in each (k = 8). With XXH64 at seed 0 (the
+// default), h the 64-bit hash and x its low 32 bits:
+//   block = ((h >> 32) · z) >> 32 for z blocks,   bit in word i = (x · salt[i] mod 2^32) >> 27.
+// The product is taken in 128 bits: the spec's rule for every z < 2^32, still in range beyond.
+// Words are stored little-endian, so a saved payload is a Parquet bitset.
 #pragma once
 
 #include <array>
@@ -18,9 +17,8 @@
 
 namespace bloomkit {
 
-/// The Apache Parquet split-block layout: 256-bit blocks of eight 32-bit words, one bit in each
-/// word per key (k = 8). The layout policy of split_block_bloom_filter; test, set and prefetch
-/// come from detail::blocked_layout, which calls the hooks below.
+/// The Parquet split-block layout, split_block_bloom_filter's; the hooks serve
+/// detail::blocked_layout.
 class split_block_layout : public detail::blocked_layout<split_block_layout, std::uint32_t, 8> {
 public:
     /// The layout's code, stored in files.
@@ -32,37 +30,31 @@ public:
     static constexpr std::array<std::uint32_t, 8> salt = {0x47b6137bU, 0x44974d91U, 0x8824ad5bU, 0xa2b7289dU,
                                                           0x705495c7U, 0x2df1424bU, 0x9efc4947U, 0x5c6bfb31U};
 
-    /// The layout of `g.bits` bits (whole 256-bit blocks, at least one) with `g.hashes` = 8;
-    /// throws invalid_argument for any other geometry.
+    /// Whole 256-bit blocks (at least one) and k = 8, else invalid_argument.
     explicit split_block_layout(bloom_geometry g) : blocked_layout(g) {}
 
-    /// Where a key goes, as Parquet computes it from the digest's low half h (with XXH64, the
-    /// 64-bit hash): block ((h >> 32) · z) >> 32 of z, and x = the low 32 bits of h, from which
-    /// its bits follow.
+    /// Parquet's block of the digest's low half, and x, its low 32 bits.
     [[nodiscard]] probe locate(const digest& d) const noexcept {
         const auto block =
             static_cast<std::uint64_t>((static_cast<detail::uint128>(d.low >> 32) * block_count()) >> 32);
         return {block, static_cast<std::uint32_t>(d.low)};
     }
 
-    /// Answers one key in `block` by one AVX2 step where the CPU has AVX2 (key_test_step): sets
-    /// `answer` and returns true; returns false (answer untouched) when the generic loop is to run.
+    /// One key's test by an AVX2 step where the CPU has it; false when the generic loop is to run.
     bool test_one(const word_type* block, std::uint32_t pattern, bool& answer) const noexcept {
         if (!has_step_for_single_keys()) return false;
         answer = key_test_step(block, pattern);
         return true;
     }
 
-    /// Inserts one key into `block` by one AVX2 step where the CPU has AVX2: sets `added` (a bit
-    /// was clear) and returns true; returns false when the generic loop is to run.
+    /// One key's insert likewise; `added`: a bit was clear.
     bool set_one(word_type* block, std::uint32_t pattern, bool& added) const noexcept {
         if (!has_step_for_single_keys()) return false;
         added = key_set_step(block, pattern);
         return true;
     }
 
-    /// Whether key_test_step() and key_set_step() serve at the SIMD level in use: wherever there
-    /// is AVX2.
+    /// Whether the one-key steps serve: wherever there is AVX2.
     [[nodiscard]] static bool has_key_step() noexcept {
 #ifdef BLOOMKIT_X86_SIMD
         return active_simd_level() != simd_level::scalar;
@@ -71,9 +63,7 @@ public:
 #endif
     }
 
-    /// Whether every bit of the key is set in `block`, by one AVX2 step inline (where
-    /// has_key_step()): the intrinsics in code built for AVX2, the same step as inline
-    /// assembly in code built for baseline x86-64, not a call.
+    /// One AVX2 step inline (where has_key_step()): intrinsics, or assembly in baseline builds.
     [[nodiscard]] static bool key_test_step(const word_type* block, std::uint32_t pattern) noexcept {
 #if defined(BLOOMKIT_X86_SIMD) && defined(__AVX2__)
         return detail::simd::split_block_test_one_avx2(block, pattern, salt.data());
@@ -85,8 +75,7 @@ public:
 #endif
     }
 
-    /// Sets the key's bits in `block` by one AVX2 step inline (where has_key_step()), as
-    /// key_test_step() tests them; true if a bit was clear.
+    /// As key_test_step(); true if a bit was clear.
     static bool key_set_step(word_type* block, std::uint32_t pattern) noexcept {
 #if defined(BLOOMKIT_X86_SIMD) && defined(__AVX2__)
         return detail::simd::split_block_set_one_avx2(block, pattern, salt.data());
@@ -104,7 +93,7 @@ public:
         return false;
     }
 
-    /// Whether set_batch_simd() serves on this CPU: wherever there is AVX2.
+    /// Whether set_batch_simd() serves: wherever there is AVX2.
     [[nodiscard]] static bool has_set_batch_simd() noexcept {
 #ifdef BLOOMKIT_X86_SIMD
         return active_simd_level() != simd_level::scalar;
@@ -113,8 +102,7 @@ public:
 #endif
     }
 
-    /// Sets the bits of a batch of keys by the AVX2 kernel (where has_set_batch_simd()) and
-    /// returns how many keys set a clear bit.
+    /// A batch by the AVX2 kernel; returns how many keys set a clear bit.
     std::size_t set_batch_simd(word_type* words, std::span<const probe> probes) const noexcept {
 #ifdef BLOOMKIT_X86_SIMD
         return detail::simd::split_block_set_avx2(words, probes.data(), probes.size(), salt.data());
@@ -125,8 +113,7 @@ public:
     }
 
     template <class Visit>
-    /// Calls visit(word, bit_mask) for each of the eight words: bit
-    /// (x · salt[word] mod 2^32) >> 27.
+    /// visit(word, bit_mask) for each of the eight words.
     void for_each_bit(std::uint32_t pattern, Visit visit) const noexcept {
         for (std::size_t word = 0; word < 8; ++word) visit(word, std::uint32_t{1} << ((pattern * salt[word]) >> 27));
     }

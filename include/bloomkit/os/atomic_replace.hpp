@@ -1,21 +1,13 @@
-// bloomkit/os/atomic_replace.hpp — replacing a file so that at every moment its path holds
-// either its old contents or the complete new ones, whatever happens meanwhile (a full disk, a
-// signal, a power cut), as `sort -o` and `git` users expect.
+// bloomkit/os/atomic_replace.hpp — replacing a file so that its path always holds either the old
+// contents or the complete new ones, whatever happens (a full disk, a signal, a power cut).
 //
-// The new contents go to an unnamed temporary file in the destination's directory (O_TMPFILE:
-// the kernel drops it by itself if the process dies), which is fsynced, given a name beside the
-// destination and renamed over it; the directory is fsynced last so the rename is durable. A
-// new path is linked in directly, with no temporary name at all. Where the file system cannot
-// make unnamed files, the temporary is named from the start (.NAME.tmp-XXXXXX) and registered,
-// so that a program's signal handler can remove it (remove_pending_temporaries()).
-//
-// The destination is what the path finally names: symlinks are followed, so the real file is
-// replaced and the link kept. Only a regular file (or a new path) is replaced: a directory, a
-// device, a FIFO or a socket is refused, as is a file the user may not write. The replaced
-// file's permissions are kept, and its owner where the process may set it.
-//
-// save() writes filters this way (file.hpp); a program writing files of its own (the jobs'
-// outputs) calls os::replace_file() to get the same guarantees.
+// The new contents go to an unnamed temporary in the destination's directory (O_TMPFILE: the
+// kernel drops it if the process dies), which is fsynced, named beside the destination and renamed
+// over it, then the directory fsynced; a new path is linked in directly. Where the file system has
+// no unnamed files, the temporary is named (.NAME.tmp-XXXXXX) and registered for a signal handler
+// to remove (remove_pending_temporaries()). Symlinks are followed, so the real file is replaced and
+// the link kept; only a regular file the user may write (or a new path) is replaced, keeping its
+// permissions, and its owner where the process may set it. save() (file.hpp) writes this way.
 #pragma once
 
 #include <fcntl.h>
@@ -43,8 +35,7 @@ namespace bloomkit {
 
 namespace detail {
 
-/// The named temporary files being written at this moment, in a fixed table that a signal
-/// handler can read without locks or allocation.
+/// A fixed table a signal handler can read without locks or allocation.
 class pending_temporaries {
 public:
     static constexpr std::size_t slots = 32, path_bytes = 4096;
@@ -54,8 +45,7 @@ public:
         return table;
     }
 
-    /// Registers `path`; returns its slot, or -1 when the table is full or the path too long
-    /// (the file is then simply not removed on a signal).
+    /// Its slot, or -1 when full or too long (the file is then not removed on a signal).
     int add(const std::string& path) noexcept {
         if (path.size() >= path_bytes) return -1;
         for (std::size_t i = 0; i < slots; ++i) {
@@ -84,7 +74,6 @@ private:
     std::array<std::array<char, path_bytes>, slots> paths_{};
 };
 
-/// A registration in pending_temporaries, for as long as the named file may be left behind.
 class pending_temporary {
 public:
     explicit pending_temporary(const std::string& path) : slot_(pending_temporaries::instance().add(path)) {}
@@ -96,14 +85,13 @@ private:
     int slot_;
 };
 
-/// What a path to be replaced finally names.
 struct replace_target {
     std::filesystem::path real;  ///< symlinks followed
     bool exists = false;
     struct stat info {};  ///< of the real file, when it exists
 };
 
-/// "a directory", "a FIFO", ...: what a non-regular file is, for messages.
+/// "a directory", "a FIFO", ..., for messages.
 inline const char* file_type_name(::mode_t mode) noexcept {
     if (S_ISDIR(mode)) return "a directory";
     if (S_ISCHR(mode)) return "a character device";
@@ -113,8 +101,7 @@ inline const char* file_type_name(::mode_t mode) noexcept {
     return "not a regular file";
 }
 
-/// Follows `typed` through symlinks to the file it names, and checks that it may be replaced:
-/// a regular file this process may write, or a path to create.
+/// Follows symlinks; throws unless a regular file this process may write, or a path to create.
 inline replace_target resolve_replace_target(const std::filesystem::path& typed) {
     const std::string text = typed.string();
     if (text.empty()) throw invalid_argument("an empty path is not a file name");
@@ -147,7 +134,6 @@ inline replace_target resolve_replace_target(const std::filesystem::path& typed)
     return target;
 }
 
-/// `count` random letters and digits, for a temporary name.
 inline std::string random_suffix(std::size_t count) {
     static constexpr char alphabet[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
     std::random_device device;
@@ -156,10 +142,7 @@ inline std::string random_suffix(std::size_t count) {
     return suffix;
 }
 
-/// The hidden name a temporary beside `filename` starts with, ".NAME.tmp-": the random suffix
-/// (6 characters) follows. A name within a few bytes of the longest a directory allows
-/// (NAME_MAX, 255 bytes) is shortened in it, or the temporary of a file that can be created
-/// could never be.
+/// ".NAME.tmp-", shortened for a name near NAME_MAX so that the temporary fits beside it.
 inline std::string temporary_prefix(const std::string& filename) {
     constexpr std::size_t longest = 255, added = 1 + 5 + 6;  // ".", ".tmp-", the suffix
     std::string kept = filename.substr(0, std::min(filename.size(), longest - added));
@@ -175,8 +158,7 @@ inline std::string temporary_prefix(const std::string& filename) {
 
 namespace os {
 
-/// Throws unless replace_file() could replace `typed`: a regular file (or a new path) the
-/// process may write, in a directory where it may create the temporary file.
+/// Throws unless replace_file() could replace `typed` (its directory included).
 inline void require_replaceable(const std::filesystem::path& typed) {
     const detail::replace_target target = detail::resolve_replace_target(typed);
     const std::filesystem::path directory = target.real.has_parent_path() ? target.real.parent_path() : ".";
@@ -186,16 +168,13 @@ inline void require_replaceable(const std::filesystem::path& typed) {
             std::error_code(errno, std::generic_category()));
 }
 
-/// Replaces the file `typed` names with what `write` puts into a file (see the top of this
-/// file), opened for reading and writing. Errors name `typed`, the path as the caller gave it.
-/// On any failure the destination is untouched and no temporary file is left.
+/// Replaces `typed` with what `write` puts into a file opened for reading and writing. On any
+/// failure the destination is untouched and no temporary is left; errors name `typed`.
 inline void replace_file(const std::filesystem::path& typed, const std::function<void(const file_descriptor&)>& write) {
     const detail::replace_target target = detail::resolve_replace_target(typed);
     const std::filesystem::path directory = target.real.has_parent_path() ? target.real.parent_path() : ".";
     const std::string name_prefix = (directory / detail::temporary_prefix(target.real.filename().string())).string();
 
-    // An unnamed file where the file system allows it; a named one (removed on any failure, and
-    // by remove_pending_temporaries() on a signal) where it does not.
     std::string named;
     file_descriptor file(::open(directory.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0666));
     if (file.get() < 0) {
@@ -219,7 +198,6 @@ inline void replace_file(const std::filesystem::path& typed, const std::function
 
         if (named.empty()) {
             const std::string self = "/proc/self/fd/" + std::to_string(file.get());
-            // A new path takes the finished file directly: no name ever holds a partial one.
             if (!target.exists &&
                 ::linkat(AT_FDCWD, self.c_str(), AT_FDCWD, target.real.c_str(), AT_SYMLINK_FOLLOW) == 0) {
                 file_descriptor dir(::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
@@ -233,8 +211,7 @@ inline void replace_file(const std::filesystem::path& typed, const std::function
                 else if (errno != EEXIST || attempt == 100) throw_io("cannot write", typed);
             }
             registered.emplace(named);
-            // Renamed at once: a kill -9 between the link and the rename is what could leave the
-            // name behind, so nothing (not even the close) comes between them.
+            // Nothing, not even the close, between link and rename: a kill -9 there leaves the name.
             if (::rename(named.c_str(), target.real.c_str()) != 0) throw_io("cannot replace", typed);
             named.clear();
         } else {
@@ -249,11 +226,8 @@ inline void replace_file(const std::filesystem::path& typed, const std::function
     if (dir.get() >= 0) ::fsync(dir.get());  // makes the rename durable; best effort
 }
 
-/// Removes what a replace_file() of `typed` left behind when its process was killed (SIGKILL:
-/// no handler runs) in the instant between naming the finished file and renaming it over
-/// `typed`: files named .NAME.tmp-XXXXXX beside it. Returns how many. Only for a caller that
-/// knows no other writer of `typed` is at work — the command, which holds its writer lock on
-/// `typed` for as long as it writes — since another writer's temporary has the same form.
+/// Removes the .NAME.tmp-XXXXXX files a SIGKILLed replace_file() of `typed` left; returns how
+/// many. Only while holding `typed`'s writer lock: another writer's temporary looks the same.
 inline std::size_t remove_stale_temporaries(const std::filesystem::path& typed) {
     const detail::replace_target target = detail::resolve_replace_target(typed);
     const std::filesystem::path directory = target.real.has_parent_path() ? target.real.parent_path() : ".";
@@ -271,10 +245,8 @@ inline std::size_t remove_stale_temporaries(const std::filesystem::path& typed) 
 
 }  // namespace os
 
-/// Removes the named temporary files a save() is writing at this moment. Async-signal-safe:
-/// a program that saves filters calls it from its SIGINT/SIGTERM/SIGHUP handler, so that an
-/// interrupted save leaves nothing behind. (Where the file system supports unnamed temporary
-/// files there is nothing to remove but for an instant before the final rename.)
+/// Removes the named temporaries being written. Async-signal-safe: for SIGINT/SIGTERM/SIGHUP
+/// handlers, so an interrupted save leaves nothing behind.
 inline void remove_pending_temporaries() noexcept { detail::pending_temporaries::instance().unlink_all(); }
 
 }  // namespace bloomkit

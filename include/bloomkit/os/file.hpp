@@ -1,8 +1,6 @@
 // bloomkit/os/file.hpp — the POSIX file operations bloomkit's files are made of, public so that
-// programs built on the library (the command, the jobs library, the bindings) use the same ones:
-// an owned descriptor (file_descriptor), opening, reading exactly, writing fully, sizes, holes
-// and allocation of sparse files, copying. Each turns a failure into a bloomkit::io_error that
-// names the file, as the path was given. (Replacing a file atomically: atomic_replace.hpp.)
+// programs on the library use the same ones. Each failure is an io_error naming the file as the
+// path was given. (Replacing a file atomically: atomic_replace.hpp.)
 #pragma once
 
 #include <fcntl.h>
@@ -35,7 +33,7 @@ public:
     explicit file_descriptor(int fd) noexcept : fd_(fd) {}
     /// Takes the descriptor of `other`, which is left with none.
     file_descriptor(file_descriptor&& other) noexcept : fd_(other.fd_) { other.fd_ = -1; }
-    /// Swaps descriptors with `other`, which closes this one's former descriptor when it goes.
+    /// Swaps, so `other` closes the former descriptor.
     file_descriptor& operator=(file_descriptor&& other) noexcept {
         std::swap(fd_, other.fd_);
         return *this;
@@ -47,7 +45,7 @@ public:
     [[nodiscard]] int get() const noexcept { return fd_; }
     /// Gives up the descriptor without closing it.
     [[nodiscard]] int release() noexcept { return std::exchange(fd_, -1); }
-    /// Closes now, reporting the error close() can return (after a write, a lost write).
+    /// Closes now, reporting close()'s error (after a write, a lost write).
     int close() noexcept {
         const int result = ::close(fd_);
         fd_ = -1;
@@ -129,17 +127,14 @@ inline void sync_data(const file_descriptor& file, const std::filesystem::path& 
     if (::fdatasync(file.get()) != 0) throw_io("cannot write", path);
 }
 
-/// Whether the first `size` bytes of the file hold a hole (a sparse file's unallocated range,
-/// read as zeros). True when the file system cannot tell.
+/// Whether the first `size` bytes hold a hole; true when the file system cannot tell.
 inline bool has_holes(const file_descriptor& file, std::uint64_t size) noexcept {
     const ::off_t hole = ::lseek(file.get(), 0, SEEK_HOLE);
     return hole < 0 || static_cast<std::uint64_t>(hole) < size;
 }
 
-/// Makes sure the disk blocks of [offset, offset + size) exist, so that writing them through a
-/// memory map cannot fail: a hole of a sparse file written through a map on a full disk raises
-/// SIGBUS, where this fails with ENOSPC before anything is written. A file system that cannot
-/// allocate ahead (EOPNOTSUPP) is left as it is.
+/// Allocates [offset, offset + size), so that a full disk fails here with ENOSPC and not as SIGBUS
+/// when a hole is written through a map; a no-op where the file system cannot (EOPNOTSUPP).
 inline void allocate_range(const file_descriptor& file, const std::filesystem::path& path, std::uint64_t offset,
                            std::uint64_t size) {
     if (size == 0) return;
@@ -149,9 +144,8 @@ inline void allocate_range(const file_descriptor& file, const std::filesystem::p
     if (result != 0 && result != EOPNOTSUPP && result != EINVAL) throw_io("cannot write", path, result);
 }
 
-/// Copies every byte of `from` (from its start) to `to` (at its current position), in the
-/// kernel where it can (copy_file_range: no pass through user memory, and a reflink where the
-/// file system shares blocks).
+/// From `from`'s start to `to`'s position, by copy_file_range where it can (no pass through user
+/// memory, a reflink where the file system shares blocks).
 inline void copy_contents(const file_descriptor& from, const file_descriptor& to, const std::filesystem::path& path) {
     const std::uint64_t size = file_size(from, path);
     ::off_t in = 0;

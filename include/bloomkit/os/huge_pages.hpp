@@ -1,16 +1,9 @@
-// bloomkit/os/huge_pages.hpp — large allocations straight from the kernel, marked for
-// transparent huge pages: the arrays of big filters (detail/word_storage.hpp) and the temporary
-// arrays of a binary fuse build (binary_fuse_filter.hpp, ~26 bytes per key). Public so that a
-// program comparing other filters with bloomkit's (bench/peer_bench.cpp) gives them the same pages.
-//
-// Two costs of a large array fall with 2 MiB pages. Random lookups miss the TLB far less (a
-// 1 GB filter is 512 huge pages, and 262,144 small ones). And memory written for the first
-// time is faulted in a page at a time: on 4 KiB pages such faults cost several times the
-// writes themselves, most of a 100M-key fuse build's time (docs/design/performance.md,
-// "Binary fuse filters").
-//
-// MADV_HUGEPAGE is a hint: where transparent huge pages are off the memory is the same, in
-// small pages. Pages come zeroed, and only the ones written take memory.
+// bloomkit/os/huge_pages.hpp — large allocations straight from the kernel, marked for transparent
+// huge pages: big filters' arrays and a binary fuse build's temporaries (public for benchmarks
+// that give other filters the same pages). 2 MiB pages cut TLB misses (a 1 GB filter is 512 of
+// them, not 262,144) and first-touch page faults, which on 4 KiB pages cost several times the
+// writes themselves (docs/design/performance.md, "Builds"). MADV_HUGEPAGE is a hint; pages come
+// zeroed, and only the ones written take memory.
 #pragma once
 
 #include <sys/mman.h>
@@ -38,8 +31,7 @@ inline constexpr std::size_t huge_page_bytes = std::size_t{1} << 21;
 /// Returns memory that map_huge_pages(bytes) gave.
 inline void unmap_huge_pages(void* p, std::size_t bytes) noexcept { ::munmap(p, bytes); }
 
-/// A std::allocator that maps arrays of huge_page_bytes and more (see the top of this file)
-/// and takes smaller ones from operator new.
+/// Maps arrays of huge_page_bytes and more; smaller ones come from operator new.
 template <class T>
 struct huge_page_allocator {
     using value_type = T;  ///< what it allocates
@@ -49,8 +41,7 @@ struct huge_page_allocator {
     template <class U>
     huge_page_allocator(const huge_page_allocator<U>&) noexcept {}
 
-    /// Room for n objects of T: mapped from one huge page's worth of bytes on. Throws
-    /// std::bad_alloc, or std::bad_array_new_length when n * sizeof(T) overflows.
+    /// Throws std::bad_alloc, or std::bad_array_new_length when n * sizeof(T) overflows.
     [[nodiscard]] T* allocate(std::size_t n) {
         if (n > std::numeric_limits<std::size_t>::max() / sizeof(T)) throw std::bad_array_new_length();
         const std::size_t bytes = n * sizeof(T);
@@ -58,8 +49,8 @@ struct huge_page_allocator {
         return static_cast<T*>(::operator new (bytes, std::align_val_t{alignof(T)}));
     }
 
-    /// Frees what allocate(n) returned. (The unsized delete: Clang declares the sized one only
-    /// under -fsized-deallocation.)
+    /// Frees what allocate(n) returned (unsized delete: Clang declares the sized one only under
+    /// -fsized-deallocation).
     void deallocate(T* p, std::size_t n) noexcept {
         const std::size_t bytes = n * sizeof(T);
         if (bytes >= huge_page_bytes) unmap_huge_pages(p, bytes);

@@ -1,16 +1,11 @@
-// bloomkit/os/writer_lock.hpp — one writer at a time per filter file, across programs: save()
-// takes it, and so does every bloomkit command that changes a file (build -o over an existing
-// filter, add, remove, merge, dedup --state) from before it reads the file until its new
-// contents have replaced it. So two writers never both start from the same old file, and
-// neither loses the other's keys: a Python save() beside a `bloomkit add` waits for it.
-// Readers take no lock: a file is only ever replaced by a rename, and a reader keeps the file it
-// opened (an update in place has locks of its own: detail/file_lock.hpp).
+// bloomkit/os/writer_lock.hpp — one writer at a time per filter file, across programs: save() and
+// every command that changes a file hold it from before they read the file until the new contents
+// replace it, so two writers never start from the same old file and lose each other's keys.
+// Readers take no lock: files are replaced by rename, and a reader keeps the file it opened.
 //
-// The lock is flock(2) on the file itself. Since a writer replaces the file, a waiter may wake
-// holding the lock of a file that is no longer at the path: it then locks the new one, so it
-// always starts from the latest contents. A writer that replaces the file and goes on writing
-// (dedup --state saves again and again) locks the new file before it takes the path
-// (lock_replacement, then keep), so no second writer slips in between.
+// flock(2) on the file itself. A waiter may wake holding the lock of a file no longer at the path:
+// it then locks the new one. A writer that goes on writing after a replacement locks the new file
+// before it takes the path (lock_replacement, then keep), so no second writer slips in between.
 #pragma once
 
 #include <fcntl.h>
@@ -46,14 +41,10 @@ public:
     /// What a writer does when another holds the lock.
     enum class if_held { wait, fail };
 
-    /// Locks the file `path` names (following symlinks). If it does not exist yet there is
-    /// nothing to lock, unless `if_missing` is create: then an empty file is made and locked, so
-    /// that a long-running writer excludes a second one before its first save. A lock held by
-    /// another is waited for (`waiting`, if given, is called once a second has gone by, so the
-    /// caller can say why it waits), or with if_held::fail refused at once: file_busy. Throws
-    /// io_error when the file cannot be opened or locked. `polling`, if given, is called every
-    /// few milliseconds for as long as the wait lasts, which then never blocks in the kernel: a
-    /// caller whose signals must stop the wait (an interpreter's Ctrl-C) throws from it.
+    /// Follows symlinks; a missing file is not locked unless `if_missing` creates it. A held lock
+    /// is waited for (`waiting` called after a second) or refused (file_busy). `polling`, called
+    /// every few milliseconds, keeps the wait out of the kernel so a caller's signals can stop it
+    /// by throwing. Throws io_error when the file cannot be opened or locked.
     writer_lock(const std::string& path, if_held held, missing if_missing = missing::leave,
                 const std::function<void()>& waiting = {}, const std::function<void()>& polling = {}) {
         const auto start = std::chrono::steady_clock::now();
@@ -73,16 +64,14 @@ public:
         }
     }
 
-    /// Locks the open file `descriptor`: the new contents of the locked path, before they
-    /// replace it (from the callback of save() or os::replace_file()). Throws io_error.
+    /// The new contents of the locked path, before they replace it (from save()'s callback).
     [[nodiscard]] static file_descriptor lock_replacement(int descriptor, const std::string& path) {
         file_descriptor replacement(::dup(descriptor));
         if (replacement.get() < 0 || ::flock(replacement.get(), LOCK_EX | LOCK_NB) != 0) throw_io("cannot lock", path);
         return replacement;
     }
 
-    /// Holds `replacement` (from lock_replacement) from now on, the file now at the path; the
-    /// replaced file's lock goes with its descriptor.
+    /// Holds `replacement`, now at the path; the replaced file's lock goes.
     void keep(file_descriptor replacement) noexcept { file_ = std::move(replacement); }
 
 private:
@@ -94,8 +83,7 @@ private:
                opened.st_ino == now.st_ino;
     }
 
-    // The file at `path`, open to be locked (made empty first when `if_missing` says so); closed
-    // when there is nothing to lock (no file, or not a regular file).
+    // Closed when there is nothing to lock (no file, or not a regular file).
     static file_descriptor open_to_lock(const std::string& path, missing if_missing) {
         for (;;) {
             // O_NONBLOCK: opening a FIFO must not wait for a writer (replacing one is refused later).
@@ -115,8 +103,6 @@ private:
         }
     }
 
-    // Takes the lock on `file`: polls without blocking until a second has gone by since `start`,
-    // then calls `waiting` and blocks — or, with `polling`, polls on, calling it every time.
     static void take(const file_descriptor& file, const std::string& path, if_held held,
                      std::chrono::steady_clock::time_point start, const std::function<void()>& waiting,
                      const std::function<void()>& polling) {

@@ -16,10 +16,8 @@
 
 namespace bloomkit {
 
-/// How a binary fuse filter's array is cut: `segment_count` segments where a key's first slot
-/// may fall, each `segment_length` slots (a power of two), plus arity - 1 segments more for the
-/// key's other slots, so array_length = (segment_count + arity - 1) · segment_length.
-/// The empty filter (no keys) has no slots at all: every field is 0.
+/// How the array is cut: segment_count segments for a key's first slot, arity - 1 more for its
+/// others. The empty filter has every field 0.
 struct binary_fuse_geometry {
     /// Slots per segment, a power of two up to binary_fuse_max_segment_length.
     std::uint64_t segment_length = 0;
@@ -31,10 +29,10 @@ struct binary_fuse_geometry {
     friend constexpr bool operator==(const binary_fuse_geometry&, const binary_fuse_geometry&) = default;
 };
 
-/// The longest segment: 2^18 slots. Slot offsets take 18 bits each of a 64-bit hash.
+/// 2^18 slots: a slot offset takes 18 bits of a 64-bit hash.
 inline constexpr std::uint64_t binary_fuse_max_segment_length = std::uint64_t{1} << 18;
 
-/// The most keys a filter may be sized for (far beyond any memory; keeps the arithmetic exact).
+/// Far beyond any memory; keeps the arithmetic exact.
 inline constexpr std::uint64_t binary_fuse_max_keys = std::uint64_t{1} << 56;
 
 namespace detail {
@@ -49,25 +47,21 @@ inline void require_fuse_keys(std::uint64_t keys) {
         throw invalid_argument("a binary fuse filter holds at most 2^56 keys, not " + std::to_string(keys));
 }
 
-/// The paper's formulas are fitted for n >= 2 (ln 1 = 0 would divide by zero); one key is
-/// sized like two.
+/// The paper's formulas hold for n >= 2 (ln 1 = 0 would divide by zero).
 inline double fuse_sizing_keys(std::uint64_t keys) noexcept {
     return static_cast<double>(std::max<std::uint64_t>(keys, 2));
 }
 
-/// The size factor of large sets, which small ones approach from above.
 inline constexpr double fuse_floor_size_factor(unsigned arity) noexcept { return arity == 3 ? 1.125 : 1.075; }
 
 }  // namespace detail
 
-/// Slots per segment for `keys` keys: 2^floor(ln n / ln 3.33 + 2.25) for 3-wise,
-/// 2^floor(ln n / ln 2.91 - 0.5) for 4-wise (Graf & Lemire, fitted so that construction
-/// rarely fails), capped at 2^18 (and at least 1). 0 for no keys.
+/// 2^floor(ln n / ln 3.33 + 2.25) for 3-wise, 2^floor(ln n / ln 2.91 - 0.5) for 4-wise (the
+/// paper's fit, so construction rarely fails), in [1, 2^18]; 0 for no keys.
 [[nodiscard]] inline std::uint64_t binary_fuse_segment_length(unsigned arity, std::uint64_t keys) {
     detail::require_fuse_arity(arity);
     detail::require_fuse_keys(keys);
     if (keys == 0) return 0;
-    // A log divided by a log, as in the paper, so the base needs no explaining.
     const double ln_n = std::log(detail::fuse_sizing_keys(keys));
     const double exponent =
         arity == 3 ? std::floor(ln_n / std::log(3.33) + 2.25) : std::floor(ln_n / std::log(2.91) - 0.5);
@@ -75,9 +69,8 @@ inline constexpr double fuse_floor_size_factor(unsigned arity) noexcept { return
     return std::uint64_t{1} << std::clamp(static_cast<int>(exponent), 0, max_exponent);
 }
 
-/// Slots per key the array needs before rounding to whole segments: max(1.125, 0.875 +
-/// 0.25·ln(10^6)/ln n) for 3-wise, max(1.075, 0.77 + 0.305·ln(600000)/ln n) for 4-wise.
-/// Small sets need more room: peeling a few random keys fails more often.
+/// Slots per key before rounding: max(1.125, 0.875 + 0.25·ln(10^6)/ln n) for 3-wise,
+/// max(1.075, 0.77 + 0.305·ln(600000)/ln n) for 4-wise; peeling few keys fails more often.
 [[nodiscard]] inline double binary_fuse_size_factor(unsigned arity, std::uint64_t keys) {
     detail::require_fuse_arity(arity);
     detail::require_fuse_keys(keys);
@@ -86,16 +79,10 @@ inline constexpr double fuse_floor_size_factor(unsigned arity) noexcept { return
     return std::max(detail::fuse_floor_size_factor(arity), fitted);
 }
 
-/// The array for `keys` distinct keys: round(n · size factor) slots, rounded up to whole
-/// segments, of which arity - 1 are the tail every key's last slots may reach.
-///
-/// Once n is large enough for the size factor to reach its floor (1.125 for 3-wise from 10^6
-/// keys, 1.075 for 4-wise from 600,000), rounding up to whole segments is the only space left
-/// to lose, and with the paper's segment length it can cost up to 1% more (3-wise at 1.38M
-/// keys: 1.1365 slots per key). There, while rounding would add more than n/200 slots, the
-/// segments are made half as long (at most twice from n = 10^6 on): the array then rounds more
-/// finely and stays within size factor + 0.005 (1.13 and 1.08). Shorter segments make a peel
-/// fail more often, which costs construction time, never space (docs/design/sizing.md).
+/// round(n · size factor) slots rounded up to whole segments. Once the factor is at its floor,
+/// rounding can cost up to 1% more (3-wise at 1.38M keys: 1.1365 slots per key), so segments are
+/// halved while it would add more than n/200 slots, keeping within factor + 0.005; that makes a
+/// peel fail more often, costing build time, never space (docs/design/sizing.md).
 [[nodiscard]] inline binary_fuse_geometry binary_fuse_geometry_for(unsigned arity, std::uint64_t keys) {
     std::uint64_t segment_length = binary_fuse_segment_length(arity, keys);
     if (keys == 0) return {};
@@ -116,27 +103,18 @@ inline constexpr double fuse_floor_size_factor(unsigned arity) noexcept { return
     return static_cast<double>(g.array_length) * fingerprint_bits / static_cast<double>(keys);
 }
 
-/// How a binary fuse filter derives a key's slots and fingerprint from its digest (the top of
-/// binary_fuse_filter.hpp has both in full); the values are stored in files.
+/// How a key's slots and fingerprint follow from its digest (binary_fuse_filter.hpp); stored in
+/// files.
 enum class binary_fuse_hashing : std::uint8_t {
-    /// Both halves of the 128-bit digest, each remixed by fmix64 with the construction seed:
-    /// the first scheme, of files whose header leaves this field 0. Read, no longer built.
-    remix128 = 0,
-    /// The digest's low 64 bits, remixed once by fmix64 with the construction seed: what
-    /// filters are built with when their hash algorithm is a foreign one (fnv1_64,
-    /// murmur3_128), whose bits are not trusted as they are.
-    remix64 = 1,
-    /// The digest's low 64 bits as they are when the construction seed is the hasher's seed
-    /// (the first attempt: the hash is seeded already), remixed as remix64 otherwise (after a
-    /// retry): what filters are built with when their hash algorithm is a native one.
-    direct64 = 2,
+    remix128 = 0,  ///< both digest halves, each fmix64-remixed with the seed: read, not built
+    remix64 = 1,   ///< the low 64 bits fmix64-remixed with the seed: for foreign hashes
+    direct64 = 2,  ///< the low 64 bits as they are at the hasher's seed, else as remix64
 };
 
 /// The last slot hashing a reader knows.
 inline constexpr binary_fuse_hashing last_binary_fuse_hashing = binary_fuse_hashing::direct64;
 
-/// Everything that describes a built filter besides its hasher and its array: what the file
-/// format stores.
+/// Everything a file stores of a built filter besides its hasher and array.
 struct binary_fuse_parameters {
     /// Slots per key: 3 or 4.
     std::uint32_t arity = 3;
@@ -152,12 +130,8 @@ struct binary_fuse_parameters {
     friend constexpr bool operator==(const binary_fuse_parameters&, const binary_fuse_parameters&) = default;
 };
 
-/// Throws invalid_argument unless `p` describes a filter that can exist: 3- or 4-wise, 8- or
-/// 16-bit fingerprints; for keys, a power-of-two segment length up to 2^18, at least one
-/// segment, array_length = (segment_count + arity - 1) · segment_length without overflow and
-/// no more keys than slots; for no keys, no slots. It does not demand the geometry that
-/// binary_fuse_geometry_for() picks today: a file written where std::log rounds differently,
-/// or by a later sizing rule, must still load.
+/// Throws invalid_argument unless `p` can exist. Not the geometry binary_fuse_geometry_for()
+/// picks: a file written where std::log rounds differently, or by a later rule, must load.
 inline void check_binary_fuse_parameters(const binary_fuse_parameters& p) {
     auto refuse = [](const std::string& why) { throw invalid_argument("inconsistent binary fuse filter: " + why); };
     if ((p.arity != 3 && p.arity != 4) || (p.fingerprint_bits != 8 && p.fingerprint_bits != 16))
@@ -197,8 +171,7 @@ struct binary_fuse_plan {
     [[nodiscard]] double bits_per_key(double n) const noexcept { return static_cast<double>(bytes()) * 8 / n; }
 };
 
-/// The fewest fingerprint bits (8 or 16) whose FPR, 2^-bits, is at most p. Throws
-/// invalid_argument for p outside (0, 1), and below 2^-16.
+/// The fewest (8 or 16) with 2^-bits ≤ p; throws invalid_argument for p outside [2^-16, 1).
 [[nodiscard]] inline std::uint32_t binary_fuse_fingerprint_bits_for(double p) {
     detail::require_probability(p);
     for (const std::uint32_t bits : {8U, 16U})
@@ -207,9 +180,8 @@ struct binary_fuse_plan {
                            show_number(p) + "; use a Bloom filter");
 }
 
-/// A binary fuse filter for n distinct keys at FPR at most p: the fewest fingerprint bits that
-/// reach p (or `fingerprint_bits`, 8 or 16, when given) and the array binary_fuse_geometry_for()
-/// builds. Throws invalid_argument for an arity other than 3 or 4, n < 1, or p out of reach.
+/// For n distinct keys at FPR ≤ p (or with `fingerprint_bits`, when given); throws
+/// invalid_argument for an arity but 3 or 4, n < 1, or p out of reach.
 [[nodiscard]] inline binary_fuse_plan plan_binary_fuse(unsigned arity, double n, double p,
                                                        std::uint32_t fingerprint_bits = 0) {
     detail::require_keys(n);

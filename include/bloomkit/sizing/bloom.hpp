@@ -22,60 +22,83 @@
 
 namespace bloomkit {
 
-/// How a Bloom filter places a key's probes. The numeric values are stored in files.
+/// How a Bloom filter places a key's probes. The numeric values are stored in files; what each
+/// layout is, is bloom_layouts below.
 enum class bloom_layout : std::uint8_t {
     classic = 1,       ///< k probes anywhere in the m bits (k cache lines per key)
     block = 2,         ///< k probes inside one 512-bit block (one cache line per key)
     split_block = 3,   ///< Apache Parquet: 256-bit blocks, one probe in each of 8 32-bit words
-    guava = 4,         ///< Guava's BloomFilter, MURMUR128_MITZ_64 (layouts/guava.hpp): k probes anywhere
-    guava_mitz32 = 5,  ///< Guava's BloomFilter, legacy MURMUR128_MITZ_32
-    dcso = 6,          ///< DCSO's bloom (layouts/dcso.hpp): k probes anywhere
+    guava = 4,         ///< Guava's BloomFilter, MURMUR128_MITZ_64 (layouts/guava.hpp)
+    guava_mitz32 = 5,  ///< Guava's BloomFilter before 17.0, MURMUR128_MITZ_32
+    dcso = 6,          ///< DCSO's bloom (layouts/dcso.hpp)
 };
 
-/// The layouts bloomkit reads and writes for the sake of other programs' filters, sized and
-/// probed as those programs do: they have no bits per block, and their own sizing rules.
-[[nodiscard]] constexpr bool is_foreign(bloom_layout layout) noexcept {
-    return layout == bloom_layout::guava || layout == bloom_layout::guava_mitz32 || layout == bloom_layout::dcso;
+/// What a layout is: everything bloomkit says or checks of one, in one place.
+struct bloom_layout_facts {
+    bloom_layout id;               ///< its code in files
+    std::string_view word;         ///< its name, as parse_bloom_layout() takes it
+    std::string_view summary;      ///< why one would choose it
+    std::string_view filter_name;  ///< how messages name its filter; empty: "<word> Bloom filter"
+    std::uint64_t block_bits;      ///< bits per block; 0 when its probes go anywhere
+    std::uint64_t granularity;     ///< its bit counts are multiples of this
+    std::uint32_t max_hashes;      ///< the most probes per key it takes
+    std::uint32_t fixed_hashes;    ///< the probes per key it always takes; 0 when it varies
+    bool foreign;                  ///< another program's, sized and probed as that program does
+};
+
+/// Every layout, in the order `bloomkit plan` shows them (the default first). Guava's count
+/// of probes is a byte of its stream, DCSO's a field of its header: 255 at most.
+inline constexpr bloom_layout_facts bloom_layouts[] = {
+    {bloom_layout::block, "block", "one cache line per key (the default)", "", 512, 512, max_hashes, 0, false},
+    {bloom_layout::classic, "classic", "fewest bits of the Bloom filters, k cache lines per key", "", 0, 1, max_hashes,
+     0, false},
+    {bloom_layout::split_block, "split-block", "Apache Parquet compatible", "", 256, 256, 8, 8, false},
+    {bloom_layout::guava, "guava", "Guava's BloomFilter, bit for bit (MURMUR128_MITZ_64)", "Guava Bloom filter", 0, 64,
+     255, 0, true},
+    {bloom_layout::guava_mitz32, "guava-mitz32", "Guava's BloomFilter before 17.0 (MURMUR128_MITZ_32)",
+     "Guava Bloom filter (MURMUR128_MITZ_32)", 0, 64, 255, 0, true},
+    {bloom_layout::dcso, "dcso", "DCSO bloom's, bit for bit", "DCSO Bloom filter", 0, 1, 255, 0, true},
+};
+
+/// The facts of a layout code stored in a file, or nullptr for a code no layout has.
+[[nodiscard]] constexpr const bloom_layout_facts* find_layout(std::uint8_t code) noexcept {
+    for (const bloom_layout_facts& facts : bloom_layouts)
+        if (static_cast<std::uint8_t>(facts.id) == code) return &facts;
+    return nullptr;
 }
 
-/// The most probes per key a layout takes: 255 for Guava's (a byte in its stream) and DCSO's;
-/// max_hashes for bloomkit's own.
+/// The facts of `layout`.
+[[nodiscard]] constexpr const bloom_layout_facts& facts_of(bloom_layout layout) noexcept {
+    const bloom_layout_facts* facts = find_layout(static_cast<std::uint8_t>(layout));
+    return facts != nullptr ? *facts : bloom_layouts[0];  // every enumerator is listed
+}
+
+/// Whether the layout is another program's (Guava's, DCSO's), sized and probed as it does.
+[[nodiscard]] constexpr bool is_foreign(bloom_layout layout) noexcept { return facts_of(layout).foreign; }
+
+/// The most probes per key a layout takes.
 [[nodiscard]] constexpr std::uint32_t max_hashes_of(bloom_layout layout) noexcept {
-    return is_foreign(layout) ? 255 : max_hashes;
+    return facts_of(layout).max_hashes;
 }
 
-/// The layout's name ("block", "classic", "split-block", "guava", "guava-mitz32", "dcso"), as
-/// parse_bloom_layout() takes it; "unknown" for a value no enumerator has.
-[[nodiscard]] constexpr std::string_view to_string(bloom_layout layout) noexcept {
-    switch (layout) {
-        case bloom_layout::classic: return "classic";
-        case bloom_layout::block: return "block";
-        case bloom_layout::split_block: return "split-block";
-        case bloom_layout::guava: return "guava";
-        case bloom_layout::guava_mitz32: return "guava-mitz32";
-        case bloom_layout::dcso: return "dcso";
-    }
-    return "unknown";
-}
+/// The layout's name ("block", "split-block", ...), as parse_bloom_layout() takes it.
+[[nodiscard]] constexpr std::string_view to_string(bloom_layout layout) noexcept { return facts_of(layout).word; }
 
 /// The layout named `name` as to_string() names it. Throws invalid_argument for another name.
 [[nodiscard]] inline bloom_layout parse_bloom_layout(std::string_view name) {
-    for (const bloom_layout layout : {bloom_layout::block, bloom_layout::classic, bloom_layout::split_block,
-                                      bloom_layout::guava, bloom_layout::guava_mitz32, bloom_layout::dcso})
-        if (name == to_string(layout)) return layout;
-    throw invalid_argument("unknown layout '" + std::string(name) +
-                           "': choose block, classic, split-block, guava, guava-mitz32 or dcso");
+    std::string choices;
+    for (const bloom_layout_facts& facts : bloom_layouts) {
+        if (name == facts.word) return facts.id;
+        choices += std::string(&facts == std::end(bloom_layouts) - 1 ? " or "
+                               : choices.empty()                     ? ""
+                                                                     : ", ") +
+                   std::string(facts.word);
+    }
+    throw invalid_argument("unknown layout '" + std::string(name) + "': choose " + choices);
 }
 
-/// Bits per block of a layout; 0 for those whose probes go anywhere (classic, the foreign ones).
-[[nodiscard]] constexpr std::uint64_t block_bits(bloom_layout layout) noexcept {
-    switch (layout) {
-        case bloom_layout::block: return 512;
-        case bloom_layout::split_block: return 256;
-        default: break;
-    }
-    return 0;
-}
+/// Bits per block of a layout; 0 for those whose probes go anywhere.
+[[nodiscard]] constexpr std::uint64_t block_bits(bloom_layout layout) noexcept { return facts_of(layout).block_bits; }
 
 /// What plan_bloom() recommends for (n, p): the geometry and the FPR its model predicts at n.
 struct bloom_plan {
@@ -101,11 +124,9 @@ struct bloom_plan {
     }
 }
 
-/// The bit counts a layout takes are multiples of this: its block, 64 for Guava's (whole Java
-/// longs), 1 for classic and DCSO's.
+/// The bit counts a layout takes are multiples of this.
 [[nodiscard]] constexpr std::uint64_t bit_granularity(bloom_layout layout) noexcept {
-    if (layout == bloom_layout::guava || layout == bloom_layout::guava_mitz32) return 64;
-    return std::max<std::uint64_t>(block_bits(layout), 1);
+    return facts_of(layout).granularity;
 }
 
 /// Smallest allowed bit count of a layout at or above `bits`: whole blocks (at least one), or

@@ -1,7 +1,5 @@
-// bloomkit/sizing/by_memory.hpp — sizing by a memory budget instead of a rate or a count: the
-// lowest rate, or the most keys, at which a kind's plan fits in so many bytes. A bisection over
-// any plan, since every kind's size grows as p shrinks and as n grows; kinds.hpp applies it to
-// the kinds of the registry.
+// bloomkit/sizing/by_memory.hpp — sizing by a memory budget: the lowest rate, or the most keys,
+// whose plan fits, by bisection (every kind's size grows as p shrinks and n grows).
 #pragma once
 
 #include <cmath>
@@ -12,10 +10,8 @@
 
 namespace bloomkit {
 
-/// The lowest target FPR at which `bytes_for(p)` (the bytes a filter for the keys needs at rate
-/// p; throws invalid_argument where no filter reaches p) fits in `bytes`, to a relative precision
-/// of 0.1% (a bisection of log p). Throws invalid_argument naming `what` ("a block Bloom filter
-/// for 1e6 keys") when even p = 1/2 does not fit.
+/// The lowest p, to 0.1%, whose `bytes_for(p)` fits (it throws invalid_argument where no filter
+/// reaches p); throws invalid_argument naming `what` when even p = 1/2 does not fit.
 template <class BytesFor>
 [[nodiscard]] double fpr_for_memory(std::uint64_t bytes, BytesFor bytes_for, const std::string& what) {
     const auto fits = [&](double p) {
@@ -37,9 +33,7 @@ template <class BytesFor>
     return loose;
 }
 
-/// The most keys n for which `bytes_for(n)` (the bytes a filter for n keys needs at the target
-/// rate) fits in `bytes` (a bisection over n). Throws invalid_argument naming `what` ("a block
-/// Bloom filter at p = 0.01") when not even one key fits.
+/// The most n whose `bytes_for(n)` fits; throws invalid_argument naming `what` when no key fits.
 template <class BytesFor>
 [[nodiscard]] std::uint64_t keys_for_memory(std::uint64_t bytes, BytesFor bytes_for, const std::string& what) {
     const auto fits = [&](double n) {

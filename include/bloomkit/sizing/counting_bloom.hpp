@@ -1,11 +1,10 @@
 // bloomkit/sizing/counting_bloom.hpp — sizing a counting Bloom filter (Fan, Cao, Almeida & Broder
 // 2000, "Summary Cache").
 //
-// Every bit becomes a 4-bit counter, 128 counters to a 512-bit block. A counter is nonzero
-// exactly where a Bloom filter with one bit per counter would have its bit set, so the exact
-// blocked model (sizing/models.hpp) holds unchanged with B = 128 positions per block. Four
-// times the bits of a Bloom filter, and more: 128-position blocks load less evenly than 512-bit
-// ones, so they need more positions per key (10.8 at 1%, against 9.9 for 512-bit blocks).
+// A counter is nonzero exactly where a Bloom filter with a bit per counter has its bit set, so the
+// exact blocked model (sizing/models.hpp) holds with B = 128 positions per 512-bit block. That
+// costs more than four times a Bloom filter's bits: 128-position blocks load less evenly, so they
+// need more positions per key (10.8 at 1%, against 9.9 for 512-bit blocks).
 #pragma once
 
 #include <cmath>
@@ -22,7 +21,7 @@ namespace bloomkit {
 /// Counters per block: 512 bits of 4-bit counters, one cache line.
 inline constexpr std::uint32_t counting_block_counters = 128;
 
-/// Number of 4-bit counters (a multiple of 128) and probes per key of a counting Bloom filter.
+/// 4-bit counters and probes per key of a counting Bloom filter.
 struct counting_geometry {
     /// 4-bit counters, whole blocks of counting_block_counters.
     std::uint64_t counters = 0;
@@ -32,7 +31,7 @@ struct counting_geometry {
     friend constexpr bool operator==(const counting_geometry&, const counting_geometry&) = default;
 };
 
-/// What plan_counting_bloom() recommends for (n, p): the geometry and its modelled FPR at n.
+/// What plan_counting_bloom() recommends for (n, p).
 struct counting_plan {
     /// The fewest counters (and the k for them) whose modelled FPR at n is at most p.
     counting_geometry geometry;
@@ -46,15 +45,13 @@ struct counting_plan {
     [[nodiscard]] std::uint64_t bytes() const noexcept { return geometry.counters / 2; }
 };
 
-/// The modelled FPR of a counting Bloom filter holding n keys (distinct keys: a key inserted
-/// twice makes no more counters nonzero than once).
+/// At n distinct keys (a key inserted twice makes no more counters nonzero).
 [[nodiscard]] inline double counting_fpr(double n, counting_geometry g) {
     if (n <= 0) return 0.0;
     return blocked_fpr(n, static_cast<double>(g.counters), g.hashes, counting_block_counters);
 }
 
-/// Smallest allowed counter count at or above `counters`: whole blocks, at least one. Throws
-/// when the filter's bits (4 per counter) would not fit in 64 bits.
+/// Whole blocks, at least one; throws when the bits would not fit in 64 bits.
 [[nodiscard]] inline std::uint64_t round_counters(std::uint64_t counters) {
     constexpr std::uint64_t limit = (std::uint64_t{1} << 62) - counting_block_counters;  // whole blocks below 2^64 bits
     if (counters > limit)
@@ -64,8 +61,8 @@ struct counting_plan {
     return std::max<std::uint64_t>(blocks, 1) * counting_block_counters;
 }
 
-/// The counting geometry with the fewest counters whose modelled FPR at n keys is at most p.
-/// Throws invalid_argument for n < 1, p outside (0, 1) or NaN, and beyond 2^64 bits.
+/// The fewest counters meeting p at n keys; invalid_argument for n < 1, p outside (0, 1) or NaN,
+/// and beyond 2^64 bits.
 [[nodiscard]] inline counting_plan plan_counting_bloom(double n, double p) {
     detail::require_keys(n);
     detail::require_probability(p);
@@ -79,8 +76,7 @@ struct counting_plan {
     return {g, counting_fpr(n, g)};
 }
 
-/// Distinct keys a counting filter holds, estimated from its number of nonzero counters as
-/// estimate_keys() does for a block Bloom filter; +infinity when no counter is zero.
+/// Distinct keys from the nonzero counters, as estimate_keys(); +infinity when none is zero.
 [[nodiscard]] inline double estimate_counting_keys(counting_geometry g, std::uint64_t nonzero_counters) noexcept {
     if (nonzero_counters == 0 || g.counters == 0) return 0.0;
     if (nonzero_counters >= g.counters) return std::numeric_limits<double>::infinity();

@@ -19,14 +19,11 @@ inline constexpr std::uint32_t cuckoo_bucket_size = 4;
 /// Relocations an insert may make before it parks the last victim in the stash.
 inline constexpr std::uint32_t cuckoo_max_kicks = 500;
 
-/// The load that sizing starts from: cuckoo_buckets_for() takes the fewest buckets at most
-/// this full with n keys, then adds a margin. With b = 4, walks first fail at 95.3–96.4% load
-/// in tables of a million keys (and the stash takes one key more), so n keys would fit there.
-/// Small tables vary more: sized at exactly 95% for n ≤ 1,000 keys, about 1 in 100–700 of them
-/// reported full (losing nothing) before taking all n random keys; hence the margin.
+/// The load sizing starts from, below where walks first fail with b = 4 in large tables;
+/// cuckoo_buckets_for() adds a margin for small ones (docs/design/cuckoo.md, "Sizing margin").
 inline constexpr double cuckoo_max_load = 0.95;
 
-/// The largest bucket count: keeps every byte offset and size well inside 64 bits.
+/// Keeps every byte offset and size well inside 64 bits.
 inline constexpr std::uint64_t cuckoo_max_buckets = std::uint64_t{1} << 58;
 
 /// Number of buckets (1 to 2^58, any count) and fingerprint bits (8, 12 or 16) of a cuckoo filter.
@@ -39,8 +36,7 @@ struct cuckoo_geometry {
     friend constexpr bool operator==(const cuckoo_geometry&, const cuckoo_geometry&) = default;
 };
 
-/// Words (64-bit) holding a table of this geometry: the buckets, plus the padding that keeps
-/// the last bucket's 64-bit window in bounds.
+/// The buckets, padded so the last bucket's 64-bit window stays in bounds.
 [[nodiscard]] constexpr std::uint64_t cuckoo_word_count(cuckoo_geometry g) noexcept {
     if (g.buckets == 0) return 0;
     const std::uint64_t last_window_end = (g.buckets - 1) * (g.fingerprint_bits / 2) + 8;  // bytes
@@ -49,8 +45,7 @@ struct cuckoo_geometry {
 
 /// What plan_cuckoo() recommends for (n, p), and the FPR the model predicts at n keys.
 struct cuckoo_plan {
-    /// The fewest buckets that hold n keys (cuckoo_buckets_for()), with the fingerprint bits
-    /// asked for or the fewest that meet p.
+    /// cuckoo_buckets_for(n), with the bits asked for or the fewest that meet p.
     cuckoo_geometry geometry;
     /// cuckoo_fpr() at the load n keys give.
     double fpr = 0;
@@ -60,18 +55,16 @@ struct cuckoo_plan {
     [[nodiscard]] double bits_per_key(double n) const noexcept { return static_cast<double>(bytes()) * 8 / n; }
 };
 
-/// The FPR of a cuckoo filter with f-bit fingerprints whose slots are a fraction `load` full:
-/// a query compares its fingerprint with the 2b slots of its two buckets, each holding a
-/// fingerprint with probability `load`, equal to the query's with probability 1/(2^f - 1)
-/// (fingerprints are uniform over the nonzero values). At load 1 this is the bound the
-/// filter never exceeds, ≈ 2b / 2^f. (The one-slot stash adds ~2/(buckets · 2^f): ignored.)
+/// A query meets 2b slots, each full with probability `load` and equal with probability
+/// 1/(2^f - 1) (fingerprints are nonzero). At load 1, the bound ≈ 2b / 2^f; the stash's
+/// ~2/(buckets · 2^f) is ignored.
 [[nodiscard]] inline double cuckoo_fpr(std::uint32_t fingerprint_bits, double load) noexcept {
     const double fingerprints = std::ldexp(1.0, static_cast<int>(fingerprint_bits)) - 1;
     return -std::expm1(2.0 * cuckoo_bucket_size * load * std::log1p(-1.0 / fingerprints));
 }
 
-/// The fewest fingerprint bits (8, 12 or 16) whose FPR stays at most p however full the table
-/// gets. Throws invalid_argument for p outside (0, 1), and below what 16 bits give (~0.0122%).
+/// The fewest (8, 12, 16) with FPR ≤ p at any load; invalid_argument for p outside (0, 1) or below
+/// what 16 bits give (~0.0122%).
 [[nodiscard]] inline std::uint32_t cuckoo_fingerprint_bits_for(double p) {
     detail::require_probability(p);
     for (const std::uint32_t bits : {8U, 12U, 16U})
@@ -80,13 +73,9 @@ struct cuckoo_plan {
                            " (16-bit fingerprints); for p = " + show_number(p) + " use a Bloom filter");
 }
 
-/// Buckets that hold n keys: ceil(n / 3.8) — a load of at most cuckoo_max_load — plus
-/// ceil(sqrt) of that. The 95% a big table reaches is an average; a small one fluctuates around
-/// it (sized at exactly 95%, about 1% of filters for n <= 200 refused one of their n keys).
-/// The sqrt margin covers the fluctuation, which shrinks as 1/sqrt(B): with n <= 1000 and
-/// 8-bit fingerprints about 1 filter in a million still refuses a key (4 in 4.3 million
-/// trials; none in 300,000 each at 12 and 16 bits), for 0.2% more memory at n = 1M. Throws
-/// invalid_argument for n < 1 (or NaN) and beyond cuckoo_max_buckets.
+/// ceil(n / 3.8) (cuckoo_max_load) plus its ceil(sqrt): a small table's achievable load fluctuates
+/// around 95% as 1/sqrt(B) (docs/design/cuckoo.md, "Sizing margin"). Throws invalid_argument for
+/// n < 1 (or NaN) and beyond cuckoo_max_buckets.
 [[nodiscard]] inline std::uint64_t cuckoo_buckets_for(double n) {
     detail::require_keys(n);
     const double at_max_load = std::max(1.0, std::ceil(n / (cuckoo_max_load * cuckoo_bucket_size)));
@@ -96,8 +85,7 @@ struct cuckoo_plan {
     return static_cast<std::uint64_t>(buckets);
 }
 
-/// Throws invalid_argument unless a table of this geometry can exist: fingerprints of 8, 12 or
-/// 16 bits, and 1 to 2^58 buckets (any count: the mod-B pairing needs no power of two).
+/// Throws invalid_argument unless 8-, 12- or 16-bit fingerprints and 1 to 2^58 buckets.
 inline void check_cuckoo_geometry(cuckoo_geometry g) {
     const std::uint32_t f = g.fingerprint_bits;
     if (f != 8 && f != 12 && f != 16)
@@ -106,9 +94,7 @@ inline void check_cuckoo_geometry(cuckoo_geometry g) {
         throw invalid_argument("a cuckoo filter has 1 to 2^58 buckets, not " + std::to_string(g.buckets));
 }
 
-/// The smallest cuckoo filter that holds n keys with an FPR of at most p (at any load). With
-/// `fingerprint_bits` (8, 12 or 16) given, fingerprints of that length whatever p asks (the
-/// plan's fpr says what they reach).
+/// The smallest holding n keys at FPR ≤ p at any load, or with `fingerprint_bits` whatever p asks.
 [[nodiscard]] inline cuckoo_plan plan_cuckoo(double n, double p, std::uint32_t fingerprint_bits = 0) {
     const std::uint32_t bits = fingerprint_bits != 0 ? fingerprint_bits : cuckoo_fingerprint_bits_for(p);
     const std::uint64_t buckets = cuckoo_buckets_for(n);

@@ -1,6 +1,4 @@
-// bloomkit/sizing/dcso.hpp — how DCSO's bloom sizes a filter (bloom.go, Initialize(n, p)), to
-// the bit, so that `bloomkit build --format dcso -n N -p P` makes the file `bloom create -n N
-// -p P` makes:
+// bloomkit/sizing/dcso.hpp — DCSO bloom's sizing (bloom.go, Initialize(n, p)), to the bit:
 //
 //   m = |⌈n·ln p / (ln 2)²⌉|      the ceiling of a negative number: ⌊n·|ln p| / (ln 2)²⌋
 //   k = ⌈ln 2 · m / n⌉
@@ -17,9 +15,8 @@
 
 namespace bloomkit {
 
-/// The geometry DCSO's Initialize(n, p) gives (n ≥ 1, 0 < p < 1, checked by the caller). Throws
-/// invalid_argument where it would give no bits (a rate so loose that m rounds to 0, on which
-/// DCSO's own tool divides by zero) or more than 255 probes.
+/// For n ≥ 1, 0 < p < 1 (checked by the caller); throws invalid_argument for no bits (DCSO would
+/// divide by zero) or more than 255 probes.
 [[nodiscard]] inline bloom_geometry dcso_geometry(double n, double p) {
     const double ln2 = std::log(2.0);
     const double m = std::fabs(std::ceil(n * std::log(p) / (ln2 * ln2)));

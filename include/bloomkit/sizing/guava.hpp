@@ -1,16 +1,13 @@
-// bloomkit/sizing/guava.hpp — how Guava's BloomFilter.create(funnel, n, p) sizes a filter, to
-// the bit, so that a filter made here from (n, p) is the filter a Java program makes from them
-// (Guava 18 to 33.3, Debian's 31.1; BloomFilter.java optimalNumOfBits and
-// optimalNumOfHashFunctions):
+// bloomkit/sizing/guava.hpp — Guava's BloomFilter.create(funnel, n, p) sizing, to the bit (Guava
+// 18 to 33.3; BloomFilter.java optimalNumOfBits and optimalNumOfHashFunctions):
 //
 //   m = (long)(-n·ln p / (ln 2)²)            truncated, from the double
 //   words = ⌈m / 64⌉, bits = 64·words         a long[] of that many words, every bit probed
 //   k = max(1, Math.round(m / n · ln 2))      from the unrounded m
 //
-// Java's Math.log and glibc's log agree on every (n, p) checked (500,000 of them); a filter
-// whose k and size must match a Java peer exactly whatever happens can also be made from its
-// geometry. (Guava after 33.3 computes k = round(-ln p / ln 2); the two differ only for a
-// handful of n ≤ 5.)
+// Java's Math.log and glibc's log agreed on all 500,000 (n, p) checked; to match a Java peer
+// whatever happens, make the filter from its geometry. (Guava after 33.3 takes k = round(-ln p /
+// ln 2), which differs only for a handful of n ≤ 5.)
 #pragma once
 
 #include <algorithm>
@@ -24,8 +21,7 @@
 namespace bloomkit {
 
 namespace detail {
-/// Java's Math.round(double) for the non-negative values sizing rounds: the nearest integer,
-/// halves up.
+/// Java's Math.round for non-negative values: halves up.
 [[nodiscard]] inline double java_round(double x) noexcept {
     const double whole = std::floor(x);
     return x - whole >= 0.5 ? whole + 1 : whole;

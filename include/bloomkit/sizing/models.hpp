@@ -1,17 +1,13 @@
 // bloomkit/sizing/models.hpp — the false-positive models every Bloom-family filter is sized
 // with, and the numerical machinery they share. Pure functions, no allocation.
 //
-// Models (see docs/design/sizing.md for the derivations and measurements):
-//  * classic (Bloom 1970): FPR = (1 - (1 - 1/m)^(k·n))^k, computed without the usual
-//    e^(-kn/m) shortcut, which is optimistic by a hair.
-//  * blocked (Putze, Sanders & Singler 2007): all k probes of a key land in one block of B
-//    positions. The number of keys in a block is Poisson with mean λ = n·B/m, so
-//    FPR = Σ_i Poisson(i; λ) · F(i), F(i) the FPR of a block holding i keys. bloomkit computes
-//    F(i) = E[(S/B)^k] exactly, S being the number of positions k·i uniform probes set (a
-//    Markov chain over S): the usual mean-fill model (1 - (1 - 1/B)^(k·i))^k is 1–2% optimistic,
-//    and the filters are sized so that the *measured* FPR meets the target.
-//  * split block (Apache Parquet): blocks of eight 32-bit words, one bit per word, so k = 8
-//    and the inner term is (1 - (1 - 1/32)^i)^8.
+// Models (derivations: docs/design/sizing.md):
+//  * classic (Bloom 1970): (1 - (1 - 1/m)^(k·n))^k, without the e^(-kn/m) shortcut, which is
+//    optimistic by a hair.
+//  * blocked (Putze, Sanders & Singler 2007): a block's load is Poisson with mean λ = n·B/m, so
+//    FPR = Σ_i Poisson(i; λ) · F(i), F(i) the FPR of a block holding i keys, computed exactly (the
+//    usual mean-fill model is 1–2% optimistic, and the filters must meet the target as measured).
+//  * split block (Apache Parquet): one bit in each of eight 32-bit words, (1 - (1 - 1/32)^i)^8.
 #pragma once
 
 #include <algorithm>
@@ -58,8 +54,7 @@ inline double poisson_pmf(double lambda, double i) noexcept {
     return std::exp(i * std::log(lambda) - lambda - std::lgamma(i + 1));
 }
 
-/// FPR of a key whose block holds `load` keys, each setting `probes` bits chosen uniformly
-/// among `range` bits, when a query tests `probes` such bits.
+/// `load` keys each set `probes` uniform bits of `range`; a query tests `probes` such bits.
 inline double loaded_block_fpr(double load, double probes, double range) noexcept {
     const double unset = std::exp(probes * load * std::log1p(-1.0 / range));
     return std::pow(1.0 - unset, probes);
@@ -69,8 +64,7 @@ inline double loaded_block_fpr(double load, double probes, double range) noexcep
 /// add less than 1e-15.
 inline double poisson_spread(double lambda) noexcept { return 9.0 * std::sqrt(lambda) + 20.0; }
 
-/// Σ_i Poisson(i; λ) · f(i), over the terms that matter (see poisson_spread). The probabilities
-/// come from one lgamma and the recurrence P(i+1) = P(i)·λ/(i+1).
+/// Σ_i Poisson(i; λ) · f(i) over the terms that matter, by one lgamma and P(i+1) = P(i)·λ/(i+1).
 template <class F>
 double poisson_expectation(double lambda, F f) noexcept {
     if (lambda == 0) return f(0.0);
@@ -86,16 +80,15 @@ double poisson_expectation(double lambda, F f) noexcept {
     return sum;
 }
 
-/// FPR of a blocked filter by the mean-fill model: Σ_i Poisson(i; λ) · (1 - (1 - 1/B)^(k·i))^k.
-/// Cheap, and 1–2% optimistic; plan_bloom() searches with it, then settles with the exact one.
+/// Mean-fill model, Σ_i Poisson(i; λ) · (1 - (1 - 1/B)^(k·i))^k: cheap, 1–2% optimistic; plan_bloom()
+/// searches with it, then settles with the exact one.
 inline double blocked_fpr_mean_fill(double lambda, double k, double block) noexcept {
     return poisson_expectation(lambda, [&](double load) { return loaded_block_fpr(load, k, block); });
 }
 
-/// The exact blocked FPR: Σ_i Poisson(i; λ) · E[(S_i/B)^k], where S_i is the number of distinct
-/// bits that k·i independent uniform probes set in a block of B bits. The distribution of S
-/// evolves as a Markov chain, one probe at a time: an occupied bit is hit with probability
-/// s/B (S stays), a clear one otherwise (S grows by one). Cost: O(k · i_max · B).
+/// Σ_i Poisson(i; λ) · E[(S_i/B)^k], S_i the bits k·i uniform probes set in B: a Markov chain,
+/// each probe hitting a set bit with probability s/B (S stays) or a clear one (S + 1).
+/// O(k · i_max · B).
 inline double blocked_fpr_exact(double lambda, std::uint32_t k, std::uint32_t block) {
     const double spread = poisson_spread(lambda);
     const auto first = static_cast<std::uint64_t>(std::max(0.0, std::floor(lambda - spread)));
@@ -167,14 +160,13 @@ double solve_lambda(F fpr_of, double p, double guess) {
 }
 }  // namespace detail
 
-/// Classic Bloom filter FPR with n keys, m bits, k probes: (1 - (1 - 1/m)^(k·n))^k.
+/// Classic Bloom filter FPR with n keys, m bits, k probes.
 [[nodiscard]] inline double classic_fpr(double n, double m, double k) noexcept {
     if (m <= 1) return 1.0;
     return detail::loaded_block_fpr(n, k, m);
 }
 
-/// Blocked Bloom filter FPR (k probes in one block of B bits): Poisson block loads, and the
-/// exact distribution of a block's fill (see the top of this file).
+/// Blocked Bloom filter FPR: k probes in one block of B bits.
 [[nodiscard]] inline double blocked_fpr(double n, double m, std::uint32_t k, std::uint32_t block) {
     return detail::blocked_fpr_exact(n * block / m, k, block);
 }
@@ -187,25 +179,21 @@ double solve_lambda(F fpr_of, double p, double guess) {
 
 namespace detail {
 
-/// The probe counts worth trying for target p: the optimum sits near log2(1/p) for classic
-/// and a little below it for blocked layouts; the band is generous around both.
+/// The optimum sits near log2(1/p) for classic and a little below for blocked: a generous band.
 inline std::pair<std::uint32_t, std::uint32_t> hash_count_band(double p) noexcept {
     const double ideal_k = -std::log2(p);
     return {static_cast<std::uint32_t>(std::max(1.0, std::floor(ideal_k / 2) - 1)),
             static_cast<std::uint32_t>(std::min<double>(max_hashes, std::ceil(ideal_k * 1.5) + 2))};
 }
 
-/// A first guess at the load λ (keys per block of `block` positions) that reaches p: the block
-/// divided by the classic ideal bits per key. solve_lambda() brackets the true λ from it.
+/// The block divided by the classic ideal bits per key; solve_lambda() brackets λ from it.
 inline double load_guess(double p, std::uint64_t block) noexcept {
     const double bits_per_key = -std::log(p) / (std::log(2.0) * std::log(2.0));
     return static_cast<double>(block) / bits_per_key;
 }
 
-/// For target p and blocks of `block` positions, each key probing k of them uniformly: the k
-/// and the largest load λ whose exact FPR is at most p. Ranks k by the cheap mean-fill model
-/// around log2(1/p); settles the two best with the exact model, which asks a few percent more
-/// bits and never reorders distant k. A few milliseconds: callers remember the answer.
+/// The k and the largest λ whose exact FPR is at most p: ranks k by the mean-fill model, settles
+/// the two best exactly (the models never reorder distant k). Expensive: callers memoise it.
 inline std::pair<std::uint32_t, double> best_blocked_probes(double p, std::uint32_t block) {
     const double guess = load_guess(p, block);
     const auto [first_k, last_k] = hash_count_band(p);
@@ -223,9 +211,7 @@ inline std::pair<std::uint32_t, double> best_blocked_probes(double p, std::uint3
     return best;
 }
 
-/// Remembers the answers of an expensive function of a key (the best (k, λ) for a target p:
-/// independent of n, a few milliseconds of model evaluations the first time), thread-safely
-/// and in bounded memory whatever the callers ask.
+/// A thread-safe memo of an expensive function, in bounded memory whatever the callers ask.
 template <class Key, class Value>
 class memo {
 public:
@@ -247,9 +233,8 @@ private:
     std::map<Key, Value> known_;
 };
 
-/// Keys in z = m/B blocks of B positions, X of the m positions set, when each key sets k
-/// uniform positions of its block (see estimate_keys): n = -z·ln(1 - X/m) / (1 - (1 - 1/B)^k),
-/// given clear_fraction_log = ln(1 - X/m). The callers handle X = 0 and X = m.
+/// n = -z·ln(1 - X/m) / (1 - (1 - 1/B)^k) for z = m/B blocks, X of m positions set, given
+/// clear_fraction_log = ln(1 - X/m). The callers handle X = 0 and X = m.
 inline double blocked_key_estimate(double m, double block, std::uint32_t k, double clear_fraction_log) noexcept {
     return -(m / block) * clear_fraction_log / -std::expm1(k * std::log1p(-1.0 / block));
 }

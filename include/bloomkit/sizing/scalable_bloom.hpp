@@ -2,10 +2,8 @@
 // Baquero, Preguiça & Hutchison, "Scalable Bloom Filters", IPL 101(6), 2007), and what holding
 // n keys costs.
 //
-// Stage i holds capacity_i keys at FPR target fpr_i: capacity_0 = the initial capacity,
-// capacity_(i+1) = ⌈capacity_i · growth⌉; fpr_0 = p·(1 - tightening), fpr_(i+1) =
-// fpr_i · tightening. An absent key is a false positive when some stage errs, with probability
-// 1 - Π(1 - fpr_i) ≤ Σ fpr_i < fpr_0 / (1 - tightening) = p, however many stages open. Each
+// capacity_(i+1) = ⌈capacity_i · growth⌉, fpr_0 = p·(1 - tightening), fpr_(i+1) = fpr_i ·
+// tightening, so the compound FPR 1 - Π(1 - fpr_i) ≤ Σ fpr_i < p however many stages open. Each
 // stage is a block Bloom filter sized by plan_bloom().
 #pragma once
 
@@ -24,20 +22,18 @@ namespace bloomkit {
 /// The largest growth factor a scalable filter accepts.
 inline constexpr double scalable_max_growth = 16;
 
-/// The most stages a scalable filter may have: with growth 2 that is 2^4095 times its initial
-/// capacity, far past any memory; what a file may declare, and a filter refuses to grow past.
+/// With growth 2, 2^4095 times the initial capacity: far past any memory; a bound files are held to.
 inline constexpr std::uint32_t scalable_max_stages = 4096;
 
-/// What fixes a scalable filter's chain of stages: the first stage's capacity, the FPR bound
-/// of the whole filter, and how each stage follows from the one before.
+/// What fixes a scalable filter's chain of stages.
 struct scalable_parameters {
     /// Keys the first stage is sized for.
     std::uint64_t initial_capacity = 0;
-    /// p: the bound on the FPR of the whole filter, however many stages it opens.
+    /// p: the bound on the whole filter's FPR.
     double fpr = 0;
-    /// Each stage holds this many times the keys of the one before (scalable_options::growth).
+    /// Each stage's capacity over the one before's.
     double growth = 2.0;
-    /// Each stage's FPR target is this times the one before's (scalable_options::tightening).
+    /// Each stage's FPR target over the one before's.
     double tightening = 0.5;
     /// Every field equal.
     friend constexpr bool operator==(const scalable_parameters&, const scalable_parameters&) = default;
@@ -75,9 +71,8 @@ inline void check_scalable_parameters(const scalable_parameters& params) {
     return {params.initial_capacity, params.fpr * (1 - params.tightening)};
 }
 
-/// The stage after `previous`. Products of doubles are correctly rounded, so every machine
-/// computes the same chain (a file's stages are checked against it). Throws invalid_argument
-/// when the capacity would exceed 2^63 keys.
+/// Correctly rounded products, so every machine computes the chain files are checked against;
+/// throws invalid_argument past 2^63 keys.
 [[nodiscard]] inline scalable_stage_plan scalable_next_stage(const scalable_parameters& params,
                                                              scalable_stage_plan previous) {
     const double capacity = std::ceil(static_cast<double>(previous.capacity) * params.growth);
@@ -85,8 +80,7 @@ inline void check_scalable_parameters(const scalable_parameters& params) {
     return {static_cast<std::uint64_t>(capacity), previous.fpr * params.tightening};
 }
 
-/// What holding n keys costs a scalable filter: the stages it opens on the way, each sized by
-/// plan_bloom(), and the compound FPR modelled at n.
+/// What holding n keys costs a scalable filter.
 struct scalable_plan {
     /// The stages n keys open, first to last.
     std::vector<scalable_stage_plan> stages;
@@ -103,9 +97,8 @@ struct scalable_plan {
     [[nodiscard]] double bits_per_key(double n) const noexcept { return static_cast<double>(bytes()) * 8 / n; }
 };
 
-/// The stages a scalable filter of these parameters opens to hold n keys (every stage but the
-/// last full, the last holding the rest), and its modelled FPR then. Throws invalid_argument
-/// for impossible parameters, n < 1, or more than scalable_max_stages stages.
+/// Every stage but the last full. Throws invalid_argument for impossible parameters, n < 1, or
+/// more than scalable_max_stages stages.
 [[nodiscard]] inline scalable_plan plan_scalable_bloom(double n, const scalable_parameters& params) {
     detail::require_keys(n);
     check_scalable_parameters(params);
@@ -133,14 +126,11 @@ namespace detail {
 /// A stage's entry in the table that starts a scalable filter's stored form (docs/FORMAT.md).
 inline constexpr std::uint64_t scalable_stage_entry_bytes = 64;
 
-/// Where a stage's words start in the stored form: the next 64-byte boundary at or after `end`,
-/// the end of the item before it.
+/// The next 64-byte boundary at or after `end`.
 inline std::uint64_t scalable_stage_offset(std::uint64_t end) noexcept { return (end + 63) / 64 * 64; }
 
-/// The stored size of stages of these sizes in bytes: the table of entries, then each stage's
-/// words at a 64-byte aligned offset — what a memory budget counts and a file's payload holds.
-/// bytes_of(i) is stage i's size. (A callable, not a range view: Clang 14 cannot compile
-/// libstdc++ 12's views.)
+/// The table of entries, then each stage's words 64-byte aligned; bytes_of(i) is stage i's size
+/// (a callable: Clang 14 cannot compile libstdc++ 12's views).
 template <class BytesOf>
 std::uint64_t scalable_payload_size(std::size_t stages, const BytesOf& bytes_of) {
     std::uint64_t size = stages * scalable_stage_entry_bytes;

@@ -9,7 +9,9 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include "bloomkit/any_filter.hpp"
@@ -29,126 +31,6 @@ struct info_options {
     bool verify = false;
 };
 
-/// One line of the human output, and its JSON member.
-struct field {
-    std::string label, text, json_name, json_value;
-};
-
-std::string number(std::uint64_t value) { return std::to_string(value); }
-
-/// Collects the fields of the description.
-class fields_builder {
-public:
-    void add(std::string label, std::string text, std::string json_name, std::string json_value) {
-        fields_.push_back({std::move(label), std::move(text), std::move(json_name), std::move(json_value)});
-    }
-    std::vector<field> take() { return std::move(fields_); }
-
-private:
-    std::vector<field> fields_;
-};
-
-// The kind-specific description: what it is, its parameters. Any kind of the registry (kinds.hpp)
-// is described by its name; the overloads below add what info knows to say of each kind's
-// parameters. Everything but a scalable filter's stages comes from the header.
-
-template <class Filter>
-void describe(const Filter&, const file_header&, fields_builder& out) {
-    out.add("kind", kind_traits<Filter>::name(), "", "");
-}
-
-template <class Layout>
-void describe(const basic_bloom_filter<Layout>&, const file_header& h, fields_builder& out) {
-    out.add("kind",
-            is_foreign(h.layout) ? kind_traits<basic_bloom_filter<Layout>>::name()
-                                 : fmt::format("Bloom filter, {} layout", to_string(h.layout)),
-            "layout", json_string(to_string(h.layout)));
-    out.add("size", fmt::format("{} bits, {} hash probes per key", h.geometry.bits, h.geometry.hashes), "bits",
-            number(h.geometry.bits));
-    out.add("", "", "hashes", number(h.geometry.hashes));
-    out.add("fill",
-            fmt::format("{:.2f}% of bits set",
-                        100.0 * static_cast<double>(h.set_bits) / static_cast<double>(h.geometry.bits)),
-            "set_bits", number(h.set_bits));
-}
-
-void describe(const counting_bloom_filter&, const file_header& h, fields_builder& out) {
-    out.add("kind", "counting Bloom filter (deletes), blocks of 128 4-bit counters", "", "");
-    out.add("size", fmt::format("{} counters, {} probes per key", h.counting.counters, h.counting.hashes), "counters",
-            number(h.counting.counters));
-    out.add("", "", "hashes", number(h.counting.hashes));
-    out.add("fill",
-            fmt::format("{:.2f}% of counters nonzero",
-                        100.0 * static_cast<double>(h.set_bits) / static_cast<double>(h.counting.counters)),
-            "nonzero_counters", number(h.set_bits));
-}
-
-void describe(const cuckoo_filter&, const file_header& h, fields_builder& out) {
-    out.add("kind",
-            fmt::format("cuckoo filter (deletes), {}-bit fingerprints, buckets of 4", h.cuckoo.fingerprint_bits),
-            "fingerprint_bits", number(h.cuckoo.fingerprint_bits));
-    out.add("size",
-            fmt::format("{} buckets, {:.1f}% full{}", h.cuckoo.buckets,
-                        100.0 * static_cast<double>(h.inserted_count) / (4.0 * static_cast<double>(h.cuckoo.buckets)),
-                        h.stash.occupied() ? ", one fingerprint in the stash (full)" : ""),
-            "buckets", number(h.cuckoo.buckets));
-    out.add("", "", "stash_occupied", h.stash.occupied() ? "true" : "false");
-}
-
-void describe(const scalable_bloom_filter& filter, const file_header& h, fields_builder& out) {
-    out.add("kind",
-            fmt::format("scalable Bloom filter (grows): growth {:g}, tightening {:g}", h.scalable.growth,
-                        h.scalable.tightening),
-            "growth", json_number(h.scalable.growth));
-    out.add("", "", "tightening", json_number(h.scalable.tightening));
-    std::string stages;
-    std::vector<std::string> json;
-    for (std::size_t i = 0; i < filter.stage_count(); ++i) {
-        const block_bloom_filter& stage = filter.stages()[i];
-        stages += fmt::format("\n    {:>3}: {} keys at {:.3g}%, {} of {} held, {}", i, stage.expected_keys(),
-                              100 * stage.target_fpr(), stage.inserted_count(), stage.expected_keys(),
-                              human_bytes(static_cast<double>(stage.size_in_bytes())));
-        json.push_back(json_object()
-                           .count("expected_keys", stage.expected_keys())
-                           .number("target_fpr", stage.target_fpr())
-                           .count("inserted_keys", stage.inserted_count())
-                           .count("filter_bytes", stage.size_in_bytes())
-                           .number("current_fpr", stage.current_fpr())
-                           .str());
-    }
-    out.add("stages", fmt::format("{}{}", filter.stage_count(), stages), "stages", json_array(json));
-    out.add("current FPR", fmt::format("{:.4g}% (compound over the stages)", 100 * filter.current_fpr()), "", "");
-}
-
-/// A binary fuse filter's slot hashing: its name (JSON's value) and what it is.
-std::pair<std::string_view, std::string_view> describe_slot_hashing(binary_fuse_hashing hashing) {
-    switch (hashing) {
-        case binary_fuse_hashing::remix128:
-            return {"remix128", "the first scheme: both halves of the digest, an fmix64 each"};
-        case binary_fuse_hashing::remix64: return {"remix64", "the digest's low half, one fmix64"};
-        case binary_fuse_hashing::direct64:
-            return {"direct64", "the digest's low half, as it is at the filter's seed; one fmix64 after a retry"};
-    }
-    return {"unknown", "unknown"};
-}
-
-template <class Fingerprint, unsigned Arity>
-void describe(const basic_binary_fuse_filter<Fingerprint, Arity>&, const file_header& h, fields_builder& out) {
-    out.add(
-        "kind",
-        fmt::format("binary fuse filter (static), {}-wise, {}-bit fingerprints", h.fuse.arity, h.fuse.fingerprint_bits),
-        "arity", number(h.fuse.arity));
-    out.add("", "", "fingerprint_bits", number(h.fuse.fingerprint_bits));
-    out.add("size",
-            fmt::format(
-                "{} slots in {} segments of {}; {:.2f} bits/key", h.fuse.geometry.array_length,
-                h.fuse.geometry.segment_count, h.fuse.geometry.segment_length,
-                h.fuse.keys == 0 ? 0.0 : static_cast<double>(h.payload_size) * 8 / static_cast<double>(h.fuse.keys)),
-            "slots", number(h.fuse.geometry.array_length));
-    const auto [name, how] = describe_slot_hashing(h.fuse.hashing);
-    out.add("slot hashing", fmt::format("{} ({})", name, how), "slot_hashing", json_string(name));
-}
-
 /// What the keys are, as `info` says it.
 std::string describe_keys(key_format keys) {
     switch (keys) {
@@ -161,61 +43,68 @@ std::string describe_keys(key_format keys) {
     return "not recorded (an older bloomkit wrote the file): lines are read as text unless --key says otherwise";
 }
 
-/// The rate at which `filter` answers "maybe" for keys never inserted, measured on `trials`
-/// distinct keys no one inserts: what a DCSO filter's index rule makes of its fill.
-double measured_fpr(const any_filter& filter, std::uint64_t trials) {
-    return std::visit(
-        [&](const auto& f) {
-            std::uint64_t positives = 0;
-            for (std::uint64_t i = 0; i < trials; ++i)
-                positives += f.contains("bloomkit info: a key no one inserts #" + std::to_string(i)) ? 1 : 0;
-            return static_cast<double>(positives) / static_cast<double>(trials);
-        },
-        filter);
-}
-
-/// What `info` says of the format a foreign file is in, and of a DCSO filter's measured rate.
-void describe_format(const jobs::filter_input& opened, fields_builder& out) {
+/// What `info` says of the format a foreign file is in, and of its Guava funnel.
+void describe_format(const jobs::filter_input& opened, std::vector<filter_fact>& out) {
     const file_header& h = opened.header();
     const io::format_facts format = io::facts_of_format(opened.format());
     if (format.word != io::bkf_format::word)  // JSON names the format of every file (run_info)
-        out.add(
-            "format",
-            fmt::format(
-                "{}{}{}", format.name, opened.gzipped() ? " (gzip)" : "",
-                format.keeps_attached_data ? fmt::format(", {} bytes of attached data", opened.attached().size()) : ""),
-            "", "");
+        out.push_back({"format",
+                       fmt::format("{}{}{}", format.name, opened.gzipped() ? " (gzip)" : "",
+                                   format.keeps_attached_data
+                                       ? fmt::format(", {} bytes of attached data", opened.attached().size())
+                                       : ""),
+                       "",
+                       {},
+                       {},
+                       {}});
     if (h.funnel != guava_funnel::none)
-        out.add("funnel",
-                fmt::format("{}{}", java_name(h.funnel),
-                            format.records_funnel ? ""
-                                                  : " (the file does not record it: --funnel names the Java writer's; "
-                                                    "utf8 unless told, long with --key u64, i64 or u32)"),
-                "funnel", json_string(to_string(h.funnel)));
-    if (h.layout == bloom_layout::dcso && h.kind == filter_kind::bloom) {
-        constexpr std::uint64_t trials = 100000;
-        const double measured = measured_fpr(opened.filter(), trials), model = current_fpr(h);
-        out.add("measured FPR", fmt::format("{:.4g}% on {} keys never inserted", 100 * measured, trials),
-                "measured_fpr", json_number(measured));
-        // Far above the model, beyond what chance explains (~4 standard deviations): DCSO's weak index rule.
-        if (measured > 2 * model + 4 * std::sqrt(model / trials) + 1e-4)
-            fmt::print(stderr,
-                       "bloomkit: warning: '{}' answers \"maybe\" for {:.3g}% of keys never inserted, far above the "
-                       "{:.3g}% its fill predicts: DCSO's index rule is weak when the bit count ({}) has a large "
-                       "power of two as a factor (DCSO/bloom#19); size it for another capacity, or rebuild it from "
-                       "the keys as a native filter\n",
-                       opened.name(), 100 * measured, 100 * model, h.geometry.bits);
+        out.push_back(
+            {"funnel",
+             fmt::format("{}{}", java_name(h.funnel),
+                         format.records_funnel ? ""
+                                               : " (the file does not record it: --funnel names the Java writer's; "
+                                                 "utf8 unless told, long with --key u64, i64 or u32)"),
+             "funnel",
+             std::string(to_string(h.funnel)),
+             {},
+             {}});
+}
+
+/// A fact's value as JSON.
+std::string json_value(const fact_value& value) {
+    return std::visit(
+        [](const auto& v) -> std::string {
+            using T = std::decay_t<decltype(v)>;
+            if constexpr (std::is_same_v<T, std::monostate>) return "null";
+            else if constexpr (std::is_same_v<T, std::uint64_t>) return std::to_string(v);
+            else if constexpr (std::is_same_v<T, double>) return json_number(v);
+            else if constexpr (std::is_same_v<T, bool>) return v ? "true" : "false";
+            else return json_string(v);
+        },
+        value);
+}
+
+/// A fact's JSON member: its value, or its records as an array of objects.
+std::string json_member(const filter_fact& fact) {
+    if (fact.records.empty()) return json_value(fact.value);
+    std::vector<std::string> records;
+    for (const auto& record : fact.records) {
+        std::string members;
+        for (const auto& [name, value] : record)
+            members += (members.empty() ? "" : ", ") + json_string(name) + ": " + json_value(value);
+        records.push_back("{" + members + "}");
     }
+    return json_array(records);
 }
 
 int run_info(const info_options& options) {
     const jobs::filter_input opened(options.filter, options.reading.parsed());
     if (options.verify) opened.verify();
     const file_header& h = opened.header();
-    fields_builder builder;
-    std::visit([&](const auto& filter) { describe(filter, h, builder); }, opened.filter());
-    describe_format(opened, builder);
-    const std::vector<field> fields = builder.take();
+    std::vector<filter_fact> facts = filter_facts(opened.filter(), h);
+    describe_format(opened, facts);
+    for (const filter_fact& f : facts)
+        if (!f.warning.empty()) fmt::print(stderr, "bloomkit: warning: '{}' {}\n", opened.name(), f.warning);
     opened.require_unchanged();
     const double keys = approximate_count(h);
     const std::uint64_t file_bytes = h.file_size();
@@ -230,8 +119,8 @@ int run_info(const info_options& options) {
                    opened.name(), opened.name());
 
     if (options.json) {
-        // A scalable filter's rate depends on each stage's fill, which its header does not hold.
-        const double fpr = h.kind == filter_kind::scalable_bloom ? current_fpr(opened.filter()) : current_fpr(h);
+        // NaN: the rate depends on more than the header holds (a scalable filter's stages).
+        const double fpr = std::isnan(current_fpr(h)) ? current_fpr(opened.filter()) : current_fpr(h);
         json_object object("info");
         object.text("file", options.filter)
             .text("format", opened.format())
@@ -250,19 +139,19 @@ int run_info(const info_options& options) {
             .text_or_null("key_format",
                           h.keys == key_format::unrecorded ? std::nullopt : std::optional(to_string(h.keys)))
             .flag("interrupted_update", interrupted);
-        for (const field& f : fields)
-            if (!f.json_name.empty()) object.raw(f.json_name, f.json_value);
+        for (const filter_fact& f : facts)
+            if (!f.name.empty()) object.raw(f.name, json_member(f));
         fmt::print("{}\n", object.str());
         return success;
     }
     auto line = [](std::string_view label, const std::string& text) { fmt::print("{:<15} {}\n", label, text); };
     if (bkf)
         line("file", fmt::format("{} ({}, format version {})", opened.name(),
-                                 human_bytes(static_cast<double>(file_bytes)), h.version));
+                                 show_bytes(static_cast<double>(file_bytes)), h.version));
     else line("file", opened.name());
-    for (const field& f : fields)
+    for (const filter_fact& f : facts)
         if (!f.label.empty() && f.label != "current FPR") line(f.label, f.text);
-    line("memory", human_bytes(static_cast<double>(h.payload_size)));
+    line("memory", show_bytes(static_cast<double>(h.payload_size)));
     line("hash", fmt::format("{} seed {}", to_string(h.hash), h.seed));
     line("keys are", describe_keys(h.keys) + (opened.records_keys() ? ""
                                                                     : " (the file does not record it: --key names "
@@ -272,11 +161,11 @@ int run_info(const info_options& options) {
              "INTERRUPTED: an update in place did not finish; the counts below are those of the last one that did");
     if (h.expected_keys > 0) line("sized for", fmt::format("{} keys at {:g}%", h.expected_keys, 100 * h.target_fpr));
     if (!format.records_count) line("keys added", "not recorded in its file");
-    else line(h.kind == filter_kind::binary_fuse ? "keys" : "keys added", fmt::format("{}", h.inserted_count));
-    if (h.kind == filter_kind::bloom || h.kind == filter_kind::counting_bloom)
+    else line(capabilities(opened.filter()).inserts ? "keys added" : "keys", fmt::format("{}", h.inserted_count));
+    if (count_is_estimated(h))
         line("estimated keys", std::isfinite(keys) ? fmt::format("{:.0f}", keys) : "unknown (every bit is set)");
     bool printed_fpr = false;
-    for (const field& f : fields)
+    for (const filter_fact& f : facts)
         if (f.label == "current FPR") line(f.label, f.text), printed_fpr = true;
     if (!printed_fpr)
         line("current FPR", fmt::format("{:.4g}%{}", 100 * current_fpr(h),

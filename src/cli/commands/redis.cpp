@@ -270,7 +270,7 @@ int run_info(const info_options& o) {
         fmt::print("{}\n",
                    json_object("redis info")
                        .text("name", d.name)
-                       .text("kind", to_string(filter_kind::bloom))
+                       .text("kind", kind_traits<block_bloom_filter>::word)
                        .text("layout", to_string(bloom_layout::block))
                        .count("bits", d.geometry.bits)
                        .count("filter_bytes", d.blocks() * 64)

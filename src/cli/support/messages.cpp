@@ -31,6 +31,12 @@ std::string_view option_of(invalid_request::part part) {
     return "--kind";
 }
 
+/// The kinds whose capabilities satisfy `wanted`, as --kind takes one: "counting|cuckoo".
+template <class Wanted>
+std::string kinds_joined(Wanted wanted) {
+    return fmt::format("{}", fmt::join(kinds_that(wanted), "|"));
+}
+
 }  // namespace
 
 std::string command_message(const std::exception& e) {
@@ -51,18 +57,21 @@ std::string command_message(const std::exception& e) {
                (full->keeps_copies()
                     ? ". It stores a line each time it comes (so that remove can undo each add): if the input repeats "
                       "lines already in the filter, remove them first (sort -u, or bloomkit check --absent), or use a "
-                      "counting Bloom filter (--kind counting)"
+                      "filter that counts them (--kind " +
+                          kinds_joined([](const kind_capabilities& can) { return can.counts && !can.fills; }) + ")"
                     : "");
     if (dynamic_cast<const jobs::sized_by_its_keys*>(&e) != nullptr) return std::string(e.what()) + " (--memory)";
     if (dynamic_cast<const jobs::static_filter*>(&e) != nullptr)
-        return std::string(e.what()) + " (bloomkit build --kind fuse)";
+        return std::string(e.what()) + " (bloomkit build --kind " +
+               kinds_joined([](const kind_capabilities& can) { return !can.inserts; }) + ")";
     if (const auto* sizing = dynamic_cast<const jobs::dedup_sizing_error*>(&e))
         return sizing->why() == jobs::dedup_sizing_error::reason::unsized
-                   ? std::string(e.what()) + " (give -n or --memory, or use the scalable filter that grows: no -n)"
+                   ? std::string(e.what()) + " (give -n or --memory, or use a filter that grows: --kind " +
+                         kinds_joined([](const kind_capabilities& can) { return can.grows; }) + ", no -n)"
                    : "--memory needs a filter of fixed size: use --kind bloom";
     if (dynamic_cast<const jobs::cannot_remove*>(&e) != nullptr)
         return std::string(e.what()) + " (bloomkit build --kind " +
-               fmt::format("{}", fmt::join(kinds_that(&kind_capabilities::removes), "|")) + ")";
+               kinds_joined([](const kind_capabilities& can) { return can.removes; }) + ")";
     if (dynamic_cast<const os::file_busy*>(&e) != nullptr) return std::string(e.what()) + " (--no-wait: not waiting)";
     if (dynamic_cast<const jobs::filter_file_as_lines*>(&e) != nullptr)
         return std::string(e.what()) + ": to combine filters, use bloomkit merge";

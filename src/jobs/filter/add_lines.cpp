@@ -113,7 +113,8 @@ add_report add_lines(const std::string& path, line_reader& lines, const add_sett
     set_termination_note("stopped by a signal before anything was written: '" + path + "' was not changed");
     if (!stored_as_bkf(path, settings.reading)) return add_to_foreign_file(path, lines, settings);
     const file_header h = read_header(path);
-    const key_format keys = key_format_to_write(h.keys, settings.keys, h.inserted_count > 0 || h.set_bits > 0, path);
+    const key_format keys =
+        key_format_to_write(h.keys, settings.keys, h.inserted_count > 0 || approximate_count(h) > 0, path);
     if (h.version >= 2)
         if (std::optional<add_report> done = visit_kind(h, [&](auto type) -> std::optional<add_report> {
                 using F = typename decltype(type)::type;

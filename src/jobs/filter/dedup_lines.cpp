@@ -9,6 +9,7 @@
 #include <functional>
 #include <optional>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "bloomkit/file.hpp"
@@ -40,31 +41,57 @@ bool has_saved_state(const std::string& state) {
     return std::filesystem::file_size(state) > 0;
 }
 
+/// Whether dedup can keep its state in a filter of type F: one that takes keys and never
+/// removes them, so that a line once seen stays seen.
+template <class F>
+constexpr bool keeps_seen_lines() {
+    return capabilities_of<F>().inserts && !capabilities_of<F>().removes;
+}
+
+/// The words of the kinds dedup can keep its state in ("bloom, scalable").
+std::string dedup_kinds() {
+    std::string words;
+    for_each_filter_type([&](auto type) {
+        using F = typename decltype(type)::type;
+        if (keeps_seen_lines<F>() && words.find(kind_traits<F>::word) == std::string::npos)
+            words += (words.empty() ? "" : ", ") + std::string(kind_traits<F>::word);
+    });
+    return words;
+}
+
 /// The filter a dedup starts from: the state file's, or a new one as the settings ask; `count`
 /// counts the input's lines when the sizing needs them (a memory budget alone).
 any_filter starting_filter(const dedup_settings& settings, const std::function<std::uint64_t()>& count) {
     if (has_saved_state(settings.state)) {
         any_filter loaded = load<any_filter>(settings.state);
         const kind_capabilities can = capabilities(loaded);
-        if (!can.inserts || can.removes)  // a set that only grows: Bloom (any layout) or scalable Bloom
-            throw error(fmt::format("'{}' holds a {}: dedup keeps its state in a Bloom or scalable Bloom filter",
-                                    settings.state, kind_name(loaded)));
+        if (!can.inserts || can.removes)
+            throw error(fmt::format("'{}' holds a {}: dedup keeps its state in a filter that never removes a key ({})",
+                                    settings.state, kind_name(loaded), dedup_kinds()));
         return loaded;
     }
     const sizing_request& sizing = settings.sizing;
-    const std::string kind = !settings.kind.empty()         ? settings.kind
-                             : sizing.keys || sizing.memory ? "bloom"
-                                                            : "scalable";
-    const key_format keys = settings.keys == key_format::unrecorded ? key_format::text : settings.keys;
-    if (kind == "scalable") {
-        if (sizing.memory) throw dedup_sizing_error(dedup_sizing_error::reason::budget_for_growing);
-        return scalable_bloom_filter(sizing.keys.value_or(default_scalable_capacity), sizing.choice_fpr(),
-                                     {.seed = settings.seed, .keys = keys});
-    }
-    if (kind != "bloom") throw invalid_argument(fmt::format("dedup keeps a bloom or scalable filter, not '{}'", kind));
-    if (!sizing.keys && !sizing.memory) throw dedup_sizing_error(dedup_sizing_error::reason::unsized);
-    const auto [n, p] = resolve_sizing<bloom_filter>(sizing, {}, count);
-    return bloom_filter(n, p, {.seed = settings.seed, .keys = keys});
+    kind_request request;
+    request.kind = !settings.kind.empty()         ? settings.kind
+                   : sizing.keys || sizing.memory ? std::string(kind_traits<bloom_filter>::word)
+                                                  : std::string(kinds_that(&kind_capabilities::grows).at(0));
+    const filter_options options{.seed = settings.seed,
+                                 .keys = settings.keys == key_format::unrecorded ? key_format::text : settings.keys};
+    return with_requested_type(request, sizing.choice_fpr(), [&](auto type) -> any_filter {
+        using F = typename decltype(type)::type;
+        if constexpr (!keeps_seen_lines<F>()) {
+            throw invalid_argument(fmt::format("dedup keeps a filter that never removes a key ({}), not '{}'",
+                                               dedup_kinds(), request.kind));
+        } else if constexpr (capabilities_of<F>().grows) {
+            if (sizing.memory) throw dedup_sizing_error(dedup_sizing_error::reason::budget_for_growing);
+            return kind_traits<F>::make(sizing.keys.value_or(default_growing_capacity), sizing.choice_fpr(), request,
+                                        options);
+        } else {
+            if (!sizing.keys && !sizing.memory) throw dedup_sizing_error(dedup_sizing_error::reason::unsized);
+            const auto [n, p] = resolve_sizing<F>(sizing, request, count);
+            return kind_traits<F>::make(n, p, request, options);
+        }
+    });
 }
 
 /// The expected number of new lines wrongly taken for repeats, over stretches of the run. A

@@ -349,7 +349,7 @@ any_filter build_filter(const kind_request& request, line_reader& lines, key_for
         // pipes, FIFOs) are spooled first so they can be read twice. A scalable filter grows,
         // so it starts at a modest capacity instead.
         sizing_request r = sizing;
-        if (capabilities_of<F>().grows && r.needs_count() && !r.memory) r.keys = default_scalable_capacity;
+        if (capabilities_of<F>().grows && r.needs_count() && !r.memory) r.keys = default_growing_capacity;
         const auto [n, p] = resolve_sizing<F>(r, request, [&] {
             const std::uint64_t counted = count_lines(lines, format);
             return use == filter_use::held_by_job ? std::max<std::uint64_t>(counted, 1) : counted;

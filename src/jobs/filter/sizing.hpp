@@ -36,9 +36,9 @@ struct sizing_request {
     [[nodiscard]] bool needs_count() const noexcept { return !keys && !(fpr && memory); }
 };
 
-/// The initial capacity of a scalable filter sized by nothing: small enough to cost little,
+/// The initial capacity of a filter that grows, sized by nothing: small enough to cost little,
 /// large enough that a big input needs few stages.
-inline constexpr std::uint64_t default_scalable_capacity = 100'000;
+inline constexpr std::uint64_t default_growing_capacity = 100'000;
 
 /// The keys and rate a filter of type F is sized for. `count` counts the input's lines, when
 /// the request needs it. Throws empty_input when they are needed and there are none.

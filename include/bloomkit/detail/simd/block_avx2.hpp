@@ -1,29 +1,18 @@
 // bloomkit/detail/simd/block_avx2.hpp — the AVX2 backend of the 512-bit block layout
 // (layouts/block.hpp): lookups of already-located keys, 8 probes per step.
 //
-// The block is viewed as sixteen 32-bit words (on a little-endian machine bit b of 64-bit word
-// j is bit b % 32 of 32-bit word 2j + b / 32), so probe i's 9-bit position p — the top 9 bits
-// of x·c^(i+1) mod 2^32 — is bit p % 32 of 32-bit word p / 32, i.e. word = product >> 28 and
-// bit = (product >> 23) & 31. AVX2 handles 8 probes per step: vpmulld for the products, two
-// in-register permutes and a blend to fetch each probe's word from the block, vpsllvd for the
-// bit. Same arithmetic as layouts/block.hpp, so the same answers.
+// The block is sixteen 32-bit words (on a little-endian machine bit b of 64-bit word j is bit
+// b % 32 of word 2j + b / 32), so a probe's position p, the top 9 bits of x·c^(i+1) mod 2^32, is
+// bit (product >> 23) & 31 of word product >> 28: the same bits as layouts/block.hpp. A step is 8
+// probes: vpmulld, two in-register permutes and a blend to fetch the words, vpsllvd for the bits.
+// For k ≤ 8 it is one step with no lane to mask (lane_powers repeat probe 0 past k), which is what
+// a single lookup costs besides its hash (docs/design/performance.md, "Where the instructions go").
 //
-// The common case, k ≤ 8, is one step with no lane to mask: the layout's lane_powers repeat
-// probe 0's multiplier in the lanes past k, and a repeated probe tests a bit already tested.
-// That step is ~12 instructions (block_test_one_avx2), which is what a single-key lookup costs
-// on top of its hash (docs/design/performance.md, "Where the instructions go").
-//
-// Inserts (k ≤ 8) build the key's 512-bit mask in two ymm halves, eight 32-bit words each:
-// each probe's position is broadcast to every lane, and lane j of half h shifts 1 left by
-// position − 32·(j + 8h) — vpsllvd gives 0 for any count outside 0..31, so only the probe's
-// own word gets its bit. Seven instructions a probe, all eight lanes of lane_powers unrolled
-// (the idle ones repeat probe 0: setting a bit twice sets it once). Batches of inserts use it,
-// and single ones inline: the intrinsics in code built for AVX2, inline assembly in code built
-// for baseline x86-64: behind a call it is slower than the scalar path, inline faster than
-// even the scalar probes unrolled (docs/design/performance.md, "Inserts").
-//
-// Loads and stores are the unaligned forms: as fast as the aligned ones on a 64-byte-aligned
-// filter, and safe on any block a caller passes.
+// An insert (k ≤ 8) builds the key's mask in two ymm halves: each position broadcast, lane j of
+// half h shifts 1 left by position − 32·(j + 8h), and vpsllvd gives 0 outside 0..31, so only the
+// probe's own word gets its bit. Single inserts take it inline (assembly in baseline builds):
+// behind a call it would cost more than the scalar path. Loads and stores are unaligned: as fast
+// as aligned ones on an aligned filter, and safe on any block.
 #pragma once
 
 #include "bloomkit/simd.hpp"
@@ -39,14 +28,12 @@
 
 namespace bloomkit::detail::simd {
 
-/// The products x·c^(i+1) of a key's first eight probes, one per lane.
 __attribute__((target("avx2"), always_inline)) inline __m256i block_products_avx2(
     std::uint32_t pattern, const std::uint32_t* lane_powers) noexcept {
     return _mm256_mullo_epi32(_mm256_set1_epi32(static_cast<int>(pattern)),
                               _mm256_loadu_si256(reinterpret_cast<const __m256i*>(lane_powers)));
 }
 
-/// Each probe's 32-bit word of `block` (word = product >> 28), in the probe's lane.
 __attribute__((target("avx2"), always_inline)) inline __m256i block_probed_words_avx2(const std::uint64_t* block,
                                                                                       __m256i product) noexcept {
     const __m256i word = _mm256_srli_epi32(product, 28);  // vpermd reads its low 3 bits
@@ -58,7 +45,7 @@ __attribute__((target("avx2"), always_inline)) inline __m256i block_probed_words
         _mm256_blendv_ps(_mm256_castsi256_ps(low), _mm256_castsi256_ps(high), _mm256_castsi256_ps(product)));
 }
 
-/// Whether every probe of a key with k ≤ 8 is set in `block`; lane_powers as described above.
+/// k ≤ 8, one step.
 __attribute__((target("avx2"), always_inline)) inline bool block_test_one_avx2(
     const std::uint64_t* block, std::uint32_t pattern, const std::uint32_t* lane_powers) noexcept {
     const __m256i product = block_products_avx2(pattern, lane_powers);
@@ -96,7 +83,6 @@ __attribute__((target("avx2"))) inline void block_test_avx2(const std::uint64_t*
     }
 }
 
-/// The 512-bit mask of a key with k ≤ 8 (lane_powers as above), as a block's two halves.
 struct block_mask_avx2 {
     __m256i low, high;
 };
@@ -118,7 +104,7 @@ __attribute__((target("avx2"), always_inline)) inline block_mask_avx2 block_key_
     return {low, high};
 }
 
-/// Sets the bits of a key with k ≤ 8; true if one was clear.
+/// k ≤ 8; true if a bit was clear.
 __attribute__((target("avx2"), always_inline)) inline bool block_set_one_avx2(
     std::uint64_t* block, std::uint32_t pattern, const std::uint32_t* lane_powers) noexcept {
     const auto [low, high] = block_key_mask_avx2(pattern, lane_powers);
@@ -130,7 +116,7 @@ __attribute__((target("avx2"), always_inline)) inline bool block_set_one_avx2(
     return _mm256_testz_si256(newly_set, newly_set) == 0;
 }
 
-/// Sets the bits of `count` located keys with k ≤ 8; returns how many set a bit that was clear.
+/// k ≤ 8; returns how many keys set a clear bit.
 __attribute__((target("avx2"))) inline std::size_t block_set_few_avx2(std::uint64_t* words, const block_probe* probes,
                                                                       std::size_t count,
                                                                       const std::uint32_t* lane_powers) noexcept {
@@ -140,9 +126,8 @@ __attribute__((target("avx2"))) inline std::size_t block_set_few_avx2(std::uint6
     return added;
 }
 
-/// block_test_one_avx2 as inline assembly, for code built for baseline x86-64 on a CPU found at
-/// run time to have AVX2 (detail/simd/inline_asm.hpp): the same thirteen instructions inside the
-/// caller's loop instead of a call. The answer leaves through the carry flag.
+/// block_test_one_avx2 as inline assembly for baseline builds on an AVX2 CPU
+/// (detail/simd/inline_asm.hpp): inside the caller's loop, not a call. The answer is the carry flag.
 inline bool block_test_one_avx2_asm(const std::uint64_t* block, std::uint32_t pattern,
                                     const std::uint32_t* lane_powers) noexcept {
     bool all_set;
@@ -166,8 +151,7 @@ inline bool block_test_one_avx2_asm(const std::uint64_t* block, std::uint32_t pa
     return all_set;
 }
 
-/// The first bit of each 32-bit word of a block, 0, 32, ..., 480: what a probe's position is
-/// taken from in each lane of block_set_one_avx2_asm's mask.
+/// The first bit of each 32-bit word, 0, 32, ..., 480.
 alignas(32) inline constexpr std::uint32_t asm_block_word_first_bits[16] = {0,   32,  64,  96,  128, 160, 192, 224,
                                                                             256, 288, 320, 352, 384, 416, 448, 480};
 
@@ -184,9 +168,8 @@ alignas(32) inline constexpr std::uint32_t asm_block_word_first_bits[16] = {0,  
     "vpsllvd      %%ymm6, %%ymm3, %%ymm6\n\t"        \
     "vpor         %%ymm6, %%ymm2, %%ymm2\n\t"
 
-// The positions of a key's eight probes (0..511, the top 9 bits of x·c^(i+1)), stored to the
-// 32-byte scratch at %[positions] (operands [pattern] and [powers] as named here): what the AVX2
-// insert below and the AVX-512 one (block_avx512.hpp) broadcast from. Written once:
+// A key's eight positions into the 32-byte scratch at %[positions], which the AVX2 insert below
+// and the AVX-512 one (block_avx512.hpp) broadcast from.
 #define BLOOMKIT_BLOCK_POSITIONS_TO_SCRATCH_ASM  \
     "vmovd        %[pattern], %%xmm0\n\t"        \
     "vpbroadcastd %%xmm0, %%ymm0\n\t"            \
@@ -195,14 +178,10 @@ alignas(32) inline constexpr std::uint32_t asm_block_word_first_bits[16] = {0,  
     "vmovdqa      %%xmm0, (%[positions])\n\t"    \
     "vextracti128 $1, %%ymm0, 16(%[positions])\n\t"
 
-/// block_set_one_avx2 as inline assembly, for code built for baseline x86-64 on a CPU found at
-/// run time to have AVX2: the key's mask in two halves exactly as block_key_mask_avx2 builds it
-/// (probe 0 starts the halves, probes 1–7 are OR-ed in), then each half of the block read,
-/// OR-ed and written. True if a bit was clear. The positions go through a 32-byte scratch on
-/// the stack: a broadcast from memory is one instruction, from another lane of a register two.
-/// The scratch is stored as two 16-byte halves: the stack is 16-byte aligned for free, so
-/// neither store can split a cache line (and fail to forward to the broadcasts), where one
-/// 32-byte store would need a 32-byte-aligned slot — a realigned frame in every caller.
+/// block_set_one_avx2 as inline assembly for baseline builds; true if a bit was clear. The
+/// positions go through a stack scratch (a broadcast from memory is one instruction, from a
+/// register lane two), stored as two 16-byte halves: a 16-byte-aligned stack keeps either from
+/// splitting a line and failing to forward, where a 32-byte store would need a realigned frame.
 inline bool block_set_one_avx2_asm(std::uint64_t* block, std::uint32_t pattern,
                                    const std::uint32_t* lane_powers) noexcept {
     alignas(16) std::uint32_t positions[8];

@@ -1,18 +1,11 @@
 // bloomkit/detail/simd/block_avx512.hpp — the AVX-512 backend of the 512-bit block layout
 // (layouts/block.hpp): lookups and inserts of a batch of already-located keys.
 //
-// The block is viewed as sixteen 32-bit words, as in block_avx2.hpp: probe i's 9-bit position
-// p is bit p % 32 of word p / 32. Lookups handle 16 probes per step: one vpermd over the whole
-// block held in a zmm register fetches each probe's word. Lanes past k test an empty mask, or,
-// for k ≤ 16, repeat probe 0 (block_test_one_avx512).
-//
-// Inserting builds the key's 512-bit mask in a zmm register and ORs it into the block with one
-// load and one store, where the scalar path writes a word at a time
-// (docs/design/performance.md). Single inserts from code built without AVX-512 take the same
-// step as inline assembly (block_set_one_avx512_asm).
-//
-// Loads and stores are the unaligned forms: as fast as the aligned ones on a 64-byte-aligned
-// filter, and safe on any block a caller passes.
+// The block is sixteen 32-bit words, as in block_avx2.hpp: position p is bit p % 32 of word p / 32.
+// A lookup step handles 16 probes, one vpermd over the block in a zmm register fetching each
+// probe's word; lanes past k test an empty mask or repeat probe 0. An insert builds the key's
+// 512-bit mask and ORs it in with one load and one store. Loads and stores are unaligned: as fast
+// as aligned ones on an aligned filter, and safe on any block.
 #pragma once
 
 #include "bloomkit/simd.hpp"
@@ -36,9 +29,8 @@ namespace bloomkit::detail::simd {
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #endif
-/// Whether every probe of a key with k ≤ 16 is set in `block`: one step, with the layout's
-/// lane_powers (probe 0's multiplier repeated past k, as in block_avx2.hpp). vprolvd takes its
-/// count mod 32, so the bit needs no masking. ~9 instructions.
+/// k ≤ 16 in one step, with the layout's lane_powers; vprolvd takes its count mod 32, so the bit
+/// needs no masking.
 __attribute__((target("avx512f"), always_inline)) inline bool block_test_one_avx512(
     const std::uint64_t* block, std::uint32_t pattern, const std::uint32_t* lane_powers) noexcept {
     const __m512i product =
@@ -78,19 +70,17 @@ __attribute__((target("avx512f"))) inline void block_test_few_avx512(const std::
         out[key] = block_test_one_avx512(words + probes[key].block * 8, probes[key].pattern, lane_powers);
 }
 
-/// A single key, k ≤ 16: called directly by code built for baseline x86-64 (see block_avx2.hpp).
-/// Pure (it only reads memory), so that the call does not keep a caller's loop from holding the
-/// filter's fields in registers (simd.hpp, decided_simd_level).
+/// Called from baseline builds; pure, so the call does not keep a caller's loop from holding the
+/// filter in registers.
 __attribute__((target("avx512f"), pure)) inline bool block_test_single_avx512(
     const std::uint64_t* block, std::uint32_t pattern, const std::uint32_t* lane_powers) noexcept {
     return block_test_one_avx512(block, pattern, lane_powers);
 }
 
-/// The mask of up to eight probes whose positions (0..511) are the 64-bit lanes of `positions`,
-/// as the eight words of a block. Rotation r moves probe (j + r) mod 8 into lane j, and shifting 1
-/// left by its position − 64·j gives its bit when it lies in word j and 0 otherwise (vpsllvq
-/// gives 0 for any count outside 0..63): eight rotations pair every probe with every word, four
-/// instructions each — where broadcasting each probe to every lane took six per probe.
+/// Eight probes' mask (positions in the 64-bit lanes) as a block's eight words: rotation r moves
+/// probe (j + r) mod 8 into lane j, and 1 << (position − 64·j) is its bit in word j or 0 (vpsllvq
+/// gives 0 for counts outside 0..63). Eight rotations of four instructions pair every probe with
+/// every word.
 __attribute__((target("avx512f"), always_inline)) inline __m512i block_bits_in_words_avx512(
     __m512i positions) noexcept {
     const __m512i word_start = _mm512_setr_epi64(0, 64, 128, 192, 256, 320, 384, 448);
@@ -109,11 +99,9 @@ __attribute__((target("avx512f"), always_inline)) inline __m512i block_mask_of_e
     return _mm512_or_si512(mask, block_bits_in_words_avx512(_mm512_alignr_epi64(positions, positions, 7)));
 }
 
-/// The 512-bit mask of a key with k ≤ Probes (8 or 16), as the words of a block; then
-/// block_set_unrolled_avx512 sets its bits, true if one was clear. All the probes' positions
-/// come from one vpmulld with the layout's lane_powers (lanes past k repeat probe 0: setting a
-/// bit twice sets it once), widened to 64-bit lanes eight at a time. A vector store per lane
-/// instead would lose a bit whenever two probes share a word.
+/// The mask of a key with k ≤ Probes: the positions from one vpmulld with lane_powers (past k,
+/// probe 0 again: setting a bit twice sets it once). A store per lane would lose a bit whenever
+/// two probes share a word.
 template <int Probes>
 __attribute__((target("avx512f"), always_inline)) inline __m512i block_key_mask_avx512(
     std::uint32_t pattern, const std::uint32_t* lane_powers) noexcept {
@@ -136,9 +124,7 @@ __attribute__((target("avx512f"), always_inline)) inline bool block_set_unrolled
     return _mm512_test_epi32_mask(_mm512_andnot_si512(old, mask), mask) != 0;
 }
 
-/// Sets the bits of one key with any k; true if one was clear. Each probe's position p (0..511) becomes a
-/// one-bit mask in the 64-bit lane p / 64 by shifting 1 left by p − 64·lane in every lane:
-/// vpsllvq gives 0 for any count outside 0..63, so only the probe's own lane gets its bit.
+/// Any k; true if a bit was clear. 1 << (p − 64·lane) in every lane sets only the probe's own lane.
 __attribute__((target("avx512f"), always_inline)) inline bool block_set_one_avx512(
     std::uint64_t* block, std::uint32_t pattern, std::uint32_t hashes, const std::uint32_t* powers) noexcept {
     const __m512i lane_start = _mm512_setr_epi64(0, 64, 128, 192, 256, 320, 384, 448);
@@ -153,8 +139,7 @@ __attribute__((target("avx512f"), always_inline)) inline bool block_set_one_avx5
     return _mm512_test_epi64_mask(_mm512_andnot_si512(old, mask), mask) != 0;
 }
 
-/// Sets the bits of `count` located keys; returns how many set a bit that was clear. For
-/// k ≤ 16 the unrolled kernel, with `lane_powers`; past that the general one, with `powers`.
+/// Returns how many keys set a clear bit; k ≤ 16 uses `lane_powers`, larger k `powers`.
 __attribute__((target("avx512f"))) inline std::size_t block_set_avx512(std::uint64_t* words, const block_probe* probes,
                                                                        std::size_t count, std::uint32_t hashes,
                                                                        const std::uint32_t* powers,
@@ -175,7 +160,7 @@ __attribute__((target("avx512f"))) inline std::size_t block_set_avx512(std::uint
     return added;
 }
 
-/// A single key: called directly by code built for baseline x86-64 (see block_avx2.hpp).
+/// Called from baseline builds.
 __attribute__((target("avx512f"))) inline bool block_set_single_avx512(std::uint64_t* block, std::uint32_t pattern,
                                                                        std::uint32_t hashes,
                                                                        const std::uint32_t* powers,
@@ -188,30 +173,22 @@ __attribute__((target("avx512f"))) inline bool block_set_single_avx512(std::uint
 #pragma GCC diagnostic pop
 #endif
 
-/// Minus the first bit of each 32-bit word of a block, 0, −32, ..., −480: what
-/// block_set_one_avx512_asm adds to a probe's position in each lane.
+/// 0, −32, ..., −480: added to a position, the bit's offset in each 32-bit word.
 alignas(64) inline constexpr std::int32_t asm_block_word_minus_first_bits[16] = {
     0, -32, -64, -96, -128, -160, -192, -224, -256, -288, -320, -352, -384, -416, -448, -480};
 
-// Probe OFFSET / 4 of block_set_one_avx512_asm's mask, into zmmOUT: its position, broadcast
-// from the scratch (an embedded broadcast: part of the add), less each word's first bit (zmm2),
-// shifts 1 (zmm1) left into its word (vpsllvd gives 0 for any count outside 0..31).
+// Probe OFFSET / 4 into zmmOUT: its position broadcast from the scratch (part of the add), less
+// each word's first bit (zmm2), shifts 1 (zmm1) into its word (vpsllvd: 0 outside 0..31).
 #define BLOOMKIT_BLOCK_MASK_PROBE_AVX512_ASM(OFFSET, OUT)                 \
     "vpaddd       " #OFFSET "(%[positions])%{1to16%}, %%zmm2, %%zmm" #OUT \
     "\n\t"                                                                \
     "vpsllvd      %%zmm" #OUT ", %%zmm1, %%zmm" #OUT "\n\t"
 
-/// A single insert with k ≤ 8 on a CPU found at run time to have AVX-512, inline in any build:
-/// in code built without it (baseline x86-64, or AVX2 as peer_bench is) block_set_single_avx512
-/// would be a call, and in code built for it this measured faster. True if a bit was clear. Its
-/// mask is built otherwise than the intrinsics' rotations, by broadcasting each probe's position
-/// to the sixteen 32-bit words (block_avx2.hpp's method at twice the width): the positions go
-/// through a 32-byte scratch on the stack, so that each broadcast is part of an add's memory
-/// operand, and a probe is two vector operations where a rotation is three; probes 4–7 are
-/// skipped for k ≤ 4 and 6–7 for k ≤ 6 (past k they only repeat probe 0). A single insert waits
-/// on a cache miss, and fewer operations let more inserts overlap it. The bulk kernel keeps the
-/// rotations: with these broadcasts it measured slower (docs/design/performance.md, "Single
-/// inserts with AVX-512: the mask is the cost").
+/// A single insert, k ≤ 8, AVX-512 found at run time, inline in any build; true if a bit was
+/// clear. Each position is broadcast to the sixteen words from a stack scratch as an add's memory
+/// operand: two vector operations a probe where a rotation takes three, and probes past k skipped.
+/// A single insert waits on a miss, and fewer operations let more inserts overlap it; the bulk
+/// kernel keeps the rotations (docs/design/performance.md, "Single inserts with AVX-512").
 inline bool block_set_one_avx512_asm(std::uint64_t* block, std::uint32_t pattern, std::uint32_t hashes,
                                      const std::uint32_t* lane_powers) noexcept {
     alignas(16) std::uint32_t positions[8];

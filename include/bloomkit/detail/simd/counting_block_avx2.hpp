@@ -1,19 +1,12 @@
-// bloomkit/detail/simd/counting_block_avx2.hpp — the AVX2 backend of the counting Bloom
-// filter's blocks (layouts/counting_block.hpp): a key's 4-bit counters tested with one vector
-// step instead of a scalar pass over the block's eight words (docs/design/performance.md,
-// "Counting filters").
+// bloomkit/detail/simd/counting_block_avx2.hpp — the AVX2 backend of the counting Bloom filter's
+// blocks (layouts/counting_block.hpp): a key's counters in one vector step instead of a scalar
+// pass over the block (docs/design/performance.md, "Counting filters").
 //
-// A key's counters are the nibbles holding the bits a block Bloom filter would set
-// (layouts/block.hpp), so block_avx2.hpp's one step finds them: probe i's 9-bit position p
-// lies in 32-bit word p / 32 (fetched into the probe's lane by two vpermd and a blend), in the
-// nibble at bit p % 32 rounded down to a multiple of 4. The key is present when no probe's
-// nibble is zero. Lanes past k repeat probe 0, as in the block layout.
-//
-// Incrementing builds the key's bit mask as a block insert does (block_key_mask_avx2), widens it
-// to one unit per counter it touches (the low bit of each such nibble), and adds the units to
-// the counters that are not saturated — counting_block_avx512.hpp's arithmetic on two ymm
-// halves. A counter two probes share is incremented once. Same counters and answers as the
-// scalar code (tests/test_simd.cpp).
+// A key's counters are the nibbles holding the bits a block Bloom filter would set, so
+// block_avx2.hpp's step finds them: position p's nibble starts at bit p % 32 rounded down to 4 in
+// word p / 32. Incrementing widens the key's bit mask (block_key_mask_avx2) to a unit per nibble
+// touched and adds the units to the unsaturated counters, once per counter however many probes
+// share it.
 #pragma once
 
 #include "bloomkit/simd.hpp"
@@ -27,8 +20,7 @@
 
 namespace bloomkit::detail::simd {
 
-/// Whether every counter of a key with k ≤ 8 is nonzero. Pure, so that a call in a loop of
-/// single lookups lets the loop keep the filter in registers (simd.hpp, decided_simd_level).
+/// k ≤ 8. Pure, so a loop of single lookups keeps the filter in registers.
 __attribute__((target("avx2"), pure)) inline bool counting_test_avx2(const std::uint64_t* block, std::uint32_t pattern,
                                                                      const std::uint32_t* lane_powers) noexcept {
     const __m256i product = block_products_avx2(pattern, lane_powers);
@@ -54,8 +46,7 @@ __attribute__((target("avx2"), always_inline)) inline __m256i saturated_nibbles_
     return _mm256_and_si256(v, _mm256_set1_epi64x(0x1111'1111'1111'1111LL));
 }
 
-/// Adds `units` to one half of a block's counters, except saturated ones; the units of the
-/// counters that were zero.
+/// Except saturated counters; returns the units of those that were zero.
 __attribute__((target("avx2"), always_inline)) inline __m256i counting_add_units_avx2(__m256i* half,
                                                                                       __m256i units) noexcept {
     const __m256i old = _mm256_loadu_si256(half);
@@ -64,8 +55,7 @@ __attribute__((target("avx2"), always_inline)) inline __m256i counting_add_units
     return _mm256_andnot_si256(nonzero_nibbles_avx2(old), units);
 }
 
-/// Adds one to each counter of a key with k ≤ 8, except saturated ones; true if one of them was
-/// zero (the key was certainly absent before).
+/// k ≤ 8, saturated counters excepted; true if one was zero.
 __attribute__((target("avx2"))) inline bool counting_increment_avx2(std::uint64_t* block, std::uint32_t pattern,
                                                                     const std::uint32_t* lane_powers) noexcept {
     const auto [low, high] = block_key_mask_avx2(pattern, lane_powers);

@@ -1,17 +1,7 @@
 // bloomkit/detail/simd/counting_block_avx512.hpp — the AVX-512 backend of the counting Bloom
-// filter's blocks (layouts/counting_block.hpp): a key's 4-bit counters tested or incremented
-// with a few vector instructions instead of a scalar pass over the block's eight words.
-//
-// A key's counters are the nibbles holding the bits a block Bloom filter would set
-// (layouts/block.hpp), so the same one-step arithmetic finds them: probe i's 9-bit position p
-// lies in 32-bit word p / 32, in the nibble at bit p % 32 rounded down to a multiple of 4.
-//  - Testing fetches each probe's word with one vpermd (as block_avx512.hpp does) and shifts
-//    its nibble down: the key is present when no fetched nibble is zero.
-//  - Incrementing builds the key's bit mask (block_key_mask_avx512), widens it to one unit per
-//    counter it touches (the low bit of each such nibble), and adds the units to the block's
-//    counters that are not saturated — the scalar code's word operations, on all eight words at
-//    once. A counter two probes share is incremented once, as in the scalar code.
-// Same counters, same answers as the scalar code (tests/test_simd.cpp checks both).
+// filter's blocks, as counting_block_avx2.hpp on the whole block: a test fetches each probe's word
+// by one vpermd and shifts its nibble down; an increment widens the key's bit mask
+// (block_key_mask_avx512) to a unit per nibble and adds the units to the unsaturated counters.
 #pragma once
 
 #include "bloomkit/simd.hpp"
@@ -31,7 +21,7 @@ namespace bloomkit::detail::simd {
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #endif
 
-/// Whether every counter of a key with k ≤ 16 is nonzero. Pure, as counting_test_avx2.
+/// k ≤ 16. Pure, as counting_test_avx2.
 __attribute__((target("avx512f"), pure)) inline bool counting_test_avx512(const std::uint64_t* block,
                                                                           std::uint32_t pattern,
                                                                           const std::uint32_t* lane_powers) noexcept {
@@ -57,8 +47,7 @@ __attribute__((target("avx512f"), always_inline)) inline __m512i saturated_nibbl
     return _mm512_and_si512(v, _mm512_set1_epi64(0x1111'1111'1111'1111LL));
 }
 
-/// Adds one to each counter of a key with k ≤ Probes (8 or 16), except saturated ones; true if
-/// one of them was zero (the key was certainly absent before).
+/// k ≤ Probes (8 or 16), saturated counters excepted; true if one was zero.
 template <int Probes>
 __attribute__((target("avx512f"))) inline bool counting_increment_avx512(std::uint64_t* block, std::uint32_t pattern,
                                                                          const std::uint32_t* lane_powers) noexcept {

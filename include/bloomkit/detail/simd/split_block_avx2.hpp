@@ -1,11 +1,9 @@
 // bloomkit/detail/simd/split_block_avx2.hpp — the AVX2 backend of the Parquet split-block
 // layout (layouts/split_block.hpp): lookups and inserts of a batch of already-located keys.
 //
-// The spec's own shape is one SIMD step: the 256-bit block is one ymm register of eight 32-bit
-// words, word i's bit is (x·salt[i]) >> 27, so one vpmulld, one shift and one vpsllvd give the
-// eight masks, and vptest checks them all (the layout Apache Impala and Parquet designed it
-// for), and inserting is the same mask ORed in with one load and one store. AVX-512 has
-// nothing to add to a 256-bit block.
+// The spec's shape is one AVX2 step: the block is a ymm register of eight words, word i's bit
+// (x·salt[i]) >> 27, so vpmulld, a shift and vpsllvd give the masks and vptest checks them; an
+// insert ORs the mask in. AVX-512 adds nothing to a 256-bit block.
 #pragma once
 
 #include "bloomkit/simd.hpp"
@@ -21,17 +19,12 @@
 
 namespace bloomkit::detail::simd {
 
-/// A split block's eight 32-bit words as one vector of them (GCC's vector extension), which a
-/// single insert writes the block through, here and in its assembly step: a type that aliases
-/// 32-bit words and nothing else. Written through the intrinsics' __m256i, which may alias
-/// anything, the block was to the compiler a store that might change the filter's own fields
-/// (its seed, its block count, the words' address) and the lambda that holds the filter, and a
-/// caller's loop of inserts reloaded all of them after every key (docs/design/performance.md,
-/// "Split-block inserts: a store typed by its words"). Aligned as the words are: a view of a
-/// mapped file promises no more.
+/// The block as a vector of 32-bit words, what an insert writes through: an __m256i may alias
+/// anything, so a loop of inserts would reload the filter's fields after every key
+/// (docs/design/performance.md, "Split-block inserts: a store typed by its words"). Aligned only as
+/// the words are, as a mapped file promises.
 using split_block_words = std::uint32_t __attribute__((vector_size(32), aligned(4)));
 
-/// The key's eight one-bit masks, one per 32-bit word: word i's bit is (x·salt[i]) >> 27.
 __attribute__((target("avx2"), always_inline)) inline __m256i split_block_mask_avx2(
     std::uint32_t pattern, const std::uint32_t* salts) noexcept {
     const __m256i product = _mm256_mullo_epi32(_mm256_set1_epi32(static_cast<int>(pattern)),
@@ -56,7 +49,7 @@ __attribute__((target("avx2"))) inline bool split_block_set_one_avx2(std::uint32
     return _mm256_testc_si256(old, mask) == 0;  // some mask bit was clear
 }
 
-/// Sets the bits of `count` located keys; returns how many set a bit that was clear.
+/// Returns how many keys set a clear bit.
 __attribute__((target("avx2"))) inline std::size_t split_block_set_avx2(std::uint32_t* words, const block_probe* probes,
                                                                         std::size_t count,
                                                                         const std::uint32_t* salts) noexcept {
@@ -66,9 +59,7 @@ __attribute__((target("avx2"))) inline std::size_t split_block_set_avx2(std::uin
     return added;
 }
 
-// The same two steps as inline assembly, for code built for baseline x86-64 on a CPU found at
-// run time to have AVX2 (detail/simd/inline_asm.hpp). The mask's six instructions are written
-// once:
+// The same two steps as inline assembly for baseline builds (detail/simd/inline_asm.hpp).
 #define BLOOMKIT_SPLIT_BLOCK_MASK_ASM           \
     "vmovd        %[pattern], %%xmm0\n\t"       \
     "vpbroadcastd %%xmm0, %%ymm0\n\t"           \
