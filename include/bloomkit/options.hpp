@@ -20,7 +20,9 @@ inline constexpr concurrent_t concurrent{};
 struct filter_options {
     /// 0 for reproducible files, random_seed() against chosen keys; Guava's and DCSO's take none.
     std::uint64_t seed = default_seed;
-    /// Default: the kind's own (XXH64 for split block, Guava's and DCSO's for theirs).
+    /// Leave it empty: a new filter takes its kind's one hash (XXH64 for split block, Guava's and
+    /// DCSO's for theirs). Set, it hashes as an existing file of that hash does (docs/FORMAT.md,
+    /// "Format ids and why each exists").
     std::optional<hash_algorithm> hash{};
     /// Recorded for the file's readers (keys.hpp); unrecorded: a range's key type, if built from one.
     key_format keys = key_format::unrecorded;

@@ -1,6 +1,7 @@
 // bloomkit build [--kind K] [-n N] [-p P] [--layout L] [--bits B] [--arity A] [--seed S]
-//                [--hash H] -o FILE|- [INPUT...|-] — a filter from lines; the kinds come from the
-// registry (any_filter.hpp), the sizing from the library.
+//                -o FILE|- [INPUT...|-] — a filter from lines; the kinds come from the registry
+// (any_filter.hpp), the sizing from the library, the hash from the kind (one per kind for new
+// files: docs/FORMAT.md, "Format ids and why each exists").
 //
 // Without -n the input is counted first (stdin is spooled to a temporary file so it can be read
 // twice): the filter is sized for the lines it will hold, duplicates included, never guessed.
@@ -38,7 +39,6 @@ struct build_options {
     std::string bits;  // empty: not given
     std::string arity;
     std::string seed = "0";
-    std::string hash;  // empty: the kind's own
     std::string output;
     std::string format = "bkf";
     std::string funnel;  // empty: utf8 for a Guava filter
@@ -96,7 +96,6 @@ int run_build(const build_options& options) {
     const key_format keys = chosen.second;
     if (options.gzip && options.format == "bkf") throw invalid_argument("--gzip is for --format dcso or guava");
     const filter_options hashing{.seed = parse_seed(options.seed),
-                                 .hash = options.hash.empty() ? std::nullopt : std::optional(parse_hash(options.hash)),
                                  .keys = keys,
                                  .funnel = funnel};
     const std::optional<os::writer_lock> lock = lock_output(options.output, options.no_wait);
@@ -147,11 +146,6 @@ action build_command(CLI::App& command) {
     command.add_option("--arity", options->arity, "For --kind fuse: 3 (default) or 4 (smaller, slower to build)");
     command.add_option("--seed", options->seed, "Hash seed: a number, or 'random' against adversarial keys")
         ->capture_default_str();
-    command
-        .add_option("--hash", options->hash,
-                    "Hash algorithm: xxh3-64-mum (the default; split-block's is xxh64, as Parquet's), xxh3-mum "
-                    "(the default before it, which older bloomkit versions read), xxh3-mix, xxh3-128 or xxh64")
-        ->type_name("HASH");
     command.add_option("-o,--output", options->output, "Filter file to write (replaced atomically); '-' for stdout")
         ->required();
     command.add_option("inputs", options->inputs, "Input files; '-' or none reads stdin")->type_name("FILE");

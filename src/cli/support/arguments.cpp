@@ -223,20 +223,6 @@ std::uint64_t parse_seed(const std::string& text) {
     return seed;
 }
 
-hash_algorithm parse_hash(const std::string& name) {
-    std::string names;
-    for (int code = 1; code <= static_cast<int>(last_hash_algorithm); ++code) {
-        const auto algorithm = static_cast<hash_algorithm>(code);
-        if (is_foreign(algorithm)) continue;
-        if (to_string(algorithm) == name) return algorithm;
-        names += (names.empty() ? "" : ", ") + std::string(to_string(algorithm));
-    }
-    throw invalid_argument(
-        fmt::format("unknown --hash '{}': choose {} (Guava's and DCSO's hashes come with "
-                    "--format guava and dcso)",
-                    name, names));
-}
-
 std::string human_bytes(double bytes) {
     static constexpr const char* units[] = {"B", "kB", "MB", "GB", "TB", "PB", "EB"};
     std::size_t unit = 0;

@@ -47,9 +47,6 @@ std::string abilities_of(const kind_capabilities& can);
 
 /// A 64-bit seed in decimal or 0x-hex, or "random" for one from the OS entropy source.
 std::uint64_t parse_seed(const std::string& text);
-/// A hash algorithm by the name `bloomkit info` shows ("xxh3-64-mum", "xxh3-mum", ...), for a
-/// bkf filter: the foreign formats' hashes come with their formats (--format guava, dcso).
-hash_algorithm parse_hash(const std::string& name);
 
 /// "59.96 GB" — decimal units, as disks are sold; exact bytes are printed beside it.
 std::string human_bytes(double bytes);
