@@ -68,8 +68,7 @@ private:
 exact_settings settings_of(const job_dir& dir, unsigned threads, key_format keys = key_format::text,
                            std::uint64_t memory = small_memory, bool prune = true) {
     exact_settings settings;
-    settings.limits = {dir.spill().string(), memory};
-    settings.threads = threads;
+    settings.limits = {dir.spill().string(), memory, threads};
     settings.keys = keys;
     settings.prune = prune;
     return settings;

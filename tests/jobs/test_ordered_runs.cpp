@@ -23,6 +23,7 @@ namespace {
 using namespace bloomkit_test;
 using bloomkit::jobs::spill::line_record;
 using bloomkit::jobs::spill::line_table;
+using bloomkit::jobs::spill::memory_budget;
 using bloomkit::jobs::spill::ordered_runs;
 using bloomkit::jobs::spill::table_entry;
 using lines = std::vector<std::string>;
@@ -57,7 +58,8 @@ TEST(OrderedRuns, RunsOfSeveralPartsComeOutMergedByPosition) {
             }
             for (auto& part : dealt) std::shuffle(part.begin(), part.end(), random);
             lines printed;
-            ordered_runs runs(dir.path().string(), memory, [&](std::string_view text) { printed.emplace_back(text); });
+            ordered_runs runs(dir.path().string(), memory_budget(memory),
+                              [&](std::string_view text) { printed.emplace_back(text); });
             line_table table(4 << 20);
             for (const auto& part : dealt) add_part(runs, table, part, false, 2);
             EXPECT_TRUE(printed.empty());  // nothing before finish()
@@ -77,7 +79,8 @@ TEST(OrderedRuns, LinesOfAnyBytesAndLengthComeBackWhole) {
     const std::string longest(200'000, 'x');  // longer than any merge buffer here
     const lines texts{"", std::string("\0", 1), std::string("a\0b", 3), "\xff\xfe", longest, "\n", "last"};
     lines printed;
-    ordered_runs runs(dir.path().string(), 64 << 10, [&](std::string_view text) { printed.emplace_back(text); });
+    ordered_runs runs(dir.path().string(), memory_budget(64 << 10),
+                      [&](std::string_view text) { printed.emplace_back(text); });
     line_table table(4 << 20);
     // Line i at position i, in part i % 3: each part's run holds every third line.
     for (std::size_t part = 0; part < 3; ++part) {
@@ -92,7 +95,8 @@ TEST(OrderedRuns, LinesOfAnyBytesAndLengthComeBackWhole) {
 TEST(OrderedRuns, ManySmallRunsAndEmptyParts) {
     const temp_dir dir;
     lines printed;
-    ordered_runs runs(dir.path().string(), 64 << 10, [&](std::string_view text) { printed.emplace_back(text); });
+    ordered_runs runs(dir.path().string(), memory_budget(64 << 10),
+                      [&](std::string_view text) { printed.emplace_back(text); });
     line_table table(1 << 20);
     add_part(runs, table, {}, false);  // a part with nothing kept makes no run
     std::vector<std::uint64_t> positions(600);
@@ -113,7 +117,8 @@ TEST(OrderedRuns, ManySmallRunsAndEmptyParts) {
 TEST(OrderedRuns, AWholePartIsPrintedAtOnce) {
     const temp_dir dir;
     lines printed;
-    ordered_runs runs(dir.path().string(), 1 << 20, [&](std::string_view text) { printed.emplace_back(text); });
+    ordered_runs runs(dir.path().string(), memory_budget(1 << 20),
+                      [&](std::string_view text) { printed.emplace_back(text); });
     line_table table(1 << 20);
     add_part(runs, table, {{"c", 30}, {"a", 10}, {"b", 20}, {"odd", 21}}, true, 10);
     EXPECT_EQ(printed, (lines{"a", "b", "c"}));  // before finish(), in order
@@ -126,7 +131,7 @@ TEST(OrderedRuns, AWholePartIsPrintedAtOnce) {
 TEST(OrderedRuns, NothingAddedPrintsNothing) {
     const temp_dir dir;
     bool printed = false;
-    ordered_runs runs(dir.path().string(), 1 << 20, [&](std::string_view) { printed = true; });
+    ordered_runs runs(dir.path().string(), memory_budget(1 << 20), [&](std::string_view) { printed = true; });
     runs.finish();
     EXPECT_FALSE(printed);
     EXPECT_EQ(runs.size(), 0U);

@@ -9,7 +9,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <limits>
 #include <string>
 #include <string_view>
@@ -60,17 +62,28 @@ inline constexpr bloom_layout_facts bloom_layouts[] = {
     {bloom_layout::dcso, "dcso", "DCSO bloom's, bit for bit", "DCSO Bloom filter", 0, 1, 255, 0, true},
 };
 
+namespace detail {
+
+/// The index in bloom_layouts of a layout code, or the table's size for a code no layout has.
+/// (An index, not a pointer: GCC's sanitizers make a constant expression of no address test.)
+[[nodiscard]] constexpr std::size_t layout_index(std::uint8_t code) noexcept {
+    std::size_t i = 0;
+    while (i < std::size(bloom_layouts) && static_cast<std::uint8_t>(bloom_layouts[i].id) != code) ++i;
+    return i;
+}
+
+}  // namespace detail
+
 /// The facts of a layout code stored in a file, or nullptr for a code no layout has.
-[[nodiscard]] constexpr const bloom_layout_facts* find_layout(std::uint8_t code) noexcept {
-    for (const bloom_layout_facts& facts : bloom_layouts)
-        if (static_cast<std::uint8_t>(facts.id) == code) return &facts;
-    return nullptr;
+[[nodiscard]] inline const bloom_layout_facts* find_layout(std::uint8_t code) noexcept {
+    const std::size_t i = detail::layout_index(code);
+    return i < std::size(bloom_layouts) ? &bloom_layouts[i] : nullptr;
 }
 
 /// The facts of `layout`.
 [[nodiscard]] constexpr const bloom_layout_facts& facts_of(bloom_layout layout) noexcept {
-    const bloom_layout_facts* facts = find_layout(static_cast<std::uint8_t>(layout));
-    return facts != nullptr ? *facts : bloom_layouts[0];  // every enumerator is listed
+    const std::size_t i = detail::layout_index(static_cast<std::uint8_t>(layout));
+    return bloom_layouts[i < std::size(bloom_layouts) ? i : 0];  // every enumerator is listed
 }
 
 /// Whether the layout is another program's (Guava's, DCSO's), sized and probed as it does.

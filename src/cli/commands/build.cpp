@@ -95,9 +95,7 @@ int run_build(const build_options& options) {
     const guava_funnel funnel = chosen.first;  // named, not bound: Clang 14 captures no binding
     const key_format keys = chosen.second;
     if (options.gzip && options.format == "bkf") throw invalid_argument("--gzip is for --format dcso or guava");
-    const filter_options hashing{.seed = parse_seed(options.seed),
-                                 .keys = keys,
-                                 .funnel = funnel};
+    const filter_options hashing{.seed = parse_seed(options.seed), .keys = keys, .funnel = funnel};
     const std::optional<os::writer_lock> lock = lock_output(options.output, options.no_wait);
     jobs::line_reader lines(options.inputs);  // a missing file is reported before anything else happens
     jobs::refuse_input_as_output(lines, options.output);

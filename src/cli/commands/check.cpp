@@ -48,9 +48,13 @@ int run_check(const check_options& options) {
     unrecorded_format_warning numeric_lines(guessed_text ? key_format::unrecorded : opened.header().keys,
                                             options.reading.key, opened.name());
     // Answers from a file that changed while it was read are not given.
-    const bool selected = report_check(
-        opened.filter(), lines, keys, parse_threads(options.threads), options.report,
-        json_object("check").text("file", options.filter), [&] { opened.require_unchanged(); }, &numeric_lines);
+    const bool selected = report_check(opened.filter(), lines,
+                                       {.keys = keys,
+                                        .threads = parse_threads(options.threads),
+                                        .how = options.report,
+                                        .totals = json_object("check").text("file", options.filter),
+                                        .before_totals = [&] { opened.require_unchanged(); },
+                                        .numeric_lines = &numeric_lines});
     return selected ? found : nothing_found;
 }
 

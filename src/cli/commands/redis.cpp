@@ -247,10 +247,13 @@ int run_check(const lines_options& o) {
     unrecorded_format_warning warning(filter.recorded_key_format(), o.key, filter.name());
     // One thread: a Redis client is not shared between threads, and the pipeline, not the
     // CPU, is what bounds the rate.
-    return report_check(filter, lines, keys, 1, o.report, json_object("redis check").text("name", filter.name()), {},
-                        &warning)
-               ? found
-               : nothing_found;
+    const bool selected = report_check(filter, lines,
+                                       {.keys = keys,
+                                        .threads = 1,
+                                        .how = o.report,
+                                        .totals = json_object("redis check").text("name", filter.name()),
+                                        .numeric_lines = &warning});
+    return selected ? found : nothing_found;
 }
 
 struct info_options {

@@ -29,21 +29,33 @@ struct check_report {
     bool json = false;
 };
 
+/// How report_check reads and answers.
+struct check_run {
+    key_format keys = key_format::text;  ///< what the lines are
+    unsigned threads = 1;
+    check_report how{};
+    /// The object --count --json prints once the totals are added to it: the command and the
+    /// filter it names.
+    json_object totals;
+    /// Runs once every answer is in and before the totals are printed (check's test that its
+    /// file did not change).
+    std::function<void()> before_totals{};
+    /// When given, looks at the lines read as text against a filter that does not record its
+    /// key format.
+    unrecorded_format_warning* numeric_lines = nullptr;
+};
+
 /// Queries every line and prints as `check` does; returns whether a line was selected.
-/// `totals` is the object --count --json prints once the totals are added to it: the command and
-/// the filter it names. `before_totals` runs once every answer is in and before the totals are
-/// printed (check's test that its file did not change); `numeric_lines`, when given, looks at the
-/// lines read as text against a filter that does not record its key format.
 template <class Filter>
-bool report_check(const Filter& filter, jobs::line_reader& lines, key_format keys, unsigned threads,
-                  const check_report& how, json_object totals, const std::function<void()>& before_totals = {},
-                  unrecorded_format_warning* numeric_lines = nullptr) {
+bool report_check(const Filter& filter, jobs::line_reader& lines, const check_run& run) {
+    const check_report& how = run.how;
+    unrecorded_format_warning* const numeric_lines = run.numeric_lines;
     if (how.json && !how.count)
         throw invalid_argument("--json prints the totals of --count: without --count, check prints lines");
     std::uint64_t present = 0, absent = 0;
     jobs::output out;
     jobs::progress shown("checking", lines.total_bytes());
-    jobs::query_lines(filter, lines, keys, threads, [&](auto batch, std::span<const bool> answers) {
+    jobs::query_lines(filter, lines, run.keys, run.threads, [&](auto batch, std::span<const bool> answers) {
         if (numeric_lines != nullptr) numeric_lines->look(batch);
         for (std::size_t i = 0; i < batch.size(); ++i) {
             const bool maybe = answers[i];
@@ -52,7 +64,8 @@ bool report_check(const Filter& filter, jobs::line_reader& lines, key_format key
         }
         shown.update(lines.bytes_read());
     });
-    if (before_totals) before_totals();
+    if (run.before_totals) run.before_totals();
+    json_object totals = run.totals;
     if (how.count && how.json) out.line(totals.count("present", present).count("absent", absent).str());
     else if (how.count) out.line(fmt::format("present\t{}\nabsent\t{}", present, absent));
     out.flush();

@@ -74,7 +74,7 @@ jobs::spill::exact_settings exact_settings_of(const exact_options& options, cons
     if (settings.limits.memory < least_memory)
         throw invalid_argument(fmt::format("--memory {} is too little for an exact job: give it at least 1M", memory));
     settings.limits.directory = checked_directory(options.tmpdir);  // every scratch file of the run
-    settings.threads = parse_threads(threads);
+    settings.limits.threads = parse_threads(threads);
     settings.keys = key_format_to_build(key);
     settings.prune = !options.no_prune;
     return settings;

@@ -6,10 +6,8 @@
 namespace bloomkit::jobs {
 
 any_filter build_from_lines(line_reader& lines, const build_settings& settings) {
-    return with_requested_type(settings.kind, settings.sizing.choice_fpr(), [&](auto type) {
-        return build_filter<typename decltype(type)::type>(settings.kind, lines, settings.hashing.keys, settings.sizing,
-                                                           settings.hashing, settings.threads);
-    });
+    return with_requested_type(settings.kind, settings.sizing.choice_fpr(),
+                               [&](auto type) { return build_filter<typename decltype(type)::type>(lines, settings); });
 }
 
 }  // namespace bloomkit::jobs

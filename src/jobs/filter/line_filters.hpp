@@ -31,6 +31,7 @@
 #include "bloomkit/any_filter.hpp"
 #include "bloomkit/bulk.hpp"
 #include "jobs/digest_set.hpp"
+#include "jobs/filter/build_lines.hpp"
 #include "jobs/filter/sizing.hpp"
 #include "jobs/line_keys.hpp"
 #include "jobs/line_reader.hpp"
@@ -334,11 +335,13 @@ inline all_keys read_all_keys(line_reader& lines, key_format format) {
 /// makes a filter for one key, which answers "absent" for every line.
 enum class filter_use { saved, held_by_job };
 
-/// The filter of type F the request asks for, holding every line of `lines`.
+/// The filter of type F `settings` ask for, holding every line of `lines`.
 template <class F>
-any_filter build_filter(const kind_request& request, line_reader& lines, key_format format,
-                        const sizing_request& sizing, filter_options hashing, unsigned threads,
-                        filter_use use = filter_use::saved) {
+any_filter build_filter(line_reader& lines, const build_settings& settings, filter_use use = filter_use::saved) {
+    const kind_request& request = settings.kind;
+    const sizing_request& sizing = settings.sizing;
+    const filter_options& hashing = settings.hashing;
+    const key_format format = hashing.keys;
     if constexpr (!inserting_filter<F>) {
         if (sizing.memory) throw sized_by_its_keys(kind_traits<F>::name());
         const all_keys keys = read_all_keys(lines, format);
@@ -355,7 +358,8 @@ any_filter build_filter(const kind_request& request, line_reader& lines, key_for
             return use == filter_use::held_by_job ? std::max<std::uint64_t>(counted, 1) : counted;
         });
         any_filter made = kind_traits<F>::make(n, p, request, hashing);
-        insert_lines(made, lines, format, threads, use == filter_use::held_by_job ? repeats::once : repeats::distinct);
+        insert_lines(made, lines, format, settings.threads,
+                     use == filter_use::held_by_job ? repeats::once : repeats::distinct);
         return made;
     }
 }

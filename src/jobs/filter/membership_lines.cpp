@@ -30,9 +30,9 @@ double wrongly_placed(std::uint64_t kept_right, std::uint64_t placed, double fpr
 membership_report membership_lines(line_reader& held, line_reader& streamed, const membership_settings& settings,
                                    const std::function<void(std::string_view line)>& print) {
     const key_format keys = settings.hashing.keys;
+    const build_settings of_held{settings.kind, settings.sizing, settings.hashing, settings.threads};
     const any_filter filter = with_requested_type(settings.kind, settings.sizing.choice_fpr(), [&](auto type) {
-        return build_filter<typename decltype(type)::type>(settings.kind, held, keys, settings.sizing, settings.hashing,
-                                                           settings.threads, filter_use::held_by_job);
+        return build_filter<typename decltype(type)::type>(held, of_held, filter_use::held_by_job);
     });
     membership_report report;
     report.fpr = current_fpr(filter);

@@ -26,33 +26,37 @@ void refuse(remove_report& done, std::string_view line, const line_origin& origi
                         line.size() > 40 ? std::string(line.substr(0, 40)) + "..." : std::string(line)));
 }
 
-/// Removes the batch's keys from `filter` (all or nothing per batch, unless partial), recording
+/// Removes batches of keys from a filter (all or nothing per batch, unless partial), recording
 /// what was refused. Once a line was refused without partial, nothing will be saved: the
 /// remaining lines are only checked, to name the refused ones.
-template <class Key>
-void remove_batch(any_filter& filter, std::span<const Key> keys, std::span<const std::string_view> lines,
-                  const line_origin& origin, bool partial, remove_report& done) {
-    thread_local answer_buffer answers;
-    const bool checking = !partial && done.refused > 0;  // nothing will be saved: only name what is refused
-    if (partial || checking) {                           // key by key
-        const std::span<bool> held = answers.resize(keys.size());
-        if (checking) bloomkit::contains(filter, keys, held);
-        for (std::size_t i = 0; i < keys.size(); ++i) {
-            const bool gone = checking ? held[i] : bloomkit::remove(filter, keys.subspan(i, 1)) == 1;
-            if (gone && !checking) ++done.removed;
-            if (!gone) refuse(done, lines[i], origin, i);
+struct batch_remover {
+    any_filter& filter;
+    bool partial;
+    remove_report& done;
+
+    template <class Key>
+    void operator()(std::span<const Key> keys, std::span<const std::string_view> lines, const line_origin& origin) {
+        thread_local answer_buffer answers;
+        const bool checking = !partial && done.refused > 0;  // nothing will be saved: only name what is refused
+        if (partial || checking) {                           // key by key
+            const std::span<bool> held = answers.resize(keys.size());
+            if (checking) bloomkit::contains(filter, keys, held);
+            for (std::size_t i = 0; i < keys.size(); ++i) {
+                const bool gone = checking ? held[i] : bloomkit::remove(filter, keys.subspan(i, 1)) == 1;
+                if (gone && !checking) ++done.removed;
+                if (!gone) refuse(done, lines[i], origin, i);
+            }
+            return;
         }
-        return;
+        const std::size_t at = bloomkit::remove(filter, keys);  // all of the batch, or none of it
+        if (at == keys.size()) {
+            done.removed += at;
+            return;
+        }
+        refuse(done, lines[at], origin, at);
+        (*this)(keys.subspan(at + 1), lines.subspan(at + 1), {origin.input, origin.first_line + at + 1});
     }
-    const std::size_t at = bloomkit::remove(filter, keys);  // all of the batch, or none of it
-    if (at == keys.size()) {
-        done.removed += at;
-        return;
-    }
-    refuse(done, lines[at], origin, at);
-    remove_batch(filter, keys.subspan(at + 1), lines.subspan(at + 1), {origin.input, origin.first_line + at + 1},
-                 partial, done);
-}
+};
 
 }  // namespace
 
@@ -66,9 +70,9 @@ remove_report remove_lines(const std::string& path, line_reader& lines, const re
     const key_format keys = key_format_to_read(recorded_key_format(filter), settings.keys, path);
     if (!capabilities(filter).removes) throw cannot_remove(path, kind_name(filter));
     remove_report done;
+    batch_remover remove_keys{filter, settings.partial, done};
     lines.read([&](std::span<const std::string_view> batch, const line_origin& origin) {
-        with_keys(batch, keys, origin,
-                  [&](auto keyed) { remove_batch(filter, keyed, batch, origin, settings.partial, done); });
+        with_keys(batch, keys, origin, [&](auto keyed) { remove_keys(keyed, batch, origin); });
     });
     if (done.removed > 0 && (done.refused == 0 || settings.partial)) write_filter(filter, path);
     return done;

@@ -16,7 +16,6 @@ namespace bloomkit::jobs::spill {
 namespace {
 
 constexpr std::uint64_t largest_fanout = 256;
-constexpr std::uint64_t smallest_buffer = 4096, largest_buffer = std::uint64_t{1} << 20;
 constexpr std::uint64_t unknown_input_fanout = 64;
 // Levels of partitioning, at most: each level divides a part by its fanout (2 at the least),
 // so only lines sharing their whole 64-bit hash could need more.
@@ -34,11 +33,6 @@ constexpr double record_overhead = 1.25;
 std::size_t partition_of(std::uint64_t hash, unsigned level, unsigned bits) noexcept {
     return static_cast<std::size_t>((std::rotl(hash, static_cast<int>(7 + 17 * level)) * 0x9e3779b97f4a7c15ULL) >>
                                     (64 - bits));
-}
-
-std::uint64_t buffers_budget(std::uint64_t memory) noexcept { return memory / 8; }
-std::uint64_t reader_buffer(std::uint64_t memory) noexcept {
-    return std::clamp(memory / 16, smallest_buffer, largest_buffer);
 }
 
 }  // namespace
@@ -62,7 +56,7 @@ distinct_lines::distinct_lines(spill_limits limits, std::uint64_t input_bytes)
     : limits_(std::move(limits)),
       input_bytes_(input_bytes),
       solvers_(std::max(1u, limits_.threads)),
-      table_(table_budget(limits_.memory)) {}
+      table_(budget().table()) {}
 
 distinct_lines::~distinct_lines() = default;
 
@@ -72,14 +66,14 @@ std::unique_ptr<distinct_lines::partitions> distinct_lines::partitions_for(unsig
         throw error(
             "the exact job cannot split its lines into parts that fit in memory (do many lines share "
             "one 64-bit hash?)");
-    const auto target = static_cast<double>(solver_table_budget()) / 2;
+    const auto target = static_cast<double>(solver_budget().table()) / 2;
     std::uint64_t fanout =
         bytes == 0
             ? unknown_input_fanout
             : std::bit_ceil(static_cast<std::uint64_t>(static_cast<double>(bytes) * record_overhead / target) + 1);
     const std::uint64_t affordable = std::max<std::uint64_t>(2, buffers / smallest_buffer);
     fanout = std::clamp<std::uint64_t>(fanout, 2, std::min(largest_fanout, std::bit_floor(affordable)));
-    const std::uint64_t buffer = std::clamp(buffers / fanout, smallest_buffer, largest_buffer);
+    const std::uint64_t buffer = buffer_of(buffers / fanout);
     auto made = std::make_unique<partitions>();
     made->level = level;
     made->bits = static_cast<unsigned>(std::countr_zero(fanout));
@@ -91,21 +85,21 @@ std::unique_ptr<distinct_lines::partitions> distinct_lines::partitions_for(unsig
 }
 
 void distinct_lines::refuse(std::uint64_t line_bytes) const {
-    throw line_exceeds_memory(line_bytes, limits_.memory, memory_to_hold(line_bytes));
+    throw line_exceeds_memory(line_bytes, limits_.memory, memory_budget::to_hold(line_bytes));
 }
 
 void distinct_lines::choose_solvers() noexcept {
     constexpr std::uint64_t least_share = std::uint64_t{1} << 20;
     const std::uint64_t share = std::max(least_share, line_table::budget_to_hold(longest_));
-    solvers_ = static_cast<unsigned>(
-        std::clamp<std::uint64_t>(table_budget(limits_.memory) / share, 1, std::max(1u, limits_.threads)));
+    solvers_ =
+        static_cast<unsigned>(std::clamp<std::uint64_t>(budget().table() / share, 1, std::max(1u, limits_.threads)));
 }
 
 void distinct_lines::add(const line_record& record) {
     longest_ = std::max<std::uint64_t>(longest_, record.text.size());
     if (table_.add(record)) return;
     if (!table_.could_hold(record.text.size())) refuse(record.text.size());
-    if (!top_) top_ = partitions_for(0, input_bytes_, buffers_budget(limits_.memory));
+    if (!top_) top_ = partitions_for(0, input_bytes_, budget().partition_buffers());
     spill(table_, *top_);
     if (!table_.add(record)) refuse(record.text.size());  // could_hold said it fits
 }
@@ -149,7 +143,7 @@ void distinct_lines::solve_in_parallel(partitions& parts, const std::function<vo
     std::exception_ptr failure;
     const auto solver = [&] {
         try {
-            line_table table(solver_table_budget());
+            line_table table(solver_budget().table());
             for (std::size_t i; !failed && (i = next++) < parts.files.size();) {
                 const std::uint64_t bytes = parts.files[i]->size();
                 solve(std::move(parts.files[i]), parts.level, table, visit);
@@ -180,14 +174,14 @@ void distinct_lines::solve(std::unique_ptr<spill_file> file, unsigned level, lin
                            const std::function<void(line_table&)>& visit) {
     std::unique_ptr<partitions> split;  // made when the part does not fit in the table
     {
-        record_reader records(*file, static_cast<std::size_t>(reader_buffer(limits_.memory / solvers_)));
+        record_reader records(*file, static_cast<std::size_t>(solver_budget().stream_buffer()));
         line_record record;
         while (records.next(record)) {
             // A line's slot in the index is a cache miss; asked for a few records early, it
             // overlaps with the records between (as the reading does with the lines ahead).
             if (const auto ahead = records.hash_ahead(fold_prefetch_distance)) table.prefetch(*ahead);
             if (table.add(record)) continue;
-            if (!split) split = partitions_for(level + 1, file->size(), buffers_budget(limits_.memory) / solvers_);
+            if (!split) split = partitions_for(level + 1, file->size(), solver_budget().partition_buffers());
             spill(table, *split);
             if (!table.add(record)) refuse(record.text.size());  // choose_solvers() made room for it
         }

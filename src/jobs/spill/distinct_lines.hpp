@@ -14,12 +14,11 @@
 // Every line's records meet in exactly one part, so each part the visitor sees is complete: its
 // lines' counts, first positions and tags are those of the whole input.
 //
-// Memory: the table takes 3/4 of the budget; the partitions' write buffers (4 KiB to 1 MiB each)
-// and the read buffer share the rest. P is chosen so that a partition of the expected input fills
-// about half a solver's table (at most 256, and fewer when the buffers would not fit in the
-// budget). With T threads, up to T solvers fold partitions at once, each with 1/T of the table,
-// of the buffers and of the read buffer — fewer when the longest line would not fit such a share
-// (or a share would be under 1 MiB): the answer never depends on T.
+// Memory (memory_budget.hpp): the table, the partitions' write buffers and the read buffer. P is
+// chosen so that a partition of the expected input fills about half a solver's table (at most
+// 256, and fewer when the buffers would not fit in their share). With T threads, up to T solvers
+// fold partitions at once, each with 1/T of the budget — fewer when the longest line would not fit
+// such a share (or a share would be under 1 MiB): the answer never depends on T.
 #pragma once
 
 #include <cstdint>
@@ -32,12 +31,13 @@
 
 #include "bloomkit/error.hpp"
 #include "jobs/spill/line_table.hpp"
+#include "jobs/spill/memory_budget.hpp"
 #include "jobs/spill/spill_file.hpp"
 
 namespace bloomkit::jobs::spill {
 
-/// Where an exact job may spill, how much memory it may use, and how many threads may fold
-/// the parts back.
+/// What an exact job is given, each once: where it may spill, how much memory it may use
+/// (memory_budget.hpp divides it), and how many threads may read, hash and fold the parts back.
 struct spill_limits {
     std::string directory;
     std::uint64_t memory = 0;
@@ -89,14 +89,6 @@ public:
 
     [[nodiscard]] const spill_statistics& statistics() const noexcept { return statistics_; }
 
-    /// The budget of the table for `memory`.
-    static std::uint64_t table_budget(std::uint64_t memory) noexcept { return memory / 4 * 3; }
-
-    /// The memory whose table holds a line of `size` bytes (and a page of buffers beside).
-    static std::uint64_t memory_to_hold(std::uint64_t size) noexcept {
-        return line_table::budget_to_hold(size) / 3 * 4 + 8192;
-    }
-
 private:
     struct partitions;
 
@@ -107,7 +99,8 @@ private:
                const std::function<void(line_table&)>& visit);
     [[nodiscard]] std::unique_ptr<partitions> partitions_for(unsigned level, std::uint64_t bytes,
                                                              std::uint64_t buffers);
-    [[nodiscard]] std::uint64_t solver_table_budget() const noexcept { return table_budget(limits_.memory) / solvers_; }
+    [[nodiscard]] memory_budget budget() const noexcept { return memory_budget(limits_.memory); }
+    [[nodiscard]] memory_budget solver_budget() const noexcept { return budget().share(solvers_); }
     void choose_solvers() noexcept;
     [[noreturn]] void refuse(std::uint64_t line_bytes) const;
 

@@ -50,22 +50,30 @@ struct screen {
     }
 };
 
-/// Reads every line of `input` as a record tagged `tag`, positioned from `position` on when
-/// `positioned` (else no_position), and hands each that `screened` lets through to
-/// take(record, digest), in input order; `table`, if given, is told a few records ahead which
-/// hashes will be looked up. Returns the number of lines (`screened_out`: of them, those the
-/// screen held back).
+/// How read_records makes an input's records.
+struct record_reading {
+    std::uint8_t tag = 1;                           ///< which input the records are of
+    std::optional<std::uint64_t> first_position{};  ///< positions from this one on; none: no_position
+    const line_table* table = nullptr;              ///< told a few records ahead which hashes are looked up
+    screen screened{};                              ///< what the workers do with the digests
+    std::uint64_t* screened_out = nullptr;          ///< counts the lines the screen held back
+};
+
+/// Reads every line of `input` as a record made as `how` says, and hands each the screen lets
+/// through to take(record, digest), in input order. Returns the number of lines.
 template <class Take>
-std::uint64_t read_records(line_reader& input, const exact_settings& settings, std::uint8_t tag, bool positioned,
-                           std::uint64_t position, Take take, const line_table* table = nullptr, screen screened = {},
-                           std::uint64_t* screened_out = nullptr) {
+std::uint64_t read_records(line_reader& input, const exact_settings& settings, const record_reading& how, Take take) {
     constexpr std::size_t prefetch_distance = 8;
+    const line_table* const table = how.table;
+    const screen screened = how.screened;
+    const bool positioned = how.first_position.has_value();
+    std::uint64_t position = how.first_position.value_or(0);
     const hasher hash;  // the default: a pruning filter's too, so its digests are these
     const bool integers = is_integer(settings.keys);
     std::uint64_t lines = 0;
     progress shown("reading", input.total_bytes());
     for_each_block_in_order<keyed_block>(
-        input, settings.threads,
+        input, settings.limits.threads,
         [&](std::span<const std::string_view> batch, const line_origin& origin, keyed_block& block) {
             block.digests.resize(batch.size());
             if (!integers) {
@@ -86,24 +94,17 @@ std::uint64_t read_records(line_reader& input, const exact_settings& settings, s
                     table->prefetch(block.digests[i + prefetch_distance].low);
                 const std::uint64_t at = positioned ? position++ : no_position;
                 if (asked && block.passed[i] == 0) {
-                    ++*screened_out;
+                    ++*how.screened_out;
                     continue;
                 }
                 const std::string_view text =
                     integers ? std::string_view(reinterpret_cast<const char*>(&block.numbers[i]), 8) : batch[i];
-                take(line_record{block.digests[i].low, at, 1, tag, text}, block.digests[i]);
+                take(line_record{block.digests[i].low, at, 1, how.tag, text}, block.digests[i]);
             }
             lines += batch.size();
             shown.update(input.bytes_read());
         });
     return lines;
-}
-
-/// The spill limits of a job, whose threads also fold the parts back.
-spill_limits limits_of(const exact_settings& settings) {
-    spill_limits limits = settings.limits;
-    limits.threads = settings.threads;
-    return limits;
 }
 
 /// The text a job prints for a key: the line itself, or an integer's decimal digits.
@@ -133,7 +134,7 @@ private:
 /// size larger than the table is spilled once as records (a little more than its bytes), and the
 /// lines an ordered job keeps are written once more as runs while partitions are freed.
 void check_space(const exact_settings& settings, std::uint64_t input_bytes) {
-    if (input_bytes == 0 || input_bytes <= distinct_lines::table_budget(settings.limits.memory)) return;
+    if (input_bytes == 0 || input_bytes <= memory_budget(settings.limits.memory).table()) return;
     struct statvfs disk {};
     if (::statvfs(settings.limits.directory.c_str(), &disk) != 0) return;  // an error comes with the first spill
     const std::uint64_t have = static_cast<std::uint64_t>(disk.f_bavail) * disk.f_frsize;
@@ -146,9 +147,8 @@ void check_space(const exact_settings& settings, std::uint64_t input_bytes) {
 
 /// Folds every line of `input` into `lines`.
 std::uint64_t fold_all(line_reader& input, const exact_settings& settings, distinct_lines& lines) {
-    return read_records(
-        input, settings, 1, true, 0, [&](const line_record& record, const digest&) { lines.add(record); },
-        &lines.table());
+    return read_records(input, settings, {.first_position = 0, .table = &lines.table()},
+                        [&](const line_record& record, const digest&) { lines.add(record); });
 }
 
 /// Prints, in order of first position, the distinct lines keep(entry) selects.
@@ -156,7 +156,7 @@ template <class Keep>
 void print_in_order(distinct_lines& lines, const exact_settings& settings, const line_printer& print, Keep keep,
                     exact_report& report) {
     key_text text(settings.keys);
-    ordered_runs runs(settings.limits.directory, settings.limits.memory,
+    ordered_runs runs(settings.limits.directory, memory_budget(settings.limits.memory),
                       [&](std::string_view key) { print(text(key)); });
     lines.for_each_part([&](line_table& part) {
         report.distinct += part.size();
@@ -172,7 +172,7 @@ template <class Keep>
 exact_report print_kept(line_reader& input, const exact_settings& settings, const line_printer& print, Keep keep) {
     check_space(settings, input.total_bytes());
     exact_report report;
-    distinct_lines lines(limits_of(settings), input.total_bytes());
+    distinct_lines lines(settings.limits, input.total_bytes());
     report.lines_read = fold_all(input, settings, lines);
     print_in_order(lines, settings, print, keep, report);
     return report;
@@ -188,13 +188,13 @@ struct ranked {
     }
 };
 
-/// The pruning filter of an intersect or subtract: a Bloom filter of the first input in an
-/// eighth of the memory, made when the first input may not fit in the table (unknown or larger
+/// The pruning filter of an intersect or subtract: a Bloom filter of the first input in its
+/// share of the memory, made when the first input may not fit in the table (unknown or larger
 /// size), and sized for the lines it is expected to hold (~32 bytes each when unknown).
 std::optional<bloom_filter> pruning_filter(const exact_settings& settings, std::uint64_t first_bytes) {
-    const std::uint64_t memory = settings.limits.memory;
-    if (!settings.prune || (first_bytes != 0 && first_bytes < distinct_lines::table_budget(memory))) return {};
-    const std::uint64_t bits = memory / 8 * 8;
+    const memory_budget memory(settings.limits.memory);
+    if (!settings.prune || (first_bytes != 0 && first_bytes < memory.table())) return {};
+    const std::uint64_t bits = memory.pruning_filter() * 8;
     const double keys = first_bytes != 0 ? static_cast<double>(first_bytes) / 32 : static_cast<double>(bits) / 10;
     const auto hashes =
         static_cast<std::uint32_t>(std::clamp(std::round(static_cast<double>(bits) / keys * std::log(2.0)), 1.0, 8.0));
@@ -240,7 +240,7 @@ exact_report once_in_bitmaps(line_reader& input, const exact_settings& settings,
         settings.limits.directory);
     input.rewind();
     key_text text(settings.keys);
-    read_records(input, settings, 1, false, 0, [&](const line_record& record, const digest&) {
+    read_records(input, settings, {}, [&](const line_record& record, const digest&) {
         const std::uint32_t key = u32_of(record);
         integer_bitmap& printed_once = repeated ? twice : seen;  // cleared as the key is printed
         if (!printed_once.test(key) || (!repeated && twice.test(key))) return;
@@ -261,10 +261,10 @@ exact_report shared_in_bitmap(line_reader& first, line_reader& second, const exa
     integer_bitmap held;
     line_reader& kept = present ? first : second;
     line_reader& streamed = present ? second : first;
-    report.lines_read = read_records(kept, settings, 1, false, 0,
-                                     [&](const line_record& record, const digest&) { held.set(u32_of(record)); });
+    report.lines_read =
+        read_records(kept, settings, {}, [&](const line_record& record, const digest&) { held.set(u32_of(record)); });
     key_text text(settings.keys);
-    report.lines_read += read_records(streamed, settings, 2, false, 0, [&](const line_record& record, const digest&) {
+    report.lines_read += read_records(streamed, settings, {.tag = 2}, [&](const line_record& record, const digest&) {
         const std::uint32_t key = u32_of(record);
         if (present ? !held.test(key) : !held.insert(key)) return;
         if (present) held.reset(key);
@@ -274,41 +274,46 @@ exact_report shared_in_bitmap(line_reader& first, line_reader& second, const exa
     return report;
 }
 
-/// shared_lines() with `filter` (or none) in an eighth of the memory.
+/// shared_lines() with `filter` (or none) beside the lines.
 exact_report shared_lines_pruned(line_reader& first, line_reader& second, const exact_settings& settings, bool present,
                                  const line_printer& print, std::optional<bloom_filter>& filter) {
-    exact_settings within = settings;
-    within.limits.memory -= filter ? filter->size_in_bytes() : 0;
     exact_report report;
     report.filter_bytes = filter ? filter->size_in_bytes() : 0;
-    distinct_lines lines(limits_of(within), first.total_bytes() + second.total_bytes());
+    exact_settings within = settings;
+    within.limits.memory = memory_budget(settings.limits.memory).without(report.filter_bytes).bytes();
+    distinct_lines lines(within.limits, first.total_bytes() + second.total_bytes());
 
     // The first input: every line, and its digest into the filter (by the workers, at once).
     // Positions count for subtract, whose output follows the first input.
-    report.lines_read = read_records(
-        first, within, 1, !present, 0, [&](const line_record& record, const digest&) { lines.add(record); },
-        &lines.table(), {filter ? screen::insert : screen::none, filter ? &*filter : nullptr});
+    report.lines_read =
+        read_records(first, within,
+                     {.first_position = present ? std::nullopt : std::optional<std::uint64_t>(0),
+                      .table = &lines.table(),
+                      .screened = {filter ? screen::insert : screen::none, filter ? &*filter : nullptr}},
+                     [&](const line_record& record, const digest&) { lines.add(record); });
     // The second: a line can matter only if it is in the first. While the first is all in the
     // table, the table says so exactly; once it spilled, the filter (asked by the workers) says
     // "certainly not" for most of those that are not, and they never reach the disk.
     const bool first_in_memory = !lines.spilled();
-    report.lines_read += read_records(
-        second, within, 2, present, report.lines_read,
-        [&](const line_record& record, const digest&) {
-            if (!first_in_memory) {
-                lines.add(record);
-                return;
-            }
-            table_entry* line = lines.table().find(record.hash, record.text);
-            if (line == nullptr) {
-                ++report.pruned;
-                return;
-            }
-            line->tags |= 2;
-            line->position = std::min(line->position, record.position);
-        },
-        &lines.table(), {filter && !first_in_memory ? screen::ask : screen::none, filter ? &*filter : nullptr},
-        &report.pruned);
+    const record_reading second_reading{
+        .tag = 2,
+        .first_position = present ? std::optional(report.lines_read) : std::nullopt,
+        .table = &lines.table(),
+        .screened = {filter && !first_in_memory ? screen::ask : screen::none, filter ? &*filter : nullptr},
+        .screened_out = &report.pruned};
+    report.lines_read += read_records(second, within, second_reading, [&](const line_record& record, const digest&) {
+        if (!first_in_memory) {
+            lines.add(record);
+            return;
+        }
+        table_entry* line = lines.table().find(record.hash, record.text);
+        if (line == nullptr) {
+            ++report.pruned;
+            return;
+        }
+        line->tags |= 2;
+        line->position = std::min(line->position, record.position);
+    });
     const std::uint8_t kept = present ? 3 : 1;
     print_in_order(
         lines, within, print, [kept](const table_entry& line) { return line.tags == kept; }, report);
@@ -328,10 +333,8 @@ not_enough_space::not_enough_space(const std::string& directory, std::uint64_t n
 approximate_report approximately_most_frequent(
     line_reader& input, const exact_settings& settings, std::uint64_t k,
     const std::function<void(std::uint64_t count, std::string_view line)>& print) {
-    // ~512 bytes a counter: a line of ~100 bytes twice (the counter's and the map's key), the
-    // map's node and the heap's places.
     approximate_report report;
-    report.counters = std::max<std::uint64_t>(settings.limits.memory / 512, k);
+    report.counters = std::max<std::uint64_t>(memory_budget(settings.limits.memory).counters(), k);
     heavy_hitters hitters(static_cast<std::size_t>(report.counters));
     const bool integers = is_integer(settings.keys);
     key_text text(settings.keys);  // integers counted as printed: ties go by the printed digits
@@ -365,8 +368,9 @@ exact_report shared_lines(line_reader& first, line_reader& second, const exact_s
     try {
         return shared_lines_pruned(first, second, settings, present, print, filter);
     } catch (const line_exceeds_memory& e) {
-        if (!filter) throw;  // the memory it needs beside the filter, which takes an eighth
-        throw line_exceeds_memory(e.line_bytes(), settings.limits.memory, e.needed() / 7 * 8 + 8);
+        if (!filter) throw;  // the memory it needs beside the filter
+        throw line_exceeds_memory(e.line_bytes(), settings.limits.memory,
+                                  memory_budget::to_hold_beside_filter(e.line_bytes()));
     }
 }
 
@@ -376,7 +380,7 @@ exact_report distinct_in_order(line_reader& input, const exact_settings& setting
         report.bitmap_bytes = integer_bitmap::bytes;
         integer_bitmap seen;
         key_text text(settings.keys);
-        report.lines_read = read_records(input, settings, 1, false, 0, [&](const line_record& record, const digest&) {
+        report.lines_read = read_records(input, settings, {}, [&](const line_record& record, const digest&) {
             if (!seen.insert(u32_of(record))) return;
             print(text(record.text));
             ++report.lines_written;
@@ -398,7 +402,7 @@ exact_report most_frequent(line_reader& input, const exact_settings& settings, s
                            const std::function<void(std::uint64_t count, std::string_view line)>& print) {
     check_space(settings, input.total_bytes());
     exact_report report;
-    distinct_lines lines(limits_of(settings), input.total_bytes());
+    distinct_lines lines(settings.limits, input.total_bytes());
     report.lines_read = fold_all(input, settings, lines);
     key_text text(settings.keys);
     std::priority_queue<ranked> best;  // the k best so far, the last of them on top

@@ -26,8 +26,7 @@
 namespace bloomkit::jobs::spill {
 
 struct exact_settings {
-    spill_limits limits;
-    unsigned threads = 1;
+    spill_limits limits;  ///< the scratch directory, the memory and the threads, each given once
     key_format keys = key_format::text;
     bool prune =
         true;  // intersect and subtract: a filter of the first input keeps the second's other lines off the disk

@@ -9,8 +9,6 @@
 namespace bloomkit::jobs::spill {
 namespace {
 
-constexpr std::uint64_t smallest_buffer = 4096, largest_buffer = std::uint64_t{1} << 20;
-
 // One run being merged: its reader and the position of its next line.
 struct run_cursor {
     spill_reader reader;
@@ -28,17 +26,16 @@ struct run_cursor {
 
 }  // namespace
 
-ordered_runs::ordered_runs(std::string directory, std::uint64_t memory, printer print)
+ordered_runs::ordered_runs(std::string directory, memory_budget memory, printer print)
     : directory_(std::move(directory)),
       memory_(memory),
-      fan_in_(static_cast<std::size_t>(std::clamp<std::uint64_t>(memory / 2 / smallest_buffer, 2, 128))),
+      fan_in_(static_cast<std::size_t>(std::clamp<std::uint64_t>(memory.merge() / smallest_buffer, 2, 128))),
       print_(std::move(print)) {}
 
 ordered_runs::~ordered_runs() = default;
 
 std::unique_ptr<spill_file> ordered_runs::new_run() const {
-    return std::make_unique<spill_file>(
-        directory_, static_cast<std::size_t>(std::clamp(memory_ / 16, smallest_buffer, largest_buffer)));
+    return std::make_unique<spill_file>(directory_, static_cast<std::size_t>(memory_.stream_buffer()));
 }
 
 void ordered_runs::write_line(spill_file& run, std::uint64_t position, std::string_view text) {
@@ -88,7 +85,7 @@ void ordered_runs::finish() {
 void ordered_runs::merge(std::vector<std::unique_ptr<spill_file>>& runs,
                          const std::function<void(std::uint64_t, std::string_view)>& emit) const {
     if (runs.empty()) return;
-    const std::uint64_t buffer = std::clamp(memory_ / 2 / runs.size(), smallest_buffer, largest_buffer);
+    const std::uint64_t buffer = buffer_of(memory_.merge() / runs.size());
     std::vector<run_cursor> cursors;
     cursors.reserve(runs.size());
     for (const auto& run : runs) cursors.push_back({spill_reader(*run, static_cast<std::size_t>(buffer))});

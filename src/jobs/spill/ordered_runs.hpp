@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "jobs/spill/line_table.hpp"
+#include "jobs/spill/memory_budget.hpp"
 #include "jobs/spill/spill_file.hpp"
 
 namespace bloomkit::jobs::spill {
@@ -27,8 +28,8 @@ class ordered_runs {
 public:
     using printer = std::function<void(std::string_view text)>;
 
-    /// Runs go to files in `limits.directory`; merging uses at most about half of `memory`.
-    ordered_runs(std::string directory, std::uint64_t memory, printer print);
+    /// Runs go to files in `directory`; merging uses at most `memory.merge()`.
+    ordered_runs(std::string directory, memory_budget memory, printer print);
     ~ordered_runs();
     ordered_runs(const ordered_runs&) = delete;
     ordered_runs& operator=(const ordered_runs&) = delete;
@@ -56,7 +57,7 @@ private:
                const std::function<void(std::uint64_t, std::string_view)>& emit) const;
 
     std::string directory_;
-    std::uint64_t memory_;
+    memory_budget memory_;
     std::size_t fan_in_;
     printer print_;
     std::vector<leveled_run> runs_;
