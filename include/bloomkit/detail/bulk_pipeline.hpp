@@ -27,7 +27,7 @@ namespace bloomkit::detail {
 inline constexpr std::size_t pipeline_distance = 128;
 /// Keys visited between two runs of hashing: smaller groups let the next keys' hashing start
 /// sooner once a group makes no choice of its own (docs/design/performance.md, "... and groups
-/// of 4"); cuckoo_filter.hpp takes eight.
+/// of 4"); a kind whose probes cost more may pass a larger group.
 inline constexpr std::size_t pipeline_group = 4;
 /// Strings scattered in memory make each hash a miss the filter's prefetches come too late to hide.
 inline constexpr std::size_t key_bytes_distance = 32;

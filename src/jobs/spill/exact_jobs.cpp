@@ -52,11 +52,11 @@ struct screen {
 
 /// How read_records makes an input's records.
 struct record_reading {
-    std::uint8_t tag = 1;                           ///< which input the records are of
-    std::optional<std::uint64_t> first_position{};  ///< positions from this one on; none: no_position
-    const line_table* table = nullptr;              ///< told a few records ahead which hashes are looked up
-    screen screened{};                              ///< what the workers do with the digests
-    std::uint64_t* screened_out = nullptr;          ///< counts the lines the screen held back
+    std::uint8_t tag = 1;                        ///< which input the records are of
+    std::uint64_t first_position = no_position;  ///< positions from this one on; no_position: none
+    const line_table* table = nullptr;           ///< told a few records ahead which hashes are looked up
+    screen screened{};                           ///< what the workers do with the digests
+    std::uint64_t* screened_out = nullptr;       ///< counts the lines the screen held back
 };
 
 /// Reads every line of `input` as a record made as `how` says, and hands each the screen lets
@@ -66,8 +66,8 @@ std::uint64_t read_records(line_reader& input, const exact_settings& settings, c
     constexpr std::size_t prefetch_distance = 8;
     const line_table* const table = how.table;
     const screen screened = how.screened;
-    const bool positioned = how.first_position.has_value();
-    std::uint64_t position = how.first_position.value_or(0);
+    const bool positioned = how.first_position != no_position;
+    std::uint64_t position = positioned ? how.first_position : 0;
     const hasher hash;  // the default: a pruning filter's too, so its digests are these
     const bool integers = is_integer(settings.keys);
     std::uint64_t lines = 0;
@@ -287,7 +287,7 @@ exact_report shared_lines_pruned(line_reader& first, line_reader& second, const 
     // Positions count for subtract, whose output follows the first input.
     report.lines_read =
         read_records(first, within,
-                     {.first_position = present ? std::nullopt : std::optional<std::uint64_t>(0),
+                     {.first_position = present ? no_position : 0,
                       .table = &lines.table(),
                       .screened = {filter ? screen::insert : screen::none, filter ? &*filter : nullptr}},
                      [&](const line_record& record, const digest&) { lines.add(record); });
@@ -297,7 +297,7 @@ exact_report shared_lines_pruned(line_reader& first, line_reader& second, const 
     const bool first_in_memory = !lines.spilled();
     const record_reading second_reading{
         .tag = 2,
-        .first_position = present ? std::optional(report.lines_read) : std::nullopt,
+        .first_position = present ? report.lines_read : no_position,
         .table = &lines.table(),
         .screened = {filter && !first_in_memory ? screen::ask : screen::none, filter ? &*filter : nullptr},
         .screened_out = &report.pruned};
