@@ -86,9 +86,8 @@ struct file_codec<basic_binary_fuse_filter<Fingerprint, Arity>> {
 
     /// Whether `h` describes a binary fuse filter of this arity and fingerprint width.
     static bool holds(const file_header& h) noexcept {
-        if (h.kind != kind) return false;
-        const parameters& p = kind_parameters<filter_type>(h);
-        return p.arity == Arity && p.fingerprint_bits == 8 * sizeof(Fingerprint);
+        const auto* p = std::any_cast<parameters>(&h.parameters);
+        return h.kind == kind && p != nullptr && p->arity == Arity && p->fingerprint_bits == 8 * sizeof(Fingerprint);
     }
     /// Checks the binary fuse parameters of the header bytes `b` of the file `where`, fills them
     /// into `h`, and returns the payload size they need; throws file_format_error for a bad field.

@@ -130,7 +130,8 @@ struct file_codec<basic_bloom_filter<Layout>> {
 
     /// Whether `h` describes a Bloom filter of this layout.
     static bool holds(const file_header& h) noexcept {
-        return h.kind == kind && kind_parameters<filter_type>(h).layout == Layout::id;
+        const auto* p = std::any_cast<parameters>(&h.parameters);
+        return h.kind == kind && p != nullptr && p->layout == Layout::id;
     }
     /// Checks the Bloom parameters of the header bytes `b` of the file `where`, fills them into
     /// `h`, and returns the payload size they need; throws file_format_error for a bad field.

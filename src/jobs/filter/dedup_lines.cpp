@@ -59,6 +59,18 @@ std::string dedup_kinds() {
     return words;
 }
 
+/// Refuses a kind word dedup cannot keep its lines in, known to the registry or not.
+void require_dedup_kind(const std::string& word) {
+    bool usable = false;
+    for_each_filter_type([&](auto type) {
+        using F = typename decltype(type)::type;
+        usable = usable || (keeps_seen_lines<F>() && word == kind_traits<F>::word);
+    });
+    if (!usable)
+        throw invalid_argument(
+            fmt::format("dedup keeps a filter that never removes a key ({}), not '{}'", dedup_kinds(), word));
+}
+
 /// The filter a dedup starts from: the state file's, or a new one as the settings ask; `count`
 /// counts the input's lines when the sizing needs them (a memory budget alone).
 any_filter starting_filter(const dedup_settings& settings, const std::function<std::uint64_t()>& count) {
@@ -75,13 +87,13 @@ any_filter starting_filter(const dedup_settings& settings, const std::function<s
     request.kind = !settings.kind.empty()         ? settings.kind
                    : sizing.keys || sizing.memory ? std::string(kind_traits<bloom_filter>::word)
                                                   : std::string(kinds_that(&kind_capabilities::grows).at(0));
+    require_dedup_kind(request.kind);
     const filter_options options{.seed = settings.seed,
                                  .keys = settings.keys == key_format::unrecorded ? key_format::text : settings.keys};
     return with_requested_type(request, sizing.choice_fpr(), [&](auto type) -> any_filter {
         using F = typename decltype(type)::type;
         if constexpr (!keeps_seen_lines<F>()) {
-            throw invalid_argument(fmt::format("dedup keeps a filter that never removes a key ({}), not '{}'",
-                                               dedup_kinds(), request.kind));
+            throw invalid_argument("dedup keeps no " + request.kind + " filter");  // require_dedup_kind said so
         } else if constexpr (capabilities_of<F>().grows) {
             if (sizing.memory) throw dedup_sizing_error(dedup_sizing_error::reason::budget_for_growing);
             return kind_traits<F>::make(sizing.keys.value_or(default_growing_capacity), sizing.choice_fpr(), request,
