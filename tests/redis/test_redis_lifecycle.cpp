@@ -154,8 +154,10 @@ private:
                 char drained[64];
                 (void)!::read(wake_[0], drained, sizeof drained);
             }
+            // The links polled: one accepted now is at the end, with no entry in fds yet.
+            const std::size_t polled = links_.size();
             if (fds[1].revents != 0) accept_one();
-            for (std::size_t i = links_.size(); i-- > 0;) {
+            for (std::size_t i = polled; i-- > 0;) {
                 const short from_client = fds[2 + 2 * i].revents, from_server = fds[3 + 2 * i].revents;
                 const bool open =
                     (from_client == 0 || forward(links_[i], false)) && (from_server == 0 || forward(links_[i], true));
