@@ -88,7 +88,7 @@ template <>
 struct bloomkit::kind_traits<toy::bit_filter> {
     static constexpr std::string_view word = "toy";
     static constexpr std::string_view summary = "one probe per key";
-    static constexpr request_options options{};
+    static constexpr request_options accepted_options{};
     static std::string name() { return "toy filter"; }
     static kind_request request() { return {std::string(word), {}, {}, {}}; }
     static bool accepts(const kind_request& r, double) { return r.kind == word; }

@@ -742,7 +742,7 @@ struct kind_traits<basic_binary_fuse_filter<Fingerprint, Arity>> {
         return r;
     }
     /// The options of a kind_request it takes (kinds.hpp refuses the others).
-    static constexpr request_options options{.fingerprint_bits = true, .arity = true};
+    static constexpr request_options accepted_options{.fingerprint_bits = true, .arity = true};
     /// Kind "fuse" with this arity (default 3) and bits (default: the fewest meeting p); throws
     /// invalid_request for bits other than 8 or 16, or an arity other than 3 or 4.
     static bool accepts(const kind_request& r, double p) {

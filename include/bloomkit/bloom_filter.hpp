@@ -565,7 +565,7 @@ struct kind_traits<basic_bloom_filter<Layout>> {
         return r;
     }
     /// The options of a kind_request it takes (kinds.hpp refuses the others).
-    static constexpr request_options options{.layout = true};
+    static constexpr request_options accepted_options{.layout = true};
     /// Whether `r` asks for kind "bloom" and this layout (block when unset).
     static bool accepts(const kind_request& r, double) {
         return r.kind == word && r.layout.value_or(bloom_layout::block) == Layout::id;

@@ -260,7 +260,7 @@ struct kind_traits<counting_bloom_filter> {
     /// Kind "counting", which takes no options.
     static kind_request request() { return {std::string(word), {}, {}, {}}; }
     /// The options of a kind_request it takes (kinds.hpp refuses the others).
-    static constexpr request_options options{};
+    static constexpr request_options accepted_options{};
     /// Whether `r` asks for kind "counting".
     static bool accepts(const kind_request& r, double) { return r.kind == word; }
     /// plan_counting_bloom() in the registry's terms.

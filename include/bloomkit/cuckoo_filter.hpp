@@ -532,7 +532,7 @@ struct kind_traits<cuckoo_filter> {
     /// Kind "cuckoo"; its fingerprint bits follow from p unless a request sets them.
     static kind_request request() { return {std::string(word), {}, {}, {}}; }
     /// The options of a kind_request it takes (kinds.hpp refuses the others).
-    static constexpr request_options options{.fingerprint_bits = true};
+    static constexpr request_options accepted_options{.fingerprint_bits = true};
     /// Kind "cuckoo"; throws invalid_request for fingerprint bits other than 8, 12 or 16.
     static bool accepts(const kind_request& r, double) {
         if (r.kind != word) return false;

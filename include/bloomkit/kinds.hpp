@@ -185,7 +185,7 @@ std::string kinds_taking(bool request_options::*option) {
     std::vector<std::string_view> words;
     for_each_filter_type<Registry>([&](auto type) {
         using traits = kind_traits<typename decltype(type)::type>;
-        if (traits::options.*option && std::find(words.begin(), words.end(), traits::word) == words.end())
+        if (traits::accepted_options.*option && std::find(words.begin(), words.end(), traits::word) == words.end())
             words.push_back(traits::word);
     });
     std::string list;
@@ -225,7 +225,7 @@ auto with_requested_type(const kind_request& r, double p, Visit&& visit) {
         if (kinds.find(traits::word) == std::string::npos)
             kinds += (kinds.empty() ? "" : ", ") + std::string(traits::word);
         if (r.kind != traits::word) return;
-        if (!known) detail::require_options<Registry>(r, traits::options);
+        if (!known) detail::require_options<Registry>(r, traits::accepted_options);
         known = true;
         if (made || !traits::accepts(r, p)) return;
         if constexpr (std::is_void_v<result>) visit(type), made = true;

@@ -456,7 +456,7 @@ struct kind_traits<scalable_bloom_filter> {
     /// Kind "scalable", which takes no options.
     static kind_request request() { return {std::string(word), {}, {}, {}}; }
     /// The options of a kind_request it takes (kinds.hpp refuses the others).
-    static constexpr request_options options{};
+    static constexpr request_options accepted_options{};
     /// Whether `r` asks for kind "scalable".
     static bool accepts(const kind_request& r, double) { return r.kind == word; }
     /// Holding n keys from an initial capacity of n: the first stage only.
