@@ -4,7 +4,7 @@
 #                and a 1M-row PostgreSQL table, on throwaway servers (examples/cache_guard/)
 #   make test    all tests, in developer mode (-Wall -Wextra -Werror): the suite under ASan+UBSan,
 #                the concurrency tests again under TSan, a plain build with Clang, and each fuzz
-#                target for a few seconds: about 29 minutes on 2 cores
+#                target for a few seconds: about 27 minutes on 2 idle cores
 #   make bench   the benchmark program (Release; speed, space, instructions per call, charts), the command's, its jobs' (filter and exact) and the Redis filter's benchmarks, Python beside set and flor, and bloomkit.dask beside dd.merge
 #   make fuzz    the fuzz targets, FUZZ_SECONDS each (default 600)
 #   make package the Debian package: build/package/bloomkit_<version>_<arch>.deb (the command, man
