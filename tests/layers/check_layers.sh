@@ -15,7 +15,7 @@
 #   6 formats      the rest of io/ (bkf.hpp, any_codec.hpp, guava.hpp, dcso.hpp, ...)
 #   7 dispatch     any_filter.hpp bulk.hpp file.hpp file_update.hpp formats.hpp
 #   8 the rest     bloomkit.hpp (the umbrella), redis.hpp
-#   9 libraries    src/jobs (bloomkit::jobs), src/redis (bloomkit::redis)
+#   9 libraries    src/jobs (bloomkit::jobs), src/redis (bloomkit::redis), src/redis_module (bloomkit.so)
 #  10 programs     src/cli/support, bench/, examples/, python/
 #  11 commands     src/cli/commands
 #  12 main         src/cli/main.cpp
@@ -63,6 +63,10 @@ locate() {
             folder=src/jobs
             ;;
         src/redis/*) layer=9 ;;
+        src/redis_module/*)  # bloomkit.so: beside the client-side src/redis, sharing nothing with it
+            layer=9
+            folder=src/redis_module
+            ;;
         src/cli/support/*) layer=10 ;;
         bench/* | examples/* | python/*)
             layer=10

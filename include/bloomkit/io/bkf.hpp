@@ -254,6 +254,15 @@ file_header read_header(std::span<const std::byte> bytes, const std::string& nam
                                            bytes.size(), name);
 }
 
+/// The header at the start of a bkf input whose end is not known yet (chunks still arriving, a
+/// stream): `first` holds its first bytes, at least file_header_size of them for a valid header.
+/// Validated as read_header() does, but for the input's size.
+template <filter_registry Registry = any_filter>
+file_header read_header_prefix(std::span<const std::byte> first, const std::string& name = "buffer") {
+    return detail::decode_header<Registry>(first.first(std::min<std::size_t>(first.size(), file_header_size)),
+                                           std::nullopt, name);
+}
+
 /// The filter a bkf buffer holds, checked as a file is: throws file_format_error when the bytes
 /// are not a valid filter of type Target (wrong_kind for another kind), whole and uncorrupted.
 /// `name` is how messages call the buffer.
