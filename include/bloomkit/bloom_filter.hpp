@@ -464,10 +464,10 @@ private:
     using key_argument = std::conditional_t<std::is_scalar_v<Key>, Key, const Key&>;
     // The general paths of a single lookup and insert where a layout has plain ones, out of
     // line: on the plain path's loop they would leave calls (the other hashes, the kernels of
-    // other k). The lookup's is pure: a call that might write memory would have the caller
-    // reload the filter after it.
+    // other k). Not gnu::pure: hashing throws for a key the funnel refuses, and Clang takes a
+    // pure function for one that never throws.
     template <class Key>
-    [[nodiscard, gnu::noinline, gnu::pure]] bool contains_otherwise(key_argument<Key> key) const {
+    [[nodiscard, gnu::noinline]] bool contains_otherwise(key_argument<Key> key) const {
         return contains_digest<detail::plain_access>(this->hasher_(key));
     }
     template <class Key>

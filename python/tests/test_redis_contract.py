@@ -118,7 +118,7 @@ def set_bits(value):
 
 def test_the_python_redis_filter_shares_the_commands_filter(cli, server):
     if not hasattr(bloomkit._bloomkit, "RedisFilter"):
-        pytest.skip("built without the Redis component (sanitized builds; make test runs it from the Clang build)")
+        pytest.skip("built without the Redis component (sanitized builds; make test runs it from the GCC build)")
     client, url = server
     keys = urls(2000, start=7 * 10**6)
     shared = bloomkit.RedisBloomFilter("shared", 100_000, 0.01, url=url, shard_bytes=64 * 1024)
@@ -147,7 +147,7 @@ def test_the_python_redis_filter_shares_the_commands_filter(cli, server):
 
 def needs_redis_filter():
     if not hasattr(bloomkit._bloomkit, "RedisFilter"):
-        pytest.skip("built without the Redis component (sanitized builds; make test runs it from the Clang build)")
+        pytest.skip("built without the Redis component (sanitized builds; make test runs it from the GCC build)")
 
 
 # Passwords holding ',' then '/' (and '@', '#', '?'), or an address malformed around them: each
