@@ -7,8 +7,9 @@
 #                TSan, and a plain build of everything with GCC running the Python tests
 #   make bench   the benchmark program (Release; speed, space, instructions per call, charts), the command's, its jobs' (filter and exact) and the Redis filter's benchmarks, Python beside set and flor, and bloomkit.dask beside dd.merge
 #   make fuzz    the fuzz targets, FUZZ_SECONDS each (default 600)
-#   make package the Debian package: build/package/bloomkit_<version>_<arch>.deb (the command, man
-#                pages, completions, headers, bloomkit::redis, CMake and pkg-config files, for /usr)
+#   make package the Debian package: build/package/bloomkit_<version>_<arch>.deb (the command, the
+#                Redis module, man pages, completions, headers, bloomkit::redis, CMake and pkg-config
+#                files, for /usr)
 #   make docs    the API reference of include/bloomkit/ (Doxygen, docs/api/) in build/docs/html;
 #                fails on any Doxygen warning, such as a public name without its /// comment.
 # Each first installs the Debian packages it needs that are missing (scripts/install-deps.sh, given

@@ -41,6 +41,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <functional>
 #include <limits>
@@ -109,6 +110,12 @@ public:
     template <class... Args>
     void append(const char* pattern, Args... args) {
         if (redisAppendCommand(context_.get(), pattern, args...) != REDIS_OK) fail();
+    }
+    /// Queues a command given as its arguments' bytes.
+    void append_argv(const std::vector<const char*>& argv, const std::vector<std::size_t>& lengths) {
+        if (redisAppendCommandArgv(context_.get(), static_cast<int>(argv.size()), argv.data(), lengths.data()) !=
+            REDIS_OK)
+            fail();
     }
     reply get_reply() {
         void* r = nullptr;
@@ -469,7 +476,7 @@ struct settings {
     std::uint64_t spread_capacity = 24'000'000;
     std::uint64_t spread_shard_bytes = std::uint64_t{1} << 20;
     std::string prefix = "bloomkit-bench";
-    std::vector<std::string> only;  // the parts to run (all when empty): naive, pipelined, bloomkit, cluster
+    std::vector<std::string> only;  // the parts to run (all when empty): naive, pipelined, bloomkit, module, cluster
 
     [[nodiscard]] bool measures(const std::string& part) const {
         return only.empty() || std::find(only.begin(), only.end(), part) != only.end();
@@ -679,6 +686,77 @@ std::vector<row> bench_single_keys(bkr::client& c, bkr::bloom_filter& f, const s
     return rows;
 }
 
+// --- The module ------------------------------------------------------------------------------
+
+/// Whether the server loaded bloomkit.so (its BF.* commands are ours).
+bool has_module(redis_connection& redis) {
+    const reply r = redis.command("MODULE LIST");
+    for (std::size_t i = 0; i < r->elements; ++i) {
+        const redisReply& fields = *r->element[i];
+        for (std::size_t j = 0; j + 1 < fields.elements; j += 2)
+            if (std::string_view(fields.element[j]->str, fields.element[j]->len) == "name" &&
+                std::string_view(fields.element[j + 1]->str, fields.element[j + 1]->len) == "bloomkit")
+                return true;
+    }
+    return false;
+}
+
+/// BF.MADD / BF.MEXISTS of `items` in commands of --depth items, eight commands a round trip
+/// (RedisBloom's client pattern); `answer(i, value)` gets each item's 1 or 0.
+template <class Answer>
+void module_batches(redis_connection& redis, const char* command, const std::string& key,
+                    const std::vector<std::string>& items, std::size_t depth, Answer answer) {
+    constexpr std::size_t in_flight = 8;
+    std::vector<const char*> argv;
+    std::vector<std::size_t> lengths;
+    for (std::size_t first = 0; first < items.size(); first += depth * in_flight) {
+        const std::size_t round_end = std::min(items.size(), first + depth * in_flight);
+        for (std::size_t begin = first; begin < round_end; begin += depth) {
+            const std::size_t end = std::min(round_end, begin + depth);
+            argv.assign({command, key.c_str()});
+            lengths.assign({std::strlen(command), key.size()});
+            for (std::size_t i = begin; i < end; ++i) argv.push_back(items[i].data()), lengths.push_back(items[i].size());
+            redis.append_argv(argv, lengths);
+        }
+        for (std::size_t begin = first; begin < round_end; begin += depth) {
+            const reply r = redis.get_reply();
+            for (std::size_t i = 0; i < r->elements; ++i) answer(begin + i, r->element[i]->integer);
+        }
+    }
+}
+
+/// bloomkit.so's BF.MADD and BF.MEXISTS on a filter reserved for the keys (non-scaling, so its
+/// size is the bulk filter's plan for them).
+std::vector<row> bench_module(redis_connection& redis, const settings& s, const workload& w, const std::string& where,
+                              server_probes& servers, cleanup& undo, std::string& about) {
+    const std::string key = s.prefix + ":module";
+    if (redis_connection::integer(redis.command("EXISTS %s", key.c_str())) != 0)
+        throw std::runtime_error("key " + key + " already exists in Redis: another redis_bench is running there");
+    undo.add([&redis, key] { redis.command("DEL %s", key.c_str()); });
+    const auto reserve = [&] {
+        redis.command("DEL %s", key.c_str());
+        redis.command("BF.RESERVE %s %g %llu NONSCALING", key.c_str(), s.fpr,
+                      static_cast<unsigned long long>(w.present.size()));
+    };
+    reserve();
+    about += format("; bloomkit.so: BF.RESERVE NONSCALING (%lld bytes), %zu items per BF.MADD/BF.MEXISTS",
+                    redis.command("BF.INFO %s SIZE", key.c_str())->element[0]->integer, s.depth);
+    const client_calls calls{[&](unsigned) { reserve(); },
+                             [&](const std::vector<std::string>& keys) {
+                                 std::uint64_t added = 0;
+                                 module_batches(redis, "BF.MADD", key, keys, s.depth,
+                                                [&](std::size_t, long long was_new) { added += was_new != 0; });
+                                 return added;
+                             },
+                             [&](const std::vector<std::string>& keys, unsigned char* out) {
+                                 module_batches(redis, "BF.MEXISTS", key, keys, s.depth,
+                                                [&](std::size_t i, long long found) { out[i] = found != 0; });
+                             },
+                             [&] { return s.fpr; }};  // what the filter was sized for at these keys
+    return bench_client("bloomkit.so BF.MADD/MEXISTS", where, "bloomkit.so", "bloomkit.so BF.MADD", s.runs, w.present,
+                        w.absent, calls, servers);
+}
+
 /// Naive, naive pipelined and bloomkit (bulk and single keys) on one connection to one server.
 std::vector<row> bench_one_connection(bkr::client& c, redis_connection& redis, const settings& s, const workload& w,
                                       server_probes& servers, cleanup& undo, std::string& about) {
@@ -704,6 +782,8 @@ std::vector<row> bench_one_connection(bkr::client& c, redis_connection& redis, c
                     f.geometry().hashes, static_cast<unsigned long long>(f.description().shards), s.depth);
     for (row& x : bench_bulk(f, "bloomkit bulk", where, s.runs, false, w, servers)) rows.push_back(x);
     for (row& x : bench_single_keys(c, f, s, w, where, servers, undo)) rows.push_back(x);
+    if (s.measures("module") && has_module(redis))
+        for (row& x : bench_module(redis, s, w, where, servers, undo, about)) rows.push_back(x);
     return rows;
 }
 
@@ -994,7 +1074,7 @@ int run(const settings& s) {
         "usage: redis_bench [--url redis://127.0.0.1:6379] [--cluster HOST:PORT[,HOST:PORT...]] [--keys 200000]\n"
         "                   [--naive-keys KEYS/20] [--fpr 0.01] [--depth 256] [--runs 3]\n"
         "                   [--spread-capacity 24000000] [--spread-shard-bytes 1048576] [--prefix bloomkit-bench]\n"
-        "                   [--only naive,pipelined,bloomkit,cluster]\n");
+        "                   [--only naive,pipelined,bloomkit,module,cluster]\n");
     std::exit(2);
 }
 

@@ -268,7 +268,7 @@ int loadchunk(const command_call& call) {
     if (!iterator) return call.error("ERR Second argument must be numeric");
     const open_key key = call.key(open_read | open_write);
     if (key.other_type(bloom_type)) return call.error(wrongtype_message);
-    load_dump_chunk<bloom_value, bloom_filters>(key, bloom_type, *iterator, call.arg(3), config.max_filter_bytes);
+    load_dump_chunk<bloom_value>(key, bloom_type, *iterator, call.arg(3), config.max_filter_bytes);
     call.replicate();
     return call.ok();
 }

@@ -116,6 +116,14 @@ std::uint64_t bloom_value::memory_bytes() const {
     return sizeof *this + std::visit([](const auto& f) -> std::uint64_t { return f.size_in_bytes(); }, *filter());
 }
 
+std::uint64_t bloom_value::dump_size(std::span<const std::byte> first_chunk) {
+    try {
+        return read_header_prefix<bloom_filters>(first_chunk, "the dump's first chunk").file_size();
+    } catch (const file_format_error& e) {
+        throw module_error(std::string("ERR received bad data: ") + e.what());
+    }
+}
+
 void bloom_value::finish_restore() {
     const restore* r = restoring();
     try {

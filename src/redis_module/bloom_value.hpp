@@ -71,6 +71,10 @@ public:
     [[nodiscard]] restore* restoring() noexcept { return std::get_if<restore>(&state_); }
     [[nodiscard]] const restore* restoring() const noexcept { return std::get_if<restore>(&state_); }
 
+    /// A dump's size, from its first chunk (a bkf header); throws module_error when that is no
+    /// Bloom filter's header.
+    static std::uint64_t dump_size(std::span<const std::byte> first_chunk);
+
     /// Replaces a finished restore with the filter its bytes hold; throws module_error when they
     /// are not a valid Bloom filter.
     void finish_restore();

@@ -23,5 +23,6 @@ private:
 };
 
 void register_bloom_commands(command_table& table);
+void register_cuckoo_commands(command_table& table);
 
 }  // namespace bloomkit::redis_module

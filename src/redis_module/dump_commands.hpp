@@ -8,7 +8,6 @@
 #include <string_view>
 #include <vector>
 
-#include "bloomkit/io/any_codec.hpp"
 #include "redis_module/command_call.hpp"
 #include "redis_module/dump.hpp"
 #include "redis_module/module_error.hpp"
@@ -53,7 +52,7 @@ void reply_dump_chunk(const command_call& call, const Value& value, long long it
 /// value being restored, the others append to it, and the last one turns it into the filter.
 /// Throws module_error for bad data, a chunk out of order, a key holding a whole filter, or a
 /// filter larger than `max_bytes`; a dump that proves invalid once whole deletes the key.
-template <class Value, class Registry>
+template <class Value>
 void load_dump_chunk(const open_key& key, data_type* type, long long iterator, std::string_view data,
                      std::uint64_t max_bytes) {
     const auto bytes = std::as_bytes(std::span<const char>(data.data(), data.size()));
@@ -65,18 +64,11 @@ void load_dump_chunk(const open_key& key, data_type* type, long long iterator, s
     Value* value = key.value<Value>(type);
     if (value == nullptr) {
         if (offset != 0) throw module_error("ERR not found");
-        file_header h;
-        try {
-            h = read_header_prefix<Registry>(bytes, "the dump's first chunk");
-        } catch (const file_format_error& e) {
-            throw module_error(std::string("ERR received bad data: ") + e.what());
-        }
-        if (h.file_size() > max_bytes)
-            throw module_error("ERR the dump holds a filter of " + std::to_string(h.file_size()) +
-                               " bytes, more than the " + std::to_string(max_bytes) +
-                               " a filter may take (module argument MAX_FILTER_BYTES)");
-        auto fresh =
-            std::make_unique<Value>(restore(h.file_size(), std::vector<std::byte>(bytes.begin(), bytes.end())));
+        const std::uint64_t size = Value::dump_size(bytes);
+        if (size > max_bytes)
+            throw module_error("ERR the dump holds a filter of " + std::to_string(size) + " bytes, more than the " +
+                               std::to_string(max_bytes) + " a filter may take (module argument MAX_FILTER_BYTES)");
+        auto fresh = std::make_unique<Value>(restore(size, std::vector<std::byte>(bytes.begin(), bytes.end())));
         if (fresh->restoring()->complete()) fresh->finish_restore();
         api.module_type_set_value(key.handle(), type, fresh.release());
         return;

@@ -11,6 +11,7 @@
 
 #include "redis_module/bloom_value.hpp"
 #include "redis_module/command_table.hpp"
+#include "redis_module/cuckoo_value.hpp"
 #include "redis_module/module_api.hpp"
 #include "redis_module/module_config.hpp"
 #include "redis_module/value_type.hpp"
@@ -23,6 +24,7 @@ constexpr int module_version = 1;
 /// The type names Redis stores with every value in an RDB: 9 characters, none RedisBloom's
 /// (MBbloom--, MBbloomCF) or valkey-bloom's (bloomfltr).
 constexpr const char* bloom_type_name = "bkf-bloom";
+constexpr const char* cuckoo_type_name = "bkfcuckoo";
 
 std::string_view text_of(string* s) {
     std::size_t length = 0;
@@ -80,12 +82,16 @@ extern "C" __attribute__((visibility("default"))) int RedisModule_OnLoad(bloomki
     if (!rm::configure(ctx, argv, argc)) return rm::module_err;
     rm::api.set_module_options(ctx, rm::option_handle_io_errors);
     rm::type_methods bloom_methods = rm::value_type<rm::bloom_value>::methods();
+    rm::type_methods cuckoo_methods = rm::value_type<rm::cuckoo_value>::methods();
     rm::bloom_type = rm::api.create_data_type(ctx, rm::bloom_type_name, rm::value_encoding_version, &bloom_methods);
-    if (rm::bloom_type == nullptr) {
-        rm::api.log(ctx, "warning", "bloomkit: cannot register the data type %s", rm::bloom_type_name);
+    rm::cuckoo_type = rm::api.create_data_type(ctx, rm::cuckoo_type_name, rm::value_encoding_version, &cuckoo_methods);
+    if (rm::bloom_type == nullptr || rm::cuckoo_type == nullptr) {
+        rm::api.log(ctx, "warning", "bloomkit: cannot register the data types %s and %s", rm::bloom_type_name,
+                    rm::cuckoo_type_name);
         return rm::module_err;
     }
     rm::command_table table(ctx);
     rm::register_bloom_commands(table);
+    rm::register_cuckoo_commands(table);
     return table.complete() ? rm::module_ok : rm::module_err;
 }

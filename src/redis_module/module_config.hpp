@@ -20,7 +20,8 @@ struct module_config {
 
 inline module_config config;
 
-/// The data type of BF.* keys.
+/// The data types of BF.* and CF.* keys.
 inline data_type* bloom_type = nullptr;
+inline data_type* cuckoo_type = nullptr;
 
 }  // namespace bloomkit::redis_module

@@ -28,7 +28,8 @@ expected=(/usr/bin/bloomkit /usr/include/bloomkit/bloomkit.hpp /usr/include/bloo
           /usr/share/man/man1/bloomkit.1.gz /usr/share/man/man1/bloomkit-dedup.1.gz
           /usr/share/bash-completion/completions/bloomkit /usr/share/zsh/vendor-completions/_bloomkit
           /usr/share/fish/vendor_completions.d/bloomkit.fish
-          /usr/share/doc/bloomkit/copyright /usr/share/doc/bloomkit/changelog.gz)
+          /usr/share/doc/bloomkit/copyright /usr/share/doc/bloomkit/changelog.gz
+          /usr/lib/redis/modules/bloomkit.so)
 for file in "${expected[@]}"; do
     grep -qxF "$file" "$work/contents" && pass "holds $file" || fail "no $file"
 done
@@ -42,6 +43,22 @@ pass "a man page for each of $(wc -l <"$work/commands") subcommands"
 dpkg-deb -x "$deb" "$work/root"
 [[ $("$work/root/usr/bin/bloomkit" --version) == "bloomkit $version" ]] && pass "the extracted command runs" ||
     fail "bloomkit --version: $("$work/root/usr/bin/bloomkit" --version 2>&1)"
+# The packaged module loads into Debian's redis-server and answers (on a socket of our own).
+if command -v redis-server >/dev/null && command -v redis-cli >/dev/null; then
+    redis-server --port 0 --unixsocket "$work/redis.sock" --dir "$work" --save "" \
+        --loadmodule "$work/root/usr/lib/redis/modules/bloomkit.so" >"$work/redis.log" 2>&1 &
+    server=$!
+    for _ in $(seq 600); do
+        [[ $(redis-cli -s "$work/redis.sock" PING 2>/dev/null) == PONG ]] && break
+        kill -0 "$server" 2>/dev/null || break
+        sleep 0.1
+    done
+    answers=$(redis-cli -s "$work/redis.sock" BF.ADD f x 2>&1; redis-cli -s "$work/redis.sock" BF.EXISTS f x 2>&1)
+    [[ $answers == $'1\n1' ]] && pass "the packaged Redis module loads and answers BF.ADD, BF.EXISTS" ||
+        fail "the packaged Redis module: $answers $(tail -3 "$work/redis.log")"
+    redis-cli -s "$work/redis.sock" SHUTDOWN NOSAVE >/dev/null 2>&1 || true
+    wait "$server" || true
+fi
 cp "$(dirname "$0")/user_program.cpp" "$work/main.cpp"
 cat >"$work/CMakeLists.txt" <<'CMAKE'
 cmake_minimum_required(VERSION 3.20)

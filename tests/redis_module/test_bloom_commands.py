@@ -1,31 +1,16 @@
 """BF.* in bloomkit.so, driven by redis-py's RedisBloom client (r.bf()) and redis-cli on real servers:
 RedisBloom's replies and error texts, growth without false negatives, restarts from RDB and AOF,
 a replica, dumps that the command reads, and bad input that never brings the server down."""
-import os
 import random
 import subprocess
 
 import pytest
 import redis
 
+from conftest import CLI, MODULE, error_of, keys, needs_module
 from servers import Server, wait_until
 
-MODULE = os.environ.get("BLOOMKIT_REDIS_MODULE")
-CLI = os.environ.get("BLOOMKIT_CLI")
-
-pytestmark = pytest.mark.skipif(not MODULE, reason="BLOOMKIT_REDIS_MODULE (the built bloomkit.so) is not set")
-
-
-@pytest.fixture
-def server(tmp_path):
-    s = Server(tmp_path / "primary", MODULE).start()
-    yield s
-    s.stop()
-
-
-def keys(n, tag="k"):
-    return [f"{tag}:{i:09d}".encode() for i in range(n)]
-
+pytestmark = needs_module
 
 def madd(r, name, items, batch=20000):
     answers = []
@@ -41,12 +26,6 @@ def missed(r, name, items, batch=20000):
         chunk = items[i:i + batch]
         out += [k for k, a in zip(chunk, r.bf().mexists(name, *chunk)) if a != 1]
     return out
-
-
-def error_of(call):
-    with pytest.raises(redis.ResponseError) as e:
-        call()
-    return str(e.value)
 
 
 # --- Replies, as redis-py's RedisBloom client parses them -----------------------------------------
@@ -376,10 +355,12 @@ def test_random_commands_never_bring_the_server_down(server):
     r = server.client()
     rng = random.Random(7)
     words = ["BF.ADD", "BF.MADD", "BF.EXISTS", "BF.MEXISTS", "BF.INSERT", "BF.RESERVE", "BF.INFO", "BF.CARD",
-             "BF.SCANDUMP", "BF.LOADCHUNK"]
+             "BF.SCANDUMP", "BF.LOADCHUNK", "CF.RESERVE", "CF.ADD", "CF.ADDNX", "CF.INSERT", "CF.INSERTNX",
+             "CF.EXISTS", "CF.MEXISTS", "CF.DEL", "CF.COUNT", "CF.INFO", "CF.SCANDUMP", "CF.LOADCHUNK"]
     tokens = [b"f", b"g", b"0", b"1", b"-1", b"0.5", b"1e308", b"nan", b"ITEMS", b"CAPACITY", b"ERROR",
-              b"EXPANSION", b"NONSCALING", b"NOCREATE", b"9223372036854775807", b"", b"\x00\xff", b"BKF"]
-    for _ in range(3000):
+              b"EXPANSION", b"NONSCALING", b"NOCREATE", b"BUCKETSIZE", b"MAXITERATIONS", b"9223372036854775807", b"",
+              b"\x00\xff", b"BKF", b"bkfCFch1"]
+    for _ in range(6000):
         command = [rng.choice(words)] + [rng.choice(tokens) for _ in range(rng.randint(0, 7))]
         try:
             r.execute_command(*command)
