@@ -250,6 +250,17 @@ int card(const command_call& call) {
     return call.integer_reply(static_cast<long long>(existing(key).items()));
 }
 
+// BF.DEBUG key: RedisBloom's description of the stages (redis-py's tests compare it across a dump
+// and a load).
+int debug(const command_call& call) {
+    if (call.size() != 2) return call.wrong_arity();
+    const open_key key = call.key(open_read);
+    const std::vector<std::string> lines = existing(key).debug_lines();
+    call.array(static_cast<long>(lines.size()));
+    for (const std::string& line : lines) call.simple(line.c_str());
+    return module_ok;
+}
+
 // BF.SCANDUMP key iterator
 int scandump(const command_call& call) {
     if (call.size() != 3) return call.wrong_arity();
@@ -285,6 +296,7 @@ void register_bloom_commands(command_table& table) {
     table.add("bf.info", command_entry<info>, "readonly fast");
     table.add("bf.card", command_entry<card>, "readonly fast");
     table.add("bf.scandump", command_entry<scandump>, "readonly");
+    table.add("bf.debug", command_entry<debug>, "readonly");
     table.add("bf.loadchunk", command_entry<loadchunk>, "write deny-oom");
 }
 

@@ -1,6 +1,7 @@
 // src/redis_module/bloom_value.cpp — see bloom_value.hpp.
 #include "redis_module/bloom_value.hpp"
 
+#include <cstdio>
 #include <string>
 #include <type_traits>
 
@@ -109,6 +110,28 @@ std::optional<std::uint64_t> bloom_value::expansion() const {
     if (const auto* f = std::get_if<scalable_bloom_filter>(&filter_or_throw()))
         return static_cast<std::uint64_t>(f->growth());
     return std::nullopt;
+}
+
+std::vector<std::string> bloom_value::debug_lines() const {
+    std::vector<std::string> lines{"size:" + std::to_string(items())};
+    const auto describe = [&](const auto& stage) {
+        char ratio[32];
+        std::snprintf(ratio, sizeof ratio, "%g", stage.target_fpr());
+        lines.push_back("bytes:" + std::to_string(stage.size_in_bytes()) + " bits:" +
+                        std::to_string(stage.geometry().bits) + " hashes:" + std::to_string(stage.geometry().hashes) +
+                        " hashwidth:64 capacity:" + std::to_string(stage.expected_keys()) +
+                        " size:" + std::to_string(stage.inserted_count()) + " ratio:" + ratio);
+    };
+    std::visit(
+        [&](const auto& f) {
+            if constexpr (std::is_same_v<std::remove_cvref_t<decltype(f)>, scalable_bloom_filter>) {
+                for (const auto& stage : f.stages()) describe(stage);
+            } else {
+                describe(f);
+            }
+        },
+        filter_or_throw());
+    return lines;
 }
 
 std::uint64_t bloom_value::memory_bytes() const {

@@ -63,6 +63,9 @@ public:
     [[nodiscard]] std::uint64_t filter_count() const;
     /// The expansion, or nothing for a non-scaling filter.
     [[nodiscard]] std::optional<std::uint64_t> expansion() const;
+    /// BF.DEBUG's lines, as RedisBloom writes them: "size:N", then one per stage ("bytes:B bits:M
+    /// hashes:K hashwidth:64 capacity:C size:N ratio:P").
+    [[nodiscard]] std::vector<std::string> debug_lines() const;
     /// Bytes of memory held (bits and bookkeeping): MEMORY USAGE and BF.INFO SIZE.
     [[nodiscard]] std::uint64_t memory_bytes() const;
 

@@ -200,17 +200,17 @@ def test_the_filters_survive_a_restart_from_a_rewritten_aof(tmp_path):
         s.stop()
 
 
-def test_a_replica_holds_every_key_written_before_and_after_it_joined(tmp_path):
+def test_a_replica_holds_every_key_written_before_and_after_it_joined_and_so_does_a_restart(tmp_path):
     primary = Server(tmp_path / "primary", MODULE).start()
     replica = None
     try:
         r = primary.client()
-        items = keys(50_000)
+        items = keys(1_000_000)
         r.bf().create("f", 0.01, 1000)
-        madd(r, "f", items[:25_000])
+        madd(r, "f", items[:500_000])
         replica = Server(tmp_path / "replica", MODULE, "--replicaof", "127.0.0.1", str(primary.port)).start()
         rr = replica.client()
-        madd(r, "f", items[25_000:])
+        madd(r, "f", items[500_000:])
         r.bf().insert("other", ["x"], capacity=10, noScale=True)
         offset = r.info("replication")["master_repl_offset"]
         wait_until(lambda: rr.info("replication").get("master_link_status") == "up" and
@@ -219,6 +219,8 @@ def test_a_replica_holds_every_key_written_before_and_after_it_joined(tmp_path):
         assert rr.bf().info("f").__dict__ == r.bf().info("f").__dict__
         assert rr.execute_command("DEBUG", "DIGEST-VALUE", "f", "other") == \
             r.execute_command("DEBUG", "DIGEST-VALUE", "f", "other")
+        replica.restart(save=True)  # its own RDB, of what it received
+        assert missed(replica.client(), "f", items) == []
     finally:
         if replica:
             replica.stop()
@@ -246,6 +248,8 @@ def test_a_dump_loads_into_another_key_and_is_a_file_the_command_reads(server, t
     for it, data in chunks:
         r.bf().loadchunk("copy", it, data)
     assert r.bf().info("copy").__dict__ == r.bf().info("f").__dict__
+    assert r.execute_command("BF.DEBUG", "copy") == r.execute_command("BF.DEBUG", "f")  # as redis-py's test
+    assert r.execute_command("BF.DEBUG", "f")[0] == b"size:%d" % r.bf().info("f").insertedNum
     assert missed(r, "copy", items) == []
     path = tmp_path / "dump.bkf"
     path.write_bytes(b"".join(data for _, data in chunks))
@@ -273,6 +277,21 @@ def test_a_file_the_command_built_loads_into_a_key(server, tmp_path):
         r.bf().loadchunk("local", at + len(piece), piece)
     assert missed(r, "local", [k.encode() for k in items]) == []
     assert r.bf().info("local").expansionRate is None
+
+
+def test_a_restore_under_way_survives_a_restart_and_completes(server):
+    r = server.client()
+    r.bf().create("f", 0.01, 15_000_000)  # over 16 MiB: a dump of two chunks
+    items = keys(10_000)
+    madd(r, "f", items)
+    chunks = dump(r, "f")
+    assert len(chunks) == 2
+    r.bf().loadchunk("g", *chunks[0])
+    server.restart(save=True)
+    r = server.client()
+    assert "still being restored" in error_of(lambda: r.bf().exists("g", items[0]))
+    r.bf().loadchunk("g", *chunks[1])
+    assert missed(r, "g", items) == []
 
 
 def test_a_dump_of_a_filter_written_meanwhile_is_refused_not_mixed(server):
