@@ -377,4 +377,15 @@ private:
     block_layout layout_;
 };
 
+/// The bkf file of the filter at `key` of a server running the module bloomkit.so (a BF.* or
+/// CF.* key), read through BF.SCANDUMP (`cuckoo`: CF.SCANDUMP, whose dump holds a chain of
+/// filters). Throws server_error when the key is missing, of another type, or changes meanwhile.
+std::vector<std::byte> dump_module_filter(client& c, const std::string& key, bool cuckoo = false);
+
+/// Makes `key`, which must not exist, the filter of a bkf file (or a CF.SCANDUMP dump, `cuckoo`)
+/// on a server running bloomkit.so, through BF.LOADCHUNK in pieces of `piece_bytes`. Throws
+/// server_error when the module refuses it (the key exists, the bytes are no filter of its).
+void load_module_filter(client& c, const std::string& key, std::span<const std::byte> file, bool cuckoo = false,
+                        std::size_t piece_bytes = std::size_t{16} << 20);
+
 }  // namespace bloomkit::redis

@@ -65,7 +65,7 @@ complete_bash() {
 }
 check_eq "bash_completes_commands" "dedup" "$(complete_bash de)"
 check_has "bash_completes_an_option" "$(complete_bash dedup --mem)" "--memory"
-check_has "bash_completes_redis_subcommands" "$(complete_bash redis "" | tr '\n' ' ')" "create add check info push pull drop"
+check_has "bash_completes_redis_subcommands" "$(complete_bash redis "" | tr '\n' ' ')" "create add check info push pull load dump drop"
 check_has "bash_completes_after_an_option_value" "$(complete_bash build -o out.bkf --fo)" "--format"
 check_has "bash_completes_a_file_after_an_option" "$(cd "$R" && complete_bash build -o comp)" "completions"
 

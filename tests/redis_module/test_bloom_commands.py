@@ -279,6 +279,32 @@ def test_a_file_the_command_built_loads_into_a_key(server, tmp_path):
     assert r.bf().info("local").expansionRate is None
 
 
+def test_the_command_loads_a_file_into_a_key_and_dumps_it_back(server, tmp_path):
+    if not CLI:
+        pytest.skip("BLOOMKIT_CLI is not set")
+    url = f"redis://127.0.0.1:{server.port}"
+    (tmp_path / "ids.txt").write_text("".join(f"{i}\n" for i in range(0, 300_000, 3)))
+    built = tmp_path / "ids.bkf"
+    subprocess.run([CLI, "build", "--key", "u64", "-n", "200000", "-o", str(built), str(tmp_path / "ids.txt")],
+                   check=True, capture_output=True)
+    load = subprocess.run([CLI, "redis", "load", str(built), "ids", "--url", url], capture_output=True, text=True)
+    assert load.returncode == 0, load.stderr
+    r = server.client()
+    assert r.bf().mexists("ids", 3, 299_997, 4) == [1, 1, 0]  # an integer filter: items are numbers
+    assert "u64 keys" in error_of(lambda: r.bf().add("ids", "not a number"))
+    r.bf().add("ids", 7)
+    out = tmp_path / "back.bkf"
+    dump = subprocess.run([CLI, "redis", "dump", "ids", "-o", str(out), "--url", url], capture_output=True, text=True)
+    assert dump.returncode == 0, dump.stderr
+    check = subprocess.run([CLI, "check", str(out), "-"], input="7\n8\n3\n", capture_output=True, text=True)
+    assert check.stdout.split() == ["7", "3"]
+    again = subprocess.run([CLI, "redis", "load", str(built), "ids", "--url", url], capture_output=True, text=True)
+    assert again.returncode == 2 and "item exists" in again.stderr
+    missing = subprocess.run([CLI, "redis", "dump", "nothing", "-o", str(out), "--url", url],
+                             capture_output=True, text=True)
+    assert missing.returncode == 2 and "not found" in missing.stderr
+
+
 def test_a_restore_under_way_survives_a_restart_and_completes(server):
     r = server.client()
     r.bf().create("f", 0.01, 15_000_000)  # over 16 MiB: a dump of two chunks

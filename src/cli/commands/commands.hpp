@@ -72,7 +72,10 @@ inline constexpr command command_table[] = {
     {"convert", "Rewrite a filter in another format (bkf, Guava stream, DCSO bloom file) where that is exact",
      convert_command, exits_on_error},
 #ifdef BLOOMKIT_WITH_REDIS
-    {"redis", "A filter shared through Redis or a Redis Cluster: create, add, check, info, push, pull, drop",
+    {"redis",
+     "A filter shared through Redis or a Redis Cluster: create, add, check, info, push, pull, drop; load, dump (a BF "
+     "key "
+     "of the module bloomkit.so)",
      redis_command,
      "0 on success (redis check: when a line may be in the filter); 1 when redis check finds no line in the "
      "filter, or redis drop no filter of that name; 2 on an error, a lost shard or an unreachable server "

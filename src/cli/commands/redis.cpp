@@ -1,5 +1,6 @@
 // bloomkit redis create|add|check|info|push|pull|drop — a filter shared through Redis or a Redis
-// Cluster (bloomkit/redis.hpp): every process that names it sees the same keys.
+// Cluster (bloomkit/redis.hpp): every process that names it sees the same keys. And load|dump: a
+// Bloom filter file into a BF key of the module bloomkit.so (src/redis_module) and out.
 //
 // Where: --url (default $BLOOMKIT_REDIS_URL, else redis://127.0.0.1:6379) or --cluster
 // HOST:PORT,... (any nodes of a cluster); the password in the URL, or kept off the command line
@@ -354,6 +355,32 @@ int run_pull(const transfer_options& o) {
     return success;
 }
 
+/// The kinds a BF key of the module bloomkit.so holds.
+bool is_module_bloom_kind(const any_filter& f) {
+    return std::holds_alternative<block_bloom_filter>(f) || std::holds_alternative<split_block_bloom_filter>(f) ||
+           std::holds_alternative<classic_bloom_filter>(f) || std::holds_alternative<scalable_bloom_filter>(f);
+}
+
+int run_load(const transfer_options& o) {
+    const any_filter local = jobs::read_filter(o.file);
+    if (!is_module_bloom_kind(local))
+        throw invalid_argument(o.file + " is a " + std::string(kind_name(local)) +
+                               "; a BF key holds a block, split block, classic or scalable Bloom filter");
+    const std::vector<std::byte> bytes = std::visit([](const auto& f) { return to_bytes(f); }, local);
+    redis::client c = connect(o.where);
+    redis::load_module_filter(c, o.where.name, bytes);
+    fmt::print(stderr, "bloomkit: loaded {} into Redis as the BF key {} ({} bytes)\n", o.file, o.where.name,
+               bytes.size());
+    return success;
+}
+
+int run_dump(const transfer_options& o) {
+    redis::client c = connect(o.where);
+    const std::vector<std::byte> bytes = redis::dump_module_filter(c, o.where.name);
+    jobs::write_filter(from_bytes<any_filter>(bytes, "BF.SCANDUMP of " + o.where.name), o.file);
+    return success;
+}
+
 int run_drop(const redis_options& o) {
     redis::client c = connect(o);
     if (redis::bloom_filter::drop(c, o.name, filter_options_of(o))) return success;
@@ -441,6 +468,23 @@ action redis_command(CLI::App& command) {
     add_connection_options(*pull, l->where, false);
     pull->add_option("-o,--output", l->file, "Filter file to write ('-': stdout)")->required()->type_name("FILE");
     actions.emplace_back(pull, [l] { return run_pull(*l); });
+
+    CLI::App* load = command.add_subcommand(
+        "load", "Copy a Bloom filter file into a BF key NAME of the module bloomkit.so (which must not exist)");
+    auto o = std::make_shared<transfer_options>();
+    load->add_option("file", o->file, "Filter file (a block, split block, classic or scalable Bloom filter)")
+        ->required()
+        ->type_name("FILE");
+    add_connection_options(*load, o->where, true);
+    load->get_option("name")->description("The BF key to make");
+    actions.emplace_back(load, [o] { return run_load(*o); });
+
+    CLI::App* dump = command.add_subcommand("dump", "Copy the BF key NAME of the module bloomkit.so into a file");
+    auto p = std::make_shared<transfer_options>();
+    add_connection_options(*dump, p->where, false);
+    dump->get_option("name")->description("The BF key to copy");
+    dump->add_option("-o,--output", p->file, "Filter file to write ('-': stdout)")->required()->type_name("FILE");
+    actions.emplace_back(dump, [p] { return run_dump(*p); });
 
     CLI::App* drop = command.add_subcommand("drop", "Delete a filter from Redis");
     auto d = std::make_shared<redis_options>();
