@@ -15,7 +15,10 @@
 # Each first installs the Debian packages it needs that are missing (scripts/install-deps.sh, given
 # what the target is for: command, demo, redis-demo, package, docs, test or bench).
 
-JOBS ?= $(shell nproc)
+# Two jobs more than the cores: a compile or a test waiting on its disk or its server leaves a core
+# idle otherwise, and on a machine busy with other work the share of the CPU follows the number of
+# runnable jobs.
+JOBS ?= $(shell echo $$(( $$(nproc) + 2 )))
 CMAKE_FLAGS ?=
 FUZZ_SECONDS ?= 600
 TEST_FUZZ_SECONDS ?= 10

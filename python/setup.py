@@ -6,7 +6,8 @@ Without RedisBloomFilter, which links the compiled bloomkit::redis: a CMake buil
 has it.
 
 The source files compile in parallel, one per CPU (BLOOMKIT_BUILD_JOBS=N to choose): a
-template-heavy file takes most of a minute, and pip otherwise compiles them one after another."""
+template-heavy file takes most of a minute, and pip otherwise compiles them one after another.
+They are optimised with -O2, unless CFLAGS says otherwise (pip passes it on)."""
 import os
 import re
 from pathlib import Path
@@ -27,5 +28,6 @@ sources += sorted(os.path.relpath(path, here) for folder in (jobs, jobs / "spill
 setup(version=version, ext_modules=[
     Pybind11Extension("bloomkit._bloomkit", sources,
                       include_dirs=[str(here.parent / "include"), str(here.parent / "src")], cxx_std=20,
-                      libraries=["fmt", "z", "zstd"], extra_compile_args=["-O2"]),
+                      libraries=["fmt", "z", "zstd"],
+                      extra_compile_args=[] if os.environ.get("CFLAGS") else ["-O2"]),
 ])
