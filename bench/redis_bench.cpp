@@ -112,7 +112,7 @@ public:
         if (redisAppendCommand(context_.get(), pattern, args...) != REDIS_OK) fail();
     }
     /// Queues a command given as its arguments' bytes.
-    void append_argv(const std::vector<const char*>& argv, const std::vector<std::size_t>& lengths) {
+    void append_argv(std::vector<const char*>& argv, const std::vector<std::size_t>& lengths) {
         if (redisAppendCommandArgv(context_.get(), static_cast<int>(argv.size()), argv.data(), lengths.data()) !=
             REDIS_OK)
             fail();
