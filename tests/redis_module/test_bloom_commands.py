@@ -1,16 +1,20 @@
 """BF.* in bloomkit.so, driven by redis-py's RedisBloom client (r.bf()) and redis-cli on real servers:
 RedisBloom's replies and error texts, growth without false negatives, restarts from RDB and AOF,
 a replica, dumps that the command reads, and bad input that never brings the server down."""
+import os
 import random
 import subprocess
+from pathlib import Path
 
 import pytest
 import redis
+import redis.cluster
 
 from conftest import CLI, MODULE, error_of, keys, needs_module
 from servers import Server, wait_until
 
 pytestmark = needs_module
+
 
 def madd(r, name, items, batch=20000):
     answers = []
@@ -412,3 +416,30 @@ def test_random_commands_never_bring_the_server_down(server):
         except redis.ResponseError:
             pass
     assert r.ping()
+
+
+def test_a_redis_cluster_routes_the_commands_by_their_key(tmp_path):
+    """Three masters with the module: redis-py's cluster client finds each command's key from the
+    key specs Redis made of the module's registration, and every filter answers on its node."""
+    script = Path(__file__).resolve().parents[2] / "scripts" / "redis-cluster.sh"
+    folder = tmp_path / "cluster"
+    env = dict(os.environ)
+    if os.environ.get("BLOOMKIT_MODULE_PRELOAD"):
+        env.update(LD_PRELOAD=os.environ["BLOOMKIT_MODULE_PRELOAD"], ASAN_OPTIONS="detect_leaks=0")
+    started = subprocess.run(["bash", str(script), "start", str(folder), "--masters", "3", "--owner", str(os.getpid()),
+                              "--", "--loadmodule", MODULE], capture_output=True, text=True, env=env)
+    if started.returncode == 3:
+        pytest.skip("redis-server or redis-cli is missing")
+    assert started.returncode == 0, started.stderr
+    try:
+        port = int(started.stdout.split()[0])
+        r = redis.cluster.RedisCluster(host="127.0.0.1", port=port)
+        names = [f"filter-{i}" for i in range(30)]  # spread over the three masters' slots
+        for name in names:
+            assert r.bf().add(name, "x") == 1
+            assert r.cf().add("c" + name, "x") == 1
+        assert all(r.bf().exists(name, "x") == 1 and r.bf().exists(name, "y") == 0 for name in names)
+        assert all(r.cf().count("c" + name, "x") == 1 for name in names)
+        assert len({r.keyslot(name) * 3 // 16384 for name in names}) == 3
+    finally:
+        subprocess.run(["bash", str(script), "stop", str(folder)], capture_output=True)
