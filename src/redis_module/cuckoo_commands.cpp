@@ -28,6 +28,7 @@ cuckoo_value& existing_or_new(const open_key& key, const cuckoo_request& request
 
 /// A RESERVE option's value: an integer within [low, high], or RedisBloom's two errors.
 std::uint64_t option_value(const command_call& call, int at, const char* name, long long low, long long high) {
+    if (at >= call.size()) throw arity_error{};  // the option is the last word: its value is missing
     const std::optional<long long> value = call.integer(at);
     if (!value) throw module_error(std::string("Couldn't parse ") + name);
     if (*value < low || *value > high)

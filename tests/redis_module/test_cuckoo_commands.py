@@ -57,6 +57,7 @@ def test_reserve_and_insert_refuse_as_redisbloom_does(server):
         "EXPANSION: value must be an integer between 0 and 32768, inclusive."
     assert error_of(lambda: call("CF.RESERVE", "c", 3)) == "Capacity must be at least (BucketSize * 2)"
     assert "wrong number of arguments" in error_of(lambda: call("CF.RESERVE", "c", 100, "BUCKETSIZE"))
+    assert "wrong number of arguments" in error_of(lambda: call("CF.RESERVE", "c", 100, "X", "BUCKETSIZE"))
     assert call("CF.RESERVE", "c", 100, "bucketsize", 4, "EXPANSION", 3) == b"OK"
     assert error_of(lambda: call("CF.RESERVE", "c", 100)) == "item exists"
     raw = server.client()
