@@ -715,7 +715,8 @@ void module_batches(redis_connection& redis, const char* command, const std::str
             const std::size_t end = std::min(round_end, begin + depth);
             argv.assign({command, key.c_str()});
             lengths.assign({std::strlen(command), key.size()});
-            for (std::size_t i = begin; i < end; ++i) argv.push_back(items[i].data()), lengths.push_back(items[i].size());
+            for (std::size_t i = begin; i < end; ++i)
+                argv.push_back(items[i].data()), lengths.push_back(items[i].size());
             redis.append_argv(argv, lengths);
         }
         for (std::size_t begin = first; begin < round_end; begin += depth) {

@@ -9,32 +9,15 @@
 #include "redis_module/command_call.hpp"
 #include "redis_module/dump_commands.hpp"
 #include "redis_module/module_config.hpp"
+#include "redis_module/value_commands.hpp"
 
 namespace bloomkit::redis_module {
 namespace {
 
-/// Where argument `word` is among the options from argument `from` on, or nothing (RedisBloom
-/// finds BF.RESERVE's words anywhere, in any order, ignoring case).
-std::optional<int> find_word(const command_call& call, int from, std::string_view word) {
-    for (int i = from; i < call.size(); ++i)
-        if (call.is(i, word)) return i;
-    return std::nullopt;
-}
+bloom_value& existing(const open_key& key) { return redis_module::existing<bloom_value>(key, bloom_type); }
 
-/// The filter a command that needs one works on: "ERR not found" when the key is missing.
-bloom_value& existing(const open_key& key) {
-    if (bloom_value* value = key.value<bloom_value>(bloom_type)) return *value;
-    if (key.other_type(bloom_type)) throw module_error(wrongtype_message);
-    throw module_error("ERR not found");
-}
-
-/// The filter at a key opened for writing, made from `request` when the key is missing.
 bloom_value& existing_or_new(const open_key& key, const bloom_request& request) {
-    if (bloom_value* value = key.value<bloom_value>(bloom_type)) return *value;
-    if (key.other_type(bloom_type)) throw module_error(wrongtype_message);
-    auto* value = new bloom_value(request, config.max_filter_bytes);
-    api.module_type_set_value(key.handle(), bloom_type, value);
-    return *value;
+    return redis_module::existing_or_new<bloom_value>(key, bloom_type, request);
 }
 
 bloom_request default_request() { return {config.initial_size, config.error_rate, 2}; }
@@ -70,8 +53,8 @@ int reserve(const command_call& call) {
     if (*capacity <= 0) return call.error("ERR (capacity should be larger than 0)");
     request.error_rate = *rate;
     request.capacity = static_cast<std::uint64_t>(*capacity);
-    const bool nonscaling = find_word(call, 4, "NONSCALING").has_value();
-    if (const std::optional<int> at = find_word(call, 4, "EXPANSION")) {
+    const bool nonscaling = call.find(4, "NONSCALING").has_value();
+    if (const std::optional<int> at = call.find(4, "EXPANSION")) {
         if (*at == call.size() - 1) return call.error("ERR no expansion");
         if (nonscaling) return call.error("Nonscaling filters cannot expand");
         const std::optional<long long> expansion = call.integer(*at + 1);
@@ -167,29 +150,6 @@ int insert(const command_call& call) {
     const open_key key = call.key(open_read | open_write);
     if (options.nocreate && key.empty()) return call.error("ERR not found");
     return add_items(call, existing_or_new(key, options.request), options.first_item);
-}
-
-/// A membership answer for a key of any type: RedisBloom answers 0 for a missing key and for a
-/// key of another type alike.
-bool holds(const open_key& key, std::string_view item) {
-    const bloom_value* value = key.value<bloom_value>(bloom_type);
-    return value != nullptr && value->contains(item);
-}
-
-// BF.EXISTS key item
-int exists(const command_call& call) {
-    if (call.size() != 3) return call.wrong_arity();
-    const open_key key = call.key(open_read);
-    return call.boolean(holds(key, call.arg(2)));
-}
-
-// BF.MEXISTS key item [item ...]
-int mexists(const command_call& call) {
-    if (call.size() < 3) return call.wrong_arity();
-    const open_key key = call.key(open_read);
-    call.array(call.size() - 2);
-    for (int i = 2; i < call.size(); ++i) call.boolean(holds(key, call.arg(i)));
-    return module_ok;
 }
 
 /// BF.INFO's fields: the word that asks for one, and the name the full reply gives it.
@@ -291,8 +251,8 @@ void register_bloom_commands(command_table& table) {
     table.add("bf.add", command_entry<add>, "write deny-oom");
     table.add("bf.madd", command_entry<madd>, "write deny-oom");
     table.add("bf.insert", command_entry<insert>, "write deny-oom");
-    table.add("bf.exists", command_entry<exists>, "readonly fast");
-    table.add("bf.mexists", command_entry<mexists>, "readonly fast");
+    table.add("bf.exists", command_entry<exists_command<bloom_value, &bloom_type>>, "readonly fast");
+    table.add("bf.mexists", command_entry<mexists_command<bloom_value, &bloom_type>>, "readonly fast");
     table.add("bf.info", command_entry<info>, "readonly fast");
     table.add("bf.card", command_entry<card>, "readonly fast");
     table.add("bf.scandump", command_entry<scandump>, "readonly");

@@ -50,6 +50,13 @@ public:
     [[nodiscard]] std::string_view arg(int i) const noexcept;
     /// Whether argument i is `word`, ignoring case (`word` in upper case).
     [[nodiscard]] bool is(int i, std::string_view word) const noexcept;
+    /// Where `word` (upper case) is among the arguments from `from` on, ignoring case; nothing
+    /// when absent (RedisBloom finds RESERVE's options anywhere, in any order).
+    [[nodiscard]] std::optional<int> find(int from, std::string_view word) const noexcept {
+        for (int i = from; i < argc_; ++i)
+            if (is(i, word)) return i;
+        return std::nullopt;
+    }
     /// Argument i as Redis reads an integer (whole string, no spaces), or nothing.
     [[nodiscard]] std::optional<long long> integer(int i) const noexcept;
     /// Argument i as Redis reads a double, or nothing.

@@ -8,22 +8,15 @@
 #include "redis_module/cuckoo_value.hpp"
 #include "redis_module/dump_commands.hpp"
 #include "redis_module/module_config.hpp"
+#include "redis_module/value_commands.hpp"
 
 namespace bloomkit::redis_module {
 namespace {
 
-cuckoo_value& existing(const open_key& key) {
-    if (cuckoo_value* value = key.value<cuckoo_value>(cuckoo_type)) return *value;
-    if (key.other_type(cuckoo_type)) throw module_error(wrongtype_message);
-    throw module_error("ERR not found");
-}
+cuckoo_value& existing(const open_key& key) { return redis_module::existing<cuckoo_value>(key, cuckoo_type); }
 
 cuckoo_value& existing_or_new(const open_key& key, const cuckoo_request& request) {
-    if (cuckoo_value* value = key.value<cuckoo_value>(cuckoo_type)) return *value;
-    if (key.other_type(cuckoo_type)) throw module_error(wrongtype_message);
-    auto* value = new cuckoo_value(request, config.max_filter_bytes);
-    api.module_type_set_value(key.handle(), cuckoo_type, value);
-    return *value;
+    return redis_module::existing_or_new<cuckoo_value>(key, cuckoo_type, request);
 }
 
 /// A RESERVE option's value: an integer within [low, high], or RedisBloom's two errors.
@@ -37,23 +30,17 @@ std::uint64_t option_value(const command_call& call, int at, const char* name, l
     return static_cast<std::uint64_t>(*value);
 }
 
-std::optional<int> find_word(const command_call& call, int from, std::string_view word) {
-    for (int i = from; i < call.size(); ++i)
-        if (call.is(i, word)) return i;
-    return std::nullopt;
-}
-
 // CF.RESERVE key capacity [BUCKETSIZE n] [MAXITERATIONS n] [EXPANSION n]
 int reserve(const command_call& call) {
     if (call.size() < 3 || call.size() % 2 == 0) return call.wrong_arity();
     const std::optional<long long> capacity = call.integer(2);
     if (!capacity) return call.error("Bad capacity");
     cuckoo_request request;
-    if (const std::optional<int> at = find_word(call, 3, "MAXITERATIONS"))
+    if (const std::optional<int> at = call.find(3, "MAXITERATIONS"))
         request.max_iterations = option_value(call, *at + 1, "MAXITERATIONS", 1, 65535);
-    if (const std::optional<int> at = find_word(call, 3, "BUCKETSIZE"))
+    if (const std::optional<int> at = call.find(3, "BUCKETSIZE"))
         request.bucket_size = option_value(call, *at + 1, "BUCKETSIZE", 1, 255);
-    if (const std::optional<int> at = find_word(call, 3, "EXPANSION"))
+    if (const std::optional<int> at = call.find(3, "EXPANSION"))
         request.expansion = option_value(call, *at + 1, "EXPANSION", 0, 32768);
     if (*capacity < static_cast<long long>(request.bucket_size * 2))
         return call.error("Capacity must be at least (BucketSize * 2)");
@@ -124,27 +111,6 @@ int insert_items(const command_call& call, bool only_new) {
 
 int insert(const command_call& call) { return insert_items(call, false); }
 int insertnx(const command_call& call) { return insert_items(call, true); }
-
-bool holds(const open_key& key, std::string_view item) {
-    const cuckoo_value* value = key.value<cuckoo_value>(cuckoo_type);
-    return value != nullptr && value->contains(item);
-}
-
-// CF.EXISTS key item
-int exists(const command_call& call) {
-    if (call.size() != 3) return call.wrong_arity();
-    const open_key key = call.key(open_read);
-    return call.boolean(holds(key, call.arg(2)));
-}
-
-// CF.MEXISTS key item [item ...]
-int mexists(const command_call& call) {
-    if (call.size() < 3) return call.wrong_arity();
-    const open_key key = call.key(open_read);
-    call.array(call.size() - 2);
-    for (int i = 2; i < call.size(); ++i) call.boolean(holds(key, call.arg(i)));
-    return module_ok;
-}
 
 // CF.DEL key item: "Not found" for a missing key and for a key of another type alike.
 int del(const command_call& call) {
@@ -218,8 +184,8 @@ void register_cuckoo_commands(command_table& table) {
     table.add("cf.addnx", command_entry<addnx>, "write deny-oom");
     table.add("cf.insert", command_entry<insert>, "write deny-oom");
     table.add("cf.insertnx", command_entry<insertnx>, "write deny-oom");
-    table.add("cf.exists", command_entry<exists>, "readonly fast");
-    table.add("cf.mexists", command_entry<mexists>, "readonly fast");
+    table.add("cf.exists", command_entry<exists_command<cuckoo_value, &cuckoo_type>>, "readonly fast");
+    table.add("cf.mexists", command_entry<mexists_command<cuckoo_value, &cuckoo_type>>, "readonly fast");
     table.add("cf.del", command_entry<del>, "write fast");
     table.add("cf.count", command_entry<count>, "readonly fast");
     table.add("cf.info", command_entry<info>, "readonly fast");

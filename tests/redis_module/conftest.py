@@ -24,6 +24,19 @@ def keys(n, tag="k"):
     return [f"{tag}:{i:09d}".encode() for i in range(n)]
 
 
+def batched(call, items, batch=20000):
+    """call(chunk) for each chunk of the items, its answers put end to end."""
+    answers = []
+    for i in range(0, len(items), batch):
+        answers += call(items[i:i + batch])
+    return answers
+
+
+def unanswered(mexists, items):
+    """The items an MEXISTS says were never added: must always be none."""
+    return [item for item, found in zip(items, batched(mexists, items)) if found != 1]
+
+
 def error_of(call):
     """The text redis-py raises for the error reply `call` gets (it must get one)."""
     with pytest.raises(redis.ResponseError) as e:

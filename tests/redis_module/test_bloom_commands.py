@@ -10,26 +10,18 @@ import pytest
 import redis
 import redis.cluster
 
-from conftest import CLI, MODULE, error_of, keys, needs_module
+from conftest import CLI, MODULE, batched, error_of, keys, needs_module, unanswered
 from servers import Server, wait_until
 
 pytestmark = needs_module
 
 
-def madd(r, name, items, batch=20000):
-    answers = []
-    for i in range(0, len(items), batch):
-        answers += r.bf().madd(name, *items[i:i + batch])
-    return answers
+def madd(r, name, items):
+    return batched(lambda chunk: r.bf().madd(name, *chunk), items)
 
 
-def missed(r, name, items, batch=20000):
-    """The items the filter says it never saw: must always be none."""
-    out = []
-    for i in range(0, len(items), batch):
-        chunk = items[i:i + batch]
-        out += [k for k, a in zip(chunk, r.bf().mexists(name, *chunk)) if a != 1]
-    return out
+def missed(r, name, items):
+    return unanswered(lambda chunk: r.bf().mexists(name, *chunk), items)
 
 
 # --- Replies, as redis-py's RedisBloom client parses them -----------------------------------------

@@ -3,25 +3,18 @@ replies and errors, deletes and counts, growth without false negatives, RDB, AOF
 dumps, and bad input."""
 import redis
 
-from conftest import MODULE, error_of, keys, needs_module
+from conftest import MODULE, batched, error_of, keys, needs_module, unanswered
 from servers import Server, wait_until
 
 pytestmark = needs_module
 
 
-def add_all(r, name, items, batch=20000):
-    answers = []
-    for i in range(0, len(items), batch):
-        answers += r.cf().insert(name, items[i:i + batch])
-    return answers
+def add_all(r, name, items):
+    return batched(lambda chunk: r.cf().insert(name, chunk), items)
 
 
-def missed(r, name, items, batch=20000):
-    out = []
-    for i in range(0, len(items), batch):
-        chunk = items[i:i + batch]
-        out += [k for k, a in zip(chunk, r.cf().mexists(name, *chunk)) if a != 1]
-    return out
+def missed(r, name, items):
+    return unanswered(lambda chunk: r.cf().mexists(name, *chunk), items)
 
 
 def test_what_redis_py_pins_for_cuckoo_filters(server):
