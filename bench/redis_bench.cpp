@@ -775,14 +775,15 @@ std::vector<row> bench_one_connection(bkr::client& c, redis_connection& redis, c
         for (row& x : bench_naive(naive, s, w, where, servers)) rows.push_back(x);
     if (s.measures("pipelined"))
         for (row& x : bench_naive_pipelined(naive, s, w, where, servers)) rows.push_back(x);
-    if (!s.measures("bloomkit")) return rows;
-
-    bkr::bloom_filter f = create_filter(c, s.prefix + ":bulk", n, s.fpr, filter_options_of(s), undo);
-    about += format("bloomkit: block filter of %llu bits (%.0f KB), k = %u, %llu shard(s), pipeline depth %zu",
-                    static_cast<unsigned long long>(f.geometry().bits), static_cast<double>(f.geometry().bits) / 8e3,
-                    f.geometry().hashes, static_cast<unsigned long long>(f.description().shards), s.depth);
-    for (row& x : bench_bulk(f, "bloomkit bulk", where, s.runs, false, w, servers)) rows.push_back(x);
-    for (row& x : bench_single_keys(c, f, s, w, where, servers, undo)) rows.push_back(x);
+    if (s.measures("bloomkit")) {
+        bkr::bloom_filter f = create_filter(c, s.prefix + ":bulk", n, s.fpr, filter_options_of(s), undo);
+        about +=
+            format("bloomkit: block filter of %llu bits (%.0f KB), k = %u, %llu shard(s), pipeline depth %zu",
+                   static_cast<unsigned long long>(f.geometry().bits), static_cast<double>(f.geometry().bits) / 8e3,
+                   f.geometry().hashes, static_cast<unsigned long long>(f.description().shards), s.depth);
+        for (row& x : bench_bulk(f, "bloomkit bulk", where, s.runs, false, w, servers)) rows.push_back(x);
+        for (row& x : bench_single_keys(c, f, s, w, where, servers, undo)) rows.push_back(x);
+    }
     if (s.measures("module") && has_module(redis))
         for (row& x : bench_module(redis, s, w, where, servers, undo, about)) rows.push_back(x);
     return rows;
@@ -1044,7 +1045,7 @@ int run(const settings& s) {
             one_raw.emplace(server);
             one_probe.add(server);
             versions = "Redis " + server_probes::info_field(*one_raw, "server", "redis_version");
-            if (s.measures("naive") || s.measures("pipelined") || s.measures("bloomkit")) {
+            if (s.measures("naive") || s.measures("pipelined") || s.measures("bloomkit") || s.measures("module")) {
                 std::fprintf(stderr, "redis_bench: one connection to %s ...\n", bkr::redacted_url(s.url).c_str());
                 single_rows = bench_one_connection(*one, *one_raw, s, w, one_probe, keys, about);
             }
@@ -1107,7 +1108,8 @@ int main(int argc, char** argv) {
     if (s.url.empty() && s.cluster.empty()) s.url = "redis://127.0.0.1:6379";
     if (s.naive_keys == 0) s.naive_keys = std::max<std::uint64_t>(1, s.keys / 20);
     for (const std::string& part : s.only)
-        if (part != "naive" && part != "pipelined" && part != "bloomkit" && part != "cluster") usage();
+        if (part != "naive" && part != "pipelined" && part != "bloomkit" && part != "module" && part != "cluster")
+            usage();
     if (s.keys == 0 || s.depth == 0 || s.runs == 0 || !(s.fpr > 0 && s.fpr < 1)) usage();
     try {
         return run(s);
