@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <optional>
 #include <set>
 #include <string>
 #include <type_traits>
@@ -12,6 +13,7 @@
 
 #include "bloomkit/any_filter.hpp"
 #include "bloomkit/kinds.hpp"
+#include "bloomkit/memory.hpp"
 
 namespace {
 
@@ -231,6 +233,48 @@ TEST(KeyFormat, AUnionKeepsEveryKeyInTheRangeItRecords) {
     bloom_filter both(1000, 0.01, {.keys = key_format::i64});
     both &= u32s;
     EXPECT_EQ(both.recorded_key_format(), key_format::u32);
+}
+
+// --- Where the arrays come from -------------------------------------------------------------
+
+/// Counts what it hands out, from the built-in source.
+class counting_memory final : public filter_memory_resource {
+public:
+    void* allocate_zeroed(std::size_t bytes) override {
+        outstanding += bytes;
+        ++allocations;
+        return default_filter_memory_resource()->allocate_zeroed(bytes);
+    }
+    void deallocate(void* p, std::size_t bytes) noexcept override {
+        outstanding -= bytes;
+        default_filter_memory_resource()->deallocate(p, bytes);
+    }
+    std::size_t outstanding = 0;
+    std::size_t allocations = 0;
+};
+
+TEST(FilterMemory, EveryKindsArraysComeFromTheInstalledSourceAndGoBackToIt) {
+    counting_memory memory;
+    filter_memory_resource* const previous = set_filter_memory_resource(&memory);
+    for_each_filter_type([&](auto type) {
+        using F = typename decltype(type)::type;
+        const std::string name = kind_traits<F>::name();
+        const std::size_t allocations = memory.allocations;
+        {
+            std::optional<F> filter;
+            if constexpr (requires { kind_traits<F>::make(100, 0.01, kind_request{}, filter_options{}); })
+                filter.emplace(kind_traits<F>::make(10'000, 0.01,
+                                                    kind_request{std::string(kind_traits<F>::word), {}, {}, {}}, {}));
+            else filter.emplace(std::vector<std::uint64_t>{1, 2, 3});
+            const F loaded = from_bytes<F>(to_bytes(*filter));
+            EXPECT_GT(memory.allocations, allocations + 1) << name;  // the filter, and the one loaded
+            EXPECT_GT(memory.outstanding, 0U) << name;
+        }
+        EXPECT_EQ(memory.outstanding, 0U) << name << ": freed through the source that gave it";
+    });
+    EXPECT_EQ(set_filter_memory_resource(previous), &memory);
+    const bloom_filter after(1000, 0.01);
+    EXPECT_EQ(memory.outstanding, 0U) << "the previous source is back";
 }
 
 }  // namespace

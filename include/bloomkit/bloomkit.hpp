@@ -31,6 +31,7 @@
 #include "bloomkit/io/dcso.hpp"
 #include "bloomkit/io/guava.hpp"
 #include "bloomkit/kinds.hpp"
+#include "bloomkit/memory.hpp"
 #include "bloomkit/options.hpp"
 #include "bloomkit/simd.hpp"
 #include "bloomkit/sizing.hpp"

@@ -14,6 +14,7 @@
 #include "redis_module/cuckoo_value.hpp"
 #include "redis_module/module_api.hpp"
 #include "redis_module/module_config.hpp"
+#include "redis_module/server_memory.hpp"
 #include "redis_module/value_type.hpp"
 
 namespace bloomkit::redis_module {
@@ -81,6 +82,7 @@ extern "C" __attribute__((visibility("default"))) int RedisModule_OnLoad(bloomki
     if (!rm::bind(ctx, "bloomkit", rm::module_version)) return rm::module_err;
     if (!rm::configure(ctx, argv, argc)) return rm::module_err;
     rm::api.set_module_options(ctx, rm::option_handle_io_errors);
+    bloomkit::set_filter_memory_resource(&rm::filter_memory);
     rm::type_methods bloom_methods = rm::value_type<rm::bloom_value>::methods();
     rm::type_methods cuckoo_methods = rm::value_type<rm::cuckoo_value>::methods();
     rm::bloom_type = rm::api.create_data_type(ctx, rm::bloom_type_name, rm::value_encoding_version, &bloom_methods);

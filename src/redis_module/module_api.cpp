@@ -28,6 +28,7 @@ bool bind(context* ctx, const char* name, int version) {
         {"RedisModule_SetModuleAttribs", &f.set_module_attribs, true},
         {"RedisModule_IsModuleNameBusy", &f.is_module_name_busy, true},
         {"RedisModule_Alloc", &f.alloc, true},
+        {"RedisModule_Calloc", &f.calloc, true},
         {"RedisModule_Free", &f.free, true},
         {"RedisModule_CreateCommand", &f.create_command, true},
         {"RedisModule_GetCommand", &f.get_command, true},

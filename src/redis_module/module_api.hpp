@@ -76,6 +76,7 @@ struct functions {
     void (*set_module_attribs)(context*, const char* name, int version, int api_version) = nullptr;
     int (*is_module_name_busy)(const char* name) = nullptr;
     void* (*alloc)(std::size_t bytes) = nullptr;
+    void* (*calloc)(std::size_t count, std::size_t bytes) = nullptr;
     void (*free)(void* pointer) = nullptr;
     int (*create_command)(context*, const char* name, command_function, const char* flags, int first_key, int last_key,
                           int key_step) = nullptr;

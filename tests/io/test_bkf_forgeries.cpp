@@ -655,14 +655,14 @@ std::vector<forgery> scalable_forgeries() {
     namespace s = scalable_field;
     namespace e = stage_entry;
     const std::string growth =
-        "growth factor (how many times more keys each new stage holds) must be between 1 and 16, got ";
+        "growth factor (how many times more keys each new stage holds) must be between 1 and 4294967295, got ";
     const std::string tightening =
         "tightening ratio (each new stage's FPR over the one before's) must be strictly between 0 "
         "and 1, got ";
     return {
         forge<F>("growth_0_5", set_double(s::growth, 0.5), {invalid, growth + "0.5"}),
         forge<F>("growth_NaN", set_double(s::growth, not_a_number), {invalid, growth + "nan"}),
-        forge<F>("growth_16_5", set_double(s::growth, 16.5), {invalid, growth + "16.5"}),
+        forge<F>("growth_2_to_32", set_double(s::growth, 4294967296.0), {invalid, growth + "4294967296"}),
         forge<F>("growth_infinite", set_double(s::growth, std::numeric_limits<double>::infinity()),
                  {invalid, growth + "inf"}),
         forge<F>("tightening_1", set_double(s::tightening, 1.0), {invalid, tightening + "1"}),

@@ -6,7 +6,7 @@
 #   bash tests/layers/check_layers.sh [project-dir]
 #
 #   0 basics       version.hpp error.hpp options.hpp simd.hpp keys.hpp hash.hpp hash/ kind_request.hpp
-#                  sizing.hpp sizing/ os/
+#                  sizing.hpp sizing/ os/ memory.hpp
 #   1 machinery    detail/
 #   2 layouts      layouts/
 #   3 kinds        *_filter.hpp
@@ -43,7 +43,7 @@ locate() {
     case $1 in
         include/bloomkit/version.hpp | include/bloomkit/error.hpp | include/bloomkit/options.hpp | include/bloomkit/simd.hpp | \
             include/bloomkit/hash.hpp | include/bloomkit/keys.hpp | include/bloomkit/kind_request.hpp | \
-            include/bloomkit/sizing.hpp | \
+            include/bloomkit/sizing.hpp | include/bloomkit/memory.hpp | \
             include/bloomkit/sizing/* | include/bloomkit/os/* | include/bloomkit/hash/*) layer=0 ;;
         include/bloomkit/detail/*) layer=1 ;;
         include/bloomkit/layouts/*) layer=2 ;;

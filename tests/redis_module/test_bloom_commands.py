@@ -93,6 +93,18 @@ def test_reserve_refuses_as_redisbloom_does(server):
     assert r.bf().info("f").expansionRate == 4
 
 
+def test_any_expansion_redisbloom_takes_grows_the_filter(server):
+    r = server.client()
+    assert r.bf().create("wide", 0.01, 100, expansion=1000)
+    madd(r, "wide", keys(2000))
+    assert not missed(r, "wide", keys(2000))
+    info = r.bf().info("wide")
+    assert info.expansionRate == 1000 and info.filterNum == 2
+    assert r.bf().create("widest", 0.01, 100, expansion=4294967295)
+    r.bf().madd("widest", *range(100))
+    assert "MAX_FILTER_BYTES" in error_of(lambda: r.bf().add("widest", "the one past the first filter"))
+
+
 def test_a_non_scaling_filter_is_full_at_its_capacity(server):
     r = server.client()
     assert r.bf().create("f", 0.01, 10, noScale=True)
@@ -390,6 +402,24 @@ def test_copy_memory_usage_and_unlink(server):
     assert r.memory_usage("f") > 3_000_000
     assert r.unlink("f", "g") == 2
     assert r.ping()
+
+
+def test_filters_count_in_used_memory_and_maxmemory_refuses_writes_past_it(server):
+    r = server.client()
+    before = r.info("memory")["used_memory"]
+    r.bf().create("big", 0.001, 4_000_000)  # 7.2 MB of bits
+    r.cf().create("cuckoo", 4_000_000)
+    grown = r.info("memory")["used_memory"] - before
+    assert grown >= r.memory_usage("big") + r.memory_usage("cuckoo") - 64 * 1024
+    r.config_set("maxmemory", str(r.info("memory")["used_memory"] - 1_000_000))
+    try:
+        assert error_of(lambda: r.bf().add("big", "x")).startswith("OOM")
+        assert error_of(lambda: r.cf().add("cuckoo", "x")).startswith("OOM")
+        assert r.bf().exists("big", "x") == 0  # readers still answer
+    finally:
+        r.config_set("maxmemory", "0")
+    r.delete("big", "cuckoo")
+    assert r.info("memory")["used_memory"] - before < 1_000_000
 
 
 def test_random_commands_never_bring_the_server_down(server):

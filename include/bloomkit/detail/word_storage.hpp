@@ -1,8 +1,9 @@
 // bloomkit/detail/word_storage.hpp — the array of words a filter's bits live in: owned and
 // zeroed, or a read-only view of a memory-mapped file.
 //
-// Owned arrays are 64-byte aligned, so a 512-bit block is one cache line; large ones come from mmap
-// on huge pages (os/huge_pages.hpp), zero pages handed out lazily, taking memory where keys land.
+// Owned arrays come from the installed filter_memory_resource (memory.hpp): 64-byte aligned, so a
+// 512-bit block is one cache line, and by default large ones on huge pages taking memory only
+// where keys land.
 #pragma once
 
 #include <algorithm>
@@ -15,7 +16,7 @@
 #include <span>
 
 #include "bloomkit/error.hpp"
-#include "bloomkit/os/huge_pages.hpp"
+#include "bloomkit/memory.hpp"
 
 namespace bloomkit::detail {
 
@@ -24,15 +25,11 @@ inline constexpr std::size_t cache_line = 64;
 class zeroed_block {
 public:
     zeroed_block() = default;
+    /// `bytes` zeroed bytes from the installed filter_memory_resource.
     explicit zeroed_block(std::size_t bytes) : bytes_(bytes) {
         if (bytes == 0) return;
-        if (bytes >= os::huge_page_bytes) {
-            data_ = os::map_huge_pages(bytes);
-            mapped_ = true;
-        } else {
-            data_ = ::operator new (bytes, std::align_val_t{cache_line});
-            std::memset(data_, 0, bytes);
-        }
+        source_ = get_filter_memory_resource();
+        data_ = source_->allocate_zeroed(bytes);
     }
     zeroed_block(zeroed_block&& other) noexcept { swap(other); }
     zeroed_block& operator=(zeroed_block&& other) noexcept {
@@ -42,9 +39,7 @@ public:
     zeroed_block(const zeroed_block&) = delete;
     zeroed_block& operator=(const zeroed_block&) = delete;
     ~zeroed_block() {
-        if (data_ == nullptr) return;
-        if (mapped_) os::unmap_huge_pages(data_, bytes_);
-        else ::operator delete (data_, std::align_val_t{cache_line});
+        if (data_ != nullptr) source_->deallocate(data_, bytes_);
     }
 
     [[nodiscard]] void* data() const noexcept { return data_; }
@@ -52,13 +47,13 @@ public:
     void swap(zeroed_block& other) noexcept {
         std::swap(data_, other.data_);
         std::swap(bytes_, other.bytes_);
-        std::swap(mapped_, other.mapped_);
+        std::swap(source_, other.source_);
     }
 
 private:
     void* data_ = nullptr;
     std::size_t bytes_ = 0;
-    bool mapped_ = false;
+    filter_memory_resource* source_ = nullptr;  // the one that gave data_
 };
 
 /// A filter's words: owned (mutable, deep-copied) or a view kept alive by `keepalive`

@@ -19,8 +19,9 @@
 
 namespace bloomkit {
 
-/// The largest growth factor a scalable filter accepts.
-inline constexpr double scalable_max_growth = 16;
+/// The largest growth factor a scalable filter accepts: RedisBloom's (its EXPANSION is an unsigned
+/// 32-bit number), so that any of its filters can be made here. Memory bounds a chain long before.
+inline constexpr double scalable_max_growth = 4294967295.0;
 
 /// With growth 2, 2^4095 times the initial capacity: far past any memory; a bound files are held to.
 inline constexpr std::uint32_t scalable_max_stages = 4096;
@@ -57,7 +58,8 @@ inline void check_scalable_parameters(const scalable_parameters& params) {
     if (!(params.growth >= 1 && params.growth <= scalable_max_growth))  // also rejects NaN
         throw invalid_argument(
             "a scalable Bloom filter's growth factor (how many times more keys each new stage "
-            "holds) must be between 1 and 16, got " +
+            "holds) must be between 1 and " +
+            show_number(scalable_max_growth) + ", got " +
             show_number(params.growth));
     if (!(params.tightening > 0 && params.tightening < 1))
         throw invalid_argument(
