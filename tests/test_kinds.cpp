@@ -69,7 +69,7 @@ TEST(Registry, KindsAreListedByWhatTheyCanDo) {
     EXPECT_EQ(kinds_that(&kind_capabilities::removes), (words{"counting", "cuckoo"}));
     EXPECT_EQ(kinds_that(&kind_capabilities::grows), (words{"scalable"}));
     EXPECT_EQ(kinds_that(&kind_capabilities::updates_in_place), (words{"bloom"}));  // once, for three layouts
-    EXPECT_EQ(kinds_that(&kind_capabilities::inserts), (words{"bloom", "counting", "cuckoo", "scalable"}));
+    EXPECT_EQ(kinds_that(&kind_capabilities::inserts), (words{"bloom", "counting", "cuckoo", "scalable", "windowed"}));
 }
 
 TEST(Registry, FileHeadersAreNamedAndEstimatedThroughTheRegistry) {
@@ -88,7 +88,7 @@ TEST(Registry, FileHeadersAreNamedAndEstimatedThroughTheRegistry) {
 
 TEST(Registry, RequestsChooseFromTheTargetRate) {
     const auto fuse_bits = [](double p) {
-        return with_requested_type({"fuse", {}, {}, {}}, p, [](auto chosen) -> unsigned {
+        return with_requested_type({"fuse", {}, {}, {}, {}, {}}, p, [](auto chosen) -> unsigned {
             using F = typename decltype(chosen)::type;
             if constexpr (requires { F::fingerprint_bits(); }) return F::fingerprint_bits();
             else return 0;
@@ -101,11 +101,12 @@ TEST(Registry, RequestsChooseFromTheTargetRate) {
 
 TEST(Registry, UnknownKindsAndMisplacedOptionsAreRefused) {
     const auto nothing = [](auto) { return 0; };
-    EXPECT_THROW(with_requested_type({"bogus", {}, {}, {}}, 0.01, nothing), invalid_argument);
-    EXPECT_THROW(with_requested_type({"cuckoo", bloom_layout::classic, {}, {}}, 0.01, nothing), invalid_argument);
-    EXPECT_THROW(with_requested_type({"bloom", {}, 8, {}}, 0.01, nothing), invalid_argument);
-    EXPECT_THROW(with_requested_type({"cuckoo", {}, 10, {}}, 0.01, nothing), invalid_argument);
-    EXPECT_THROW(with_requested_type({"fuse", {}, {}, 5}, 0.01, nothing), invalid_argument);
+    EXPECT_THROW(with_requested_type({"bogus", {}, {}, {}, {}, {}}, 0.01, nothing), invalid_argument);
+    EXPECT_THROW(with_requested_type({"cuckoo", bloom_layout::classic, {}, {}, {}, {}}, 0.01, nothing),
+                 invalid_argument);
+    EXPECT_THROW(with_requested_type({"bloom", {}, 8, {}, {}, {}}, 0.01, nothing), invalid_argument);
+    EXPECT_THROW(with_requested_type({"cuckoo", {}, 10, {}, {}, {}}, 0.01, nothing), invalid_argument);
+    EXPECT_THROW(with_requested_type({"fuse", {}, {}, 5, {}, {}}, 0.01, nothing), invalid_argument);
 }
 
 TEST(Registry, EveryPossiblePlanMeetsItsTarget) {
@@ -129,7 +130,7 @@ TEST(Registry, EveryPossiblePlanMeetsItsTarget) {
 template <class F>
 F holding(const std::vector<std::uint64_t>& inserted) {
     if constexpr (requires { kind_traits<F>::make(100, 0.01, kind_request{}, filter_options{}); }) {
-        F filter = kind_traits<F>::make(100, 0.01, kind_request{std::string(kind_traits<F>::word), {}, {}, {}},
+        F filter = kind_traits<F>::make(100, 0.01, kind_request{std::string(kind_traits<F>::word), {}, {}, {}, {}, {}},
                                         {.keys = key_format::u64});
         for (const std::uint64_t key : inserted) (void)filter.insert(key);
         return filter;
@@ -165,8 +166,9 @@ TEST(KeyFormat, RecordedByEveryKindAndKeptThroughItsFile) {
         using F = typename decltype(type)::type;
         const std::string name = kind_traits<F>::name();
         if constexpr (requires { kind_traits<F>::make(100, 0.01, kind_request{}, filter_options{}); }) {
-            F filter = kind_traits<F>::make(100, 0.01, kind_request{std::string(kind_traits<F>::word), {}, {}, {}},
-                                            {.keys = key_format::i64});
+            F filter =
+                kind_traits<F>::make(100, 0.01, kind_request{std::string(kind_traits<F>::word), {}, {}, {}, {}, {}},
+                                     {.keys = key_format::i64});
             EXPECT_EQ(filter.recorded_key_format(), key_format::i64) << name;
             EXPECT_EQ(header_of(filter).keys, key_format::i64) << name;
             const F again = from_bytes<F>(to_bytes(filter));
@@ -263,8 +265,8 @@ TEST(FilterMemory, EveryKindsArraysComeFromTheInstalledSourceAndGoBackToIt) {
         {
             std::optional<F> filter;
             if constexpr (requires { kind_traits<F>::make(100, 0.01, kind_request{}, filter_options{}); })
-                filter.emplace(kind_traits<F>::make(10'000, 0.01,
-                                                    kind_request{std::string(kind_traits<F>::word), {}, {}, {}}, {}));
+                filter.emplace(kind_traits<F>::make(
+                    10'000, 0.01, kind_request{std::string(kind_traits<F>::word), {}, {}, {}, {}, {}}, {}));
             else filter.emplace(std::vector<std::uint64_t>{1, 2, 3});
             const F loaded = from_bytes<F>(to_bytes(*filter));
             EXPECT_GT(memory.allocations, allocations + 1) << name;  // the filter, and the one loaded

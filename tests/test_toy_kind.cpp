@@ -90,7 +90,7 @@ struct bloomkit::kind_traits<toy::bit_filter> {
     static constexpr std::string_view summary = "one probe per key";
     static constexpr request_options accepted_options{};
     static std::string name() { return "toy filter"; }
-    static kind_request request() { return {std::string(word), {}, {}, {}}; }
+    static kind_request request() { return {std::string(word), {}, {}, {}, {}, {}}; }
     static bool accepts(const kind_request& r, double) { return r.kind == word; }
     static kind_plan plan(double n, double p, const kind_request& = {}) {
         return {toy::bit_filter::bits_for(n, p) / 8, p, 1, 0};
@@ -168,19 +168,19 @@ TEST(ToyKind, CapabilitiesAreReadOffItsApi) {
 }
 
 TEST(ToyKind, ARequestChoosesIt) {
-    const auto words = bloomkit::with_requested_type<toy_registry>({"toy", {}, {}, {}}, 0.01, [](auto type) {
+    const auto words = bloomkit::with_requested_type<toy_registry>({"toy", {}, {}, {}, {}, {}}, 0.01, [](auto type) {
         return bloomkit::kind_traits<typename decltype(type)::type>::word;
     });
     EXPECT_EQ(words, "toy");
     try {
-        (void)bloomkit::with_requested_type<toy_registry>({"none", {}, {}, {}}, 0.01, [](auto) { return 0; });
+        (void)bloomkit::with_requested_type<toy_registry>({"none", {}, {}, {}, {}, {}}, 0.01, [](auto) { return 0; });
         FAIL() << "an unknown kind was chosen";
     } catch (const bloomkit::invalid_request& e) {
         EXPECT_STREQ(e.what(), "unknown kind 'none': choose bloom, toy");
     }
     try {
-        (void)bloomkit::with_requested_type<toy_registry>({"toy", bloomkit::bloom_layout::classic, {}, {}}, 0.01,
-                                                          [](auto) { return 0; });
+        (void)bloomkit::with_requested_type<toy_registry>({"toy", bloomkit::bloom_layout::classic, {}, {}, {}, {}},
+                                                          0.01, [](auto) { return 0; });
         FAIL() << "the toy took a layout";
     } catch (const bloomkit::invalid_request& e) {
         EXPECT_EQ(e.which(), bloomkit::invalid_request::part::layout);

@@ -737,7 +737,7 @@ struct kind_traits<basic_binary_fuse_filter<Fingerprint, Arity>> {
     }
     /// Kind "fuse", with the fingerprint bits unless 8 and the arity unless 3.
     static kind_request request() {
-        kind_request r{std::string(word), {}, {}, {}};
+        kind_request r{std::string(word), {}, {}, {}, {}, {}};
         if (bits != 8) r.fingerprint_bits = bits;
         if (Arity != 3) r.arity = Arity;
         return r;

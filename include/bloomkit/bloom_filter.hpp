@@ -560,7 +560,7 @@ struct kind_traits<basic_bloom_filter<Layout>> {
     }
     /// Kind "bloom", with the layout unless it is the default block.
     static kind_request request() {
-        kind_request r{std::string(word), {}, {}, {}};
+        kind_request r{std::string(word), {}, {}, {}, {}, {}};
         if (Layout::id != bloom_layout::block) r.layout = Layout::id;
         return r;
     }

@@ -258,7 +258,7 @@ struct kind_traits<counting_bloom_filter> {
     /// How messages name the type.
     static std::string name() { return "counting Bloom filter"; }
     /// Kind "counting", which takes no options.
-    static kind_request request() { return {std::string(word), {}, {}, {}}; }
+    static kind_request request() { return {std::string(word), {}, {}, {}, {}, {}}; }
     /// The options of a kind_request it takes (kinds.hpp refuses the others).
     static constexpr request_options accepted_options{};
     /// Whether `r` asks for kind "counting".

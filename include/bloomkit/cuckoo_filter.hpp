@@ -530,7 +530,7 @@ struct kind_traits<cuckoo_filter> {
     /// How messages name the type.
     static std::string name() { return "cuckoo filter"; }
     /// Kind "cuckoo"; its fingerprint bits follow from p unless a request sets them.
-    static kind_request request() { return {std::string(word), {}, {}, {}}; }
+    static kind_request request() { return {std::string(word), {}, {}, {}, {}, {}}; }
     /// The options of a kind_request it takes (kinds.hpp refuses the others).
     static constexpr request_options accepted_options{.fingerprint_bits = true};
     /// Kind "cuckoo"; throws invalid_request for fingerprint bits other than 8, 12 or 16.

@@ -4,6 +4,7 @@
 // kind's own header specialises kind_traits with these; kinds.hpp lists the kinds.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -26,6 +27,10 @@ struct kind_request {
     std::optional<std::uint32_t> fingerprint_bits;
     /// Slots per key (the kinds whose arity varies).
     std::optional<std::uint32_t> arity;
+    /// How long keys are remembered (the kinds that forget).
+    std::optional<std::chrono::milliseconds> window;
+    /// Generations per window (the kinds that forget).
+    std::optional<std::uint32_t> generations;
 };
 
 /// What a filter type costs for (n, p), in the terms every kind shares.
@@ -60,7 +65,7 @@ struct kind_traits;
 struct request_options {
     ///@{
     /// Whether the request sets kind_request's field of the same name.
-    bool layout = false, fingerprint_bits = false, arity = false;
+    bool layout = false, fingerprint_bits = false, arity = false, window = false, generations = false;
     ///@}
 };
 
@@ -70,7 +75,7 @@ struct request_options {
 class invalid_request : public invalid_argument {
 public:
     /// The parts of a kind_request, by the name of its field.
-    enum class part { kind, layout, fingerprint_bits, arity };
+    enum class part { kind, layout, fingerprint_bits, arity, window, generations };
     /// A refusal of part `which`, explained by `what`.
     invalid_request(part which, const std::string& what) : invalid_argument(what), which_(which) {}
     /// The part of the request that is wrong.

@@ -26,16 +26,18 @@
 #include "bloomkit/io/counting_bloom_codec.hpp"
 #include "bloomkit/io/cuckoo_codec.hpp"
 #include "bloomkit/io/scalable_bloom_codec.hpp"
+#include "bloomkit/io/windowed_bloom_codec.hpp"
 #include "bloomkit/kind_request.hpp"
 #include "bloomkit/sizing/by_memory.hpp"
 
 namespace bloomkit {
 
 /// Every filter type, the default first: the registry.
-using any_filter = std::variant<block_bloom_filter, classic_bloom_filter, split_block_bloom_filter,
-                                counting_bloom_filter, cuckoo_filter, scalable_bloom_filter, binary_fuse8_filter,
-                                binary_fuse16_filter, binary_fuse8_4wise_filter, binary_fuse16_4wise_filter,
-                                guava_bloom_filter, guava_mitz32_bloom_filter, dcso_bloom_filter>;
+using any_filter =
+    std::variant<block_bloom_filter, classic_bloom_filter, split_block_bloom_filter, counting_bloom_filter,
+                 cuckoo_filter, scalable_bloom_filter, windowed_filter, binary_fuse8_filter, binary_fuse16_filter,
+                 binary_fuse8_4wise_filter, binary_fuse16_4wise_filter, guava_bloom_filter, guava_mitz32_bloom_filter,
+                 dcso_bloom_filter>;
 
 /// A registry: a std::variant over filter types. Every function below that walks the registry
 /// takes one as its first template argument, any_filter unless told, so that a type list of
@@ -101,6 +103,11 @@ concept concurrent_filter = requires(F& f, const F& g, std::string_view key) {
     f.insert(key, concurrent);
     g.contains(key, concurrent);
 };
+/// Forgets keys as time passes (windowed): advance(t) moves it to time t.
+template <class F>
+concept forgetting_filter = requires(F& f, typename F::time_point t) {
+    f.advance(t);
+};
 /// Takes the union of another of the same parameters (Bloom, counting Bloom, scalable).
 template <class F>
 concept merging_filter = requires(F& a, const F& b) {
@@ -121,6 +128,7 @@ struct kind_capabilities {
     bool intersects = false;        ///< intersection (&=)
     bool updates_in_place = false;  ///< its file takes keys in place (file_update.hpp): its operations only set bits
     bool grows = false;             ///< has no capacity: grows as keys come
+    bool forgets = false;           ///< forgets keys as time passes (forgetting_filter)
     bool concurrent = false;        ///< inserts and lookups from several threads at once (concurrent_filter)
     bool fills = false;             ///< refuses a key it has no room for (refusing_filter): full, not a set
     /// Every ability equal.
@@ -138,6 +146,7 @@ template <class F>
     can.intersects = intersecting_filter<F>;
     can.concurrent = concurrent_filter<F>;
     can.fills = refusing_filter<F>;
+    can.forgets = forgetting_filter<F>;
     if constexpr (requires { kind_traits<F>::updates_in_place; })
         can.updates_in_place = kind_traits<F>::updates_in_place;
     if constexpr (requires { kind_traits<F>::grows; }) can.grows = kind_traits<F>::grows;
@@ -207,6 +216,8 @@ void require_options(const kind_request& r, request_options takes) {
     check(r.fingerprint_bits.has_value(), &request_options::fingerprint_bits, part::fingerprint_bits,
           "a number of fingerprint bits");
     check(r.arity.has_value(), &request_options::arity, part::arity, "an arity");
+    check(r.window.has_value(), &request_options::window, part::window, "a window");
+    check(r.generations.has_value(), &request_options::generations, part::generations, "a number of generations");
 }
 
 }  // namespace detail

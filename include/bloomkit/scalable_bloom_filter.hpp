@@ -33,6 +33,7 @@
 #include "bloomkit/detail/bulk_pipeline.hpp"
 #include "bloomkit/detail/compatibility.hpp"
 #include "bloomkit/detail/filter_api.hpp"
+#include "bloomkit/detail/stage_probe.hpp"
 #include "bloomkit/error.hpp"
 #include "bloomkit/hash.hpp"
 #include "bloomkit/kind_request.hpp"
@@ -43,7 +44,7 @@ namespace bloomkit {
 
 /// How a scalable Bloom filter grows and hashes; the defaults are RedisBloom's.
 struct scalable_options {
-    /// Each stage's capacity over the one before's: 1 to 16.
+    /// Each stage's capacity over the one before's: 1 to 2^32 - 1.
     double growth = 2.0;
     /// Each stage's FPR target over the one before's: in (0, 1).
     double tightening = 0.5;
@@ -264,7 +265,7 @@ private:
         while (first != last) {
             hash_chunk(first, last, digests);
             mark_held(stages_, digests, scratch);
-            for (const char held : scratch.held) use(held != 0);
+            for (const char held : scratch.keys.held) use(held != 0);
         }
         return use;
     }
@@ -354,11 +355,10 @@ private:
     // (docs/design/scalable.md).
     static constexpr std::size_t bulk_chunk = 4096;
     static constexpr std::size_t prefetch_distance = detail::pipeline_distance;
-    static constexpr std::size_t test_batch = 32;
 
     struct bulk_scratch {
-        std::vector<char> held;              // held[i]: a stage holds key i
-        std::vector<std::uint32_t> pending;  // indices of the keys no stage probed so far holds
+        detail::held_keys keys;
+        std::vector<const stage_type*> newest_first;
     };
 
     // answer(index in the chunk, was new) for every key, out of order within a chunk, then
@@ -382,9 +382,9 @@ private:
     void insert_chunk(std::span<const digest> digests, bulk_scratch& scratch, Answer answer) {
         const std::size_t settled = stages_.size() - 1;
         mark_held(std::span<const stage_type>(stages_).first(settled), digests, scratch);
-        for (std::size_t i = 0; i < scratch.held.size(); ++i)
-            if (scratch.held[i]) answer(i, false);
-        const std::span<const std::uint32_t> fresh(scratch.pending);
+        for (std::size_t i = 0; i < scratch.keys.held.size(); ++i)
+            if (scratch.keys.held[i]) answer(i, false);
+        const std::span<const std::uint32_t> fresh(scratch.keys.pending);
         for (std::size_t j = 0; j < fresh.size(); ++j) {
             if (j + prefetch_distance < fresh.size())
                 stages_.back().prefetch_digest(digests[fresh[j + prefetch_distance]]);
@@ -400,42 +400,11 @@ private:
         });
     }
 
-    // held[i]: whether one of `stages` holds key i; pending: the keys none holds, in order.
-    // Newest stage first, each testing only the keys not yet found, by its layout's batch test
-    // (the same bits as contains_digest, several probes per SIMD step).
+    // Whether one of `stages` holds each key, newest first (detail::mark_held).
     static void mark_held(std::span<const stage_type> stages, std::span<const digest> digests, bulk_scratch& scratch) {
-        using layout_type = stage_type::layout_type;
-        scratch.held.assign(digests.size(), 0);
-        scratch.pending.resize(digests.size());
-        for (std::size_t i = 0; i < digests.size(); ++i) scratch.pending[i] = static_cast<std::uint32_t>(i);
-        std::uint32_t* const pending = scratch.pending.data();
-        std::size_t count = digests.size();
-        layout_type::probe probes[test_batch];
-        for (auto stage = stages.rbegin(); stage != stages.rend() && count > 0; ++stage) {
-            const layout_type layout(stage->geometry());
-            const auto* words = stage->words().data();
-            for (std::size_t j = 0; j < std::min(count, prefetch_distance); ++j)
-                layout.prefetch(words, layout.locate(digests[pending[j]]));
-            std::size_t still = 0;  // pending[0, still): not found so far; written behind the reads
-            for (std::size_t begin = 0; begin < count; begin += test_batch) {
-                const std::size_t n = std::min(test_batch, count - begin);
-                for (std::size_t j = 0; j < n; ++j) {
-                    probes[j] = layout.locate(digests[pending[begin + j]]);
-                    if (begin + j + prefetch_distance < count)
-                        layout.prefetch(words, layout.locate(digests[pending[begin + j + prefetch_distance]]));
-                }
-                std::size_t next = begin;  // the key the next answer is for
-                auto take = [&](bool held) {
-                    const std::uint32_t key = pending[next++];
-                    scratch.held[key] = held ? 1 : 0;
-                    pending[still] = key;
-                    still += held ? 0 : 1;
-                };
-                layout.test_batch<detail::plain_access>(words, std::span(probes, n), take);
-            }
-            count = still;
-        }
-        scratch.pending.resize(count);
+        scratch.newest_first.clear();
+        for (auto stage = stages.rbegin(); stage != stages.rend(); ++stage) scratch.newest_first.push_back(&*stage);
+        detail::mark_held<stage_type>(scratch.newest_first, digests, scratch.keys);
     }
 
     scalable_parameters params_;
@@ -454,7 +423,7 @@ struct kind_traits<scalable_bloom_filter> {
     /// How messages name the type.
     static std::string name() { return "scalable Bloom filter"; }
     /// Kind "scalable", which takes no options.
-    static kind_request request() { return {std::string(word), {}, {}, {}}; }
+    static kind_request request() { return {std::string(word), {}, {}, {}, {}, {}}; }
     /// The options of a kind_request it takes (kinds.hpp refuses the others).
     static constexpr request_options accepted_options{};
     /// Whether `r` asks for kind "scalable".
@@ -465,7 +434,7 @@ struct kind_traits<scalable_bloom_filter> {
         const scalable_plan plan =
             plan_scalable_bloom(n, {static_cast<std::uint64_t>(n), p, defaults.growth, defaults.tightening});
         const auto stage_bytes = [&](std::size_t i) -> std::uint64_t { return plan.geometries[i].bits / 8; };
-        return {detail::scalable_payload_size(plan.geometries.size(), stage_bytes), plan.fpr,
+        return {detail::stage_table_payload_size(plan.geometries.size(), stage_bytes), plan.fpr,
                 plan.geometries.front().hashes, 0};
     }
     /// An empty filter whose first stage holds n keys, at FPR bound p, growing by the defaults.

@@ -219,8 +219,12 @@ kind_request request_of(py::handle kind, py::handle layout, py::handle bits, py:
         if (n && *n > 64) throw invalid_argument(std::string(name) + " is at most 64, not " + std::to_string(*n));
         return n ? std::optional(static_cast<std::uint32_t>(*n)) : std::nullopt;
     };
-    return {args::word(kind, "kind"), layout_of(args::optional_word(layout, "layout")), small(bits, "bits"),
-            small(arity, "arity")};
+    return {args::word(kind, "kind"),
+            layout_of(args::optional_word(layout, "layout")),
+            small(bits, "bits"),
+            small(arity, "arity"),
+            {},
+            {}};
 }
 
 /// The filter of the kind `request` names, for n keys at rate p (a kind that takes keys after it

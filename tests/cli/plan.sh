@@ -32,7 +32,7 @@ for kind in bloom "bloom --layout classic" "bloom --layout split-block" counting
     check_eq "plan --json has kind '$kind', possible" true "$(plan_value "$kind" possible)"
 done
 check_eq "plan --json prints one line" 1 "$(lines_of "$OUT")"
-check_eq "plan --json: 10 kinds in all, one per filter type" 10 "$(awk '{ n += gsub(/"flags": /, "") } END { print n + 0 }' "$OUT")"
+check_eq "plan --json: 11 kinds in all, one per filter type" 11 "$(awk '{ n += gsub(/"flags": /, "") } END { print n + 0 }' "$OUT")"
 check_eq "plan --json: an entry names its kind" bloom "$(plan_value "bloom --layout classic" kind)"
 check_eq "plan --json classic filter_bytes 59955966982" 59955966982 "$(plan_value "bloom --layout classic" filter_bytes)"
 check_eq "plan --json: fuse has 8-bit fingerprints at 1%" 8 "$(plan_value fuse fingerprint_bits)"
@@ -61,7 +61,7 @@ done
 check_cond "plan_at_a_rate_near_1: no nan in the table" "$(grep -i nan "$OUT" | head -c 200)" bash -c "! grep -qi nan '$OUT'"
 run "$B" plan -n 1000 -p 0.999 --json
 check_rc "plan_at_a_rate_near_1: plan --json exits 0" 0
-check_eq "plan_at_a_rate_near_1: --json lists the 10 kinds" 10 "$(awk '{ n += gsub(/"flags": /, "") } END { print n + 0 }' "$OUT")"
+check_eq "plan_at_a_rate_near_1: --json lists the 11 kinds" 11 "$(awk '{ n += gsub(/"flags": /, "") } END { print n + 0 }' "$OUT")"
 check_eq "plan_at_a_rate_near_1: --json: bloom is possible" true "$(plan_value bloom possible)"
 check_cond "plan_at_a_rate_near_1: no nan in the JSON" "$(grep -i nan "$OUT" | head -c 200)" bash -c "! grep -qi nan '$OUT'"
 

@@ -93,7 +93,7 @@ static_assert(field::version == hf::version && field::header_size == hf::header_
 namespace bf = bloomkit::detail::bloom_field;
 static_assert(bloom_field::layout == bf::layout && bloom_field::bits == bf::bits && bloom_field::hashes == bf::hashes &&
               bloom_field::block_bits == bf::block_bits && bloom_field::set_bits == bf::set_bits);
-namespace se = bloomkit::detail::scalable_entry;
+namespace se = bloomkit::detail::stage_entry;
 static_assert(stage_entry::size == se::size && stage_entry::bits == se::bits && stage_entry::hashes == se::hashes &&
               stage_entry::expected_keys == se::expected_keys && stage_entry::target_fpr == se::target_fpr &&
               stage_entry::inserted_count == se::inserted_count && stage_entry::set_bits == se::set_bits &&
@@ -700,6 +700,135 @@ struct kind_of<bloomkit::scalable_bloom_filter> {
         EXPECT_GT(f.stage_count(), stages_before) << "the loaded filter did not grow";
         log.push_back(added);
         log.push_back(f.stage_count());
+        log.push_back(f.inserted_count());
+        return log;
+    }
+};
+
+// Windowed filters, at times in 2100 (so that a loaded copy on the system clock, which never
+// runs a filter back, sees them as they were): a ring that has rotated past expired generations
+// and skipped one, a single generation per window hashed with XXH64, a tiny one overfilled, and
+// one never written.
+template <>
+struct kind_of<bloomkit::windowed_filter> {
+    using filter = bloomkit::windowed_filter;
+    using generation = bloomkit::block_bloom_filter;
+    static constexpr auto code = bloomkit::file_codec<bloomkit::windowed_filter>::kind;
+    static constexpr bool is_mutable = true;
+    static constexpr std::size_t removed_by_modify = 0;
+    static std::string test_name() { return "windowed"; }
+    static std::string display_name() { return "windowed Bloom filter"; }
+
+    static filter at(filter f, filter::time_point t) {
+        f.set_clock([t] { return t; });
+        return f;
+    }
+
+    static std::vector<sample<filter>> make() {
+        using std::chrono::hours;
+        const filter::time_point base = std::chrono::sys_days(std::chrono::year(2100) / 1 / 1);
+        std::vector<sample<filter>> out;
+        {
+            filter f = at(filter(2000, 0.01, hours(1), {.generations = 4, .seed = 0x5eed'0000'0000'0020}), base);
+            keys_type live;
+            for (const int phase : {0, 1, 2, 3, 5, 6}) {
+                const keys_type keys = key_range(3'000'000 + 1000 * static_cast<std::uint64_t>(phase), 300);
+                const filter::time_point t = base + std::chrono::minutes(15 * phase);
+                for (const auto k : keys) f.insert(k, t);
+                if (phase >= 2) live.insert(live.end(), keys.begin(), keys.end());
+            }
+            out.push_back({"rotated", at(std::move(f), base + std::chrono::minutes(90)), std::move(live)});
+        }
+        out.push_back(
+            filled("one_generation_xxh64",
+                   at(filter(500, 0.001, hours(24),
+                             {.generations = 1, .seed = 0x5eed'0000'0000'0021, .hash = hash_algorithm::xxh64}),
+                      base),
+                   key_range(3'100'000, 500)));
+        out.push_back(filled("tiny", at(filter(8, 0.1, hours(1), {.seed = 0x5eed'0000'0000'0022}), base),
+                             key_range(3'200'000, 60)));
+        out.push_back({"unwritten", filter(100, 0.01, hours(1)), {}});
+        return out;
+    }
+
+    static void check_samples(const std::vector<sample<filter>>& all) {
+        const auto labels = all.at(0).filter.slot_generations();
+        EXPECT_EQ(std::ranges::count(labels, filter::no_generation), 1) << "one generation skipped";
+        EXPECT_EQ(std::ranges::count(all.at(3).filter.slot_generations(), filter::no_generation), 5);
+    }
+
+    static std::uint64_t answer(const filter& f, std::uint64_t key) { return f.contains(key); }
+
+    static void expect_same(const filter& actual, const filter& expected) {
+        EXPECT_TRUE(actual == expected) << "the parameters, generations or bits differ";
+        EXPECT_EQ(actual.parameters(), expected.parameters());
+        EXPECT_EQ(actual.newest_generation(), expected.newest_generation());
+        EXPECT_EQ(actual.size_in_bytes(), expected.size_in_bytes());
+        EXPECT_EQ(actual.inserted_count(), expected.inserted_count());
+        EXPECT_EQ(actual.approximate_count(), expected.approximate_count());
+        EXPECT_EQ(actual.current_fpr(), expected.current_fpr());
+        EXPECT_TRUE(std::ranges::equal(actual.slot_generations(), expected.slot_generations()));
+        ASSERT_EQ(actual.slots().size(), expected.slots().size());
+        for (std::size_t i = 0; i < actual.slots().size(); ++i) {
+            SCOPED_TRACE("slot " + std::to_string(i));
+            const generation& a = actual.slots()[i];
+            EXPECT_TRUE(a == expected.slots()[i]) << "the bits differ";
+            EXPECT_EQ(a.inserted_count(), expected.slots()[i].inserted_count());
+            EXPECT_EQ(a.expected_keys(), actual.plan().generation.capacity);
+            EXPECT_EQ(a.target_fpr(), actual.plan().generation.fpr);
+            EXPECT_EQ(a.hash_function(), actual.hash_function());
+            EXPECT_EQ(a.read_only(), actual.read_only());
+        }
+    }
+
+    static void expect_header(const file_header& h, const bytes& file, const filter& f) {
+        const auto& p = bloomkit::kind_parameters<filter>(h);
+        EXPECT_EQ(p.window, f.parameters());
+        EXPECT_EQ(p.newest, f.newest_generation());
+        EXPECT_EQ(h.expected_keys, f.parameters().keys_per_window);
+        EXPECT_EQ(h.target_fpr, f.target_fpr());
+        EXPECT_EQ(h.inserted_count, f.inserted_count());
+        EXPECT_TRUE(std::isnan(current_fpr(h)));
+        EXPECT_EQ(file.at(14), 2U);  // block Bloom filters
+        EXPECT_EQ(get_le(file, 24, 8), f.parameters().keys_per_window);
+        EXPECT_EQ(get_le(file, 32, 4), f.generation_count());
+        EXPECT_EQ(get_le(file, 36, 4), 0U);
+        EXPECT_EQ(get_le(file, 64, 8), f.newest_generation());
+        EXPECT_EQ(get_le(file, 96, 8), static_cast<std::uint64_t>(f.window().count()));
+        EXPECT_TRUE(zero_bytes(file, 104, 112));
+        std::uint64_t next = f.slots().size() * stage_entry::size;
+        for (std::size_t i = 0; i < f.slots().size(); ++i) {
+            SCOPED_TRACE("slot " + std::to_string(i));
+            const std::size_t entry = header_size + i * stage_entry::size;
+            EXPECT_EQ(get_le(file, entry + stage_entry::inserted_count, 8), f.slots()[i].inserted_count());
+            EXPECT_EQ(get_le(file, entry + 56, 8), f.slot_generations()[i]);
+            const std::uint64_t offset = get_le(file, entry + stage_entry::offset, 8);
+            EXPECT_EQ(offset, (next + 63) / 64 * 64);
+            EXPECT_EQ(mismatched_words(file, header_size + offset, f.slots()[i].words()), 0U);
+            next = offset + f.slots()[i].size_in_bytes();
+        }
+        EXPECT_EQ(announced_payload(file), next) << "the payload ends with the last slot";
+    }
+
+    static void expect_mutators_refuse(const filter& mapped, const sample<filter>& s) {
+        auto copy = mapped;
+        EXPECT_TRUE(copy.read_only());
+        const keys_type fresh = fresh_keys(3);
+        ASSERT_FALSE(copy.contains(fresh[0]));
+        EXPECT_THROW(copy.insert(fresh[0]), bloomkit::read_only_filter);
+        EXPECT_THROW(copy.insert(fresh.begin(), fresh.end()), bloomkit::read_only_filter);
+        EXPECT_THROW(copy.clear(), bloomkit::read_only_filter);
+        EXPECT_THROW(copy |= s.filter, bloomkit::read_only_filter);
+        EXPECT_THROW(copy.advance(copy.generation_start(copy.newest_generation() + 1)), bloomkit::read_only_filter);
+        EXPECT_TRUE(copy == mapped);
+        EXPECT_FALSE(copy.contains(fresh[0]));
+    }
+
+    /// Inserts fresh keys into the newest generation.
+    static std::vector<std::uint64_t> modify(filter& f, const sample<filter>&) {
+        std::vector<std::uint64_t> log;
+        const filter::time_point t = f.generation_start(f.newest_generation());
+        for (const auto k : fresh_keys(50)) log.push_back(f.insert(k, t) ? 1 : 0);
         log.push_back(f.inserted_count());
         return log;
     }

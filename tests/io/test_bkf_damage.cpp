@@ -34,12 +34,14 @@ TYPED_TEST(Bkf, FlippedPayloadBytesAreDetectedAlike) {
         const bytes good = saved_bytes(this->dir_, s.filter);
         const std::size_t payload = announced_payload(good);
         ASSERT_EQ(chunk_count(payload), 1U) << "the samples fit one chunk (MultiChunkPayloads has more)";
-        // A scalable filter's payload starts with its stage table, which a map reads (unverified)
-        // to find the stages: damage there is an invalid field to a map, if not a checksum
-        // mismatch to verify().
-        const std::size_t table = std::is_same_v<TypeParam, bloomkit::scalable_bloom_filter>
-                                      ? stage_entry::size * get_le(good, scalable_field::stages, 4)
-                                      : 0;
+        // A scalable or windowed filter's payload starts with its stage table, which a map reads
+        // (unverified) to find the stages: damage there is an invalid field to a map, if not a
+        // checksum mismatch to verify().
+        std::size_t table = 0;
+        if constexpr (std::is_same_v<TypeParam, bloomkit::scalable_bloom_filter>)
+            table = stage_entry::size * get_le(good, scalable_field::stages, 4);
+        if constexpr (std::is_same_v<TypeParam, bloomkit::windowed_filter>)
+            table = stage_entry::size * (get_le(good, scalable_field::stages, 4) + 1);  // G + 1 slots
         std::vector<std::size_t> offsets = {header_size, header_size + table, header_size + payload / 2,
                                             header_size + payload - 1};
         std::ranges::sort(offsets);

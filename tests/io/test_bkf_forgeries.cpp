@@ -471,7 +471,7 @@ std::vector<forgery> bloom_forgeries() {
     namespace b = bloom_field;
     const auto target = [](double fpr) { return set_double(field::target_fpr, fpr); };
     return {
-        forge<B>("unknown_kind", set(field::kind, 6, 2), {invalid, "unknown filter kind 6"}),
+        forge<B>("unknown_kind", set(field::kind, 7, 2), {invalid, "unknown filter kind 7"}),
         forge<B>("kind_zero", set(field::kind, 0, 2), {invalid, "unknown filter kind 0"}),
         forge<B>("relabelled_counting", set(field::kind, 2, 2), {invalid, "unknown counting Bloom filter layout"}),
         forge<B>("hash_0", set(field::hash, 0, 1), {invalid, "unknown hash algorithm 0"}),

@@ -11,6 +11,7 @@
 #   2 layouts      layouts/
 #   3 kinds        *_filter.hpp
 #   4 codecs       io/header.hpp io/codec.hpp io/payload.hpp io/chunks.hpp io/streams.hpp io/*_codec.hpp
+#                  io/stage_table.hpp
 #   5 the registry kinds.hpp (each kind: its codec's include and its type)
 #   6 formats      the rest of io/ (bkf.hpp, any_codec.hpp, guava.hpp, dcso.hpp, ...)
 #   7 dispatch     any_filter.hpp bulk.hpp file.hpp file_update.hpp formats.hpp
@@ -21,8 +22,8 @@
 #  12 main         src/cli/main.cpp
 #
 # Within a layer of the header-only library a header may include its neighbours, except the
-# kinds: a kind includes no sibling kind, but for the scalable filter, whose stages are Bloom
-# filters. From layer 9 up, a folder includes nothing of another folder of its layer (the jobs
+# kinds: a kind includes no sibling kind, but for the scalable and windowed filters, whose stages
+# and generations are Bloom filters. From layer 9 up, a folder includes nothing of another folder of its layer (the jobs
 # library and the Redis library know nothing of each other; the benchmarks nothing of the
 # command's support).
 #
@@ -51,7 +52,8 @@ locate() {
             include/bloomkit/file_update.hpp) layer=7 ;;
         include/bloomkit/*_filter.hpp) layer=3 ;;
         include/bloomkit/io/header.hpp | include/bloomkit/io/codec.hpp | include/bloomkit/io/payload.hpp | \
-            include/bloomkit/io/chunks.hpp | include/bloomkit/io/streams.hpp | include/bloomkit/io/*_codec.hpp)
+            include/bloomkit/io/chunks.hpp | include/bloomkit/io/streams.hpp | include/bloomkit/io/*_codec.hpp | \
+            include/bloomkit/io/stage_table.hpp)
             layer=4
             [[ $1 == */any_codec.hpp ]] && layer=6
             ;;
@@ -112,7 +114,8 @@ while IFS= read -r file; do
         elif ((to > from)); then
             offend "$file includes $included: layer $from includes layer $to"
         elif ((to == from && from == 3)) &&
-            [[ $file != include/bloomkit/scalable_bloom_filter.hpp || $found != include/bloomkit/bloom_filter.hpp ]]; then
+            [[ ($file != include/bloomkit/scalable_bloom_filter.hpp && $file != include/bloomkit/windowed_filter.hpp) ||
+                $found != include/bloomkit/bloom_filter.hpp ]]; then
             offend "$file includes $included: a filter kind includes a sibling kind"
         elif ((to == from && from >= 9)) && [[ $folder != "$from_folder" ]]; then
             offend "$file includes $included: $from_folder includes $folder, a neighbour of its layer"

@@ -15,6 +15,7 @@
 
 #include "bloomkit/io/bloom_codec.hpp"
 #include "bloomkit/io/codec.hpp"
+#include "bloomkit/io/stage_table.hpp"
 #include "bloomkit/scalable_bloom_filter.hpp"
 
 namespace bloomkit {
@@ -28,14 +29,6 @@ struct scalable_file_parameters {
 };
 
 namespace detail {
-
-/// Byte offsets in a stage table entry.
-namespace scalable_entry {
-inline constexpr std::size_t size = 64, bits = 0, hashes = 8, expected_keys = 16, target_fpr = 24, inserted_count = 32,
-                             set_bits = 40, offset = 48;
-}
-
-static_assert(scalable_entry::size == scalable_stage_entry_bytes);
 
 /// Checks the scalable parameters of a header. The payload size is checked stage by stage
 /// when the filter is assembled, so the declared one is returned.
@@ -120,7 +113,7 @@ struct file_codec<scalable_bloom_filter> {
         detail::describe_common(filter, h);
         h.parameters = parameters{filter.parameters(), static_cast<std::uint32_t>(filter.stage_count())};
         h.inserted_count = filter.inserted_count();
-        h.payload_size = detail::scalable_payload_size(
+        h.payload_size = detail::stage_table_payload_size(
             filter.stage_count(), [&](std::size_t i) -> std::uint64_t { return filter.stages()[i].size_in_bytes(); });
     }
     /// Writes the scalable parameters of `h` into the header bytes.
@@ -134,70 +127,20 @@ struct file_codec<scalable_bloom_filter> {
         b.set<double>(f::extra + 8, p.chain.tightening);
     }
 
-    /// The stage table first, then the stages' words, each padded to a 64-byte boundary.
+    /// The stage table (io/stage_table.hpp), every label 0.
     static void write_payload(const scalable_bloom_filter& filter, detail::payload_sink& sink) {
-        namespace e = detail::scalable_entry;
-        const auto stages = filter.stages();
-        std::vector<std::byte> table(stages.size() * e::size);
-        std::uint64_t offset = table.size();
-        for (std::size_t i = 0; i < stages.size(); ++i) {
-            detail::header_bytes entry;  // reuses the little-endian accessors
-            offset = detail::scalable_stage_offset(offset);
-            entry.set<std::uint64_t>(e::bits, stages[i].bit_count());
-            entry.set<std::uint32_t>(e::hashes, stages[i].hash_count());
-            entry.set<std::uint64_t>(e::expected_keys, stages[i].expected_keys());
-            entry.set<double>(e::target_fpr, stages[i].target_fpr());
-            entry.set<std::uint64_t>(e::inserted_count, stages[i].inserted_count());
-            entry.set<std::uint64_t>(e::set_bits, stages[i].set_bit_count());
-            entry.set<std::uint64_t>(e::offset, offset);
-            std::copy_n(entry.bytes.data(), e::size, table.data() + i * e::size);
-            offset += stages[i].size_in_bytes();
-        }
-        sink.bytes(table);
-        for (const block_bloom_filter& stage : stages) {
-            sink.zeros(static_cast<std::size_t>(detail::scalable_stage_offset(sink.size()) - sink.size()));
-            sink.words(stage.words());
-        }
+        detail::write_stage_table(filter.stages(), sink, [](std::size_t) { return std::uint64_t{0}; });
     }
 
     /// The filter of a validated header and its payload; throws file_format_error when the stage
     /// table does not describe the payload or its counts do not add up.
     static scalable_bloom_filter assemble(const file_header& h, detail::payload_source& payload) {
-        namespace e = detail::scalable_entry;
         const parameters& p = kind_parameters<scalable_bloom_filter>(h);
-        const auto table = payload.bytes();
-        const std::uint64_t table_size = std::uint64_t{p.stages} * e::size;
-        auto fail = [](const std::string& why) {
-            throw file_format_error(format_errc::invalid_field, "scalable Bloom filter: " + why);
-        };
-        if (table.size() < table_size) fail("the stage table is cut short");
-        std::vector<block_bloom_filter> stages;
-        std::uint64_t next = table_size, held = 0;
-        for (std::uint32_t i = 0; i < p.stages; ++i) {
-            detail::header_bytes entry;
-            std::copy_n(table.data() + i * e::size, e::size, entry.bytes.data());
-            const bloom_geometry geometry{entry.get<std::uint64_t>(e::bits), entry.get<std::uint32_t>(e::hashes)};
-            try {
-                detail::check_geometry(bloom_layout::block, geometry);
-            } catch (const invalid_argument& err) {
-                fail("stage " + std::to_string(i) + ": " + err.what());
-            }
-            const std::uint64_t offset = entry.get<std::uint64_t>(e::offset), bytes = geometry.bits / 8;
-            if (offset != detail::scalable_stage_offset(next) || offset > table.size() || bytes > table.size() - offset)
-                fail("stage " + std::to_string(i) + " lies outside the payload or out of order");
-            next = offset + bytes;
-            file_header stage = h;
-            stage.expected_keys = entry.get<std::uint64_t>(e::expected_keys);
-            stage.target_fpr = entry.get<double>(e::target_fpr);
-            stage.inserted_count = entry.get<std::uint64_t>(e::inserted_count);
-            if (stage.inserted_count > UINT64_MAX - held) fail("the stages' key counts overflow");
-            held += stage.inserted_count;
-            stages.push_back(detail::assemble_bloom<block_layout>(stage, geometry, payload, offset));
-        }
-        if (next != table.size()) fail("the payload does not end with the last stage");
-        if (held != h.inserted_count)
-            fail("the header counts " + std::to_string(h.inserted_count) + " keys, the stages " + std::to_string(held));
-        return {p.chain, detail::hasher_of(h), std::move(stages)};  // checks the stages follow the plan
+        detail::stored_stages stored = detail::read_stage_table(h, payload, p.stages, "scalable Bloom filter", "stage");
+        if (std::ranges::any_of(stored.labels, [](std::uint64_t label) { return label != 0; }))
+            throw file_format_error(format_errc::invalid_field,
+                                    "scalable Bloom filter: a stage table entry's reserved field is not zero");
+        return {p.chain, detail::hasher_of(h), std::move(stored.filters)};  // checks the stages follow the plan
     }
 };
 

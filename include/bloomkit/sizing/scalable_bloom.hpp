@@ -16,6 +16,7 @@
 #include "bloomkit/options.hpp"
 #include "bloomkit/sizing/bloom.hpp"
 #include "bloomkit/sizing/models.hpp"
+#include "bloomkit/sizing/stage_table.hpp"
 
 namespace bloomkit {
 
@@ -59,8 +60,7 @@ inline void check_scalable_parameters(const scalable_parameters& params) {
         throw invalid_argument(
             "a scalable Bloom filter's growth factor (how many times more keys each new stage "
             "holds) must be between 1 and " +
-            show_number(scalable_max_growth) + ", got " +
-            show_number(params.growth));
+            show_number(scalable_max_growth) + ", got " + show_number(params.growth));
     if (!(params.tightening > 0 && params.tightening < 1))
         throw invalid_argument(
             "a scalable Bloom filter's tightening ratio (each new stage's FPR over the one "
@@ -122,24 +122,5 @@ struct scalable_plan {
     plan.fpr = -std::expm1(log_all_negative);
     return plan;
 }
-
-namespace detail {
-
-/// A stage's entry in the table that starts a scalable filter's stored form (docs/FORMAT.md).
-inline constexpr std::uint64_t scalable_stage_entry_bytes = 64;
-
-/// The next 64-byte boundary at or after `end`.
-inline std::uint64_t scalable_stage_offset(std::uint64_t end) noexcept { return (end + 63) / 64 * 64; }
-
-/// The table of entries, then each stage's words 64-byte aligned; bytes_of(i) is stage i's size
-/// (a callable: Clang 14 cannot compile libstdc++ 12's views).
-template <class BytesOf>
-std::uint64_t scalable_payload_size(std::size_t stages, const BytesOf& bytes_of) {
-    std::uint64_t size = stages * scalable_stage_entry_bytes;
-    for (std::size_t i = 0; i < stages; ++i) size = scalable_stage_offset(size) + bytes_of(i);
-    return size;
-}
-
-}  // namespace detail
 
 }  // namespace bloomkit

@@ -52,7 +52,7 @@ struct build_options {
 
 /// What `--kind ... --layout ... --bits ... --arity ... --format ...` asked for.
 kind_request parse_kind_request(const build_options& options) {
-    kind_request request{options.kind, {}, {}, {}};
+    kind_request request{options.kind, {}, {}, {}, {}, {}};
     if (!options.layout.empty()) request.layout = parse_bloom_layout(options.layout);
     if (const std::optional<bloom_layout> foreign = io::facts_of_format(options.format).layout) {
         if (!request.layout) request.layout = foreign;  // --format guava alone: MITZ_64, Guava's default

@@ -201,6 +201,7 @@ std::vector<std::string_view> ability_words(const kind_capabilities& can) {
     std::vector<std::string_view> words{"adds"};
     if (can.removes) words.emplace_back("deletes");
     if (can.grows) words.emplace_back("grows");
+    if (can.forgets) words.emplace_back("forgets");
     return words;
 }
 

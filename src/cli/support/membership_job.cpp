@@ -70,7 +70,7 @@ bool run_membership_job(const char* job, const membership_options& options, bool
                                                                            : jobs::output::buffering::block);
     const jobs::membership_report done =
         jobs::membership_lines(held, streamed,
-                               {.kind = {options.kind, {}, {}, {}},
+                               {.kind = {options.kind, {}, {}, {}, {}, {}},
                                 .sizing = parse_sizing(options.sizing),
                                 .hashing = {.seed = parse_seed(options.seed), .keys = key_format_to_build(options.key)},
                                 .present = present,

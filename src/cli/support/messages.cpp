@@ -27,6 +27,8 @@ std::string_view option_of(invalid_request::part part) {
         case invalid_request::part::layout: return "--layout";
         case invalid_request::part::fingerprint_bits: return "--bits";
         case invalid_request::part::arity: return "--arity";
+        case invalid_request::part::window: return "--window";
+        case invalid_request::part::generations: return "--generations";
     }
     return "--kind";
 }

@@ -15,7 +15,7 @@ namespace bloomkit::jobs {
 /// What build_from_lines makes.
 struct build_settings {
     /// The kind (and layout, fingerprint bits, arity) asked for.
-    kind_request kind{"bloom", {}, {}, {}};
+    kind_request kind{"bloom", {}, {}, {}, {}, {}};
     /// Its size.
     sizing_request sizing{};
     /// Its hash, seed and what its keys are (the lines are read as `hashing.keys`: text or a

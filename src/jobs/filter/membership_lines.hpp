@@ -22,7 +22,7 @@ namespace bloomkit::jobs {
 /// How membership_lines builds its filter and prints.
 struct membership_settings {
     /// The held input's filter: its kind, size, seed and what the lines are (`hashing.keys`).
-    kind_request kind{"bloom", {}, {}, {}};
+    kind_request kind{"bloom", {}, {}, {}, {}, {}};
     sizing_request sizing{.default_fpr = 0.001};
     filter_options hashing{.keys = key_format::text};
     /// Print the lines the filter answers present for (intersect), or absent (subtract).
