@@ -734,6 +734,48 @@ std::vector<forgery> scalable_forgeries() {
     };
 }
 
+/// The windowed ring: its parameters, and slots that hold another layout's generations or none.
+std::vector<forgery> windowed_forgeries() {
+    using F = bloomkit::windowed_filter;
+    namespace e = stage_entry;
+    constexpr std::size_t generations = 32, keys_per_window = 24, newest = 64, window = 96, label = 56;
+    // The first slot whose label is (not) "none", in the front sample's ring of 5.
+    const auto slot_where = [](const bytes& f, bool used) {
+        for (std::size_t i = 0; i < 5; ++i)
+            if ((get_le(f, header_size + i * e::size + label, 8) != F::no_generation) == used) return i;
+        throw std::logic_error("the sample's ring has no such slot");
+    };
+    return {
+        forge<F>("generations_0", set(generations, 0, 4), {invalid, "1 to 64 generations"}),
+        forge<F>("generations_65", set(generations, 65, 4), {invalid, "not 65"}),
+        forge<F>("generations_3", set(generations, 3, 4), {invalid, "payload size"}),
+        forge<F>("window_0", set(window, 0, 8), {invalid, "at least 1 millisecond"}),
+        forge<F>("window_2_63", set(window, std::uint64_t{1} << 63, 8), {invalid, "window of 9223372036854775808 ms"}),
+        forge<F>("keys_per_window_0", set(keys_per_window, 0, 8), {invalid, "at least 1 key per window"}),
+        forge<F>("generation_layout_classic", set(14, 1, 1),
+                 {invalid, "unknown windowed Bloom filter generation layout"}),
+        forge<F>("reserved_36", set(36, 1, 4), {invalid, "reserved windowed Bloom filter fields"}),
+        forge<F>("reserved_104", set(104, 1, 8), {invalid, "reserved"}),
+        forge<F>("expected_keys_not_the_keys_per_window", set(field::expected_keys, 7, 8),
+                 {invalid, "differ from the keys per window"}),
+        forge<F>("inserted_count_not_the_slots", set(field::inserted_count, 123456789, 8),
+                 {invalid, "the header counts 123456789 keys", assembly}),
+        forge<F>("newest_ahead_of_its_generations", add(newest, 10),
+                 {invalid, "not in its place or not live at generation", assembly}),
+        forge<F>("generation_in_another_slot", [&](bytes& f) { add_stage(slot_where(f, true), label, 1)(f); },
+                 {invalid, "not in its place", assembly}),
+        forge<F>("keys_in_a_slot_of_no_generation",
+                 [&](bytes& f) { set_stage(slot_where(f, true), label, F::no_generation)(f); },
+                 {invalid, "holds keys but no generation", assembly}),
+        forge<F>("generation_sized_otherwise", add_stage(0, e::expected_keys, 1),
+                 {invalid, "is not the generation its parameters size", assembly}),
+        forge<F>("generation_fpr_otherwise", set_stage(1, e::target_fpr, std::bit_cast<std::uint64_t>(0.5)),
+                 {invalid, "is not the generation its parameters size", assembly}),
+        forge<F>("generation_offset_not_aligned", add_stage(1, e::offset, 8),
+                 {invalid, "generation 1 lies outside the payload or out of order", assembly}),
+    };
+}
+
 std::vector<forgery> fuse_forgeries() {
     using F8 = bloomkit::binary_fuse8_filter;
     using F16 = bloomkit::binary_fuse16_4wise_filter;
@@ -848,8 +890,8 @@ std::vector<forgery> version_1_forgeries() {
 
 std::vector<forgery> all_forgeries() {
     std::vector<forgery> all;
-    for (auto* make : {&bloom_forgeries, &counting_forgeries, &cuckoo_forgeries, &scalable_forgeries, &fuse_forgeries,
-                       &version_1_forgeries})
+    for (auto* make : {&bloom_forgeries, &counting_forgeries, &cuckoo_forgeries, &scalable_forgeries,
+                       &windowed_forgeries, &fuse_forgeries, &version_1_forgeries})
         for (auto& f : make()) all.push_back(std::move(f));
     return all;
 }
