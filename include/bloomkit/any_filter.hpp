@@ -86,6 +86,16 @@ inline void record_key_format(any_filter& filter, key_format keys) noexcept {
     std::visit([&](auto& f) { f.record_key_format(keys); }, filter);
 }
 
+/// Makes a filter that forgets (forgetting_filter) go by `clock` (a replay of old logs: a fixed
+/// time); the other kinds keep no time.
+inline void set_clock(any_filter& filter, const filter_clock& clock) {
+    std::visit(
+        [&](auto& f) {
+            if constexpr (forgetting_filter<std::decay_t<decltype(f)>>) f.set_clock(clock);
+        },
+        filter);
+}
+
 /// header_of(), to_bytes() and save() of whichever filter `filter` holds.
 inline file_header header_of(const any_filter& filter) {
     return std::visit([](const auto& f) { return header_of(f); }, filter);

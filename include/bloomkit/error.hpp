@@ -4,6 +4,7 @@
 // can, what to do. The library itself never prints.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -106,6 +107,25 @@ inline std::string show_bytes(double bytes) {
     for (; bytes >= 1000 && unit + 1 < std::size(units); ++unit) bytes /= 1000;
     char text[48];
     std::snprintf(text, sizeof text, unit == 0 ? "%.0f %s" : "%.2f %s", bytes, units[unit]);
+    return text;
+}
+
+/// A length of time as people read it, its two largest units: "1d 6h", "45m", "2.5s".
+inline std::string show_duration(std::chrono::milliseconds length) {
+    std::int64_t ms = length.count();
+    if (ms < 0) return "-" + show_duration(std::chrono::milliseconds(-ms));
+    if (ms < 60'000) return show_number(static_cast<double>(ms) / 1000) + "s";
+    static constexpr std::int64_t units[] = {86'400'000, 3'600'000, 60'000, 1000, 1};
+    static constexpr const char* names[] = {"d", "h", "m", "s", "ms"};
+    std::string text;
+    int shown = 0;
+    for (std::size_t i = 0; i < std::size(units) && shown < 2; ++i) {
+        if (ms < units[i] && shown == 0) continue;
+        const std::int64_t count = ms / units[i];
+        ms %= units[i];
+        if (count > 0) text += (text.empty() ? "" : " ") + std::to_string(count) + names[i];
+        ++shown;
+    }
     return text;
 }
 

@@ -157,6 +157,9 @@ class mapped_filter {
 public:
     /// The filter, its bits in the map: queries only.
     [[nodiscard]] const Filter& filter() const noexcept { return filter_; }
+    /// The same, for what leaves its bits alone (a windowed filter's clock): every writer throws
+    /// read_only_filter.
+    [[nodiscard]] Filter& filter() noexcept { return filter_; }
     /// The filter, as filter().
     const Filter& operator*() const noexcept { return filter_; }
     /// The filter's members: `mapped->contains(key)`.

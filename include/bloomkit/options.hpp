@@ -1,8 +1,10 @@
 // bloomkit/options.hpp — what a caller chooses about a filter beyond its size: hashing, what it
-// was sized for, the thread-safe calls' tag; here so no filter header includes another for them.
+// was sized for, the thread-safe calls' tag, a clock; here so no filter header includes another for them.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
+#include <functional>
 #include <optional>
 
 #include "bloomkit/hash.hpp"
@@ -29,6 +31,9 @@ struct filter_options {
     /// A Guava filter's funnel; none: stringFunnel(UTF_8), or longFunnel() for integer `keys`.
     guava_funnel funnel = guava_funnel::none;
 };
+
+/// Where a filter that forgets (windowed_filter.hpp) takes the time from; empty: the system clock.
+using filter_clock = std::function<std::chrono::system_clock::time_point()>;
 
 /// What a filter was sized for; both 0 when built from a geometry or from its keys.
 struct sizing_target {

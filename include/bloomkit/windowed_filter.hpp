@@ -71,7 +71,7 @@ public:
     /// A moment; only milliseconds count.
     using time_point = clock_type::time_point;
     /// What the filter asks for "now".
-    using clock_function = std::function<time_point()>;
+    using clock_function = filter_clock;
     /// The label of a ring slot no live generation holds.
     static constexpr std::uint64_t no_generation = UINT64_MAX;
 
@@ -211,6 +211,18 @@ public:
     [[nodiscard]] time_point generation_start(std::uint64_t generation) const {
         return time_point(std::chrono::milliseconds(window_generation_start(params_, generation)));
     }
+    /// The generations live at time `t` (a time before the newest counts as the newest) that
+    /// the ring holds, newest first.
+    [[nodiscard]] std::vector<std::uint64_t> live_generations(time_point t) const {
+        std::vector<std::uint64_t> live;
+        const std::uint64_t e = effective_generation(t);
+        for_each_live(e, [&](std::size_t slot) { live.push_back(labels_[slot]); });
+        return live;
+    }
+    /// The ring slot generation `generation` lives in.
+    [[nodiscard]] std::size_t slot_of(std::uint64_t generation) const noexcept {
+        return static_cast<std::size_t>(generation % plan_.filters);
+    }
     /// The newest generation opened (0 before the first).
     [[nodiscard]] std::uint64_t newest_generation() const noexcept { return newest_; }
 
@@ -324,10 +336,6 @@ private:
 
     static std::int64_t milliseconds_of(time_point t) {
         return std::chrono::floor<std::chrono::milliseconds>(t).time_since_epoch().count();
-    }
-
-    [[nodiscard]] std::size_t slot_of(std::uint64_t generation) const noexcept {
-        return static_cast<std::size_t>(generation % plan_.filters);
     }
 
     // Live at the time of generation e: one of e − G .. e.

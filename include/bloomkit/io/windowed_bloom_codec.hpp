@@ -75,33 +75,26 @@ struct file_codec<windowed_filter> {
         const window_parameters& w = filter.parameters();
         const windowed_filter::time_point now = filter.now();
         filter_fact generations{"generations", "", "generations", {}, {}, {}};
-        const auto labels = filter.slot_generations();
-        std::uint64_t live = 0;
-        for (std::uint32_t back = 0; back <= w.generations; ++back) {
-            const std::uint64_t newest = filter.newest_generation();
-            if (back > newest) break;
-            const std::uint64_t e = newest - back;
-            const std::size_t slot = static_cast<std::size_t>(e % labels.size());
-            if (labels[slot] != e) continue;
-            ++live;
-            const block_bloom_filter& g = filter.slots()[slot];
-            const auto age = std::chrono::duration_cast<std::chrono::seconds>(now - filter.generation_start(e));
+        const std::vector<std::uint64_t> live = filter.live_generations(now);
+        for (const std::uint64_t e : live) {
+            const block_bloom_filter& g = filter.slots()[filter.slot_of(e)];
+            const auto age = std::chrono::duration_cast<std::chrono::milliseconds>(now - filter.generation_start(e));
             generations.text += "\n    " + std::to_string(e) + ": from " + show_time(filter.generation_start(e)) +
-                                " (" + show_age(age) + " ago), " + std::to_string(g.inserted_count()) + " keys, " +
+                                " (" + show_duration(age) + " ago), " + std::to_string(g.inserted_count()) + " keys, " +
                                 show_percent(g.current_fpr(), 3);
-            generations.records.push_back(
-                {{"generation", e},
-                 {"starts_ms", static_cast<std::uint64_t>(milliseconds_since_epoch(filter.generation_start(e)))},
-                 {"age_seconds", static_cast<double>(age.count())},
-                 {"inserted_keys", g.inserted_count()},
-                 {"current_fpr", g.current_fpr()}});
+            generations.records.push_back({{"generation", e},
+                                           {"starts_ms", static_cast<std::uint64_t>(milliseconds_since_epoch(
+                                                             filter.generation_start(e)))},
+                                           {"age_seconds", static_cast<double>(age.count()) / 1000},
+                                           {"inserted_keys", g.inserted_count()},
+                                           {"current_fpr", g.current_fpr()}});
         }
-        generations.text = std::to_string(live) + " live of " + std::to_string(w.generations + 1) + generations.text;
+        generations.text = std::to_string(live.size()) + " live of " + std::to_string(w.generations + 1) + generations.text;
         return {
             {"kind",
-             "windowed Bloom filter (forgets): window " + show_age(w.window) + ", " + std::to_string(w.generations) +
-                 " generations of " + show_age(w.window / w.generations) + "; keys found for " + show_age(w.window) +
-                 ", gone by " + show_age(w.window + w.window / w.generations),
+             "windowed Bloom filter (forgets): window " + show_duration(w.window) + ", " + std::to_string(w.generations) +
+                 " generations of " + show_duration(w.window / w.generations) + "; keys found for " + show_duration(w.window) +
+                 ", gone by " + show_duration(w.window + w.window / w.generations),
              "window_ms",
              static_cast<std::uint64_t>(w.window.count()),
              {},
@@ -177,26 +170,6 @@ private:
                       static_cast<unsigned>(date.month()), static_cast<unsigned>(date.day()),
                       static_cast<long>(clock.hours().count()), static_cast<long>(clock.minutes().count()),
                       static_cast<long>(clock.seconds().count()));
-        return text;
-    }
-    // "1d 6h", "45m", "2.5s": the two largest units.
-    template <class Duration>
-    static std::string show_age(Duration age) {
-        auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(age).count();
-        if (ms < 0) return "-" + show_age(std::chrono::milliseconds(-ms));
-        if (ms < 60'000) return show_number(static_cast<double>(ms) / 1000) + "s";
-        const std::int64_t units[] = {86'400'000, 3'600'000, 60'000, 1000};
-        const char* names[] = {"d", "h", "m", "s"};
-        std::string text;
-        int shown = 0;
-        for (int i = 0; i < 4 && shown < 2; ++i) {
-            if (ms >= units[i] || shown > 0) {
-                const std::int64_t count = ms / units[i];
-                ms %= units[i];
-                if (count > 0) text += (text.empty() ? "" : " ") + std::to_string(count) + names[i];
-                ++shown;
-            }
-        }
         return text;
     }
 };

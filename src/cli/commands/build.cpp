@@ -1,5 +1,5 @@
-// bloomkit build [--kind K] [-n N] [-p P] [--layout L] [--bits B] [--arity A] [--seed S]
-//                -o FILE|- [INPUT...|-] — a filter from lines; the kinds come from the registry
+// bloomkit build [--kind K] [-n N] [-p P] [--layout L] [--bits B] [--arity A] [--window W]
+//                [--generations G] [--now T] [--seed S] -o FILE|- [INPUT...|-] — a filter from lines; the kinds come from the registry
 // (any_filter.hpp), the sizing from the library, the hash from the kind (one per kind for new
 // files: docs/FORMAT.md, "Format ids and why each exists").
 //
@@ -38,6 +38,9 @@ struct build_options {
     std::string layout;
     std::string bits;  // empty: not given
     std::string arity;
+    std::string window;  // empty: the kind's default
+    std::string generations;
+    std::string now;
     std::string seed = "0";
     std::string output;
     std::string format = "bkf";
@@ -66,6 +69,9 @@ kind_request parse_kind_request(const build_options& options) {
     }
     if (!options.bits.empty()) request.fingerprint_bits = parse_small_number("--bits", options.bits);
     if (!options.arity.empty()) request.arity = parse_small_number("--arity", options.arity);
+    if (!options.window.empty()) request.window = parse_duration("--window", options.window);
+    if (!options.generations.empty())
+        request.generations = parse_small_number("--generations", options.generations);
     return request;
 }
 
@@ -101,7 +107,11 @@ int run_build(const build_options& options) {
     jobs::refuse_input_as_output(lines, options.output);
     if (!jobs::is_standard_stream(options.output)) require_saveable(options.output);
     const any_filter filter = jobs::build_from_lines(
-        lines, {.kind = request, .sizing = sizing, .hashing = hashing, .threads = parse_threads(options.threads)});
+        lines, {.kind = request,
+                .sizing = sizing,
+                .hashing = hashing,
+                .threads = parse_threads(options.threads),
+                .now = parse_now(options.now)});
     // Atomic: on any failure no partial file is left behind.
     jobs::write_filter(filter, options.output, {options.format, options.gzip, {}});
     warn_if_overfull(filter);
@@ -142,6 +152,15 @@ action build_command(CLI::App& command) {
     command.add_option("--bits", options->bits,
                        "Fingerprint bits: cuckoo 8, 12 or 16; fuse 8 or 16 (default: from -p)");
     command.add_option("--arity", options->arity, "For --kind fuse: 3 (default) or 4 (smaller, slower to build)");
+    command
+        .add_option("--window", options->window,
+                    "For --kind windowed: how long a key is remembered (24h, 90m, 7d; default 24h); -n is the keys a "
+                    "window brings")
+        ->type_name("DURATION");
+    command.add_option("--generations", options->generations,
+                       "For --kind windowed: generations per window, 1 to 64 (default 4): keys are forgotten by "
+                       "window x (1 + 1/generations)");
+    add_now_option(command, options->now);
     command.add_option("--seed", options->seed, "Hash seed: a number, or 'random' against adversarial keys")
         ->capture_default_str();
     command.add_option("-o,--output", options->output, "Filter file to write (replaced atomically); '-' for stdout")
@@ -156,6 +175,7 @@ action build_command(CLI::App& command) {
         "  bloomkit build -p 0.1% -o weak.bkf /usr/share/dict/*       # sized for the lines it counts\n"
         "  zcat urls.gz | bloomkit build -n 50M --memory 64M -o urls.bkf  # the rate 64 MB allows\n"
         "  bloomkit build --kind fuse -o static.bkf keys.txt            # the smallest, for a set that never changes\n"
+        "  bloomkit build --kind windowed --window 24h -n 1M -o seen.bkf  # forgets a key a day after it came\n"
         "  bloomkit build --format guava -n 1M -p 0.03 -o users.guava ids.txt  # what Java's create(n, p) makes\n"
         "  bloomkit build --format dcso -n 100000 -p 0.001 -o iocs.bloom iocs.txt  # for Suricata/FEVER");
     return [options] { return run_build(*options); };

@@ -1,5 +1,5 @@
-// bloomkit dedup [INPUT...|-] [--state FILE] [-n N] [-p P | --memory SIZE] [--kind bloom|scalable]
-//                [--invert] [--line-buffered] [--checkpoint SECONDS] — prints each line the first
+// bloomkit dedup [INPUT...|-] [--state FILE] [-n N] [-p P | --memory SIZE] [--kind bloom|scalable|windowed]
+//                [--window W [--generations G]] [--now T] [--invert] [--line-buffered] [--checkpoint SECONDS] — prints each line the first
 // time it is (probably) seen, in input order (jobs/filter/dedup_lines.hpp: the state file, its
 // checkpoints, the estimate of new lines wrongly taken for repeats).
 // bloomkit dedup --exact [INPUT...|-] [--memory SIZE] [--tmpdir DIR] — each distinct line once,
@@ -33,7 +33,10 @@ struct dedup_options {
     std::vector<std::string> inputs;
     std::string state;
     sizing_options sizing;
-    std::string kind;  // empty: bloom with -n, scalable without
+    std::string kind;  // empty: windowed with --window, else bloom with -n, scalable without
+    std::string window;
+    std::string generations;
+    std::string now;
     std::string seed = "0";
     std::string checkpoint = "60";
     std::string key;  // empty: as the state records, text for a new one
@@ -68,6 +71,11 @@ int run_dedup(const dedup_options& options) {
         {.state = options.state,
          .checkpoint = std::chrono::duration<double>(parse_seconds("--checkpoint", options.checkpoint)),
          .kind = options.kind,
+         .window = options.window.empty() ? std::nullopt : std::optional(parse_duration("--window", options.window)),
+         .generations = options.generations.empty()
+                            ? std::nullopt
+                            : std::optional(parse_small_number("--generations", options.generations)),
+         .now = parse_now(options.now),
          .sizing = parse_sizing(options.sizing),
          .seed = parse_seed(options.seed),
          .keys = asked_key_format(options.key),
@@ -106,7 +114,17 @@ action dedup_command(CLI::App& command) {
     add_sizing_options(command, options->sizing,
                        "Lines the filter is sized for (a Bloom filter); without it a scalable filter grows as needed");
     command.add_option("--kind", options->kind,
-                       "bloom (fixed size, with -n) or scalable (grows; the default without -n)");
+                       "bloom (fixed size, with -n), scalable (grows; the default without -n) or windowed (forgets; "
+                       "the default with --window)");
+    command
+        .add_option("--window", options->window,
+                    "Forget: let a line through again once it was last let through this long ago (24h, 90m, 7d); "
+                    "-n is then the lines a window brings")
+        ->type_name("DURATION");
+    command.add_option("--generations", options->generations,
+                       "With --window: generations per window, 1 to 64 (default 4); a line comes back by window x "
+                       "(1 + 1/generations)");
+    add_now_option(command, options->now);
     command.add_option("--seed", options->seed, "Hash seed: a number, or 'random'")->capture_default_str();
     command
         .add_option("--checkpoint", options->checkpoint,
@@ -122,12 +140,14 @@ action dedup_command(CLI::App& command) {
     add_no_wait_option(command, options->no_wait);
     add_exact_options(command, options->exact, true, false);
     for (const char* name :
-         {"--keys", "--fpr", "--kind", "--seed", "--state", "--checkpoint", "--invert", "--no-wait", "--line-buffered"})
+         {"--keys", "--fpr", "--kind", "--seed", "--state", "--checkpoint", "--invert", "--no-wait", "--line-buffered",
+          "--window", "--generations", "--now"})
         options->exact.filter_only.push_back(command.get_option(name));
     command.footer(
         "Examples:\n"
         "  crawler | bloomkit dedup --state seen.bkf --line-buffered | fetcher      # each URL once, across restarts\n"
         "  bloomkit dedup -n 10M -p 0.1% urls.txt > unique.txt                      # a fixed 10M-line filter\n"
+        "  feed | bloomkit dedup --window 7d -n 5M --state shown.bkf --line-buffered # not twice in a week\n"
         "  bloomkit dedup --invert access.log.gz | sort | uniq -c                   # only the repeats\n"
         "  bloomkit dedup --exact --memory 2G frontier.txt > unique.txt             # exactly, whatever the size\n" +
         exit_status_footer(command.get_name()));

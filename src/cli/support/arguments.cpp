@@ -24,6 +24,12 @@ double parse_double(std::string_view text) {
     return value;
 }
 
+/// The whole of `text` as a finite double, or nothing.
+std::optional<double> parse_finite(std::string_view text) {
+    const double value = parse_double(text);
+    return std::isfinite(value) ? std::optional(value) : std::nullopt;
+}
+
 /// `text` without the '_' that may separate groups of digits ("10_000_000"); empty when an
 /// underscore stands anywhere but between two digits.
 std::string without_digit_separators(std::string_view text) {
@@ -163,6 +169,103 @@ double parse_seconds(std::string_view option, const std::string& text) {
                         "not '{}'",
                         option, text));
     return value;
+}
+
+std::chrono::milliseconds parse_duration(std::string_view option, const std::string& text) {
+    const auto refuse = [&] {
+        return invalid_argument(fmt::format(
+            "{} must be a length of time above 0 and at most 100 years, like 24h, 90m, 7d, 1h30m, 1.5s or 250ms "
+            "(a bare number is seconds), not '{}'",
+            option, text));
+    };
+    constexpr struct {
+        std::string_view suffix;
+        double milliseconds;
+    } units[] = {{"ms", 1}, {"s", 1e3}, {"m", 60e3}, {"h", 3600e3}, {"d", 86400e3}, {"w", 604800e3}};
+    double total = 0;
+    std::string_view rest = text;
+    if (rest.empty()) throw refuse();
+    while (!rest.empty()) {
+        std::size_t digits = 0;
+        while (digits < rest.size() && (std::isdigit(static_cast<unsigned char>(rest[digits])) || rest[digits] == '.'))
+            ++digits;
+        if (digits == 0) throw refuse();
+        const std::optional<double> number = parse_finite(rest.substr(0, digits));
+        rest.remove_prefix(digits);
+        std::size_t letters = 0;
+        while (letters < rest.size() && std::isalpha(static_cast<unsigned char>(rest[letters]))) ++letters;
+        const std::string_view suffix = rest.substr(0, letters);
+        rest.remove_prefix(letters);
+        if (!number || (suffix.empty() && !rest.empty())) throw refuse();
+        double scale = suffix.empty() ? 1e3 : 0;
+        for (const auto& unit : units)
+            if (unit.suffix == suffix) scale = unit.milliseconds;
+        if (scale == 0) throw refuse();
+        total += *number * scale;
+    }
+    total = std::round(total);
+    if (!(total >= 1 && total <= 100 * 365.25 * 86400e3)) throw refuse();
+    return std::chrono::milliseconds(static_cast<std::int64_t>(total));
+}
+
+std::chrono::system_clock::time_point parse_time(std::string_view option, const std::string& text) {
+    using namespace std::chrono;
+    const auto refuse = [&] {
+        return invalid_argument(fmt::format(
+            "{} must be Unix seconds (1765134000) or an ISO 8601 time at or after 1970 (2026-12-07, "
+            "2026-12-07T19:00:00Z, 2026-12-07T20:00:00+01:00), not '{}'",
+            option, text));
+    };
+    if (text.find('-', 1) == std::string::npos) {  // Unix seconds
+        const std::optional<double> seconds = parse_finite(text);
+        if (!seconds || !(*seconds >= 0 && *seconds < 1e13)) throw refuse();
+        return system_clock::time_point(milliseconds(static_cast<std::int64_t>(std::round(*seconds * 1000))));
+    }
+    // YYYY-MM-DD[(T| )HH:MM[:SS[.fff]]][Z|(+|-)HH:MM]
+    int year = 0, month = 0, day = 0, hour = 0, minute = 0, zone_hours = 0, zone_minutes = 0;
+    double second = 0;
+    char zone_sign = 0;
+    std::size_t at = 0;
+    const auto number = [&](std::size_t width, int& out) {
+        if (at + width > text.size()) return false;
+        const auto [end, failed] = std::from_chars(text.data() + at, text.data() + at + width, out);
+        if (failed != std::errc{} || end != text.data() + at + width) return false;
+        at += width;
+        return true;
+    };
+    const auto literal = [&](char c) {
+        if (at >= text.size() || text[at] != c) return false;
+        ++at;
+        return true;
+    };
+    if (!number(4, year) || !literal('-') || !number(2, month) || !literal('-') || !number(2, day)) throw refuse();
+    if (at < text.size() && (text[at] == 'T' || text[at] == ' ')) {
+        ++at;
+        if (!number(2, hour) || !literal(':') || !number(2, minute)) throw refuse();
+        if (literal(':')) {
+            std::size_t end = at;
+            while (end < text.size() && (std::isdigit(static_cast<unsigned char>(text[end])) || text[end] == '.'))
+                ++end;
+            const std::optional<double> s = parse_finite(std::string_view(text).substr(at, end - at));
+            if (end - at < 2 || !s || !(*s < 60)) throw refuse();
+            second = *s;
+            at = end;
+        }
+    }
+    if (literal('Z')) {
+    } else if (at < text.size() && (text[at] == '+' || text[at] == '-')) {
+        zone_sign = text[at++];
+        if (!number(2, zone_hours) || !literal(':') || !number(2, zone_minutes)) throw refuse();
+    }
+    const year_month_day date{std::chrono::year(year), std::chrono::month(static_cast<unsigned>(month)),
+                              std::chrono::day(static_cast<unsigned>(day))};
+    if (at != text.size() || !date.ok() || hour > 23 || minute > 59 || zone_hours > 23 || zone_minutes > 59)
+        throw refuse();
+    const minutes zone = (zone_sign == '-' ? -1 : 1) * (hours(zone_hours) + minutes(zone_minutes));
+    const auto t = sys_days(date) + hours(hour) + minutes(minute) +
+                   milliseconds(static_cast<std::int64_t>(std::round(second * 1000))) - zone;
+    if (t.time_since_epoch().count() < 0) throw refuse();
+    return time_point_cast<system_clock::duration>(t);
 }
 
 std::uint32_t parse_small_number(std::string_view option, const std::string& text) {

@@ -2,6 +2,7 @@
 // messages that name the option and the offending text.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -26,6 +27,14 @@ std::uint64_t parse_size(std::string_view option, const std::string& text);
 
 /// A duration in seconds above 0: "60", "0.5", "1e-3".
 double parse_seconds(std::string_view option, const std::string& text);
+
+/// A length of time above 0 as people write it: "24h", "90m", "7d", "1h30m", "1.5s", "250ms",
+/// "2w"; a bare number is seconds. Whole milliseconds, at most 100 years.
+std::chrono::milliseconds parse_duration(std::string_view option, const std::string& text);
+
+/// A moment: Unix seconds ("1765134000", "1765134000.25") or ISO 8601 ("2026-12-07",
+/// "2026-12-07T19:00:00Z", "2026-12-07 19:00:00.5+01:00"; no zone: UTC). At or after 1970.
+std::chrono::system_clock::time_point parse_time(std::string_view option, const std::string& text);
 
 /// A small whole number (an option like --bits or --arity; the caller checks its range).
 std::uint32_t parse_small_number(std::string_view option, const std::string& text);

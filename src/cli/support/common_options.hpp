@@ -27,20 +27,37 @@ inline void add_no_wait_option(CLI::App& command, bool& no_wait) {
 
 /// --format, --funnel and --key as given (empty when not): how a filter file is read, and what its
 /// keys are where the file does not record them.
+/// --now's time, or nothing (the system clock) when it is not given.
+inline std::optional<std::chrono::system_clock::time_point> parse_now(const std::string& text) {
+    if (text.empty()) return std::nullopt;
+    return parse_time("--now", text);
+}
+
 struct filter_reading {
     std::string format = "auto";
     std::string funnel;
     std::string key;
+    std::string now;  // empty: the system clock
     /// What the library's readers take (jobs::filter_reading). Throws invalid_argument for an
-    /// unknown funnel or key format.
+    /// unknown funnel or key format, or a time that is none.
     [[nodiscard]] jobs::filter_reading parsed() const {
         return {format,
                 {funnel.empty() ? guava_funnel::none : parse_guava_funnel(funnel),
-                 key.empty() ? key_format::unrecorded : parse_key_format(key)}};
+                 key.empty() ? key_format::unrecorded : parse_key_format(key)},
+                parse_now(now)};
     }
 };
 
-/// --format, --funnel and --key (filter_reading).
+/// --now: the time a windowed filter goes by.
+inline void add_now_option(CLI::App& command, std::string& now) {
+    command
+        .add_option("--now", now,
+                    "For a windowed filter, the time to take as now: Unix seconds or ISO 8601 (2026-12-07T19:00:00Z), "
+                    "to replay old logs; default: the system clock")
+        ->type_name("TIME");
+}
+
+/// --format, --funnel, --key and --now (filter_reading).
 inline void add_filter_reading_options(CLI::App& command, filter_reading& reading) {
     command
         .add_option("--format", reading.format,
@@ -55,6 +72,7 @@ inline void add_filter_reading_options(CLI::App& command, filter_reading& readin
                     "with --key u64, i64 or u32) or bytes")
         ->type_name("FUNNEL");
     add_key_option(command, reading.key);
+    add_now_option(command, reading.now);
 }
 
 }  // namespace bloomkit::cli

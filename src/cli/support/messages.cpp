@@ -66,11 +66,17 @@ std::string command_message(const std::exception& e) {
     if (dynamic_cast<const jobs::static_filter*>(&e) != nullptr)
         return std::string(e.what()) + " (bloomkit build --kind " +
                kinds_joined([](const kind_capabilities& can) { return !can.inserts; }) + ")";
-    if (const auto* sizing = dynamic_cast<const jobs::dedup_sizing_error*>(&e))
-        return sizing->why() == jobs::dedup_sizing_error::reason::unsized
-                   ? std::string(e.what()) + " (give -n or --memory, or use a filter that grows: --kind " +
-                         kinds_joined([](const kind_capabilities& can) { return can.grows; }) + ", no -n)"
-                   : "--memory needs a filter of fixed size: use --kind bloom";
+    if (const auto* sizing = dynamic_cast<const jobs::dedup_sizing_error*>(&e)) {
+        switch (sizing->why()) {
+            case jobs::dedup_sizing_error::reason::unsized:
+                return std::string(e.what()) + " (give -n or --memory, or use a filter that grows: --kind " +
+                       kinds_joined([](const kind_capabilities& can) { return can.grows; }) + ", no -n)";
+            case jobs::dedup_sizing_error::reason::budget_for_growing:
+                return "--memory needs a filter of fixed size: use --kind bloom";
+            case jobs::dedup_sizing_error::reason::unsized_window: break;
+        }
+        return std::string(e.what()) + " (-n, or --memory with -p)";
+    }
     if (dynamic_cast<const jobs::cannot_remove*>(&e) != nullptr)
         return std::string(e.what()) + " (bloomkit build --kind " +
                kinds_joined([](const kind_capabilities& can) { return can.removes; }) + ")";

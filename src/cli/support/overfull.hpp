@@ -33,7 +33,20 @@ inline void warn_if_overfull(const file_header& h) {
 /// (which reads the whole filter) is not even counted.
 inline void warn_if_overfull(const any_filter& filter) {
     const sizing_target target = sized_for(filter);
-    if (target.expected_keys > 0 && inserted_count(filter) > target.expected_keys) warn_if_overfull(header_of(filter));
+    if (target.expected_keys == 0) return;
+    if (capabilities(filter).forgets) {
+        // Sized for a steady stream: a burst fills one generation past its share however few
+        // keys the window holds, so the rate itself is what tells.
+        const double rate = current_fpr(filter);
+        if (rate > 1.05 * target.fpr)
+            fmt::print(stderr,
+                       "bloomkit: warning: the {}'s generations hold more than their share of the {} keys a window "
+                       "was sized for; its false-positive rate is now about {:.4g}% (target {:.4g}%). Rebuild it "
+                       "with -n the keys a whole window brings, or more generations.\n",
+                       kind_name(filter), target.expected_keys, 100 * rate, 100 * target.fpr);
+        return;
+    }
+    if (inserted_count(filter) > target.expected_keys) warn_if_overfull(header_of(filter));
 }
 
 }  // namespace bloomkit::cli

@@ -8,6 +8,7 @@
 
 #include "bloomkit/file_update.hpp"
 #include "jobs/digest_spool.hpp"
+#include "jobs/filter/build_lines.hpp"
 #include "jobs/filter/line_filters.hpp"
 #include "jobs/line_keys.hpp"
 #include "jobs/progress.hpp"
@@ -80,11 +81,13 @@ add_report add_to_bloom_file(const std::string& path, line_reader& lines, key_fo
 }
 
 /// Loads the filter, adds the lines and replaces the file (kinds that are not updated in place).
-add_report add_by_rewriting(const std::string& path, line_reader& lines, key_format keys, unsigned threads) {
+add_report add_by_rewriting(const std::string& path, line_reader& lines, key_format keys,
+                             const add_settings& settings) {
     any_filter filter = load<any_filter>(path);
+    set_time(filter, settings.reading.now);
     const key_format recorded = recorded_key_format(filter);
     if (recorded == key_format::unrecorded) record_key_format(filter, keys);
-    insert_lines(filter, lines, keys, threads);
+    insert_lines(filter, lines, keys, settings.threads);
     std::optional<termination_signals_blocked> replacing;
     save(filter, path, [&](int) { replacing.emplace(), set_termination_note({}); });
     return {.header = header_of(filter), .recorded = recorded};
@@ -122,7 +125,7 @@ add_report add_lines(const std::string& path, line_reader& lines, const add_sett
                 else return std::nullopt;
             }))
             return *done;
-    add_report report = add_by_rewriting(path, lines, keys, settings.threads);
+    add_report report = add_by_rewriting(path, lines, keys, settings);
     report.recorded = h.keys;
     return report;
 }

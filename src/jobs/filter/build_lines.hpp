@@ -4,6 +4,9 @@
 // needs no count (it grows); a static one (binary fuse) is built from all the keys at once.
 #pragma once
 
+#include <chrono>
+#include <optional>
+
 #include "bloomkit/any_filter.hpp"
 #include "bloomkit/kind_request.hpp"
 #include "bloomkit/options.hpp"
@@ -23,7 +26,15 @@ struct build_settings {
     filter_options hashing{.keys = key_format::text};
     /// Threads inserting.
     unsigned threads = 1;
+    /// The time a filter that forgets is built at (unset: the system clock's), and goes by.
+    std::optional<std::chrono::system_clock::time_point> now{};
 };
+
+/// Sets the clock of `filter`, if it forgets, to the fixed time `now` (unset: it keeps the
+/// system clock).
+inline void set_time(any_filter& filter, const std::optional<std::chrono::system_clock::time_point>& now) {
+    if (now) set_clock(filter, [t = *now] { return t; });
+}
 
 /// The filter holding every line of `lines`, as `settings` ask. A repeated line is one key (a
 /// cuckoo filter stores it once). Throws empty_input when the size depends on the lines and

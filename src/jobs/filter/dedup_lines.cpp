@@ -10,9 +10,12 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
+#include <variant>
 #include <vector>
 
 #include "bloomkit/file.hpp"
+#include "bloomkit/io/any_codec.hpp"
 #include "jobs/filter/line_filters.hpp"
 #include "jobs/line_keys.hpp"
 #include "jobs/ordered_pipeline.hpp"
@@ -73,24 +76,67 @@ void require_dedup_kind(const std::string& word) {
 
 /// The filter a dedup starts from: the state file's, or a new one as the settings ask; `count`
 /// counts the input's lines when the sizing needs them (a memory budget alone).
-any_filter starting_filter(const dedup_settings& settings, const std::function<std::uint64_t()>& count) {
-    if (has_saved_state(settings.state)) {
-        any_filter loaded = load<any_filter>(settings.state);
-        const kind_capabilities can = capabilities(loaded);
-        if (!can.inserts || can.removes)
-            throw error(fmt::format("'{}' holds a {}: dedup keeps its state in a filter that never removes a key ({})",
-                                    settings.state, kind_name(loaded), dedup_kinds()));
-        return loaded;
+/// The kind of a new state: asked, or chosen by the sizing and the window.
+std::string dedup_kind(const dedup_settings& settings) {
+    const std::string windowed(kinds_that(&kind_capabilities::forgets).at(0));
+    if (!settings.kind.empty()) {
+        if ((settings.window || settings.generations) && settings.kind != windowed)
+            throw invalid_argument(fmt::format("a window is for the {} kind, not '{}'", windowed, settings.kind));
+        return settings.kind;
     }
+    if (settings.window || settings.generations) return windowed;
+    const sizing_request& sizing = settings.sizing;
+    return sizing.keys || sizing.memory ? std::string(kind_traits<bloom_filter>::word)
+                                        : std::string(kinds_that(&kind_capabilities::grows).at(0));
+}
+
+/// The window (ms) and generations of a filter that forgets, as its facts state them.
+std::pair<std::uint64_t, std::uint64_t> window_of(const any_filter& filter) {
+    std::pair<std::uint64_t, std::uint64_t> window{0, 0};
+    for (const filter_fact& fact : filter_facts(filter, header_of(filter))) {
+        if (const auto* value = std::get_if<std::uint64_t>(&fact.value)) {
+            if (fact.name == "window_ms") window.first = *value;
+            if (fact.name == "generation_count") window.second = *value;
+        }
+    }
+    return window;
+}
+
+/// The state file's filter, as a run with `settings` may go on with it.
+any_filter saved_filter(const dedup_settings& settings) {
+    any_filter loaded = load<any_filter>(settings.state);
+    const kind_capabilities can = capabilities(loaded);
+    if (!can.inserts || can.removes)
+        throw error(fmt::format("'{}' holds a {}: dedup keeps its state in a filter that never removes a key ({})",
+                                settings.state, kind_name(loaded), dedup_kinds()));
+    if ((settings.window || settings.generations) && !can.forgets)
+        throw error(fmt::format("'{}' holds a {}, which does not forget: a window needs a new state file",
+                                settings.state, kind_name(loaded)));
+    if (can.forgets) {
+        const auto [window, generations] = window_of(loaded);
+        if ((settings.window && static_cast<std::uint64_t>(settings.window->count()) != window) ||
+            (settings.generations && *settings.generations != generations))
+            throw error(fmt::format("'{}' remembers lines for {} in {} generations: its window is fixed when the "
+                                    "state is made (leave --window and --generations out, or start a new state file)",
+                                    settings.state, show_duration(std::chrono::milliseconds(window)), generations));
+    }
+    set_time(loaded, settings.now);
+    return loaded;
+}
+
+/// The filter a dedup starts from: the state file's, or a new one as the settings ask; `count`
+/// counts the input's lines when the sizing needs them (a memory budget alone).
+any_filter starting_filter(const dedup_settings& settings, const std::function<std::uint64_t()>& count) {
+    if (has_saved_state(settings.state)) return saved_filter(settings);
     const sizing_request& sizing = settings.sizing;
     kind_request request;
-    request.kind = !settings.kind.empty()         ? settings.kind
-                   : sizing.keys || sizing.memory ? std::string(kind_traits<bloom_filter>::word)
-                                                  : std::string(kinds_that(&kind_capabilities::grows).at(0));
+    request.kind = dedup_kind(settings);
+    request.window = settings.window;
+    request.generations = settings.generations;
     require_dedup_kind(request.kind);
     const filter_options options{.seed = settings.seed,
                                  .keys = settings.keys == key_format::unrecorded ? key_format::text : settings.keys};
-    return with_requested_type(request, sizing.choice_fpr(), [&](auto type) -> any_filter {
+    any_filter made = with_requested_type(request, sizing.choice_fpr(), [&](auto type) -> any_filter {
         using F = typename decltype(type)::type;
         if constexpr (!keeps_seen_lines<F>()) {
             throw invalid_argument("dedup keeps no " + request.kind + " filter");  // require_dedup_kind said so
@@ -99,11 +145,33 @@ any_filter starting_filter(const dedup_settings& settings, const std::function<s
             return kind_traits<F>::make(sizing.keys.value_or(default_growing_capacity), sizing.choice_fpr(), request,
                                         options);
         } else {
+            if (capabilities_of<F>().forgets && !sizing.keys && !(sizing.memory && sizing.fpr))
+                throw dedup_sizing_error(dedup_sizing_error::reason::unsized_window);
             if (!sizing.keys && !sizing.memory) throw dedup_sizing_error(dedup_sizing_error::reason::unsized);
             const auto [n, p] = resolve_sizing<F>(sizing, request, count);
             return kind_traits<F>::make(n, p, request, options);
         }
     });
+    set_time(made, settings.now);
+    return made;
+}
+
+/// Inserts, in order, the keys `filter` does not hold, and leaves the others alone: a line held
+/// back as a repeat does not renew a filter that forgets. fresh[i]: key i went in as new.
+std::uint64_t insert_absent(any_filter& filter, std::span<const digest> digests, std::span<bool> fresh) {
+    bloomkit::contains(filter, digests, fresh);
+    thread_local std::vector<digest> absent;
+    thread_local std::vector<std::size_t> at;
+    absent.clear();
+    at.clear();
+    for (std::size_t i = 0; i < digests.size(); ++i)
+        if (!fresh[i]) absent.push_back(digests[i]), at.push_back(i);
+    std::fill(fresh.begin(), fresh.end(), false);
+    thread_local answer_buffer added;
+    const std::span<bool> in = added.resize(absent.size());
+    const std::uint64_t count = bloomkit::insert(filter, std::span<const digest>(absent), in);
+    for (std::size_t j = 0; j < at.size(); ++j) fresh[at[j]] = in[j];
+    return count;
 }
 
 /// The expected number of new lines wrongly taken for repeats, over stretches of the run. A
@@ -180,6 +248,7 @@ public:
         int signal = 0;
         wrong_drop_estimate wrong(filter_);
         const hasher& hash = hash_function(filter_);
+        const bool forgets = capabilities(filter_).forgets;
         // Checkpoints fall due while the input is idle too; this thread, which owns the filter,
         // saves it between two blocks.
         const idle_work checkpoints =
@@ -197,8 +266,9 @@ public:
                     const std::span<bool> fresh = block.fresh.resize(batch.size());
                     for (std::size_t at = 0; at < batch.size(); at += wrong.stretch()) {  // a stretch at a time
                         const std::size_t size = std::min<std::size_t>(wrong.stretch(), batch.size() - at);
-                        const std::uint64_t added = bloomkit::insert(
-                            filter_, std::span<const digest>(block.digests).subspan(at, size), fresh.subspan(at, size));
+                        const auto digests = std::span<const digest>(block.digests).subspan(at, size);
+                        const std::uint64_t added = forgets ? insert_absent(filter_, digests, fresh.subspan(at, size))
+                                                            : bloomkit::insert(filter_, digests, fresh.subspan(at, size));
                         wrong.tested(size, added);
                         changed_ = changed_ || added > 0;
                     }

@@ -4,7 +4,8 @@
 // A line is printed when inserting its key sets a bit that was clear, so a line is never
 // printed twice; a line never seen before is wrongly held back with the filter's current FPR
 // (the report estimates how many). A filter sized by nothing is a scalable one that grows as
-// the lines come.
+// the lines come. A windowed filter forgets: a line is printed again once a window has passed
+// since it was last printed.
 //
 // With a state file the filter persists: loaded if the file exists (an empty file, which a run
 // creates to hold the writer lock until its first save, means nothing seen yet), saved
@@ -19,6 +20,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "bloomkit/options.hpp"
@@ -34,16 +36,23 @@ namespace bloomkit::jobs {
 class dedup_sizing_error : public invalid_argument {
 public:
     /// What is wrong.
-    enum class reason { unsized, budget_for_growing };
-    explicit dedup_sizing_error(reason why)
-        : invalid_argument(why == reason::unsized
-                               ? "a Bloom filter for dedup needs its size: a number of keys or a memory budget, or "
-                                 "the scalable kind that grows"
-                               : "a memory budget needs a filter of fixed size: the Bloom kind"),
-          why_(why) {}
+    enum class reason { unsized, budget_for_growing, unsized_window };
+    explicit dedup_sizing_error(reason why) : invalid_argument(text_of(why)), why_(why) {}
     [[nodiscard]] reason why() const noexcept { return why_; }
 
 private:
+    static const char* text_of(reason why) {
+        switch (why) {
+            case reason::unsized:
+                return "a Bloom filter for dedup needs its size: a number of keys or a memory budget, or the "
+                       "scalable kind that grows";
+            case reason::budget_for_growing: return "a memory budget needs a filter of fixed size: the Bloom kind";
+            case reason::unsized_window: break;
+        }
+        return "a windowed filter for dedup needs the lines a window brings: a number of keys (or a memory budget "
+               "and a rate)";
+    }
+
     reason why_;
 };
 
@@ -53,9 +62,18 @@ struct dedup_settings {
     std::string state{};
     /// Longest time a line that changed the filter goes unsaved.
     std::chrono::duration<double> checkpoint{60};
-    /// The filter when there is no state yet: "bloom" (sized) or "scalable" (grows); empty:
-    /// bloom when sized by keys or memory, scalable otherwise.
+    /// The filter when there is no state yet: "bloom" (sized), "scalable" (grows) or "windowed"
+    /// (forgets); empty: windowed with a window, else bloom when sized by keys or memory,
+    /// scalable otherwise.
     std::string kind{};
+    /// A windowed filter's window: a line is let through again once it was last let through
+    /// that long ago (at the latest by window·(1 + 1/generations)). A repeat held back does not
+    /// renew it: a crawler revisits a URL a window after fetching it, however often it saw it.
+    std::optional<std::chrono::milliseconds> window{};
+    /// A windowed filter's generations per window (unset: the kind's default).
+    std::optional<std::uint32_t> generations{};
+    /// The time a windowed filter goes by (a replay of old logs); unset: the system clock.
+    std::optional<std::chrono::system_clock::time_point> now{};
     /// Its size (scalable: its first stage's).
     sizing_request sizing{.default_fpr = 0.001};
     /// Its hash seed.

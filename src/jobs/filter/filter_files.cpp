@@ -15,6 +15,7 @@
 
 #include "bloomkit/os/file.hpp"
 #include "jobs/fd_stream.hpp"
+#include "jobs/filter/build_lines.hpp"
 #include "jobs/gzip_bytes.hpp"
 #include "jobs/signals.hpp"
 
@@ -100,9 +101,11 @@ bool stored_as_bkf(const std::string& path, const filter_reading& reading) {
 }
 
 filter_read read_filter_contents(const std::string& path, const filter_reading& reading) {
-    if (!read_as_stream(path) && read_as_bkf(reading, has_bkf_signature(path)))
-        return {{load<any_filter>(path), io::bkf_format::word, {}}, false};
-    return stream_filter(path, reading);
+    filter_read read = !read_as_stream(path) && read_as_bkf(reading, has_bkf_signature(path))
+                           ? filter_read{{load<any_filter>(path), io::bkf_format::word, {}}, false}
+                           : stream_filter(path, reading);
+    set_time(read.contents.filter, reading.now);
+    return read;
 }
 
 any_filter read_filter(const std::string& path, const filter_reading& reading) {
@@ -128,16 +131,15 @@ filter_input::filter_input(const std::string& path, const filter_reading& readin
         format_ = read.contents.format;
         attached_ = std::move(read.contents.attached);
         gzip_ = read.gzip;
-        return;
-    }
-    if (sparse(path)) {
+    } else if (sparse(path)) {
         loaded_.emplace(load<any_filter>(path));
         header_ = header_of(*loaded_);
-        return;
+    } else {
+        set_mapped_file(path);
+        mapped_.emplace(map<any_filter>(path));
+        header_ = mapped_->header();
     }
-    set_mapped_file(path);
-    mapped_.emplace(map<any_filter>(path));
-    header_ = mapped_->header();
+    set_time(mapped_ ? mapped_->filter() : *loaded_, reading.now);
 }
 
 void filter_input::require_unchanged() const {

@@ -13,6 +13,7 @@
 // (jobs/signals.hpp), and any other change is found by require_unchanged() once the work is done.
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <optional>
 #include <string>
@@ -29,7 +30,11 @@ namespace bloomkit::jobs {
 struct filter_reading {
     std::string format = "auto";
     io::read_options keys{};
+    /// The time a filter that forgets goes by (a replay of old logs; the command's --now);
+    /// unset: the system clock.
+    std::optional<std::chrono::system_clock::time_point> now{};
 };
+
 
 /// How a filter file is written: its format and whether it is gzipped (DCSO's --gzip files),
 /// and the data a DCSO file carries after its bits.

@@ -358,6 +358,7 @@ any_filter build_filter(line_reader& lines, const build_settings& settings, filt
             return use == filter_use::held_by_job ? std::max<std::uint64_t>(counted, 1) : counted;
         });
         any_filter made = kind_traits<F>::make(n, p, request, hashing);
+        set_time(made, settings.now);
         insert_lines(made, lines, format, settings.threads,
                      use == filter_use::held_by_job ? repeats::once : repeats::distinct);
         return made;
