@@ -108,8 +108,9 @@ json_output "convert -o - (JSON on stderr)" convert err "$B" convert --json "$D/
 
 # --- info, check ------------------------------------------------------------------------------
 
-for file in keys classic counting cuckoo fuse from-guava scalable; do
-    json_output "info ($file.bkf)" info out "$B" info --json "$D/$file.bkf"
+"$B" build --kind windowed --window 1h -n 20000 --now 2026-03-01T10:00:00Z -o "$D/windowed.bkf" "$D/b.txt" 2>/dev/null
+for file in keys classic counting cuckoo fuse from-guava scalable windowed; do
+    json_output "info ($file.bkf)" info out "$B" info --json --now 2026-03-01T10:30:00Z "$D/$file.bkf"
 done
 check_cond "info of a scalable filter: current_fpr is a number (over its stages)" "$(head -c 300 "$OUT")" \
     awk -v f="$(json_value "$OUT" current_fpr)" 'BEGIN { exit !(f ~ /^[0-9]/) }'
