@@ -170,9 +170,15 @@ public:
     }
 
     /// insert() at now() for a key hashed to `d` by hash_function().
-    bool insert_digest(const digest& d) { return insert_hashed(d, advance(now())); }
+    bool insert_digest(const digest& d) { return insert_digest(d, now()); }
+    /// insert() at time `t` for a key hashed to `d` by hash_function().
+    bool insert_digest(const digest& d, time_point t) { return insert_hashed(d, advance(t)); }
     /// contains() at now() for a key hashed to `d` by hash_function().
-    [[nodiscard]] bool contains_digest(const digest& d) const { return holds(d, effective_generation(now())); }
+    [[nodiscard]] bool contains_digest(const digest& d) const { return contains_digest(d, now()); }
+    /// contains() at time `t` for a key hashed to `d` by hash_function().
+    [[nodiscard]] bool contains_digest(const digest& d, time_point t) const {
+        return holds(d, effective_generation(t));
+    }
 
     // --- Time ------------------------------------------------------------------------------
 

@@ -46,7 +46,7 @@ from ._bloomkit import __version__  # include/bloomkit/version.hpp's
 RedisError = getattr(_bloomkit, "RedisError", Error)  # without the Redis component: never raised
 
 __all__ = [
-    "Filter", "BloomFilter", "CountingBloomFilter", "CuckooFilter", "ScalableBloomFilter",
+    "Filter", "BloomFilter", "CountingBloomFilter", "CuckooFilter", "ScalableBloomFilter", "WindowedFilter",
     "BinaryFuseFilter", "RedisBloomFilter", "load", "map", "from_bytes", "kinds", "plan",
     "Error", "InvalidArgument", "InvalidKey", "WrongType", "WrongKeyType", "FormatError", "FilterFull", "OutOfMemory",
     "IncompatibleFilters", "RedisError",
@@ -358,6 +358,61 @@ class ScalableBloomFilter(Filter):
         self._key = key
 
 
+def _seconds(value, name: str) -> float:
+    """Seconds from a number or a datetime.timedelta (window) / datetime.datetime (now; a naive
+    one is local time, as datetime.timestamp() reads it)."""
+    if hasattr(value, "total_seconds"):
+        return value.total_seconds()
+    if hasattr(value, "timestamp"):
+        return value.timestamp()
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise InvalidArgument(f"{name} is a number of seconds or a datetime object, not {value!r}")
+    return float(value)
+
+
+class WindowedFilter(Filter):
+    """A Bloom filter that forgets: a key is found for at least `window` (seconds or a
+    datetime.timedelta) after it was added, and gone by window × (1 + 1/generations).
+    `expected_items` is the keys a window brings; `false_positive_rate` holds over the live
+    generations. Time is the system clock, or `now` (Unix seconds or a datetime) on each call
+    — for replays of old logs; a time before the newest one the filter has seen counts as that
+    newest. Files, pickling, ``|`` (the union at the newer time) as every filter."""
+
+    def __init__(self, expected_items: int, false_positive_rate: float, *, window=86400, generations: int = 4,
+                 seed: Optional[int] = None, key: Optional[Callable] = None, key_format: Optional[str] = None):
+        _bloomkit.Filter.__init__(self, _bloomkit.make("windowed", expected_items, false_positive_rate, seed=seed,
+                                                       key_format=key_format, window=_seconds(window, "window"),
+                                                       generations=generations), _take=True)
+        self._key = key
+
+    def add(self, key, now=None) -> None:
+        """Adds one key, at `now` (default: the system clock)."""
+        if now is None:
+            super().add(key)
+        else:
+            self._add_at([self._k(key)], _seconds(now, "now"))
+
+    def update(self, *iterables: Iterable, now=None) -> None:
+        """Adds every key of each iterable (or numpy array), at `now`."""
+        for keys in iterables:
+            if now is None:
+                _bloomkit.Filter.update(self, self._ks(keys))
+            else:
+                self._add_at(self._ks(keys), _seconds(now, "now"))
+
+    def contains(self, key, now=None) -> bool:
+        """Whether the key may have been added within the window before `now` (False: not)."""
+        if now is None:
+            return key in self
+        return bool(self._contains_at([self._k(key)], _seconds(now, "now"))[0])
+
+    def contains_many(self, keys, now=None):
+        """A numpy bool array: whether each key may have been added within the window before `now`."""
+        if now is None:
+            return super().contains_many(keys)
+        return self._contains_at(self._ks(keys), _seconds(now, "now"))
+
+
 class BinaryFuseFilter(Filter):
     """A binary fuse filter built once from all of `keys` (an iterable or a numpy array): the
     smallest and fastest to query; takes no keys afterwards. bits 8 (~0.39%) or 16 (~0.0015%);
@@ -471,6 +526,6 @@ class RedisBloomFilter:
 
 
 _class_of_kind.update({"bloom": BloomFilter, "counting": CountingBloomFilter, "cuckoo": CuckooFilter,
-                       "scalable": ScalableBloomFilter, "fuse": BinaryFuseFilter})
+                       "scalable": ScalableBloomFilter, "windowed": WindowedFilter, "fuse": BinaryFuseFilter})
 # Every kind of the C++ registry opens (as Filter at least); the classes above construct them.
 assert set(_class_of_kind) <= set(_bloomkit.kinds()), "a class for a kind the registry does not have"

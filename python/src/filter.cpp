@@ -6,6 +6,8 @@
 
 #include <sys/stat.h>
 
+#include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -208,12 +210,41 @@ jobs::filter_reading reading_of(py::handle format, py::handle funnel, py::handle
     return reading;
 }
 
+/// A window in seconds (the Python class turns a timedelta into them), to whole milliseconds.
+std::chrono::milliseconds window_of(py::handle seconds_value) {
+    const double seconds = args::real(seconds_value, "window");
+    if (!(seconds >= 0.001 && seconds <= 100 * 365.25 * 86400))
+        throw invalid_argument("window is a number of seconds from 0.001 to 100 years, not " +
+                               std::string(py::repr(seconds_value)));
+    return std::chrono::milliseconds(static_cast<std::int64_t>(std::llround(seconds * 1000)));
+}
+
+/// A moment in Unix seconds (the Python class turns a datetime into them).
+std::chrono::system_clock::time_point moment_of(double seconds) {
+    if (!(seconds >= 0 && seconds < 1e13))
+        throw invalid_argument("now is Unix seconds at or after 1970, not " + std::to_string(seconds));
+    return std::chrono::system_clock::time_point(
+        std::chrono::milliseconds(static_cast<std::int64_t>(std::llround(seconds * 1000))));
+}
+
+/// Calls use(f) with the filter that forgets `held` holds; throws argument_type_error for another kind.
+template <class Filter, class Use>
+void with_forgetting(Filter& held, Use use) {
+    std::visit(
+        [&](auto& f) {
+            if constexpr (forgetting_filter<std::decay_t<decltype(f)>>) use(f);
+            else throw argument_type_error("a time ('now') is for a filter that forgets (WindowedFilter)");
+        },
+        held);
+}
+
 std::optional<bloom_layout> layout_of(const std::optional<std::string>& name) {
     if (!name) return std::nullopt;
     return parse_bloom_layout(*name);  // as to_string() names them: "split-block"
 }
 
-kind_request request_of(py::handle kind, py::handle layout, py::handle bits, py::handle arity) {
+kind_request request_of(py::handle kind, py::handle layout, py::handle bits, py::handle arity,
+                        py::handle window = py::none(), py::handle generations = py::none()) {
     const auto small = [](py::handle value, const char* name) -> std::optional<std::uint32_t> {
         const auto n = args::optional_count(value, name);
         if (n && *n > 64) throw invalid_argument(std::string(name) + " is at most 64, not " + std::to_string(*n));
@@ -223,8 +254,8 @@ kind_request request_of(py::handle kind, py::handle layout, py::handle bits, py:
             layout_of(args::optional_word(layout, "layout")),
             small(bits, "bits"),
             small(arity, "arity"),
-            {},
-            {}};
+            window.is_none() ? std::nullopt : std::optional(window_of(window)),
+            small(generations, "generations")};
 }
 
 /// The filter of the kind `request` names, for n keys at rate p (a kind that takes keys after it
@@ -312,6 +343,16 @@ void bind_queries(py::class_<filter>& c) {
         const hashed_keys k = f.digests(keys, key_use::query);
         return answered(k.digests.size(), [&](std::span<bool> answers) { f.contains(k.digests, answers); });
     });
+    c.def("_contains_at", [](const filter& f, py::handle keys, double seconds) {
+        const std::chrono::system_clock::time_point t = moment_of(seconds);
+        const hashed_keys k = f.digests(keys, key_use::query);
+        return answered(k.digests.size(), [&](std::span<bool> answers) {
+            const auto held = f.reading();
+            with_forgetting(f.get(), [&](const auto& w) {
+                for (std::size_t i = 0; i < answers.size(); ++i) answers[i] = w.contains_digest(k.digests[i], t);
+            });
+        });
+    });
     c.def("count", [](const filter& f, py::handle key) {
         const hashed_keys k = f.digest(key, key_use::query);
         std::uint64_t n = 0;
@@ -328,6 +369,18 @@ void bind_changes(py::class_<filter>& c) {
         const hashed_keys k = f.digests(keys, key_use::add);
         py::gil_scoped_release unlocked;
         f.insert(k);
+    });
+    c.def("_add_at", [](filter& f, py::handle keys, double seconds) {
+        const std::chrono::system_clock::time_point t = moment_of(seconds);
+        const hashed_keys k = f.digests(keys, key_use::add);
+        if (k.to_record) f.record(*k.to_record);
+        return answered(k.digests.size(), [&](std::span<bool> added) {
+            any_filter& target = f.to_change();
+            const auto held = f.writing();
+            with_forgetting(target, [&](auto& w) {
+                for (std::size_t i = 0; i < added.size(); ++i) added[i] = w.insert_digest(k.digests[i], t);
+            });
+        });
     });
     c.def("add_many", [](filter& f, py::handle keys) {
         const hashed_keys k = f.digests(keys, key_use::add);
@@ -381,7 +434,7 @@ void bind_properties(py::class_<filter>& c) {
             return std::visit([](const auto& x) { return std::string(kind_traits<std::decay_t<decltype(x)>>::word); },
                               f.get());
         },
-        "The kind's word in the registry: bloom, counting, cuckoo, scalable or fuse.");
+        "The kind's word in the registry: bloom, counting, cuckoo, scalable, windowed or fuse.");
     c.def_property_readonly(
         "name", [](const filter& f) { return kind_name(f.get()); },
         "The filter type's name, as messages say it ('block Bloom filter').");
@@ -557,13 +610,13 @@ void bind_filter(py::module_& m) {
     m.def(
         "make",
         [](py::handle kind, py::handle n, py::handle p, py::handle layout, py::handle bits, py::handle arity,
-           py::handle seed, py::handle funnel, py::handle keys) {
-            return make(request_of(kind, layout, bits, arity), args::count(n, "expected_items"),
+           py::handle seed, py::handle funnel, py::handle keys, py::handle window, py::handle generations) {
+            return make(request_of(kind, layout, bits, arity, window, generations), args::count(n, "expected_items"),
                         args::rate(p, "false_positive_rate"), options_of(seed, funnel, keys));
         },
         py::arg("kind"), py::arg("n"), py::arg("p"), py::arg("layout") = py::none(), py::arg("bits") = py::none(),
         py::arg("arity") = py::none(), py::arg("seed") = py::none(), py::arg("funnel") = py::none(),
-        py::arg("key_format") = py::none());
+        py::arg("key_format") = py::none(), py::arg("window") = py::none(), py::arg("generations") = py::none());
     m.def(
         "build",
         [](py::handle kind, py::handle keys, py::handle bits, py::handle arity, py::handle seed,

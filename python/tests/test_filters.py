@@ -17,6 +17,8 @@ SIZED = [
     lambda n, p: bloomkit.CountingBloomFilter(n, p),
     lambda n, p: bloomkit.CuckooFilter(n, p),
     lambda n, p: bloomkit.ScalableBloomFilter(max(n // 10, 1), p),
+    # Every key comes at once: one generation holds them all, so it is sized for all of them.
+    lambda n, p: bloomkit.WindowedFilter(4 * n, p, window=3600),
 ]
 
 
