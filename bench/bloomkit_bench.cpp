@@ -2,7 +2,8 @@
 // machine's memory floor, on the same keys, in one run. Prints Markdown tables (or --json).
 //
 //   bloomkit_bench [--n 1e6,1e8] [--fpr 0.01,0.001] [--keys int,url] [--sample 1e7] [--json | --tsv]
-//                  [--only hash,block,split-block,classic,guava,dcso,counting,cuckoo,scalable,fuse8,fuse8-4wise,
+//                  [--only
+//                  hash,block,split-block,classic,guava,dcso,counting,cuckoo,scalable,windowed,fuse8,fuse8-4wise,
 //                          libbloom,unordered_set]
 //   bloomkit_bench --space [--tsv]
 //
@@ -231,6 +232,54 @@ void bench_bloomkit(const char* name, const workload& w, std::vector<row>& rows)
     measure_lookups(s, w, rows);
 }
 
+/// A windowed filter at steady state: n keys per window arriving evenly over one window (key i at
+/// i·W/n), G = 4, looked up at the window's end, when every one of them is live. Single inserts
+/// pass each key's time; bulk inserts take pieces of a chunk, each at its first key's time.
+template <class Key>
+void bench_windowed(const char* name, const workload& w, std::vector<row>& rows) {
+    using bloomkit::windowed_filter;
+    constexpr std::int64_t window_ms = 24 * 3600 * 1000;
+    const windowed_filter::time_point start = std::chrono::sys_days(std::chrono::year(2030) / 1 / 1);
+    const auto time_of = [&](std::uint64_t i) {
+        return start +
+               std::chrono::milliseconds(window_ms * static_cast<std::int64_t>(i) / static_cast<std::int64_t>(w.n));
+    };
+    const auto make = [&] {
+        return windowed_filter(w.n, w.target_fpr, std::chrono::milliseconds(window_ms), {.generations = 4});
+    };
+    windowed_filter single = make(), bulk = make();
+    std::uint64_t next = 0;
+    // A bulk call takes keys of one time: pieces short against a generation (n/4 keys).
+    const auto piece = static_cast<std::ptrdiff_t>(std::max<std::uint64_t>(1, std::min<std::uint64_t>(4096, w.n / 64)));
+    const double insert_ns = insert_all<Key>(
+        w, [&] { single.clear(), next = 0; },
+        [&](const std::vector<Key>& chunk) {
+            for (const Key& key : chunk) single.insert(key, time_of(next++));
+        });
+    const double bulk_insert_ns = insert_all<Key>(
+        w, [&] { bulk.clear(), next = 0; },
+        [&](const std::vector<Key>& chunk) {
+            for (auto first = chunk.begin(); first != chunk.end();) {
+                const auto last = first + std::min<std::ptrdiff_t>(piece, chunk.end() - first);
+                const windowed_filter::time_point t = time_of(next);
+                bulk.set_clock([t] { return t; });
+                bulk.insert(first, last);
+                next += static_cast<std::uint64_t>(last - first);
+                first = last;
+            }
+        });
+    const windowed_filter::time_point end = time_of(w.n);
+    bulk.set_clock([end] { return end; });
+    const double bits_per_key = 8.0 * static_cast<double>(bulk.size_in_bytes()) / static_cast<double>(w.n);
+    const auto s = structure_of<Key>(
+        name, bits_per_key, [&bulk](const Key& key) { return bulk.contains(key); },
+        [&bulk](const std::vector<Key>& chunk) { return bulk.count_contained(chunk.begin(), chunk.end()); });
+    const double huge = static_cast<double>(huge_page_bytes());
+    rows.push_back({name, "insert", insert_ns, bits_per_key, -1, huge});
+    rows.push_back({name, "insert (bulk)", bulk_insert_ns, bits_per_key, -1, huge});
+    measure_lookups(s, w, rows);
+}
+
 /// A static filter: "insert" is building it from all n keys at once.
 template <class Filter, class Key>
 void bench_fuse(const char* name, const workload& w, std::vector<row>& rows) {
@@ -384,6 +433,15 @@ result run(const workload& w, key_kind kind) {
         r.cuckoo = measure_cuckoo_occupancy<Key>(w);
     }
     if (w.measures("scalable")) bench_bloomkit<bloomkit::scalable_bloom_filter, Key>("bloomkit scalable", w, r.rows);
+    if (w.measures("windowed")) {
+        // Beside a block filter of the same memory: what forgetting costs per call.
+        bench_windowed<Key>("bloomkit windowed (G = 4)", w, r.rows);
+        workload same_memory = w;
+        same_memory.target_fpr = bloomkit::fpr_for_memory<bloomkit::block_bloom_filter>(
+            static_cast<double>(w.n),
+            bloomkit::windowed_filter(w.n, w.target_fpr, std::chrono::hours(24)).size_in_bytes());
+        bench_bloomkit<bloomkit::block_bloom_filter, Key>("bloomkit block, windowed's memory", same_memory, r.rows);
+    }
     // 100M URL-like strings held in memory (a fuse build's input, a hash set) need ~13 GB:
     // more memory than the benchmark VMs have.
     const bool all_keys_fit = kind == key_kind::integer || w.n <= 20'000'000;
@@ -572,13 +630,14 @@ int main(int argc, char** argv) {
         else if (arg == "--space") space = true;
         else if (arg == "--only" && has_value) only = names(argv[++i]);
         else {
-            std::fprintf(stderr,
-                         "usage: bloomkit_bench [--n 1e6,1e8] [--fpr 0.01,0.001] [--keys int,url] [--sample 1e7] "
-                         "[--json | --tsv]\n"
-                         "                      [--only "
-                         "hash,block,split-block,classic,guava,dcso,counting,cuckoo,scalable,fuse8,fuse8-4wise,"
-                         "libbloom,unordered_set]\n"
-                         "       bloomkit_bench --space [--tsv]\n");
+            std::fprintf(
+                stderr,
+                "usage: bloomkit_bench [--n 1e6,1e8] [--fpr 0.01,0.001] [--keys int,url] [--sample 1e7] "
+                "[--json | --tsv]\n"
+                "                      [--only "
+                "hash,block,split-block,classic,guava,dcso,counting,cuckoo,scalable,windowed,fuse8,fuse8-4wise,"
+                "libbloom,unordered_set]\n"
+                "       bloomkit_bench --space [--tsv]\n");
             return 2;
         }
     }
