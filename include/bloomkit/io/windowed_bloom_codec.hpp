@@ -82,39 +82,40 @@ struct file_codec<windowed_filter> {
             generations.text += "\n    " + std::to_string(e) + ": from " + show_time(filter.generation_start(e)) +
                                 " (" + show_duration(age) + " ago), " + std::to_string(g.inserted_count()) + " keys, " +
                                 show_percent(g.current_fpr(), 3);
-            generations.records.push_back({{"generation", e},
-                                           {"starts_ms", static_cast<std::uint64_t>(milliseconds_since_epoch(
-                                                             filter.generation_start(e)))},
-                                           {"age_seconds", static_cast<double>(age.count()) / 1000},
-                                           {"inserted_keys", g.inserted_count()},
-                                           {"current_fpr", g.current_fpr()}});
+            generations.records.push_back(
+                {{"generation", e},
+                 {"starts_ms", static_cast<std::uint64_t>(milliseconds_since_epoch(filter.generation_start(e)))},
+                 {"age_seconds", static_cast<double>(age.count()) / 1000},
+                 {"inserted_keys", g.inserted_count()},
+                 {"current_fpr", g.current_fpr()}});
         }
-        generations.text = std::to_string(live.size()) + " live of " + std::to_string(w.generations + 1) + generations.text;
-        return {
-            {"kind",
-             "windowed Bloom filter (forgets): window " + show_duration(w.window) + ", " + std::to_string(w.generations) +
-                 " generations of " + show_duration(w.window / w.generations) + "; keys found for " + show_duration(w.window) +
-                 ", gone by " + show_duration(w.window + w.window / w.generations),
-             "window_ms",
-             static_cast<std::uint64_t>(w.window.count()),
-             {},
-             {}},
-            {"", "", "generation_count", std::uint64_t{w.generations}, {}, {}},
-            {"per generation",
-             std::to_string(filter.plan().generation.capacity) + " keys at " +
-                 show_percent(filter.plan().generation.fpr, 3) + ", " +
-                 show_bytes(static_cast<double>(filter.plan().geometry.bits / 8)),
-             "",
-             {},
-             {},
-             {}},
-            std::move(generations),
-            {"current FPR",
-             show_percent(filter.current_fpr()) + " (compound over the live generations)",
-             "",
-             {},
-             {},
-             {}}};
+        generations.text =
+            std::to_string(live.size()) + " live of " + std::to_string(w.generations + 1) + generations.text;
+        return {{"kind",
+                 "windowed Bloom filter (forgets): window " + show_duration(w.window) + ", " +
+                     std::to_string(w.generations) + " generations of " + show_duration(w.window / w.generations) +
+                     "; keys found for " + show_duration(w.window) + ", gone by " +
+                     show_duration(w.window + w.window / w.generations),
+                 "window_ms",
+                 static_cast<std::uint64_t>(w.window.count()),
+                 {},
+                 {}},
+                {"", "", "generation_count", std::uint64_t{w.generations}, {}, {}},
+                {"per generation",
+                 std::to_string(filter.plan().generation.capacity) + " keys at " +
+                     show_percent(filter.plan().generation.fpr, 3) + ", " +
+                     show_bytes(static_cast<double>(filter.plan().geometry.bits / 8)),
+                 "",
+                 {},
+                 {},
+                 {}},
+                std::move(generations),
+                {"current FPR",
+                 show_percent(filter.current_fpr()) + " (compound over the live generations)",
+                 "",
+                 {},
+                 {},
+                 {}}};
     }
 
     /// Fills the header fields of `filter`: hashing, sizing, parameters, count, payload size.

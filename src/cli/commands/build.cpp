@@ -1,5 +1,6 @@
 // bloomkit build [--kind K] [-n N] [-p P] [--layout L] [--bits B] [--arity A] [--window W]
-//                [--generations G] [--now T] [--seed S] -o FILE|- [INPUT...|-] — a filter from lines; the kinds come from the registry
+//                [--generations G] [--now T] [--seed S] -o FILE|- [INPUT...|-] — a filter from lines; the kinds come
+//                from the registry
 // (any_filter.hpp), the sizing from the library, the hash from the kind (one per kind for new
 // files: docs/FORMAT.md, "Format ids and why each exists").
 //
@@ -70,8 +71,7 @@ kind_request parse_kind_request(const build_options& options) {
     if (!options.bits.empty()) request.fingerprint_bits = parse_small_number("--bits", options.bits);
     if (!options.arity.empty()) request.arity = parse_small_number("--arity", options.arity);
     if (!options.window.empty()) request.window = parse_duration("--window", options.window);
-    if (!options.generations.empty())
-        request.generations = parse_small_number("--generations", options.generations);
+    if (!options.generations.empty()) request.generations = parse_small_number("--generations", options.generations);
     return request;
 }
 
@@ -106,12 +106,11 @@ int run_build(const build_options& options) {
     jobs::line_reader lines(options.inputs);  // a missing file is reported before anything else happens
     jobs::refuse_input_as_output(lines, options.output);
     if (!jobs::is_standard_stream(options.output)) require_saveable(options.output);
-    const any_filter filter = jobs::build_from_lines(
-        lines, {.kind = request,
-                .sizing = sizing,
-                .hashing = hashing,
-                .threads = parse_threads(options.threads),
-                .now = parse_now(options.now)});
+    const any_filter filter = jobs::build_from_lines(lines, {.kind = request,
+                                                             .sizing = sizing,
+                                                             .hashing = hashing,
+                                                             .threads = parse_threads(options.threads),
+                                                             .now = parse_now(options.now)});
     // Atomic: on any failure no partial file is left behind.
     jobs::write_filter(filter, options.output, {options.format, options.gzip, {}});
     warn_if_overfull(filter);

@@ -1,5 +1,6 @@
 // bloomkit dedup [INPUT...|-] [--state FILE] [-n N] [-p P | --memory SIZE] [--kind bloom|scalable|windowed]
-//                [--window W [--generations G]] [--now T] [--invert] [--line-buffered] [--checkpoint SECONDS] — prints each line the first
+//                [--window W [--generations G]] [--now T] [--invert] [--line-buffered] [--checkpoint SECONDS] — prints
+//                each line the first
 // time it is (probably) seen, in input order (jobs/filter/dedup_lines.hpp: the state file, its
 // checkpoints, the estimate of new lines wrongly taken for repeats).
 // bloomkit dedup --exact [INPUT...|-] [--memory SIZE] [--tmpdir DIR] — each distinct line once,
@@ -139,9 +140,8 @@ action dedup_command(CLI::App& command) {
     add_thread_option(command, options->threads);
     add_no_wait_option(command, options->no_wait);
     add_exact_options(command, options->exact, true, false);
-    for (const char* name :
-         {"--keys", "--fpr", "--kind", "--seed", "--state", "--checkpoint", "--invert", "--no-wait", "--line-buffered",
-          "--window", "--generations", "--now"})
+    for (const char* name : {"--keys", "--fpr", "--kind", "--seed", "--state", "--checkpoint", "--invert", "--no-wait",
+                             "--line-buffered", "--window", "--generations", "--now"})
         options->exact.filter_only.push_back(command.get_option(name));
     command.footer(
         "Examples:\n"

@@ -211,10 +211,10 @@ std::chrono::milliseconds parse_duration(std::string_view option, const std::str
 std::chrono::system_clock::time_point parse_time(std::string_view option, const std::string& text) {
     using namespace std::chrono;
     const auto refuse = [&] {
-        return invalid_argument(fmt::format(
-            "{} must be Unix seconds (1765134000) or an ISO 8601 time at or after 1970 (2026-12-07, "
-            "2026-12-07T19:00:00Z, 2026-12-07T20:00:00+01:00), not '{}'",
-            option, text));
+        return invalid_argument(
+            fmt::format("{} must be Unix seconds (1765134000) or an ISO 8601 time at or after 1970 (2026-12-07, "
+                        "2026-12-07T19:00:00Z, 2026-12-07T20:00:00+01:00), not '{}'",
+                        option, text));
     };
     if (text.find('-', 1) == std::string::npos) {  // Unix seconds
         const std::optional<double> seconds = parse_finite(text);

@@ -82,7 +82,7 @@ add_report add_to_bloom_file(const std::string& path, line_reader& lines, key_fo
 
 /// Loads the filter, adds the lines and replaces the file (kinds that are not updated in place).
 add_report add_by_rewriting(const std::string& path, line_reader& lines, key_format keys,
-                             const add_settings& settings) {
+                            const add_settings& settings) {
     any_filter filter = load<any_filter>(path);
     set_time(filter, settings.reading.now);
     const key_format recorded = recorded_key_format(filter);

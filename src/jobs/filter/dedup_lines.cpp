@@ -116,9 +116,10 @@ any_filter saved_filter(const dedup_settings& settings) {
         const auto [window, generations] = window_of(loaded);
         if ((settings.window && static_cast<std::uint64_t>(settings.window->count()) != window) ||
             (settings.generations && *settings.generations != generations))
-            throw error(fmt::format("'{}' remembers lines for {} in {} generations: its window is fixed when the "
-                                    "state is made (leave --window and --generations out, or start a new state file)",
-                                    settings.state, show_duration(std::chrono::milliseconds(window)), generations));
+            throw error(
+                fmt::format("'{}' remembers lines for {} in {} generations: its window is fixed when the "
+                            "state is made (leave --window and --generations out, or start a new state file)",
+                            settings.state, show_duration(std::chrono::milliseconds(window)), generations));
     }
     set_time(loaded, settings.now);
     return loaded;
@@ -267,8 +268,9 @@ public:
                     for (std::size_t at = 0; at < batch.size(); at += wrong.stretch()) {  // a stretch at a time
                         const std::size_t size = std::min<std::size_t>(wrong.stretch(), batch.size() - at);
                         const auto digests = std::span<const digest>(block.digests).subspan(at, size);
-                        const std::uint64_t added = forgets ? insert_absent(filter_, digests, fresh.subspan(at, size))
-                                                            : bloomkit::insert(filter_, digests, fresh.subspan(at, size));
+                        const std::uint64_t added = forgets
+                                                        ? insert_absent(filter_, digests, fresh.subspan(at, size))
+                                                        : bloomkit::insert(filter_, digests, fresh.subspan(at, size));
                         wrong.tested(size, added);
                         changed_ = changed_ || added > 0;
                     }

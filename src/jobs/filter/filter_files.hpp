@@ -35,7 +35,6 @@ struct filter_reading {
     std::optional<std::chrono::system_clock::time_point> now{};
 };
 
-
 /// How a filter file is written: its format and whether it is gzipped (DCSO's --gzip files),
 /// and the data a DCSO file carries after its bits.
 struct filter_writing {
