@@ -263,7 +263,7 @@ private:
         bulk_scratch scratch;
         std::vector<digest> digests;
         while (first != last) {
-            hash_chunk(first, last, digests);
+            detail::hash_batch(hasher_, first, last, bulk_chunk, digests);
             mark_held(stages_, digests, scratch);
             for (const char held : scratch.keys.held) use(held != 0);
         }
@@ -370,7 +370,7 @@ private:
         bulk_scratch scratch;
         std::vector<digest> digests;
         while (first != last) {
-            hash_chunk(first, last, digests);
+            detail::hash_batch(hasher_, first, last, bulk_chunk, digests);
             insert_chunk(digests, scratch, answer);
             chunk_done();
         }
@@ -390,14 +390,6 @@ private:
                 stages_.back().prefetch_digest(digests[fresh[j + prefetch_distance]]);
             answer(fresh[j], insert_hashed(digests[fresh[j]], settled));
         }
-    }
-
-    template <class It, class Sentinel>
-    void hash_chunk(It& first, Sentinel last, std::vector<digest>& digests) const {
-        digests.clear();
-        hasher_.template with_digest_of<std::iter_value_t<It>>([&](const auto& digest_of) {
-            for (; digests.size() < bulk_chunk && first != last; ++first) digests.push_back(digest_of(*first));
-        });
     }
 
     // Whether one of `stages` holds each key, newest first (detail::mark_held).

@@ -368,9 +368,12 @@ private:
 
     // At generation e, opened: set in the current generation unless it holds the key already.
     bool insert_hashed(const digest& d, std::uint64_t e) {
-        generation_type& current = slots_[slot_of(e)];
+        const std::size_t now_slot = slot_of(e);
+        generation_type& current = slots_[now_slot];
         if (current.contains_digest(d)) return false;
-        const bool held = holds(d, e);
+        bool held = false;  // by an older live generation
+        for_each_live(e,
+                      [&](std::size_t slot) { held = held || (slot != now_slot && slots_[slot].contains_digest(d)); });
         current.insert_digest(d);
         return !held;
     }
@@ -398,7 +401,7 @@ private:
         detail::held_keys held;
         std::vector<digest> digests;
         while (first != last) {
-            hash_chunk(first, last, digests);
+            detail::hash_batch(hasher_, first, last, bulk_chunk, digests);
             detail::mark_held<generation_type>(live, digests, held);
             for (const char h : held.held) use(h != 0);
         }
@@ -430,7 +433,7 @@ private:
         detail::held_keys held;
         std::vector<digest> digests;
         while (first != last) {
-            hash_chunk(first, last, digests);
+            detail::hash_batch(hasher_, first, last, bulk_chunk, digests);
             chunk_start(digests.size());
             detail::mark_held<generation_type>(older, digests, held);
             for (std::size_t j = 0; j < digests.size(); ++j) {
@@ -442,14 +445,6 @@ private:
             }
             chunk_done();
         }
-    }
-
-    template <class It, class Sentinel>
-    void hash_chunk(It& first, Sentinel last, std::vector<digest>& digests) const {
-        digests.clear();
-        hasher_.template with_digest_of<std::iter_value_t<It>>([&](const auto& digest_of) {
-            for (; digests.size() < bulk_chunk && first != last; ++first) digests.push_back(digest_of(*first));
-        });
     }
 
     window_parameters params_;

@@ -1,5 +1,5 @@
-// bloomkit/detail/stage_probe.hpp — a batch of keys asked of several block Bloom filters that
-// hash alike: the scalable filter's stages, the windowed filter's live generations. One digest
+// bloomkit/detail/stage_probe.hpp — a batch of keys hashed once and asked of several block Bloom
+// filters that hash alike: the scalable filter's stages, the windowed filter's live generations. One digest
 // per key serves every filter; each filter tests only the keys none before it held, by its
 // layout's batch test (the same bits as contains_digest, several probes per SIMD step), with the
 // cache lines of the keys ahead prefetched.
@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <span>
 #include <vector>
 
@@ -23,6 +24,16 @@ struct held_keys {
     std::vector<char> held;
     std::vector<std::uint32_t> pending;
 };
+
+/// Hashes up to `limit` keys from `first` on into `digests` (cleared first), advancing `first`:
+/// a batch of keys hashed once for every filter that will be asked of them.
+template <class It, class Sentinel>
+void hash_batch(const hasher& h, It& first, Sentinel last, std::size_t limit, std::vector<digest>& digests) {
+    digests.clear();
+    h.template with_digest_of<std::iter_value_t<It>>([&](const auto& digest_of) {
+        for (; digests.size() < limit && first != last; ++first) digests.push_back(digest_of(*first));
+    });
+}
 
 /// Keys already hashed against `filters` (pointers to block Bloom filters), in the order given:
 /// put the likeliest holder first.
