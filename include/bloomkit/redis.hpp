@@ -228,9 +228,18 @@ struct filter_description {
     sizing_target target{};                    ///< what it was created for (0, 0 when pushed from a geometry)
     std::uint64_t inserted = 0;    ///< the inserted count of the file it was pushed from (adds do not change it)
     std::uint64_t generation = 0;  ///< random and odd, drawn at creation; 0 until then
-    /// 512-bit blocks over all shards.
+    /// A windowed filter's window W in ms (redis_windowed.hpp); 0 for a block filter.
+    std::int64_t window_ms = 0;
+    /// A windowed filter's G (generations per window); 0 for a block filter.
+    std::uint32_t generations = 0;
+
+    /// Copies of the geometry's bits: G + 1 ring slots of a windowed filter, 1 for a block filter.
+    [[nodiscard]] std::uint64_t slots() const noexcept { return std::uint64_t{generations} + 1; }
+    /// Shards of one slot: slot j's are j·shards_per_slot() to (j + 1)·shards_per_slot() − 1.
+    [[nodiscard]] std::uint64_t shards_per_slot() const noexcept { return shards / slots(); }
+    /// 512-bit blocks of one slot (of the whole filter, for a block filter).
     [[nodiscard]] std::uint64_t blocks() const noexcept { return geometry.bits / 512; }
-    /// Blocks held by shard `s` (the last shard may hold fewer).
+    /// Blocks held by shard `s` (the last shard of a slot may hold fewer).
     [[nodiscard]] std::uint64_t shard_blocks(std::uint64_t s) const noexcept;
     /// Bytes of shard `s`: header and blocks.
     [[nodiscard]] std::uint64_t shard_bytes(std::uint64_t s) const noexcept;

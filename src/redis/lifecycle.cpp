@@ -1,6 +1,7 @@
-// src/redis/lifecycle.cpp — how a filter comes to be in Redis and goes away: create, open, push
-// and drop (bloomkit/redis.hpp), over the claim of NAME:meta (claim.hpp), the conditional
-// shard scripts (shards.hpp) and the record's recovery from the shards (recovery.hpp).
+// src/redis/lifecycle.cpp — how a filter of any kind comes to be in Redis and goes away: create,
+// open, push (lifecycle.hpp) and drop (bloomkit/redis.hpp), over the claim of NAME:meta
+// (claim.hpp), the conditional shard scripts (shards.hpp) and the record's recovery from the
+// shards (recovery.hpp).
 //
 // Whatever happens, a process touches only what it can prove is its own: shards it made in
 // its own claim (they hold its generation), or the shards of the filter it drops (they hold
@@ -12,6 +13,9 @@
 
 #include <fmt/core.h>
 
+#include "lifecycle.hpp"
+
+#include "all_shards.hpp"
 #include "bloomkit/redis.hpp"
 #include "byte_order.hpp"
 #include "claim.hpp"
@@ -79,16 +83,6 @@ std::string claimant(const stored_meta& held, const meta_snapshot& now) {
                           error_remedy::drop);
 }
 
-// The format a pushed filter records: the file's, or when it records none, the options'.
-key_format pushed_key_format(key_format file, key_format asked) {
-    if (!same_keys(file, asked))
-        throw invalid_argument(
-            fmt::format("the filter records {} keys, and {} keys were asked for: a line would be read as "
-                        "another key than the filter holds",
-                        to_string(file), to_string(asked)));
-    return file != key_format::unrecorded ? file : asked;
-}
-
 // Sends `writes` within the claim: a shard that refused was taken from us (or evicted).
 void run_claimed(detail::shard_writes& writes, claim& mine) {
     const auto refused = writes.run();
@@ -97,8 +91,9 @@ void run_claimed(detail::shard_writes& writes, claim& mine) {
     detail::throw_not_ours(mine.description(), refused->shard, refused->found);
 }
 
-// Copies the bits of shards [first, last) from `local`, then marks those shards complete.
-void copy_bits(client& c, claim& mine, const block_bloom_filter& local, std::uint64_t first, std::uint64_t last,
+// Copies the bits of shards [first, last) from `local` (and their labels), then marks those
+// shards complete.
+void copy_bits(client& c, claim& mine, const detail::pushed_bits& local, std::uint64_t first, std::uint64_t last,
                const filter_options& o) {
     const filter_description& d = mine.description();
     detail::shard_writes writes(c, d, o);
@@ -106,7 +101,7 @@ void copy_bits(client& c, claim& mine, const block_bloom_filter& local, std::uin
     std::uint64_t queued = 0;
     for (std::uint64_t s = first; s < last; ++s) {
         const std::uint64_t bytes = d.shard_blocks(s) * 64;
-        const std::uint64_t* words = local.words().data() + s * d.blocks_per_shard * 8;
+        const std::uint64_t* words = local.words(s);
         for (std::uint64_t offset = 0; offset < bytes; offset += transfer_chunk) {
             const std::uint64_t size = std::min(transfer_chunk, bytes - offset);
             chunk.resize(size);
@@ -116,14 +111,17 @@ void copy_bits(client& c, claim& mine, const block_bloom_filter& local, std::uin
         }
     }
     run_claimed(writes, mine);
-    for (std::uint64_t s = first; s < last; ++s) writes.write(s, detail::header_complete_offset, "\x01");
+    for (std::uint64_t s = first; s < last; ++s) {
+        if (local.label) writes.write(s, detail::label_offset, detail::generation_bytes(local.label(s)));
+        writes.write(s, detail::header_complete_offset, "\x01");
+    }
     run_claimed(writes, mine);
 }
 
 // Makes the claim's shards (with `local`'s bits, for a push) step by step, recording progress
 // after each, then marks the filter ready. On failure, deletes the shards it made and the
 // record, if they are still its own, and rethrows.
-void build(client& c, claim& mine, const filter_options& o, const block_bloom_filter* local) {
+void build(client& c, claim& mine, const filter_options& o, const detail::pushed_bits* local) {
     const filter_description& d = mine.description();
     try {
         if (const auto& previous = mine.previous(); previous && previous->shards > d.shards)
@@ -147,16 +145,9 @@ void build(client& c, claim& mine, const filter_options& o, const block_bloom_fi
 
 }  // namespace
 
-bloom_filter bloom_filter::create(client& c, std::string name, size_type expected_keys, double fpr,
-                                  filter_options options) {
-    detail::require_untagged_name(name);
-    const bloom_plan plan = plan_bloom(bloom_layout::block, static_cast<double>(expected_keys), fpr);
-    filter_description wanted = detail::plan_shards(std::move(name), plan.geometry, options.max_shard_bytes, true);
-    wanted.seed = options.hashing.seed;
-    wanted.hash = options.hashing.hash.value_or(block_layout::default_hash);
-    wanted.keys = options.hashing.keys;
-    wanted.target = {expected_keys, fpr};
+namespace detail {
 
+filter_description create_filter(client& c, const filter_description& wanted, const filter_options& options) {
     // Every instance of a service may be doing this at once: one claims the name and makes
     // the shards, the others wait for it, then open what it made.
     const meta_store store(c, wanted.name, options);
@@ -176,7 +167,7 @@ bloom_filter bloom_filter::create(client& c, std::string name, size_type expecte
                 hint = e.shard;  // a shard of this name's filter, whose record is gone: restore it
                 continue;
             }
-            return bloom_filter(c, mine->description(), options);
+            return mine->description();
         }
         const stored_meta stored = detail::decode_meta(wanted.name, *now.text);
         if (stored.state == filter_state::dropping) {
@@ -190,14 +181,15 @@ bloom_filter bloom_filter::create(client& c, std::string name, size_type expecte
         if (stored.state == filter_state::ready) {
             // Every instance of a service may create the filter at start, and one may have made
             // it without a key format: the first create that says one records it.
-            bloom_filter opened(c, stored.description, options);
+            filter_description opened = stored.description;
             if (stored.description.keys == key_format::unrecorded && wanted.keys != key_format::unrecorded) {
-                if (opened.set_bit_count() > 0)
-                    throw filter_mismatch("filter " + wanted.name +
-                                          " holds keys and records no key format: its keys cannot be taken for " +
-                                          std::string(to_string(wanted.keys)) +
-                                          "; open it as it is and record what they are");
-                opened.record_key_format(wanted.keys);
+                for (const shard_fill& fill : shard_fills(c, opened, options))
+                    if (fill.set_bits > 0)
+                        throw filter_mismatch("filter " + wanted.name +
+                                              " holds keys and records no key format: its keys cannot be taken for " +
+                                              std::string(to_string(wanted.keys)) +
+                                              "; open it as it is and record what they are");
+                record_key_format(c, opened, options, wanted.keys);
             }
             return opened;
         }
@@ -211,11 +203,11 @@ bloom_filter bloom_filter::create(client& c, std::string name, size_type expecte
         std::optional<claim> mine = claim::take_over(store, *now.text, stored, taken, filter_state::creating);
         if (!mine) continue;
         build(c, *mine, options, nullptr);
-        return bloom_filter(c, mine->description(), options);
+        return mine->description();
     }
 }
 
-bloom_filter bloom_filter::open(client& c, std::string name, filter_options options) {
+filter_description open_filter(client& c, const std::string& name, const filter_options& options) {
     const meta_store store(c, name, options);
     std::optional<std::string> text = store.get();
     if (!text) {
@@ -243,18 +235,11 @@ bloom_filter bloom_filter::open(client& c, std::string name, filter_options opti
         throw filter_mismatch("filter " + name + " is being dropped by process " + stored.owner.substr(0, 8) +
                                   "…: if that drop was interrupted, drop it again",
                               error_remedy::drop);
-    return bloom_filter(c, stored.description, options);
+    return stored.description;
 }
 
-bloom_filter bloom_filter::push(client& c, std::string name, const block_bloom_filter& local, filter_options options) {
-    detail::require_untagged_name(name);
-    filter_description d = detail::plan_shards(std::move(name), local.geometry(), options.max_shard_bytes, false);
-    d.seed = local.hash_function().seed();
-    d.hash = local.hash_function().algorithm();
-    d.keys = pushed_key_format(local.recorded_key_format(), options.hashing.keys);
-    d.target = {local.expected_keys(), local.target_fpr()};
-    d.inserted = local.inserted_count();
-
+filter_description push_filter(client& c, const filter_description& d, const pushed_bits& local,
+                               const filter_options& options) {
     const meta_store store(c, d.name, options);
     std::uint64_t hint = 0;
     while (true) {
@@ -286,8 +271,51 @@ bloom_filter bloom_filter::push(client& c, std::string name, const block_bloom_f
             hint = e.shard;
             continue;
         }
-        return bloom_filter(c, mine->description(), options);
+        return mine->description();
     }
+}
+
+key_format pushed_key_format(key_format file, key_format asked) {
+    if (!same_keys(file, asked))
+        throw invalid_argument(
+            fmt::format("the filter records {} keys, and {} keys were asked for: a line would be read as "
+                        "another key than the filter holds",
+                        to_string(file), to_string(asked)));
+    return file != key_format::unrecorded ? file : asked;
+}
+
+}  // namespace detail
+
+bloom_filter bloom_filter::create(client& c, std::string name, size_type expected_keys, double fpr,
+                                  filter_options options) {
+    detail::require_untagged_name(name);
+    const bloom_plan plan = plan_bloom(bloom_layout::block, static_cast<double>(expected_keys), fpr);
+    filter_description wanted = detail::plan_shards(std::move(name), plan.geometry, options.max_shard_bytes, true);
+    wanted.seed = options.hashing.seed;
+    wanted.hash = options.hashing.hash.value_or(block_layout::default_hash);
+    wanted.keys = options.hashing.keys;
+    wanted.target = {expected_keys, fpr};
+    return bloom_filter(c, detail::create_filter(c, wanted, options), options);
+}
+
+bloom_filter bloom_filter::open(client& c, std::string name, filter_options options) {
+    filter_description d = detail::open_filter(c, name, options);
+    if (d.generations != 0)
+        throw filter_mismatch("filter " + name + " in Redis is a windowed filter, not a block filter: open it as one");
+    return bloom_filter(c, std::move(d), options);
+}
+
+bloom_filter bloom_filter::push(client& c, std::string name, const block_bloom_filter& local, filter_options options) {
+    detail::require_untagged_name(name);
+    filter_description d = detail::plan_shards(std::move(name), local.geometry(), options.max_shard_bytes, false);
+    d.seed = local.hash_function().seed();
+    d.hash = local.hash_function().algorithm();
+    d.keys = detail::pushed_key_format(local.recorded_key_format(), options.hashing.keys);
+    d.target = {local.expected_keys(), local.target_fpr()};
+    d.inserted = local.inserted_count();
+    const detail::pushed_bits bits{
+        .words = [&](std::uint64_t s) { return local.words().data() + s * d.blocks_per_shard * 8; }, .label = {}};
+    return bloom_filter(c, detail::push_filter(c, d, bits, options), options);
 }
 
 bool bloom_filter::drop(client& c, std::string_view name, filter_options options) {

@@ -8,10 +8,12 @@
 
 #include <fmt/core.h>
 
+#include "bloomkit/sizing/windowed_bloom.hpp"
+
 namespace bloomkit::redis {
 
 std::uint64_t filter_description::shard_blocks(std::uint64_t s) const noexcept {
-    const std::uint64_t first = s * blocks_per_shard;
+    const std::uint64_t first = (s % shards_per_slot()) * blocks_per_shard;
     return std::min(blocks_per_shard, blocks() - std::min(blocks(), first));
 }
 std::uint64_t filter_description::shard_bytes(std::uint64_t s) const noexcept {
@@ -29,8 +31,8 @@ constexpr key_format known_key_formats[] = {key_format::unrecorded, key_format::
                                             key_format::u32};
 constexpr filter_state known_states[] = {filter_state::creating, filter_state::ready, filter_state::dropping};
 constexpr std::string_view known_fields[] = {
-    "bloomkit-redis",   "kind", "state", "owner", "generation", "bits",          "hashes", "shards",
-    "blocks_per_shard", "hash", "seed",  "keys",  "inserted",   "expected_keys", "fpr",    "written"};
+    "bloomkit-redis", "kind", "state", "owner",    "generation",    "bits", "hashes",  "shards",    "blocks_per_shard",
+    "hash",           "seed", "keys",  "inserted", "expected_keys", "fpr",  "written", "window_ms", "generations"};
 
 // Redis adds a small header to a string's bytes (sdshdr32: 9 bytes and the final NUL).
 constexpr std::uint64_t string_overhead = 16;
@@ -136,23 +138,33 @@ std::string_view to_string(filter_state state) noexcept {
 }
 
 std::string encode_meta(const filter_description& d, filter_state state, std::string_view owner) {
+    const bool windowed = d.generations != 0;
     return fmt::format(
-        "bloomkit-redis {}\nkind block\nstate {}\n{}generation {:016x}\nbits {}\nhashes {}\nshards "
+        "bloomkit-redis {}\nkind {}\nstate {}\n{}generation {:016x}\n{}bits {}\nhashes {}\nshards "
         "{}\nblocks_per_shard {}\n"
         "hash {}\nseed {}\nkeys {}\ninserted {}\nexpected_keys {}\nfpr {}\n",
-        meta_format_version, to_string(state), owner.empty() ? std::string() : fmt::format("owner {}\n", owner),
-        d.generation, d.geometry.bits, d.geometry.hashes, d.shards, d.blocks_per_shard, to_string(d.hash), d.seed,
-        to_string(d.keys), d.inserted, d.target.expected_keys, show_number(d.target.fpr));
+        meta_format_version, windowed ? "windowed" : "block", to_string(state),
+        owner.empty() ? std::string() : fmt::format("owner {}\n", owner), d.generation,
+        windowed ? fmt::format("window_ms {}\ngenerations {}\n", d.window_ms, d.generations) : std::string(),
+        d.geometry.bits, d.geometry.hashes, d.shards, d.blocks_per_shard, to_string(d.hash), d.seed, to_string(d.keys),
+        d.inserted, d.target.expected_keys, show_number(d.target.fpr));
 }
 
 stored_meta decode_meta(std::string_view name, std::string_view text) {
     field_map fields = parse_fields(name, text);
     require_version(name, fields);
-    if (field(name, fields, "kind") != "block") bad_meta(name, "kind '" + fields["kind"] + "' is not 'block'");
+    const std::string& kind = field(name, fields, "kind");
+    if (kind != "block" && kind != "windowed")
+        bad_meta(name, "kind '" + kind.substr(0, 40) + "' is not 'block' or 'windowed'");
+    const bool windowed = kind == "windowed";
 
     stored_meta meta;
     filter_description& d = meta.description;
     d.name = std::string(name);
+    if (windowed) {
+        d.window_ms = number_field<std::int64_t>(name, fields, "window_ms");
+        d.generations = number_field<std::uint32_t>(name, fields, "generations");
+    }
     meta.state = enum_field(name, fields, "state", known_states);
     const bool owned = meta.state != filter_state::ready;
     if (owned) meta.owner = hex_field(name, fields, "owner", 32);
@@ -176,6 +188,8 @@ stored_meta decode_meta(std::string_view name, std::string_view text) {
         if (std::find(std::begin(known_fields), std::end(known_fields), key) == std::end(known_fields))
             bad_meta(name, "unknown field '" + key.substr(0, 40) + "'");
         if (key == "owner" && !owned) bad_meta(name, "an owner in state " + std::string(to_string(meta.state)));
+        if ((key == "window_ms" || key == "generations") && !windowed)
+            bad_meta(name, "a " + key + " in a block filter");
     }
     if (const std::string problem = impossible(d); !problem.empty()) bad_meta(name, problem);
     return meta;
@@ -190,8 +204,12 @@ std::string impossible(const filter_description& d) {
                            most_blocks_per_shard);
     if (d.shards == 0 || d.shards > filter_description::max_shards)
         return fmt::format("{} shards is not 1 to {}", d.shards, filter_description::max_shards);
-    if (d.shards != (d.blocks() + d.blocks_per_shard - 1) / d.blocks_per_shard)
-        return fmt::format("{} shards of {} blocks do not hold its {} blocks", d.shards, d.blocks_per_shard,
+    if (d.generations != 0) {
+        if (d.generations > windowed_max_generations || d.window_ms < static_cast<std::int64_t>(d.generations))
+            return fmt::format("its window ({} ms in {} generations) is impossible", d.window_ms, d.generations);
+    }
+    if (d.shards != d.slots() * ((d.blocks() + d.blocks_per_shard - 1) / d.blocks_per_shard))
+        return fmt::format("{} shards of {} blocks do not hold {} × {} blocks", d.shards, d.blocks_per_shard, d.slots(),
                            d.blocks());
     if (d.generation % 2 == 0)
         return fmt::format("generation {:016x} is even (its last bit is the sentinel, 1)", d.generation);
@@ -211,6 +229,8 @@ std::string first_difference(const filter_description& stored, const filter_desc
         return differs("hashes", stored.geometry.hashes, wanted.geometry.hashes);
     if (stored.hash != wanted.hash) return differs("hash", to_string(stored.hash), to_string(wanted.hash));
     if (stored.seed != wanted.seed) return differs("seed", stored.seed, wanted.seed);
+    if (stored.window_ms != wanted.window_ms) return differs("window (ms)", stored.window_ms, wanted.window_ms);
+    if (stored.generations != wanted.generations) return differs("generations", stored.generations, wanted.generations);
     // A key format asked of a filter that records another is another filter (u64 and i64 hold
     // different keys); one that records none takes it (bloom_filter::create).
     if (stored.keys != wanted.keys && stored.keys != key_format::unrecorded && wanted.keys != key_format::unrecorded)
@@ -218,8 +238,8 @@ std::string first_difference(const filter_description& stored, const filter_desc
     return {};
 }
 
-filter_description plan_shards(std::string name, bloom_geometry geometry, std::uint64_t max_shard_bytes,
-                               bool round_up) {
+filter_description plan_shards(std::string name, bloom_geometry geometry, std::uint64_t max_shard_bytes, bool round_up,
+                               std::uint64_t slots) {
     if (max_shard_bytes < smallest_shard || max_shard_bytes > largest_shard)
         throw invalid_argument("a Redis shard's size must be 64 KiB to 512 MiB, not " +
                                std::to_string(max_shard_bytes) + " bytes");
@@ -228,19 +248,20 @@ filter_description plan_shards(std::string name, bloom_geometry geometry, std::u
     const std::uint64_t blocks = geometry.bits / 512;
     // Our header and the blocks, with the string's own header, within the size limit's class.
     const std::uint64_t most = (max_shard_bytes - string_overhead - filter_description::header_bytes) / 64;
-    d.shards = (blocks + most - 1) / most;
+    const std::uint64_t per_slot = (blocks + most - 1) / most;
+    d.shards = per_slot * slots;
     if (d.shards > filter_description::max_shards)
         throw invalid_argument(
             fmt::format("a filter of {} bytes in shards of at most {} bytes would need {} shards, more "
                         "than the {} allowed: choose larger shards",
-                        blocks * 64, max_shard_bytes, d.shards, filter_description::max_shards));
-    d.blocks_per_shard = (blocks + d.shards - 1) / d.shards;
+                        blocks * 64 * slots, max_shard_bytes, d.shards, filter_description::max_shards));
+    d.blocks_per_shard = (blocks + per_slot - 1) / per_slot;
     if (round_up) {
         const std::uint64_t allocated =
             size_class(filter_description::header_bytes + d.blocks_per_shard * 64 + string_overhead);
         d.blocks_per_shard =
             std::max(d.blocks_per_shard, (allocated - string_overhead - filter_description::header_bytes) / 64);
-        geometry.bits = d.shards * d.blocks_per_shard * 512;
+        geometry.bits = per_slot * d.blocks_per_shard * 512;
     }
     d.geometry = geometry;
     return d;

@@ -4,7 +4,9 @@
 // The record is text, one "field value" per line, so that `redis-cli GET NAME:meta` explains
 // itself:
 //     bloomkit-redis 2          format version: an older or newer one is refused, not misread
-//     kind block                the layout (layouts/block.hpp)
+//     kind block                the layout (layouts/block.hpp), or "windowed": a ring of G + 1
+//                               block filters (redis_windowed.hpp), with two more fields
+//                               after generation: window_ms W and generations G
 //     state ready               "creating" while a claim's owner makes the shards, "dropping"
 //                               while they are deleted
 //     owner 5f0c…(32 hex)       creating and dropping only: the random token of the claim's owner
@@ -61,13 +63,14 @@ struct stored_meta {
 /// "" when they describe the same filter. Key formats differ when both are recorded and unequal.
 [[nodiscard]] std::string first_difference(const filter_description& stored, const filter_description& wanted);
 
-/// Shards for `blocks` blocks: as few as fit in max_shard_bytes each, equal but for the last.
+/// Shards for `slots` copies of `geometry`'s blocks (a windowed filter's ring slots; 1 for a block
+/// filter): for each, as few as fit in max_shard_bytes each, equal but for the last.
 /// With `round_up`, each shard then grows to fill its allocation (a created filter: the bits
 /// would be allocated anyway, so they lower the FPR instead of being wasted); a pushed filter
 /// keeps its geometry. Throws invalid_argument for a shard size out of range or a filter that
 /// would need more than max_shards shards.
 [[nodiscard]] filter_description plan_shards(std::string name, bloom_geometry geometry, std::uint64_t max_shard_bytes,
-                                             bool round_up);
+                                             bool round_up, std::uint64_t slots = 1);
 
 /// Refuses (invalid_argument) an empty name, and a name whose shard keys would carry a hash tag
 /// ("{…}"): on a cluster every shard would hash to the same slot, on one node.

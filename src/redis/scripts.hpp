@@ -88,6 +88,32 @@ redis.call('SETRANGE', KEYS[1], 0, head)
 return 1
 )lua";
 
+/// KEYS[1] a windowed filter's shard; ARGV[1], ARGV[2] as for write_if_ours; ARGV[3]: the byte
+/// offset of its label; ARGV[4]: a label (8 bytes, big-endian). If the shard holds that
+/// generation and an older label, it is emptied as clear_if_ours does and takes the new label:
+/// the ring slot moves on to a new generation of time, and the keys of the old one are gone.
+/// The labels are compared byte by byte (big-endian: as numbers). Returns 1 when the shard now
+/// holds that label or a newer one, or the 8 bytes found in place of the generation.
+inline constexpr std::string_view rotate_if_ours = R"lua(
+local found = redis.call('GETRANGE', KEYS[1], ARGV[1], ARGV[1] + 7)
+if found ~= ARGV[2] then return found end
+local label = redis.call('GETRANGE', KEYS[1], ARGV[3], ARGV[3] + 7)
+for i = 1, 8 do
+    local held, wanted = string.byte(label, i), string.byte(ARGV[4], i)
+    if held > wanted then return 1 end
+    if held < wanted then
+        local size = redis.call('STRLEN', KEYS[1])
+        local head = redis.call('GETRANGE', KEYS[1], 0, 127)
+        redis.call('UNLINK', KEYS[1])
+        redis.call('SETRANGE', KEYS[1], size - 1, '\0')
+        redis.call('SETRANGE', KEYS[1], 0, head)
+        redis.call('SETRANGE', KEYS[1], ARGV[3], ARGV[4])
+        return 1
+    end
+end
+return 1
+)lua";
+
 /// KEYS[1] a shard; ARGV[1], ARGV[2] as for write_if_ours; ARGV[3]: a length, or "". Deletes
 /// the shard if it holds that generation — or, given a length, if it is a string shorter than
 /// that which starts with no header: the bits of an add that ran after the shard was gone
@@ -99,7 +125,7 @@ if redis.call('GETRANGE', KEYS[1], ARGV[1], ARGV[1] + 7) == ARGV[2] then
     return 1
 end
 if ARGV[3] ~= '' and redis.call('STRLEN', KEYS[1]) < tonumber(ARGV[3]) and
-        redis.call('GETRANGE', KEYS[1], 0, 3) ~= 'BKRS' then
+        redis.call('GETRANGE', KEYS[1], 0, 3) ~= 'BKRS' and redis.call('GETRANGE', KEYS[1], 0, 3) ~= 'BKRW' then
     redis.call('UNLINK', KEYS[1])
     return 1
 end

@@ -8,7 +8,7 @@
 // dropped and created again with other shards) land after any filter's header, never in it.
 //
 //   offset  bytes  field (little-endian unless said)
-//        0      4  "BKRS"
+//        0      4  "BKRS" (a block filter's shard), "BKRW" (a windowed filter's)
 //        4      1  format version (metadata.hpp's meta_format_version, 2)
 //        5      1  complete: 1 once the shard holds all its bits (0 while a push copies them)
 //        6      1  hash algorithm (hash.hpp's numbering, as in files)
@@ -21,7 +21,11 @@
 //       40      8  expected keys
 //       48      8  fpr (IEEE 754 binary64)
 //       56      8  inserted (of the file it was pushed from)
-//       64     56  0
+//       64      8  window W in ms (windowed; 0 for a block filter)
+//       72      4  generations G (windowed; 0 for a block filter)
+//       76     36  0
+//      112      8  windowed: the generation of time whose keys the shard's blocks hold, big-endian
+//                  (BITFIELD's `GET i64 896`; 0 in a new shard); 0 for a block filter
 //      120      8  generation, big-endian (as BITFIELD's i64 reads it): odd, so the header's
 //                  last bit — bit 1023 of the shard, the sentinel — is 1
 #pragma once
@@ -37,6 +41,8 @@ namespace bloomkit::redis::detail {
 
 inline constexpr std::uint64_t header_complete_offset = 5;
 inline constexpr std::uint64_t header_keys_offset = 7;
+/// Where a windowed filter's shard holds the generation of time of its keys (its label).
+inline constexpr std::uint64_t label_offset = 112;
 /// Where every shard's generation is, in bytes from its start.
 inline constexpr std::uint64_t generation_offset = filter_description::header_bytes - 8;
 
@@ -53,7 +59,7 @@ struct shard_header {
 /// magic, another format version, or fields no filter has (metadata.hpp's impossible()).
 [[nodiscard]] std::optional<shard_header> decode_header(std::string_view bytes);
 
-/// A generation as a shard stores it: 8 bytes, big-endian.
+/// A generation (or label) as a shard stores it: 8 bytes, big-endian.
 [[nodiscard]] std::string generation_bytes(std::uint64_t generation);
 
 }  // namespace bloomkit::redis::detail

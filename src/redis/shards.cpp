@@ -109,6 +109,14 @@ void shard_writes::clear(std::uint64_t shard) {
     shards_.push_back(shard);
 }
 
+void shard_writes::rotate(std::uint64_t shard, std::uint64_t label) {
+    batch_.start_script(scripts::rotate_if_ours, d_->shard_key(shard), 4, true);
+    generation_arguments(batch_, *d_);
+    batch_.argument(label_offset);
+    batch_.argument(generation_bytes(label));
+    shards_.push_back(shard);
+}
+
 std::optional<shard_writes::refusal> shard_writes::run() {
     std::optional<refusal> refused;
     detail::router_of(*client_).run(batch_, run_options_of(*client_, *options_, true),

@@ -1,0 +1,339 @@
+// src/redis/windowed_filter.cpp — a windowed filter in Redis (bloomkit/redis_windowed.hpp):
+// its key commands over the ring slots' shards, the rotation of a slot's shard to a new
+// generation of time, the server's clock, and the copies to and from a local windowed_filter.
+// Making and removing it is lifecycle.cpp's, as for every kind.
+//
+// Why the labels are per shard, not per slot: a shard is what one command reads and one script
+// empties atomically. A slot's shards take a new generation one by one, each when an add first
+// reaches it; a shard that no add has reached since still holds an older label, which every
+// lookup reads beside the bits and ignores once it is out of the window — so its stale bits are
+// never counted, and what a slot holds is always one generation's keys.
+#include "bloomkit/redis_windowed.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+
+#include <fmt/core.h>
+
+#include "all_shards.hpp"
+#include "key_commands.hpp"
+#include "lifecycle.hpp"
+#include "metadata.hpp"
+#include "run_options.hpp"
+#include "shards.hpp"
+
+namespace bloomkit::redis {
+namespace {
+
+using detail::command_batch;
+
+// How long a reading of the server's clock serves, advanced by the client's steady clock: two
+// clocks' rates differ by parts per million, so a second's drift is microseconds.
+constexpr auto clock_reading_lifetime = std::chrono::seconds(1);
+// Rounds of add, rotate, add again before an add gives up: a shard's label only grows, so the
+// second round finds it current unless the time moved on a whole window meanwhile.
+constexpr int most_rotation_rounds = 4;
+
+std::int64_t milliseconds_of(windowed_filter::time_point t) {
+    return std::chrono::floor<std::chrono::milliseconds>(t).time_since_epoch().count();
+}
+
+// The window a record describes, checked: a hostile record is refused, not sized.
+window_parameters parameters_of(const filter_description& d) {
+    const window_parameters params{d.target.expected_keys, d.target.fpr, std::chrono::milliseconds(d.window_ms),
+                                   d.generations};
+    try {
+        if (plan_windowed_bloom(params).geometry == d.geometry) return params;
+    } catch (const invalid_argument& e) {
+        throw filter_mismatch("filter " + d.name + " in Redis records an impossible window: " + e.what());
+    }
+    throw filter_mismatch("filter " + d.name +
+                          " in Redis has generations of another size than its window's parameters give: it was "
+                          "written by another bloomkit, or not by bloomkit");
+}
+
+}  // namespace
+
+struct windowed_filter::pass_result {
+    std::vector<std::uint64_t> stale_shards;  // to rotate to the pass's generation
+    std::vector<std::size_t> retry;           // the keys (indexes into the digests) to add again
+};
+
+windowed_filter::windowed_filter(client& c, filter_description description, filter_options options)
+    : client_(&c),
+      description_(std::move(description)),
+      options_(options),
+      params_(parameters_of(description_)),
+      hasher_(description_.hash, description_.seed),
+      layout_(description_.geometry) {
+    shard_keys_.reserve(description_.shards);
+    for (std::uint64_t s = 0; s < description_.shards; ++s) {
+        shard_keys_.push_back(description_.shard_key(s));
+        shard_slots_.push_back(key_slot(shard_keys_.back()));
+    }
+}
+
+windowed_filter windowed_filter::create(client& c, std::string name, size_type keys_per_window, double fpr,
+                                        std::chrono::milliseconds window, std::uint32_t generations,
+                                        filter_options options) {
+    detail::require_untagged_name(name);
+    const window_parameters params{keys_per_window, fpr, window, generations};
+    const windowed_plan plan = plan_windowed_bloom(params);
+    // The generations keep the local filter's geometry (no shard rounded up), so that push and
+    // pull carry a filter between Redis and a file unchanged.
+    filter_description wanted =
+        detail::plan_shards(std::move(name), plan.geometry, options.max_shard_bytes, false, plan.filters);
+    wanted.seed = options.hashing.seed;
+    wanted.hash = options.hashing.hash.value_or(block_layout::default_hash);
+    wanted.keys = options.hashing.keys;
+    wanted.target = {keys_per_window, fpr};
+    wanted.window_ms = window.count();
+    wanted.generations = generations;
+    return windowed_filter(c, detail::create_filter(c, wanted, options), options);
+}
+
+windowed_filter windowed_filter::open(client& c, std::string name, filter_options options) {
+    filter_description d = detail::open_filter(c, name, options);
+    if (d.generations == 0)
+        throw filter_mismatch("filter " + name + " in Redis is a block filter, not a windowed filter: open it as one");
+    return windowed_filter(c, std::move(d), options);
+}
+
+windowed_filter windowed_filter::push(client& c, std::string name, const bloomkit::windowed_filter& local,
+                                      filter_options options) {
+    detail::require_untagged_name(name);
+    const window_parameters& params = local.parameters();
+    filter_description d = detail::plan_shards(std::move(name), local.plan().geometry, options.max_shard_bytes, false,
+                                               local.plan().filters);
+    d.seed = local.hash_function().seed();
+    d.hash = local.hash_function().algorithm();
+    d.keys = detail::pushed_key_format(local.recorded_key_format(), options.hashing.keys);
+    d.target = {params.keys_per_window, params.fpr};
+    d.window_ms = params.window.count();
+    d.generations = params.generations;
+    d.inserted = local.inserted_count();
+    const std::uint64_t per_slot = d.shards_per_slot();
+    const detail::pushed_bits bits{.words =
+                                       [&](std::uint64_t s) {
+                                           return local.slots()[s / per_slot].words().data() +
+                                                  (s % per_slot) * d.blocks_per_shard * 8;
+                                       },
+                                   .label =
+                                       [&](std::uint64_t s) {
+                                           const std::uint64_t label = local.slot_generations()[s / per_slot];
+                                           return label == bloomkit::windowed_filter::no_generation ? 0 : label;
+                                       }};
+    return windowed_filter(c, detail::push_filter(c, d, bits, options), options);
+}
+
+windowed_filter::time_point windowed_filter::server_time() const {
+    const auto now = std::chrono::steady_clock::now();
+    if (!server_clock_ || now - server_clock_->second >= clock_reading_lifetime) {
+        command_batch batch;
+        batch.start_without_key(1, "TIME");  // routed to hash slot 0's node: one clock for every client
+        const auto asked = std::chrono::steady_clock::now();
+        std::int64_t ms = -1;
+        detail::router_of(*client_).run(
+            batch, detail::run_options_of(*client_, options_, false), [&](std::size_t, const redisReply& r) {
+                if (r.type == REDIS_REPLY_ARRAY && r.elements == 2 && r.element[0]->type == REDIS_REPLY_STRING &&
+                    r.element[1]->type == REDIS_REPLY_STRING)
+                    ms = std::stoll(std::string(r.element[0]->str, r.element[0]->len)) * 1000 +
+                         std::stoll(std::string(r.element[1]->str, r.element[1]->len)) / 1000;
+            });
+        if (ms < 0) throw server_error("TIME: a reply of the wrong shape");
+        // The steady time from before the question: the server read its clock after it, so the
+        // client's idea of the time can lag the server's, never lead it.
+        server_clock_.emplace(ms, asked);
+    }
+    const auto since =
+        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - server_clock_->second);
+    return time_point(std::chrono::milliseconds(server_clock_->first) + since);
+}
+
+std::uint64_t windowed_filter::generation_at(time_point t) const {
+    return window_generation_at(params_, milliseconds_of(t));
+}
+
+windowed_filter::pass_result windowed_filter::run_pass(std::span<const digest> digests,
+                                                       std::span<const std::size_t> which, std::uint64_t e, bool write,
+                                                       bool* answers) const {
+    const filter_description& d = description_;
+    const std::uint64_t ring = d.slots(), per_slot = d.shards_per_slot(), current = e % ring;
+    thread_local command_batch batch;
+    thread_local std::vector<std::uint64_t> shard_of;
+    thread_local std::vector<detail::key_reply> replies;
+    batch.clear();
+    shard_of.clear();
+    for (const std::size_t key : which) {
+        const auto p = layout_.locate(digests[key]);
+        const std::uint64_t block_bit = detail::first_block_bit + (p.block % d.blocks_per_shard) * 512;
+        for (std::uint64_t slot = 0; slot < ring; ++slot) {
+            const std::uint64_t shard = slot * per_slot + p.block / d.blocks_per_shard;
+            detail::append_key_command(batch, layout_, p.pattern, shard_keys_[shard], shard_slots_[shard], block_bit,
+                                       write && slot == current, detail::key_command_reads::generation_and_label);
+            shard_of.push_back(shard);
+        }
+    }
+    replies.assign(batch.size(), {});
+    detail::shard_refusals refusals;
+    detail::router_of(*client_).run(
+        batch, detail::run_options_of(*client_, options_, write), [&](std::size_t i, const redisReply& r) {
+            replies[i] =
+                detail::read_key_reply(batch, i, r, d.geometry.hashes, detail::key_command_reads::generation_and_label);
+            if (replies[i].generation != d.generation) refusals.note(shard_of[i], replies[i].generation);
+        });
+    refusals.raise(*client_, d, options_, write);
+
+    pass_result result;
+    for (std::size_t k = 0; k < which.size(); ++k) {
+        const std::span<const detail::key_reply> slots(replies.data() + k * ring, ring);
+        if (write && slots[current].label < e) {  // its slot still holds an older generation
+            result.stale_shards.push_back(shard_of[k * ring + current]);
+            result.retry.push_back(which[k]);
+            continue;
+        }
+        // Time never runs backwards for a key: a label ahead of `e` (a clock read later, or a
+        // time passed ahead of it) is the newest generation, and the window ends there.
+        std::uint64_t newest = e;
+        for (const detail::key_reply& slot : slots) newest = std::max(newest, slot.label);
+        bool held = false;
+        for (const detail::key_reply& slot : slots)
+            held = held || (slot.all_set && slot.label + params_.generations >= newest);
+        answers[which[k]] = write ? !held : held;
+    }
+    return result;
+}
+
+void windowed_filter::insert_digests(std::span<const digest> digests, bool* answers, time_point t) {
+    const std::uint64_t e = generation_at(t);
+    std::vector<std::size_t> which(digests.size());
+    for (std::size_t i = 0; i < which.size(); ++i) which[i] = i;
+    for (int round = 0; round < most_rotation_rounds && !which.empty(); ++round) {
+        pass_result pass = run_pass(digests, which, e, true, answers);
+        if (pass.retry.empty()) return;
+        std::sort(pass.stale_shards.begin(), pass.stale_shards.end());
+        pass.stale_shards.erase(std::unique(pass.stale_shards.begin(), pass.stale_shards.end()),
+                                pass.stale_shards.end());
+        detail::shard_writes rotations(*client_, description_, options_);
+        for (const std::uint64_t shard : pass.stale_shards) rotations.rotate(shard, e);
+        if (const auto refused = rotations.run()) detail::throw_not_ours(description_, refused->shard, refused->found);
+        which = std::move(pass.retry);
+    }
+    if (!which.empty())
+        throw server_error(fmt::format("filter {}: shards kept holding generations older than {} after {} rotations",
+                                       description_.name, e, most_rotation_rounds));
+}
+
+void windowed_filter::contains_digests(std::span<const digest> digests, bool* answers, time_point t) const {
+    std::vector<std::size_t> which(digests.size());
+    for (std::size_t i = 0; i < which.size(); ++i) which[i] = i;
+    (void)run_pass(digests, which, generation_at(t), false, answers);
+}
+
+void windowed_filter::clear() { detail::clear_shards(*client_, description_, options_); }
+
+std::vector<windowed_filter::slot_state> windowed_filter::slot_states() const {
+    const std::vector<detail::shard_fill> fills = detail::shard_fills(*client_, description_, options_);
+    const std::uint64_t per_slot = description_.shards_per_slot();
+    std::vector<slot_state> slots(description_.slots());
+    for (std::uint64_t s = 0; s < fills.size(); ++s) {
+        slot_state& slot = slots[s / per_slot];
+        if (fills[s].label > slot.generation) slot = {fills[s].label, 0};
+        if (fills[s].label == slot.generation) slot.set_bits += fills[s].set_bits;
+    }
+    return slots;
+}
+
+std::vector<windowed_filter::slot_state> windowed_filter::live_slots(time_point t) const {
+    std::vector<slot_state> slots = slot_states();
+    std::uint64_t newest = generation_at(t);
+    for (const slot_state& slot : slots) newest = std::max(newest, slot.generation);
+    std::erase_if(slots, [&](const slot_state& slot) { return slot.generation + params_.generations < newest; });
+    std::sort(slots.begin(), slots.end(), [](const auto& a, const auto& b) { return a.generation > b.generation; });
+    return slots;
+}
+
+std::vector<std::pair<std::uint64_t, double>> windowed_filter::live_generations(time_point t) const {
+    std::vector<std::pair<std::uint64_t, double>> live;
+    for (const slot_state& slot : live_slots(t))
+        live.emplace_back(slot.generation, estimate_keys(bloom_layout::block, description_.geometry, slot.set_bits));
+    return live;
+}
+
+double windowed_filter::approximate_count() const {
+    double sum = 0;
+    for (const auto& generation : live_generations(server_time())) sum += generation.second;
+    return sum;
+}
+
+double windowed_filter::current_fpr() const {
+    double log_all_negative = 0;  // Σ log(1 − fpr_i): tiny rates survive the product
+    for (const slot_state& slot : live_slots(server_time()))
+        log_all_negative +=
+            std::log1p(-bloomkit::current_fpr(bloom_layout::block, description_.geometry, slot.set_bits));
+    return -std::expm1(log_all_negative);
+}
+
+bloomkit::windowed_filter windowed_filter::pull() const {
+    const filter_description& d = description_;
+    const std::uint64_t ring = d.slots(), per_slot = d.shards_per_slot();
+    std::vector<block_bloom_filter::storage_type> storage;
+    for (std::uint64_t j = 0; j < ring; ++j) storage.emplace_back(d.blocks() * 8);
+    const std::vector<std::uint64_t> labels = detail::read_shards(*client_, d, options_, [&](std::uint64_t s) {
+        return storage[s / per_slot].mutable_data() + (s % per_slot) * d.blocks_per_shard * 8;
+    });
+
+    // Each slot holds its newest shard's generation; a shard still labelled older holds a dead
+    // generation's bits, which no lookup counts: they are not copied.
+    std::vector<std::uint64_t> slot_labels(ring, 0);
+    for (std::uint64_t s = 0; s < d.shards; ++s)
+        slot_labels[s / per_slot] = std::max(slot_labels[s / per_slot], labels[s]);
+    std::uint64_t newest = generation_at(server_time());
+    for (std::uint64_t j = 0; j < ring; ++j) {
+        if (slot_labels[j] % ring != j && slot_labels[j] != 0)
+            throw filter_mismatch(
+                fmt::format("filter {}: a shard of ring slot {} holds generation {}, which belongs "
+                            "in slot {}: it was not written by bloomkit",
+                            d.name, j, slot_labels[j], slot_labels[j] % ring));
+        newest = std::max(newest, slot_labels[j]);
+    }
+    std::vector<block_bloom_filter> slots;
+    std::vector<std::uint64_t> generations(ring, bloomkit::windowed_filter::no_generation);
+    const windowed_plan plan = plan_windowed_bloom(params_);
+    for (std::uint64_t j = 0; j < ring; ++j) {
+        const bool live = slot_labels[j] % ring == j && slot_labels[j] + params_.generations >= newest;
+        std::uint64_t* words = storage[j].mutable_data();
+        std::uint64_t set_bits = 0;
+        for (std::uint64_t s = j * per_slot; s < (j + 1) * per_slot; ++s) {
+            std::uint64_t* shard_words = words + (s % per_slot) * d.blocks_per_shard * 8;
+            if (!live || labels[s] != slot_labels[j]) std::fill_n(shard_words, d.shard_blocks(s) * 8, std::uint64_t{0});
+            for (std::uint64_t w = 0; w < d.shard_blocks(s) * 8; ++w) set_bits += std::popcount(shard_words[w]);
+        }
+        if (live && set_bits > 0) generations[j] = slot_labels[j];
+        const auto inserted =
+            static_cast<std::uint64_t>(std::llround(estimate_keys(bloom_layout::block, d.geometry, set_bits)));
+        slots.emplace_back(d.geometry, hasher_, std::move(storage[j]),
+                           sizing_target{plan.generation.capacity, plan.generation.fpr}, set_bits > 0 ? inserted : 0);
+    }
+    bloomkit::windowed_filter local(params_, hasher_, std::move(slots), std::move(generations), newest);
+    local.record_key_format(d.keys);
+    return local;
+}
+
+void windowed_filter::record_key_format(key_format keys) {
+    detail::record_key_format(*client_, description_, options_, keys);
+}
+
+key_format windowed_filter::refresh_key_format() {
+    return detail::refresh_key_format(*client_, description_, options_);
+}
+
+void windowed_filter::record_first_keys(key_format keys) {
+    if (keys == key_format::unrecorded || refresh_key_format() != key_format::unrecorded) return;
+    for (const detail::shard_fill& fill : detail::shard_fills(*client_, description_, options_))
+        if (fill.set_bits > 0) return;
+    record_key_format(keys);
+}
+
+}  // namespace bloomkit::redis
