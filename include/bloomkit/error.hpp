@@ -129,4 +129,18 @@ inline std::string show_duration(std::chrono::milliseconds length) {
     return text;
 }
 
+/// A moment as ISO 8601 in UTC, to the second: "2026-12-07T19:00:00Z".
+inline std::string show_time(std::chrono::system_clock::time_point t) {
+    const auto seconds = std::chrono::floor<std::chrono::seconds>(t);
+    const auto day = std::chrono::floor<std::chrono::days>(seconds);
+    const std::chrono::year_month_day date(day);
+    const std::chrono::hh_mm_ss clock(seconds - day);
+    char text[40];
+    std::snprintf(text, sizeof text, "%04d-%02u-%02uT%02ld:%02ld:%02ldZ", static_cast<int>(date.year()),
+                  static_cast<unsigned>(date.month()), static_cast<unsigned>(date.day()),
+                  static_cast<long>(clock.hours().count()), static_cast<long>(clock.minutes().count()),
+                  static_cast<long>(clock.seconds().count()));
+    return text;
+}
+
 }  // namespace bloomkit

@@ -386,6 +386,10 @@ private:
     block_layout layout_;
 };
 
+/// NAME's record as Redis holds it, whatever the filter's kind (generations != 0: a windowed
+/// filter, redis_windowed.hpp), to open it as what it is. Throws as bloom_filter::open.
+[[nodiscard]] filter_description describe_filter(client& c, const std::string& name, filter_options options = {});
+
 /// The bkf file of the filter at `key` of a server running the module bloomkit.so (a BF.* or
 /// CF.* key), read through BF.SCANDUMP (`cuckoo`: CF.SCANDUMP, whose dump holds a chain of
 /// filters). Throws server_error when the key is missing, of another type, or changes meanwhile.

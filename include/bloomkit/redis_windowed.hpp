@@ -118,7 +118,11 @@ public:
     /// the window of the server's time.
     template <std::input_iterator It, std::sentinel_for<It> S, class Out>
     Out contains(It first, S last, Out out) const {
-        const time_point t = server_time();
+        return contains(first, last, out, server_time());
+    }
+    /// The same at time `t`.
+    template <std::input_iterator It, std::sentinel_for<It> S, class Out>
+    Out contains(It first, S last, Out out, time_point t) const {
         batched(first, last, [&](std::span<const digest> d, bool* answers) {
             contains_digests(d, answers, t);
             for (std::size_t i = 0; i < d.size(); ++i) *out++ = answers[i];
@@ -143,12 +147,19 @@ public:
     };
     /// Every ring slot's state, slot 0 first.
     [[nodiscard]] std::vector<slot_state> slot_states() const;
-    /// The generations live at `t`, newest first, as (generation, estimated distinct keys).
-    [[nodiscard]] std::vector<std::pair<std::uint64_t, double>> live_generations(time_point t) const;
-    /// The distinct keys the generations live at the server's time hold, estimated from their fill.
-    [[nodiscard]] double approximate_count() const;
-    /// The FPR at the server's time: 1 − Π(1 − fpr_i) over the live generations.
-    [[nodiscard]] double current_fpr() const;
+    /// The slots whose generation is live at `t` (or at the newest label, when that is ahead),
+    /// newest first.
+    [[nodiscard]] std::vector<slot_state> live_slots(time_point t) const;
+    /// The distinct keys the generations live at `t` hold, estimated from their fill.
+    [[nodiscard]] double approximate_count(time_point t) const;
+    /// The same at the server's time.
+    [[nodiscard]] double approximate_count() const { return approximate_count(server_time()); }
+    /// The FPR at `t`: 1 − Π(1 − fpr_i) over the generations live then.
+    [[nodiscard]] double current_fpr(time_point t) const;
+    /// The same at the server's time.
+    [[nodiscard]] double current_fpr() const { return current_fpr(server_time()); }
+    /// When generation `generation` starts.
+    [[nodiscard]] time_point generation_start(std::uint64_t generation) const;
 
     /// As NAME:meta recorded it when this client last read it.
     [[nodiscard]] key_format recorded_key_format() const noexcept { return description_.keys; }
@@ -194,8 +205,6 @@ private:
     pass_result run_pass(std::span<const digest> digests, std::span<const std::size_t> which, std::uint64_t e,
                          bool write, bool* answers) const;
     void record_first_keys(key_format keys);
-    // The slots whose generation is live at `t` (or at the newest label, when ahead), newest first.
-    [[nodiscard]] std::vector<slot_state> live_slots(time_point t) const;
 
     client* client_;
     filter_description description_;

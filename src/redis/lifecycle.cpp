@@ -286,6 +286,10 @@ key_format pushed_key_format(key_format file, key_format asked) {
 
 }  // namespace detail
 
+filter_description describe_filter(client& c, const std::string& name, filter_options options) {
+    return detail::open_filter(c, name, options);
+}
+
 bloom_filter bloom_filter::create(client& c, std::string name, size_type expected_keys, double fpr,
                                   filter_options options) {
     detail::require_untagged_name(name);

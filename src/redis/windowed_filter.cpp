@@ -254,25 +254,23 @@ std::vector<windowed_filter::slot_state> windowed_filter::live_slots(time_point 
     return slots;
 }
 
-std::vector<std::pair<std::uint64_t, double>> windowed_filter::live_generations(time_point t) const {
-    std::vector<std::pair<std::uint64_t, double>> live;
-    for (const slot_state& slot : live_slots(t))
-        live.emplace_back(slot.generation, estimate_keys(bloom_layout::block, description_.geometry, slot.set_bits));
-    return live;
-}
-
-double windowed_filter::approximate_count() const {
+double windowed_filter::approximate_count(time_point t) const {
     double sum = 0;
-    for (const auto& generation : live_generations(server_time())) sum += generation.second;
+    for (const slot_state& slot : live_slots(t))
+        sum += estimate_keys(bloom_layout::block, description_.geometry, slot.set_bits);
     return sum;
 }
 
-double windowed_filter::current_fpr() const {
+double windowed_filter::current_fpr(time_point t) const {
     double log_all_negative = 0;  // Σ log(1 − fpr_i): tiny rates survive the product
-    for (const slot_state& slot : live_slots(server_time()))
+    for (const slot_state& slot : live_slots(t))
         log_all_negative +=
             std::log1p(-bloomkit::current_fpr(bloom_layout::block, description_.geometry, slot.set_bits));
     return -std::expm1(log_all_negative);
+}
+
+windowed_filter::time_point windowed_filter::generation_start(std::uint64_t generation) const {
+    return time_point(std::chrono::milliseconds(window_generation_start(params_, generation)));
 }
 
 bloomkit::windowed_filter windowed_filter::pull() const {

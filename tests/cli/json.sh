@@ -170,6 +170,10 @@ else
         check_eq "redis add: name" users "$(json_value "$OUT" name)"
         json_output "redis info" redis_info out "$B" redis info users --json --url "$REDIS_URL"
         json_output "redis check --count" redis_check out "$B" redis check users --count --json "$D/b.txt" --url "$REDIS_URL"
+        expect_success "redis create --window" "$B" redis create seen -n 20000 --window 1h --url "$REDIS_URL"
+        expect_success "redis add (windowed)" "$B" redis add seen "$KEYS10K" --url "$REDIS_URL"
+        json_output "redis info (windowed)" redis_info out "$B" redis info seen --json --url "$REDIS_URL"
+        check_eq "redis info (windowed): one live generation" 1 "$(json_value "$OUT" generations | grep -o '"generation"' | grep -c .)"
     fi
 fi
 

@@ -2,7 +2,8 @@
 # tests/cli/redis.sh — end-to-end test of `bloomkit redis`: create/add/check against a real
 # redis-server agree with a local filter of the same keys (check's output and exit codes); the key
 # format recorded at create and push and used by add and check; info; push and pull byte-identical,
-# drop; a lost record restored, never a reason to wipe; keys of other data never overwritten; a
+# drop; a windowed filter (--window) found within its window and gone after it, by --now or the
+# server's clock, answering as its pulled file; a lost record restored, never a reason to wipe; keys of other data never overwritten; a
 # claim taken over only with --take-over; a deleted shard, a stopped server and a wrong password
 # are errors (exit 2), never "absent"; passwords (of any character) never shown, whatever is
 # wrong with the address, and passed out of sight of ps; a --timeout below 1 ms is 1 ms, not
@@ -223,6 +224,45 @@ expect_error "--cluster on a plain server" "not a cluster node: connect without 
 # if it does wait).
 expect_error "--timeout 0" "--timeout must be a number of seconds above 0" "$B" redis info users --timeout 0 --url "$URL"
 expect_error "--timeout nan" "not 'nan'" "$B" redis info users --timeout nan --url "$URL"
+# --- a windowed filter: generations by the server's clock, or --now --------------------------
+
+expect_success "create --window" "$B" redis create seen -n $N --window 1d --generations 4 --shard-size 64KiB --url "$URL"
+check_in "create --window describes the window" "$ERR" "window 1d in 4 generations"
+check_in "the metadata says windowed" <(redis-cli -p "$PORT" GET seen:meta) "kind windowed"
+expect_error "create again with another window" "window (ms) 86400000 in Redis, 3600000 asked" \
+    "$B" redis create seen -n $N --window 1h --url "$URL"
+expect_error "--generations without --window" "give --window too" "$B" redis create x -n 10 --generations 2 --url "$URL"
+expect_error "--generations 0" "1 to 64 generations" "$B" redis create x -n 10 --window 1h --generations 0 --url "$URL"
+run "$B" redis add seen "$KEYS" --url "$URL" --now 2030-01-01T00:00:00Z
+check_rc "add at --now" 0
+run "$B" redis check seen "$KEYS" --count --url "$URL" --now 2030-01-01T23:59:59Z
+check_in "every key is found within its window" "$OUT" "present	100000"
+run "$B" redis check seen "$KEYS" --count --url "$URL" --now 2030-01-02T06:00:00Z
+check_in "and forgotten by W(1 + 1/G)" "$OUT" "present	0"
+# The same answers as a local windowed filter: pull it, check the file at the same time.
+run "$B" redis check seen "$MIXED" --url "$URL" --now 2030-01-01T12:00:00Z
+cp "$OUT" "$R/seen-remote.txt"
+expect_success "pull a windowed filter" "$B" redis pull seen -o "$R/seen.bkf" --url "$URL"
+run "$B" check "$R/seen.bkf" "$MIXED" --now 2030-01-01T12:00:00Z
+check_same "check on the pulled windowed filter answers alike" "$R/seen-remote.txt" "$OUT"
+expect_success "push it back" "$B" redis push "$R/seen.bkf" seen-copy --shard-size 64KiB --url "$URL"
+run "$B" redis check seen-copy "$MIXED" --url "$URL" --now 2030-01-01T12:00:00Z
+check_same "the pushed copy answers alike" "$R/seen-remote.txt" "$OUT"
+run "$B" redis info seen --url "$URL" --now 2030-01-01T12:00:00Z
+check_in "info: the window" "$OUT" "window          1d in 4 generations of 6h"
+check_in "info: the live generation" "$OUT" "1 live of 5 at 2030-01-01T12:00:00Z"
+check_in "info: its age" "$OUT" "from 2030-01-01T00:00:00Z (12h ago)"
+# Without --now, the server's clock: a line added now is found now.
+echo "added by the server's clock" | run "$B" redis add seen --url "$URL"
+check_rc "add by the server's clock" 0
+echo "added by the server's clock" | run "$B" redis check seen --url "$URL"
+check_rc "found by the server's clock" 0
+redis-cli -p "$PORT" DEL seen:1 >/dev/null
+expect_error "a windowed filter with a deleted shard" "seen:1 of filter seen is missing" \
+    "$B" redis check seen "$KEYS" --url "$URL" --now 2030-01-01T12:00:00Z
+expect_success "drop a windowed filter" "$B" redis drop seen --url "$URL"
+check_eq "drop leaves none of its keys" "" "$(redis-cli -p "$PORT" --scan --pattern 'seen:*')"
+
 read -r server_pid <"$REDIS_DIR/$PORT/redis.pid"
 kill -STOP "$server_pid"
 run timeout 120 "$B" redis info users --timeout 0.0004 --url "$URL"

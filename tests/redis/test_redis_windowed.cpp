@@ -164,9 +164,9 @@ TEST_F(Standalone, AnAddWithoutATimeFallsInTheGenerationOfTheServersClock) {
     for (const auto& slot : f.slot_states()) labelled = std::max(labelled, slot.generation);
     EXPECT_GE(labelled, low);
     EXPECT_LE(labelled, high);
-    const auto live = f.live_generations(f.server_time());
+    const auto live = f.live_slots(f.server_time());
     ASSERT_FALSE(live.empty());
-    EXPECT_EQ(live.front().first, labelled);
+    EXPECT_EQ(live.front().generation, labelled);
     EXPECT_NEAR(f.approximate_count(), 1.0, 0.5);
 }
 

@@ -160,19 +160,6 @@ private:
     static std::int64_t milliseconds_since_epoch(windowed_filter::time_point t) {
         return std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();
     }
-    // "2026-12-07T19:00:00Z"
-    static std::string show_time(windowed_filter::time_point t) {
-        const auto seconds = std::chrono::floor<std::chrono::seconds>(t);
-        const auto day = std::chrono::floor<std::chrono::days>(seconds);
-        const std::chrono::year_month_day date(day);
-        const std::chrono::hh_mm_ss clock(seconds - day);
-        char text[40];
-        std::snprintf(text, sizeof text, "%04d-%02u-%02uT%02ld:%02ld:%02ldZ", static_cast<int>(date.year()),
-                      static_cast<unsigned>(date.month()), static_cast<unsigned>(date.day()),
-                      static_cast<long>(clock.hours().count()), static_cast<long>(clock.minutes().count()),
-                      static_cast<long>(clock.seconds().count()));
-        return text;
-    }
 };
 
 }  // namespace bloomkit

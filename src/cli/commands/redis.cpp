@@ -1,6 +1,7 @@
 // bloomkit redis create|add|check|info|push|pull|drop — a filter shared through Redis or a Redis
-// Cluster (bloomkit/redis.hpp): every process that names it sees the same keys. And load|dump: a
-// Bloom filter file into a BF key of the module bloomkit.so (src/redis_module) and out.
+// Cluster (bloomkit/redis.hpp; with --window, one that forgets: bloomkit/redis_windowed.hpp):
+// every process that names it sees the same keys. And load|dump: a Bloom filter file into a BF
+// key of the module bloomkit.so (src/redis_module) and out.
 //
 // Where: --url (default $BLOOMKIT_REDIS_URL, else redis://127.0.0.1:6379) or --cluster
 // HOST:PORT,... (any nodes of a cluster); the password in the URL, or kept off the command line
@@ -21,9 +22,11 @@
 #include <span>
 #include <string>
 #include <type_traits>
+#include <variant>
 #include <vector>
 
 #include "bloomkit/redis.hpp"
+#include "bloomkit/redis_windowed.hpp"
 #include "commands/commands.hpp"
 #include "jobs/digest_spool.hpp"
 #include "jobs/filter/filter_files.hpp"
@@ -145,9 +148,50 @@ redis::filter_options filter_options_of(const redis_options& o) {
 }
 
 std::string describe(const redis::filter_description& d) {
-    return fmt::format("{} in {} shard{}, k = {}, {} keys", human_bytes(static_cast<double>(d.blocks() * 64)), d.shards,
-                       d.shards == 1 ? "" : "s", d.geometry.hashes, to_string(d.keys));
+    const std::string window = d.generations == 0
+                                   ? std::string()
+                                   : fmt::format(", window {} in {} generations",
+                                                 show_duration(std::chrono::milliseconds(d.window_ms)), d.generations);
+    return fmt::format("{} in {} shard{}, k = {}, {} keys{}",
+                       human_bytes(static_cast<double>(d.blocks() * d.slots() * 64)), d.shards,
+                       d.shards == 1 ? "" : "s", d.geometry.hashes, to_string(d.keys), window);
 }
+
+// --- NAME, of whichever kind Redis holds -----------------------------------------------------
+
+using named_filter = std::variant<redis::bloom_filter, redis::windowed_filter>;
+using time_point = redis::windowed_filter::time_point;
+
+named_filter open_named(redis::client& c, const redis_options& o) {
+    const redis::filter_options f = filter_options_of(o);
+    if (redis::describe_filter(c, o.name, f).generations != 0) return redis::windowed_filter::open(c, o.name, f);
+    return redis::bloom_filter::open(c, o.name, f);
+}
+
+bool holds_keys(const redis::bloom_filter& f) { return f.set_bit_count() > 0; }
+bool holds_keys(const redis::windowed_filter& f) {
+    return std::ranges::any_of(f.slot_states(), [](const auto& slot) { return slot.set_bits > 0; });
+}
+
+// An add at --now, or by the server's clock; a filter that does not forget has no time.
+void add_digests(redis::bloom_filter& f, std::span<const digest> d, bool* answers, const std::optional<time_point>&) {
+    f.insert_digests(d, answers);
+}
+void add_digests(redis::windowed_filter& f, std::span<const digest> d, bool* answers,
+                 const std::optional<time_point>& now) {
+    f.insert_digests(d, answers, now.value_or(f.server_time()));
+}
+
+// A windowed filter in Redis asked at --now, or by the server's clock, with the calls
+// report_check makes of a filter.
+struct windowed_at {
+    const redis::windowed_filter& filter;
+    std::optional<time_point> now;
+    template <class It, class S, class Out>
+    Out contains(It first, S last, Out out) const {
+        return filter.contains(first, last, out, now.value_or(filter.server_time()));
+    }
+};
 
 void add_take_over_option(CLI::App& command, bool& take_over) {
     command.add_flag("--take-over", take_over,
@@ -159,7 +203,7 @@ void add_take_over_option(CLI::App& command, bool& take_over) {
 
 struct create_options {
     redis_options where;
-    std::string keys, fpr = "1%", shard_size = "32MiB", seed, key;
+    std::string keys, fpr = "1%", shard_size = "32MiB", seed, key, window, generations;
     bool take_over = false;
 };
 
@@ -172,10 +216,17 @@ int run_create(const create_options& o) {
     if (!o.seed.empty()) f.hashing.seed = parse_seed(o.seed);
     f.hashing.keys = key_format_to_build(o.key);
     f.take_over = o.take_over;
+    if (o.window.empty() && !o.generations.empty())
+        throw invalid_argument("--generations cuts a window: give --window too");
     redis::client c = connect(o.where);
-    const redis::bloom_filter filter = redis::bloom_filter::create(c, o.where.name, n, p, f);
-    fmt::print(stderr, "bloomkit: filter {} in Redis: {}, for {} keys at {:g}%\n", filter.name(),
-               describe(filter.description()), n, 100 * p);
+    const redis::filter_description d =
+        o.window.empty() ? redis::bloom_filter::create(c, o.where.name, n, p, f).description()
+                         : redis::windowed_filter::create(
+                               c, o.where.name, n, p, parse_duration("--window", o.window),
+                               o.generations.empty() ? 4 : parse_small_number("--generations", o.generations), f)
+                               .description();
+    fmt::print(stderr, "bloomkit: filter {} in Redis: {}, for {} keys{} at {:g}%\n", d.name, describe(d), n,
+               o.window.empty() ? "" : " a window", 100 * p);
     return success;
 }
 
@@ -183,6 +234,7 @@ struct lines_options {
     redis_options where;
     std::vector<std::string> inputs;
     std::string key;  // empty: what the filter records
+    std::string now;  // empty: the server's clock
     bool json = false;
     check_report report;
 };
@@ -190,13 +242,12 @@ struct lines_options {
 /// Keys a `redis add` sends at a time.
 constexpr std::size_t redis_batch = 4096;
 
-int run_add(const lines_options& o) {
-    jobs::line_reader lines(o.inputs);
-    redis::client c = connect(o.where);
-    redis::bloom_filter filter = redis::bloom_filter::open(c, o.where.name, filter_options_of(o.where));
+template <class Filter>
+int add_lines(Filter& filter, jobs::line_reader& lines, const lines_options& o) {
+    const std::optional<time_point> now = parse_now(o.now);
     const key_format recorded = filter.recorded_key_format();
-    key_format keys = key_format_to_add(recorded, o.key, filter.name(),
-                                        recorded == key_format::unrecorded && filter.set_bit_count() > 0);
+    key_format keys =
+        key_format_to_add(recorded, o.key, filter.name(), recorded == key_format::unrecorded && holds_keys(filter));
     // A filter that records nothing (made by a program that did not say) learns it from its
     // first writer: from then on, every face reads its keys alike without being told.
     if (recorded == key_format::unrecorded) {
@@ -226,7 +277,7 @@ int run_add(const lines_options& o) {
     std::unique_ptr<bool[]> answers(new bool[redis_batch]);
     std::uint64_t done = 0;
     digests.read(redis_batch, [&](std::span<const digest> batch) {
-        filter.insert_digests(batch, answers.get());
+        add_digests(filter, batch, answers.get(), now);
         added += static_cast<std::uint64_t>(std::count(answers.get(), answers.get() + batch.size(), true));
         shown.update(done += batch.size());
     });
@@ -240,44 +291,134 @@ int run_add(const lines_options& o) {
     return success;
 }
 
+int run_add(const lines_options& o) {
+    jobs::line_reader lines(o.inputs);
+    redis::client c = connect(o.where);
+    named_filter named = open_named(c, o.where);
+    return std::visit([&](auto& filter) { return add_lines(filter, lines, o); }, named);
+}
+
 int run_check(const lines_options& o) {
     jobs::line_reader lines(o.inputs);
     redis::client c = connect(o.where);
-    const redis::bloom_filter filter = redis::bloom_filter::open(c, o.where.name, filter_options_of(o.where));
-    const key_format keys = key_format_for(filter.recorded_key_format(), o.key, filter.name());
-    unrecorded_format_warning warning(filter.recorded_key_format(), o.key, filter.name());
-    // One thread: a Redis client is not shared between threads, and the pipeline, not the
-    // CPU, is what bounds the rate.
-    const bool selected = report_check(filter, lines,
-                                       {.keys = keys,
-                                        .threads = 1,
-                                        .how = o.report,
-                                        .totals = json_object("redis check").text("name", filter.name()),
-                                        .numeric_lines = &warning});
+    const named_filter named = open_named(c, o.where);
+    const auto check = [&](const auto& filter, const auto& asked) {
+        const key_format keys = key_format_for(filter.recorded_key_format(), o.key, filter.name());
+        unrecorded_format_warning warning(filter.recorded_key_format(), o.key, filter.name());
+        // One thread: a Redis client is not shared between threads, and the pipeline, not the
+        // CPU, is what bounds the rate.
+        return report_check(asked, lines,
+                            {.keys = keys,
+                             .threads = 1,
+                             .how = o.report,
+                             .totals = json_object("redis check").text("name", filter.name()),
+                             .numeric_lines = &warning});
+    };
+    const bool selected = std::visit(
+        [&](const auto& filter) {
+            if constexpr (std::is_same_v<std::decay_t<decltype(filter)>, redis::windowed_filter>)
+                return check(filter, windowed_at{filter, parse_now(o.now)});
+            else return check(filter, filter);
+        },
+        named);
     return selected ? found : nothing_found;
 }
 
 struct info_options {
     redis_options where;
+    std::string now;  // empty: the server's clock
     bool json = false;
 };
 
+// What info says of a filter's bits: over the whole filter, or a windowed filter's live generations.
+struct fill_facts {
+    std::uint64_t set_bits = 0;
+    double fill = 0, keys = 0, fpr = 0;
+    // A windowed filter's live generations at `now`, newest first.
+    std::vector<redis::windowed_filter::slot_state> live{};
+    time_point now{};
+};
+
+fill_facts fill_of(const redis::bloom_filter& f, const std::optional<time_point>&) {
+    const bloom_geometry g = f.geometry();
+    const std::uint64_t set = f.set_bit_count();
+    return {set, static_cast<double>(set) / static_cast<double>(g.bits), estimate_keys(bloom_layout::block, g, set),
+            current_fpr(bloom_layout::block, g, set)};
+}
+
+fill_facts fill_of(const redis::windowed_filter& f, const std::optional<time_point>& now) {
+    fill_facts facts;
+    facts.now = now.value_or(f.server_time());
+    facts.live = f.live_slots(facts.now);
+    double log_all_negative = 0;
+    for (const auto& slot : facts.live) {
+        facts.set_bits += slot.set_bits;
+        facts.keys += estimate_keys(bloom_layout::block, f.description().geometry, slot.set_bits);
+        log_all_negative += std::log1p(-current_fpr(bloom_layout::block, f.description().geometry, slot.set_bits));
+    }
+    facts.fpr = -std::expm1(log_all_negative);
+    facts.fill = static_cast<double>(facts.set_bits) /
+                 static_cast<double>(f.description().geometry.bits * std::max<std::size_t>(facts.live.size(), 1));
+    return facts;
+}
+
+// A windowed filter's live generations, as info --json lists them.
+std::string generations_json(const redis::windowed_filter& f, const fill_facts& facts) {
+    std::string items;
+    for (const auto& slot : facts.live) {
+        const time_point start = f.generation_start(slot.generation);
+        const auto age = std::chrono::duration_cast<std::chrono::milliseconds>(facts.now - start);
+        items +=
+            (items.empty() ? "" : ",") +
+            json_object()
+                .count("generation", slot.generation)
+                .count("starts_ms",
+                       static_cast<std::uint64_t>(
+                           std::chrono::duration_cast<std::chrono::milliseconds>(start.time_since_epoch()).count()))
+                .number("age_seconds", static_cast<double>(age.count()) / 1000)
+                .count("inserted_keys", static_cast<std::uint64_t>(std::llround(estimate_keys(
+                                            bloom_layout::block, f.description().geometry, slot.set_bits))))
+                .number("current_fpr", current_fpr(bloom_layout::block, f.description().geometry, slot.set_bits))
+                .str();
+    }
+    return "[" + items + "]";
+}
+
+// A windowed filter's window and its live generations, as info prints them.
+void print_window(const redis::windowed_filter& f, const fill_facts& facts) {
+    const std::chrono::milliseconds w = f.window(), step = w / f.generation_count();
+    fmt::print("window          {} in {} generations of {}: keys found for {}, gone by {}\n", show_duration(w),
+               f.generation_count(), show_duration(step), show_duration(w), show_duration(w + step));
+    fmt::print("generations     {} live of {} at {}\n", facts.live.size(), f.generation_count() + 1,
+               show_time(facts.now));
+    for (const auto& slot : facts.live) {
+        const time_point start = f.generation_start(slot.generation);
+        fmt::print("    {}: from {} ({} ago), about {:.0f} keys\n", slot.generation, show_time(start),
+                   show_duration(std::chrono::duration_cast<std::chrono::milliseconds>(facts.now - start)),
+                   estimate_keys(bloom_layout::block, f.description().geometry, slot.set_bits));
+    }
+}
+
 int run_info(const info_options& o) {
     redis::client c = connect(o.where);
-    const redis::bloom_filter filter = redis::bloom_filter::open(c, o.where.name, filter_options_of(o.where));
-    const redis::filter_description& d = filter.description();
-    const std::uint64_t set = filter.set_bit_count();
-    const double keys = estimate_keys(bloom_layout::block, d.geometry, set);
-    const double fpr = current_fpr(bloom_layout::block, d.geometry, set);
-    const double fill = static_cast<double>(set) / static_cast<double>(d.geometry.bits);
+    const named_filter named = open_named(c, o.where);
+    const auto* windowed = std::get_if<redis::windowed_filter>(&named);
+    const redis::filter_description& d =
+        std::visit([](const auto& f) -> const redis::filter_description& { return f.description(); }, named);
+    const fill_facts facts = std::visit([&](const auto& f) { return fill_of(f, parse_now(o.now)); }, named);
+    const std::uint64_t set = facts.set_bits;
+    const double keys = facts.keys, fpr = facts.fpr, fill = facts.fill;
     if (o.json) {
+        json_object info("redis info");
+        info.text("name", d.name).text("kind", windowed ? "windowed" : kind_traits<block_bloom_filter>::word);
+        if (windowed)
+            info.count("window_ms", static_cast<std::uint64_t>(d.window_ms))
+                .count("generation_count", d.generations)
+                .raw("generations", generations_json(*windowed, facts));
         fmt::print("{}\n",
-                   json_object("redis info")
-                       .text("name", d.name)
-                       .text("kind", kind_traits<block_bloom_filter>::word)
-                       .text("layout", to_string(bloom_layout::block))
+                   info.text("layout", to_string(bloom_layout::block))
                        .count("bits", d.geometry.bits)
-                       .count("filter_bytes", d.blocks() * 64)
+                       .count("filter_bytes", d.blocks() * d.slots() * 64)
                        .count("hashes", d.geometry.hashes)
                        .count("shards", d.shards)
                        .count("blocks_per_shard", d.blocks_per_shard)
@@ -300,9 +441,13 @@ int run_info(const info_options& o) {
     std::string nodes;
     for (const std::string& node : c.nodes()) nodes += (nodes.empty() ? "" : ",") + node;
     fmt::print("name            {}\n", d.name);
-    fmt::print("kind            block Bloom filter in Redis ({})\n", c.options().cluster ? "cluster" : "one server");
-    fmt::print("size            {} ({} bits), k = {}\n", human_bytes(static_cast<double>(d.blocks() * 64)),
-               d.geometry.bits, d.geometry.hashes);
+    fmt::print("kind            {} in Redis ({})\n",
+               windowed ? "windowed Bloom filter (forgets)" : "block Bloom filter",
+               c.options().cluster ? "cluster" : "one server");
+    if (windowed) print_window(*windowed, facts);
+    fmt::print("size            {} ({} bits{}), k = {}\n",
+               human_bytes(static_cast<double>(d.blocks() * d.slots() * 64)), d.geometry.bits,
+               windowed ? " a generation" : "", d.geometry.hashes);
     fmt::print("shards          {} ({}:0{}), {} blocks each\n", d.shards, d.name,
                d.shards == 1 ? std::string() : fmt::format(" … {}:{}", d.name, d.shards - 1), d.blocks_per_shard);
     fmt::print("hash            {}, seed {}\n", to_string(d.hash), d.seed);
@@ -333,25 +478,28 @@ void add_shard_size_option(CLI::App& command, std::string& size) {
 int run_push(const transfer_options& o) {
     const any_filter local = jobs::read_filter(o.file);
     const auto* block = std::get_if<block_bloom_filter>(&local);
-    if (block == nullptr)
+    const auto* windowed = std::get_if<windowed_filter>(&local);
+    if (block == nullptr && windowed == nullptr)
         throw invalid_argument(o.file +
-                               " is not a block Bloom filter, the layout a Redis filter has: build it with "
-                               "bloomkit build (the default kind and layout)");
+                               " is not a block Bloom filter, the layout a Redis filter has, nor a windowed filter: "
+                               "build it with bloomkit build (the default kind and layout, or --kind windowed)");
     redis::filter_options f = filter_options_of(o.where);
     f.max_shard_bytes = parse_size("--shard-size", o.shard_size);
-    if (!o.key.empty()) f.hashing.keys = key_format_for(block->recorded_key_format(), o.key, o.file);
+    const key_format recorded = block ? block->recorded_key_format() : windowed->recorded_key_format();
+    if (!o.key.empty()) f.hashing.keys = key_format_for(recorded, o.key, o.file);
     f.take_over = o.take_over;
     redis::client c = connect(o.where);
-    const redis::bloom_filter filter = redis::bloom_filter::push(c, o.where.name, *block, f);
-    fmt::print(stderr, "bloomkit: pushed {} to Redis as {}: {}\n", o.file, filter.name(),
-               describe(filter.description()));
+    const redis::filter_description d = block
+                                            ? redis::bloom_filter::push(c, o.where.name, *block, f).description()
+                                            : redis::windowed_filter::push(c, o.where.name, *windowed, f).description();
+    fmt::print(stderr, "bloomkit: pushed {} to Redis as {}: {}\n", o.file, d.name, describe(d));
     return success;
 }
 
 int run_pull(const transfer_options& o) {
     redis::client c = connect(o.where);
-    const redis::bloom_filter filter = redis::bloom_filter::open(c, o.where.name, filter_options_of(o.where));
-    jobs::write_filter(any_filter(filter.pull()), o.file);
+    const named_filter named = open_named(c, o.where);
+    jobs::write_filter(std::visit([](const auto& f) { return any_filter(f.pull()); }, named), o.file);
     return success;
 }
 
@@ -413,6 +561,7 @@ action redis_command(CLI::App& command) {
         "  bloomkit redis create users -n 10M -p 0.1% --key u64  # a filter every service instance shares\n"
         "  psql -Atc 'select id from users' | bloomkit redis add users\n"
         "  bloomkit redis check users ids.txt --cluster 10.0.0.1:6379,10.0.0.2:6379\n"
+        "  bloomkit redis create seen -n 1M --window 24h   # forgets: a key is found for a day\n"
         "  bloomkit build -o seen.bkf urls.txt && bloomkit redis push seen.bkf seen   # build offline, serve from "
         "Redis");
     std::vector<std::pair<CLI::App*, action>> actions;
@@ -426,6 +575,12 @@ action redis_command(CLI::App& command) {
     add_shard_size_option(*create, c->shard_size);
     create->add_option("--seed", c->seed, "Hash seed (a secret one when attackers choose the keys)")->type_name("SEED");
     add_key_option(*create, c->key);
+    create
+        ->add_option("--window", c->window,
+                     "Make a filter that forgets: N keys a window W (24h, 90m, 7d) are found for W and gone by "
+                     "W(1 + 1/G); its generations turn by the server's clock")
+        ->type_name("W");
+    create->add_option("--generations", c->generations, "G, generations a window (1 to 64; default 4)")->type_name("G");
     add_take_over_option(*create, c->take_over);
     actions.emplace_back(create, [c] { return run_create(*c); });
 
@@ -434,6 +589,7 @@ action redis_command(CLI::App& command) {
     add_connection_options(*add, a->where, true);
     add->add_option("inputs", a->inputs, "Input files; '-' or none reads stdin")->type_name("FILE");
     add_key_option(*add, a->key);
+    add_now_option(*add, a->now, "the Redis server's clock");
     add->add_flag("--json", a->json, "Print the summary as JSON (on stdout)");
     actions.emplace_back(add, [a] { return run_add(*a); });
 
@@ -444,17 +600,19 @@ action redis_command(CLI::App& command) {
     check->add_option("inputs", k->inputs, "Input files; '-' or none reads stdin")->type_name("FILE");
     add_check_report_options(*check, k->report);
     add_key_option(*check, k->key);
+    add_now_option(*check, k->now, "the Redis server's clock");
     actions.emplace_back(check, [k] { return run_check(*k); });
 
     CLI::App* info = command.add_subcommand("info", "Describe a filter in Redis: size, shards, fill, keys, FPR");
     auto i = std::make_shared<info_options>();
     add_connection_options(*info, i->where, false);
     info->add_flag("--json", i->json, "Print it as JSON");
+    add_now_option(*info, i->now, "the Redis server's clock");
     actions.emplace_back(info, [i] { return run_info(*i); });
 
     CLI::App* push = command.add_subcommand("push", "Copy a filter file into Redis as NAME (which must not exist)");
     auto u = std::make_shared<transfer_options>();
-    push->add_option("file", u->file, "Filter file (a block Bloom filter); '-' reads stdin")
+    push->add_option("file", u->file, "Filter file (a block Bloom filter or a windowed filter); '-' reads stdin")
         ->required()
         ->type_name("FILE");
     add_connection_options(*push, u->where, true);

@@ -49,11 +49,12 @@ struct filter_reading {
 };
 
 /// --now: the time a windowed filter goes by.
-inline void add_now_option(CLI::App& command, std::string& now) {
+inline void add_now_option(CLI::App& command, std::string& now, std::string_view by_default = "the system clock") {
     command
         .add_option("--now", now,
                     "For a windowed filter, the time to take as now: Unix seconds or ISO 8601 (2026-12-07T19:00:00Z), "
-                    "to replay old logs; default: the system clock")
+                    "to replay old logs; default: " +
+                        std::string(by_default))
         ->type_name("TIME");
 }
 
