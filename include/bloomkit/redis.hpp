@@ -327,6 +327,8 @@ public:
 
     /// BITCOUNT of every shard's blocks.
     [[nodiscard]] std::uint64_t set_bit_count() const;
+    /// No bit is set: the filter holds no key.
+    [[nodiscard]] bool empty() const { return set_bit_count() == 0; }
     /// The distinct keys the filter holds, estimated from set_bit_count() (sizing.hpp).
     [[nodiscard]] double approximate_count() const;
     /// The false-positive rate set_bit_count() gives.

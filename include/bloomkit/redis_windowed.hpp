@@ -147,6 +147,8 @@ public:
     };
     /// Every ring slot's state, slot 0 first.
     [[nodiscard]] std::vector<slot_state> slot_states() const;
+    /// No bit is set in any slot: the filter holds no key, live or not.
+    [[nodiscard]] bool empty() const;
     /// The slots whose generation is live at `t` (or at the newest label, when that is ahead),
     /// newest first.
     [[nodiscard]] std::vector<slot_state> live_slots(time_point t) const;

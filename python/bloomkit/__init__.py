@@ -47,7 +47,7 @@ RedisError = getattr(_bloomkit, "RedisError", Error)  # without the Redis compon
 
 __all__ = [
     "Filter", "BloomFilter", "CountingBloomFilter", "CuckooFilter", "ScalableBloomFilter", "WindowedFilter",
-    "BinaryFuseFilter", "RedisBloomFilter", "load", "map", "from_bytes", "kinds", "plan",
+    "BinaryFuseFilter", "RedisBloomFilter", "RedisWindowedFilter", "load", "map", "from_bytes", "kinds", "plan",
     "Error", "InvalidArgument", "InvalidKey", "WrongType", "WrongKeyType", "FormatError", "FilterFull", "OutOfMemory",
     "IncompatibleFilters", "RedisError",
 ]
@@ -443,10 +443,13 @@ class RedisBloomFilter:
     ``copy.copy`` gives another handle to the same filter; it cannot be deep-copied or pickled
     (make one in each process)."""
 
+    _windowed = False  # the kind of filter in Redis this class handles
+
     def __init__(self, name: str, expected_items: Optional[int] = None, false_positive_rate: float = 0.01, *,
                  url: str = "redis://127.0.0.1:6379", cluster: bool = False, user: str = "", password: str = "",
                  timeout: float = 5.0, seed: Optional[int] = None, shard_bytes: Optional[int] = None,
-                 key: Optional[Callable] = None, key_format: Optional[str] = None, _native=None):
+                 key: Optional[Callable] = None, key_format: Optional[str] = None, _native=None, _window=None,
+                 _generations: int = 4):
         if not hasattr(_bloomkit, "RedisFilter"):
             raise Error("this bloomkit was built without its Redis component (a CMake build with libhiredis-dev)")
         if _native is not None:
@@ -455,8 +458,12 @@ class RedisBloomFilter:
             self._f = _bloomkit.RedisFilter.open(name, url, cluster, user, password, timeout)
         else:
             self._f = _bloomkit.RedisFilter.create(name, expected_items, false_positive_rate, url, cluster, user,
-                                                   password, timeout, seed, shard_bytes, key_format)
+                                                   password, timeout, seed, shard_bytes, key_format, _window,
+                                                   _generations)
         self._key = key
+        if (self._f.window is not None) != self._windowed:
+            kind, other = ("a windowed", "RedisWindowedFilter") if not self._windowed else ("a block", "RedisBloomFilter")
+            raise WrongType(f"the filter {name!r} in Redis is {kind} filter: open it with bloomkit.{other}")
 
     def _ks(self, keys):
         return _keys(keys, self._key)
@@ -523,6 +530,73 @@ class RedisBloomFilter:
 
     def __repr__(self) -> str:
         return f"<RedisBloomFilter {self.name!r}: {self.shards} shards, {self.nbytes} bytes, k = {self.hashes}>"
+
+
+def _moment(now):
+    return None if now is None else _seconds(now, "now")
+
+
+class RedisWindowedFilter(RedisBloomFilter):
+    """A filter that forgets (WindowedFilter) shared through Redis or a Redis Cluster, as
+    ``bloomkit redis create --window`` makes it: a key is found for at least `window` (seconds
+    or a datetime.timedelta) after it was added, and gone by window × (1 + 1/generations). The
+    generations turn by the Redis server's clock, so clients whose clocks disagree agree; `now`
+    (Unix seconds or a datetime) on a call replays another time. With `expected_items` (the keys
+    a window brings), creates the filter or opens it if it exists alike; without, opens it. The
+    rest as RedisBloomFilter; ``pull()`` gives the local WindowedFilter."""
+
+    _windowed = True
+
+    def __init__(self, name: str, expected_items: Optional[int] = None, false_positive_rate: float = 0.01, *,
+                 window=86400, generations: int = 4, url: str = "redis://127.0.0.1:6379", cluster: bool = False,
+                 user: str = "", password: str = "", timeout: float = 5.0, seed: Optional[int] = None,
+                 shard_bytes: Optional[int] = None, key: Optional[Callable] = None, key_format: Optional[str] = None,
+                 _native=None):
+        super().__init__(name, expected_items, false_positive_rate, url=url, cluster=cluster, user=user,
+                         password=password, timeout=timeout, seed=seed, shard_bytes=shard_bytes, key=key,
+                         key_format=key_format, _native=_native, _window=_seconds(window, "window"),
+                         _generations=generations)
+
+    def add(self, key, now=None) -> None:
+        """Adds one key at `now` (default: the server's clock)."""
+        self._f.update(self._ks([key]), _moment(now))
+
+    def update(self, *iterables, now=None) -> None:
+        """Adds every key of each iterable (or numpy array) at `now`."""
+        for keys in iterables:
+            self._f.update(self._ks(keys), _moment(now))
+
+    def add_many(self, keys, now=None):
+        """A numpy bool array: whether no live generation held each key before it was added."""
+        return self._f.add_many(self._ks(keys), _moment(now))
+
+    def contains(self, key, now=None) -> bool:
+        """Whether the key may have been added within the window before `now` (False: not)."""
+        return bool(self._f.contains_many(self._ks([key]), _moment(now))[0])
+
+    def contains_many(self, keys, now=None):
+        """A numpy bool array: whether each key may have been added within the window before `now`."""
+        return self._f.contains_many(self._ks(keys), _moment(now))
+
+    def pull(self) -> "WindowedFilter":
+        """The filter as a local WindowedFilter: its generations live at the server's clock."""
+        return _as(WindowedFilter, self._f.pull(), self._key)
+
+    @staticmethod
+    def push(local: "WindowedFilter", name: str, *, url: str = "redis://127.0.0.1:6379", cluster: bool = False,
+             user: str = "", password: str = "", timeout: float = 5.0,
+             shard_bytes: Optional[int] = None) -> "RedisWindowedFilter":
+        """Copies a local WindowedFilter into Redis as `name` (refused if it exists)."""
+        native = _bloomkit.RedisFilter.push(local, name, url, cluster, user, password, timeout, shard_bytes)
+        return RedisWindowedFilter(name, _native=native, key=getattr(local, "_key", None))
+
+    def __copy__(self) -> "RedisWindowedFilter":
+        """Another handle to the same filter in Redis, with a connection of its own."""
+        return RedisWindowedFilter(self.name, _native=self._f.reopened(), key=self._key)
+
+    def __repr__(self) -> str:
+        return (f"<RedisWindowedFilter {self.name!r}: window {self.window:g} s in {self.generations} generations, "
+                f"{self.shards} shards, {self.nbytes} bytes>")
 
 
 _class_of_kind.update({"bloom": BloomFilter, "counting": CountingBloomFilter, "cuckoo": CuckooFilter,

@@ -6,6 +6,7 @@
 
 #include <pybind11/pybind11.h>
 
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
@@ -102,6 +103,23 @@ inline bool flag(py::handle value, const char* name) {
     if (!PyBool_Check(value.ptr()))
         throw argument_type_error(std::string(name) + " is True or False, not " + type_of(value));
     return value.ptr() == Py_True;
+}
+
+/// A window in seconds (the Python class turns a timedelta into them), to whole milliseconds.
+inline std::chrono::milliseconds window(py::handle seconds_value) {
+    const double seconds = real(seconds_value, "window");
+    if (!(seconds >= 0.001 && seconds <= 100 * 365.25 * 86400))
+        throw invalid_argument("window is a number of seconds from 0.001 to 100 years, not " +
+                               std::string(py::repr(seconds_value)));
+    return std::chrono::milliseconds(static_cast<std::int64_t>(std::llround(seconds * 1000)));
+}
+
+/// A moment in Unix seconds (the Python class turns a datetime into them).
+inline std::chrono::system_clock::time_point moment(double seconds) {
+    if (!(seconds >= 0 && seconds < 1e13))
+        throw invalid_argument("now is Unix seconds at or after 1970, not " + std::to_string(seconds));
+    return std::chrono::system_clock::time_point(
+        std::chrono::milliseconds(static_cast<std::int64_t>(std::llround(seconds * 1000))));
 }
 
 }  // namespace bloomkit::python::arguments

@@ -210,23 +210,6 @@ jobs::filter_reading reading_of(py::handle format, py::handle funnel, py::handle
     return reading;
 }
 
-/// A window in seconds (the Python class turns a timedelta into them), to whole milliseconds.
-std::chrono::milliseconds window_of(py::handle seconds_value) {
-    const double seconds = args::real(seconds_value, "window");
-    if (!(seconds >= 0.001 && seconds <= 100 * 365.25 * 86400))
-        throw invalid_argument("window is a number of seconds from 0.001 to 100 years, not " +
-                               std::string(py::repr(seconds_value)));
-    return std::chrono::milliseconds(static_cast<std::int64_t>(std::llround(seconds * 1000)));
-}
-
-/// A moment in Unix seconds (the Python class turns a datetime into them).
-std::chrono::system_clock::time_point moment_of(double seconds) {
-    if (!(seconds >= 0 && seconds < 1e13))
-        throw invalid_argument("now is Unix seconds at or after 1970, not " + std::to_string(seconds));
-    return std::chrono::system_clock::time_point(
-        std::chrono::milliseconds(static_cast<std::int64_t>(std::llround(seconds * 1000))));
-}
-
 /// Calls use(f) with the filter that forgets `held` holds; throws argument_type_error for another kind.
 template <class Filter, class Use>
 void with_forgetting(Filter& held, Use use) {
@@ -254,7 +237,7 @@ kind_request request_of(py::handle kind, py::handle layout, py::handle bits, py:
             layout_of(args::optional_word(layout, "layout")),
             small(bits, "bits"),
             small(arity, "arity"),
-            window.is_none() ? std::nullopt : std::optional(window_of(window)),
+            window.is_none() ? std::nullopt : std::optional(args::window(window)),
             small(generations, "generations")};
 }
 
@@ -344,7 +327,7 @@ void bind_queries(py::class_<filter>& c) {
         return answered(k.digests.size(), [&](std::span<bool> answers) { f.contains(k.digests, answers); });
     });
     c.def("_contains_at", [](const filter& f, py::handle keys, double seconds) {
-        const std::chrono::system_clock::time_point t = moment_of(seconds);
+        const std::chrono::system_clock::time_point t = args::moment(seconds);
         const hashed_keys k = f.digests(keys, key_use::query);
         return answered(k.digests.size(), [&](std::span<bool> answers) {
             const auto held = f.reading();
@@ -371,7 +354,7 @@ void bind_changes(py::class_<filter>& c) {
         f.insert(k);
     });
     c.def("_add_at", [](filter& f, py::handle keys, double seconds) {
-        const std::chrono::system_clock::time_point t = moment_of(seconds);
+        const std::chrono::system_clock::time_point t = args::moment(seconds);
         const hashed_keys k = f.digests(keys, key_use::add);
         if (k.to_record) f.record(*k.to_record);
         return answered(k.digests.size(), [&](std::span<bool> added) {

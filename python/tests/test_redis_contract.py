@@ -7,12 +7,9 @@ generator that asks the filter it feeds, and handles that cross a fork."""
 import multiprocessing
 import os
 import re
-import shutil
 import signal
-import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -23,36 +20,9 @@ pytest.importorskip("xxhash", reason="python3-xxhash")
 import bloomkit  # noqa: E402
 from redis_reference_client import ReferenceClient, parse_meta, positions  # noqa: E402
 
-from conftest import urls  # noqa: E402
+from conftest import urls  # noqa: E402 (the fixture `server` is conftest's too)
 
 FORMAT_MD = Path(__file__).resolve().parents[2] / "docs" / "FORMAT.md"
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    """A throwaway redis-server on a free loopback port, stopped afterwards."""
-    binary = shutil.which("redis-server")
-    if not binary:
-        pytest.skip("redis-server is not installed")
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    folder = tmp_path_factory.mktemp("redis")
-    process = subprocess.Popen([binary, "--port", str(port), "--bind", "127.0.0.1", "--dir", str(folder),
-                                "--save", "", "--appendonly", "no"], stdout=subprocess.DEVNULL)
-    client = redis.Redis(host="127.0.0.1", port=port)
-    deadline = time.monotonic() + 120  # however slow the machine: only a server that never comes fails
-    while True:
-        try:
-            client.ping()
-            break
-        except redis.ConnectionError:
-            if process.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"redis-server did not start on port {port}") from None
-            time.sleep(0.05)
-    yield client, f"redis://127.0.0.1:{port}"
-    process.terminate()
-    process.wait(timeout=120)
 
 
 def command(cli, *arguments, stdin=None):

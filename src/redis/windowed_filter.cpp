@@ -327,11 +327,14 @@ key_format windowed_filter::refresh_key_format() {
     return detail::refresh_key_format(*client_, description_, options_);
 }
 
+bool windowed_filter::empty() const {
+    return std::ranges::all_of(detail::shard_fills(*client_, description_, options_),
+                               [](const detail::shard_fill& fill) { return fill.set_bits == 0; });
+}
+
 void windowed_filter::record_first_keys(key_format keys) {
     if (keys == key_format::unrecorded || refresh_key_format() != key_format::unrecorded) return;
-    for (const detail::shard_fill& fill : detail::shard_fills(*client_, description_, options_))
-        if (fill.set_bits > 0) return;
-    record_key_format(keys);
+    if (empty()) record_key_format(keys);
 }
 
 }  // namespace bloomkit::redis

@@ -168,11 +168,6 @@ named_filter open_named(redis::client& c, const redis_options& o) {
     return redis::bloom_filter::open(c, o.name, f);
 }
 
-bool holds_keys(const redis::bloom_filter& f) { return f.set_bit_count() > 0; }
-bool holds_keys(const redis::windowed_filter& f) {
-    return std::ranges::any_of(f.slot_states(), [](const auto& slot) { return slot.set_bits > 0; });
-}
-
 // An add at --now, or by the server's clock; a filter that does not forget has no time.
 void add_digests(redis::bloom_filter& f, std::span<const digest> d, bool* answers, const std::optional<time_point>&) {
     f.insert_digests(d, answers);
@@ -247,7 +242,7 @@ int add_lines(Filter& filter, jobs::line_reader& lines, const lines_options& o) 
     const std::optional<time_point> now = parse_now(o.now);
     const key_format recorded = filter.recorded_key_format();
     key_format keys =
-        key_format_to_add(recorded, o.key, filter.name(), recorded == key_format::unrecorded && holds_keys(filter));
+        key_format_to_add(recorded, o.key, filter.name(), recorded == key_format::unrecorded && !filter.empty());
     // A filter that records nothing (made by a program that did not say) learns it from its
     // first writer: from then on, every face reads its keys alike without being told.
     if (recorded == key_format::unrecorded) {
