@@ -4,7 +4,7 @@
 //   redis_bench [--url redis://127.0.0.1:6379] [--cluster HOST:PORT[,HOST:PORT...]] [--keys 200000]
 //               [--naive-keys KEYS/20] [--fpr 0.01] [--depth 256] [--runs 3]
 //               [--spread-capacity 24000000] [--spread-shard-bytes 1048576] [--prefix bloomkit-bench]
-//               [--only naive,pipelined,bloomkit,cluster]
+//               [--only naive,pipelined,bloomkit,windowed,module,cluster]
 //
 // On the server at --url, one connection each, keys like "user:123456":
 //   naive            a classic Bloom filter in one big string, sized for --keys; a key's k bit
@@ -17,6 +17,10 @@
 //   bloomkit         bloomkit::redis::bloom_filter's bulk insert / contains (one BITFIELD per
 //                    key, --depth commands per node per round trip), and its single-key calls
 //                    (one round trip each, on --naive-keys keys) for reference.
+//   windowed         bloomkit::redis::windowed_filter (G = 4, a window of 1 h) at steady state:
+//                    --keys keys per window, added a quarter at a time at the starts of four
+//                    generations, then queried in the fourth; an add is one BITFIELD and G
+//                    BITFIELD_ROs, a query G + 1 BITFIELD_ROs, all pipelined.
 // With --cluster too: bloomkit's bulk calls on the cluster (one connection per node, one thread,
 // pipelines to every node at once) against the same calls on the one server of --url. A filter
 // for --keys keys fits in one shard (32 MiB by default), so on a cluster it lives on one node;
@@ -55,6 +59,7 @@
 #include <vector>
 
 #include "bloomkit/redis.hpp"
+#include "bloomkit/redis_windowed.hpp"
 #include "comma_list.hpp"
 
 namespace {
@@ -476,7 +481,8 @@ struct settings {
     std::uint64_t spread_capacity = 24'000'000;
     std::uint64_t spread_shard_bytes = std::uint64_t{1} << 20;
     std::string prefix = "bloomkit-bench";
-    std::vector<std::string> only;  // the parts to run (all when empty): naive, pipelined, bloomkit, module, cluster
+    std::vector<std::string>
+        only;  // the parts to run (all when empty): naive, pipelined, bloomkit, windowed, module, cluster
 
     [[nodiscard]] bool measures(const std::string& part) const {
         return only.empty() || std::find(only.begin(), only.end(), part) != only.end();
@@ -567,6 +573,54 @@ std::vector<row> bench_bulk(bkr::bloom_filter& f, const std::string& structure, 
         [&](const std::vector<std::string>& keys, unsigned char* out) { f.contains(keys.begin(), keys.end(), out); },
         [&] { return f.current_fpr(); }};
     return bench_client(structure, where, structure + " on " + where, structure + " insert on " + where, runs,
+                        w.present, w.absent, calls, servers);
+}
+
+/// A windowed filter in Redis at steady state: a window's keys added a quarter per generation
+/// (times passed with the calls), queried in the last of the four generations.
+std::vector<row> bench_windowed(bkr::client& c, const settings& s, const workload& w, const std::string& where,
+                                server_probes& servers, cleanup& undo, std::string& about) {
+    constexpr std::uint32_t generations = 4;
+    const std::chrono::milliseconds window = std::chrono::hours(1);
+    const std::string name = s.prefix + ":windowed";
+    if (!c.command({"EXISTS", name + ":meta"}).starts_with("0"))
+        throw std::runtime_error("filter " + name + " already exists in Redis: drop it or pass another --prefix");
+    undo.add([&c, name] { bkr::windowed_filter::drop(c, name); });
+    bkr::windowed_filter f =
+        bkr::windowed_filter::create(c, name, w.present.size(), s.fpr, window, generations, filter_options_of(s));
+    about += format("; windowed: G = %u, %u generations of %llu bits, %llu shard(s)", generations, generations + 1,
+                    static_cast<unsigned long long>(f.description().geometry.bits),
+                    static_cast<unsigned long long>(f.description().shards));
+    // An hour ahead of the server's clock, so that these generations are the newest.
+    const bkr::windowed_filter::time_point start = f.server_time() + window;
+    const bkr::windowed_filter::time_point asked = start + (generations - 1) * window / generations;
+    const auto digests_of = [&](const std::vector<std::string>& keys, std::size_t first, std::size_t last) {
+        std::vector<bloomkit::digest> digests;
+        for (std::size_t i = first; i < last; ++i) digests.push_back(f.hash_function()(keys[i]));
+        return digests;
+    };
+    const client_calls calls{
+        [&](unsigned run) {
+            if (run > 0) f.clear();
+        },
+        [&](const std::vector<std::string>& keys) {
+            std::uint64_t added = 0;
+            std::unique_ptr<bool[]> answers(new bool[keys.size()]);
+            for (std::uint32_t g = 0; g < generations; ++g) {
+                const std::size_t first = keys.size() * g / generations, last = keys.size() * (g + 1) / generations;
+                const std::vector<bloomkit::digest> digests = digests_of(keys, first, last);
+                f.insert_digests(digests, answers.get(), start + g * window / generations);
+                added += static_cast<std::uint64_t>(std::count(answers.get(), answers.get() + digests.size(), true));
+            }
+            return added;
+        },
+        [&](const std::vector<std::string>& keys, unsigned char* out) {
+            std::unique_ptr<bool[]> answers(new bool[keys.size()]);
+            f.contains_digests(digests_of(keys, 0, keys.size()), answers.get(), asked);
+            std::copy(answers.get(), answers.get() + keys.size(), out);
+        },
+        [&] { return f.current_fpr(asked); }};
+    return bench_client("bloomkit windowed", where, "windowed on " + where, "windowed insert on " + where, s.runs,
                         w.present, w.absent, calls, servers);
 }
 
@@ -784,6 +838,8 @@ std::vector<row> bench_one_connection(bkr::client& c, redis_connection& redis, c
         for (row& x : bench_bulk(f, "bloomkit bulk", where, s.runs, false, w, servers)) rows.push_back(x);
         for (row& x : bench_single_keys(c, f, s, w, where, servers, undo)) rows.push_back(x);
     }
+    if (s.measures("windowed"))
+        for (row& x : bench_windowed(c, s, w, where, servers, undo, about)) rows.push_back(x);
     if (s.measures("module") && has_module(redis))
         for (row& x : bench_module(redis, s, w, where, servers, undo, about)) rows.push_back(x);
     return rows;
@@ -1019,6 +1075,12 @@ void print_goals(const std::vector<row>& single_rows, const std::vector<row>& cl
                     count_text(static_cast<std::uint64_t>(ours->rate())).c_str(),
                     ours->rate() >= 200'000 ? "met" : "NOT met");
     }
+    for (const char* operation : {"insert", "query present", "query absent"})
+        if (const row* windowed = find_row(single_rows, "bloomkit windowed", "1 server", operation))
+            if (const row* block = find_row(single_rows, "bloomkit bulk", "1 server", operation))
+                std::printf("- bloomkit windowed %s (G = 4): %s keys/s, %.2fx the block filter's%s\n", operation,
+                            count_text(static_cast<std::uint64_t>(windowed->rate())).c_str(),
+                            rate_ratio(windowed, block), loads_differ(*windowed, *block) ? " (†)" : "");
     for (const row& x : cluster_rows)
         if (x.where != "1 server")
             ratio_goal(x.structure + " " + x.operation + ", " + x.where + " vs 1 server", x,
@@ -1045,7 +1107,8 @@ int run(const settings& s) {
             one_raw.emplace(server);
             one_probe.add(server);
             versions = "Redis " + server_probes::info_field(*one_raw, "server", "redis_version");
-            if (s.measures("naive") || s.measures("pipelined") || s.measures("bloomkit") || s.measures("module")) {
+            if (s.measures("naive") || s.measures("pipelined") || s.measures("bloomkit") || s.measures("windowed") ||
+                s.measures("module")) {
                 std::fprintf(stderr, "redis_bench: one connection to %s ...\n", bkr::redacted_url(s.url).c_str());
                 single_rows = bench_one_connection(*one, *one_raw, s, w, one_probe, keys, about);
             }
@@ -1076,7 +1139,7 @@ int run(const settings& s) {
         "usage: redis_bench [--url redis://127.0.0.1:6379] [--cluster HOST:PORT[,HOST:PORT...]] [--keys 200000]\n"
         "                   [--naive-keys KEYS/20] [--fpr 0.01] [--depth 256] [--runs 3]\n"
         "                   [--spread-capacity 24000000] [--spread-shard-bytes 1048576] [--prefix bloomkit-bench]\n"
-        "                   [--only naive,pipelined,bloomkit,module,cluster]\n");
+        "                   [--only naive,pipelined,bloomkit,windowed,module,cluster]\n");
     std::exit(2);
 }
 
@@ -1108,7 +1171,8 @@ int main(int argc, char** argv) {
     if (s.url.empty() && s.cluster.empty()) s.url = "redis://127.0.0.1:6379";
     if (s.naive_keys == 0) s.naive_keys = std::max<std::uint64_t>(1, s.keys / 20);
     for (const std::string& part : s.only)
-        if (part != "naive" && part != "pipelined" && part != "bloomkit" && part != "module" && part != "cluster")
+        if (part != "naive" && part != "pipelined" && part != "bloomkit" && part != "windowed" && part != "module" &&
+            part != "cluster")
             usage();
     if (s.keys == 0 || s.depth == 0 || s.runs == 0 || !(s.fpr > 0 && s.fpr < 1)) usage();
     try {

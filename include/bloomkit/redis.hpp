@@ -249,6 +249,15 @@ struct filter_description {
     [[nodiscard]] std::string meta_key() const;
 };
 
+namespace detail {
+/// A filter's shard keys ("NAME:s") and their cluster slots, computed once (src/redis).
+struct shard_names {
+    explicit shard_names(const filter_description& d);
+    std::vector<std::string> keys;
+    std::vector<std::uint16_t> slots;
+};
+}  // namespace detail
+
 /// A block Bloom filter in Redis. Its client must outlive it; one thread at a time.
 class bloom_filter {
 public:
@@ -381,11 +390,10 @@ private:
 
     client* client_;
     filter_description description_;
-    std::vector<std::string> shard_keys_;
-    std::vector<std::uint16_t> shard_slots_;  // their cluster slots
     filter_options options_;
     hasher hasher_;
     block_layout layout_;
+    detail::shard_names shards_;
 };
 
 /// NAME's record as Redis holds it, whatever the filter's kind (generations != 0: a windowed

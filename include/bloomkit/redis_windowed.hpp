@@ -214,8 +214,7 @@ private:
     window_parameters params_;
     hasher hasher_;
     block_layout layout_;
-    std::vector<std::string> shard_keys_;
-    std::vector<std::uint16_t> shard_slots_;
+    detail::shard_names shards_;
     // The server's clock when last read, and this client's steady clock just before it asked.
     mutable std::optional<std::pair<std::int64_t, std::chrono::steady_clock::time_point>> server_clock_;
 };

@@ -497,13 +497,14 @@ class RedisBloomFilter:
         """The filter as a local BloomFilter, byte for byte what a file of it would hold."""
         return _as(BloomFilter, self._f.pull(), self._key)
 
-    @staticmethod
-    def push(local: "BloomFilter", name: str, *, url: str = "redis://127.0.0.1:6379", cluster: bool = False,
+    @classmethod
+    def push(cls, local: "BloomFilter", name: str, *, url: str = "redis://127.0.0.1:6379", cluster: bool = False,
              user: str = "", password: str = "", timeout: float = 5.0,
              shard_bytes: Optional[int] = None) -> "RedisBloomFilter":
-        """Copies a local block Bloom filter into Redis as `name` (refused if it exists)."""
+        """Copies a local block Bloom filter (a WindowedFilter, for RedisWindowedFilter) into Redis
+        as `name` (refused if it exists)."""
         native = _bloomkit.RedisFilter.push(local, name, url, cluster, user, password, timeout, shard_bytes)
-        return RedisBloomFilter(name, _native=native, key=getattr(local, "_key", None))
+        return cls(name, _native=native, key=getattr(local, "_key", None))
 
     @staticmethod
     def drop(name: str, *, url: str = "redis://127.0.0.1:6379", cluster: bool = False, user: str = "",
@@ -513,7 +514,7 @@ class RedisBloomFilter:
 
     def __copy__(self) -> "RedisBloomFilter":
         """Another handle to the same filter in Redis, with a connection of its own."""
-        return RedisBloomFilter(self.name, _native=self._f.reopened(), key=self._key)
+        return type(self)(self.name, _native=self._f.reopened(), key=self._key)
 
     def __deepcopy__(self, memo):
         raise WrongType("a RedisBloomFilter is a handle to a filter that lives in Redis and cannot be deep-copied: "
@@ -581,18 +582,6 @@ class RedisWindowedFilter(RedisBloomFilter):
     def pull(self) -> "WindowedFilter":
         """The filter as a local WindowedFilter: its generations live at the server's clock."""
         return _as(WindowedFilter, self._f.pull(), self._key)
-
-    @staticmethod
-    def push(local: "WindowedFilter", name: str, *, url: str = "redis://127.0.0.1:6379", cluster: bool = False,
-             user: str = "", password: str = "", timeout: float = 5.0,
-             shard_bytes: Optional[int] = None) -> "RedisWindowedFilter":
-        """Copies a local WindowedFilter into Redis as `name` (refused if it exists)."""
-        native = _bloomkit.RedisFilter.push(local, name, url, cluster, user, password, timeout, shard_bytes)
-        return RedisWindowedFilter(name, _native=native, key=getattr(local, "_key", None))
-
-    def __copy__(self) -> "RedisWindowedFilter":
-        """Another handle to the same filter in Redis, with a connection of its own."""
-        return RedisWindowedFilter(self.name, _native=self._f.reopened(), key=self._key)
 
     def __repr__(self) -> str:
         return (f"<RedisWindowedFilter {self.name!r}: window {self.window:g} s in {self.generations} generations, "

@@ -1,6 +1,7 @@
-// python/src/redis_filter.hpp — bloomkit._bloomkit.RedisFilter: the Bloom filter shared through
-// Redis or a Redis Cluster (bloomkit/redis.hpp), from Python. One client per filter, its calls
-// serialised (a client is not thread-safe), the GIL released while Redis answers.
+// python/src/redis_filter.hpp — bloomkit._bloomkit.RedisFilter: a filter shared through Redis or
+// a Redis Cluster, a block Bloom filter (bloomkit/redis.hpp) or a windowed one
+// (redis_windowed.hpp), from Python. One client per filter, its calls serialised (a client is
+// not thread-safe), the GIL released while Redis answers.
 #pragma once
 
 #include <pybind11/pybind11.h>

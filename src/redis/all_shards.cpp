@@ -55,6 +55,15 @@ stored_meta current_record(client& c, const filter_description& d, const filter_
 
 }  // namespace
 
+shard_names::shard_names(const filter_description& d) {
+    keys.reserve(d.shards);
+    slots.reserve(d.shards);
+    for (std::uint64_t s = 0; s < d.shards; ++s) {
+        keys.push_back(d.shard_key(s));
+        slots.push_back(key_slot(keys.back()));
+    }
+}
+
 void require_shards(client& c, const filter_description& d, const filter_options& o) {
     command_batch batch;
     for (std::uint64_t s = 0; s < d.shards; ++s) read_generation(batch, d.shard_key(s));

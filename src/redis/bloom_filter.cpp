@@ -20,13 +20,8 @@ bloom_filter::bloom_filter(client& c, filter_description description, filter_opt
       description_(std::move(description)),
       options_(options),
       hasher_(description_.hash, description_.seed),
-      layout_(description_.geometry) {
-    shard_keys_.reserve(description_.shards);
-    for (std::uint64_t s = 0; s < description_.shards; ++s) {
-        shard_keys_.push_back(description_.shard_key(s));
-        shard_slots_.push_back(key_slot(shard_keys_.back()));
-    }
-}
+      layout_(description_.geometry),
+      shards_(description_) {}
 
 block_bloom_filter bloom_filter::pull() const {
     const filter_description& d = description_;
@@ -61,7 +56,7 @@ void bloom_filter::run_key_commands(std::span<const digest> digests, bool write,
     for (const digest& key : digests) {
         const auto p = layout_.locate(key);
         const std::uint64_t shard = p.block / d.blocks_per_shard;
-        detail::append_key_command(batch, layout_, p.pattern, shard_keys_[shard], shard_slots_[shard],
+        detail::append_key_command(batch, layout_, p.pattern, shards_.keys[shard], shards_.slots[shard],
                                    detail::first_block_bit + (p.block - shard * d.blocks_per_shard) * 512, write,
                                    detail::key_command_reads::generation);
         shard_of.push_back(shard);

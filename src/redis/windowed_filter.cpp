@@ -66,13 +66,8 @@ windowed_filter::windowed_filter(client& c, filter_description description, filt
       options_(options),
       params_(parameters_of(description_)),
       hasher_(description_.hash, description_.seed),
-      layout_(description_.geometry) {
-    shard_keys_.reserve(description_.shards);
-    for (std::uint64_t s = 0; s < description_.shards; ++s) {
-        shard_keys_.push_back(description_.shard_key(s));
-        shard_slots_.push_back(key_slot(shard_keys_.back()));
-    }
-}
+      layout_(description_.geometry),
+      shards_(description_) {}
 
 windowed_filter windowed_filter::create(client& c, std::string name, size_type keys_per_window, double fpr,
                                         std::chrono::milliseconds window, std::uint32_t generations,
@@ -170,7 +165,7 @@ windowed_filter::pass_result windowed_filter::run_pass(std::span<const digest> d
         const std::uint64_t block_bit = detail::first_block_bit + (p.block % d.blocks_per_shard) * 512;
         for (std::uint64_t slot = 0; slot < ring; ++slot) {
             const std::uint64_t shard = slot * per_slot + p.block / d.blocks_per_shard;
-            detail::append_key_command(batch, layout_, p.pattern, shard_keys_[shard], shard_slots_[shard], block_bit,
+            detail::append_key_command(batch, layout_, p.pattern, shards_.keys[shard], shards_.slots[shard], block_bit,
                                        write && slot == current, detail::key_command_reads::generation_and_label);
             shard_of.push_back(shard);
         }
