@@ -234,14 +234,13 @@ struct filter_description {
     std::uint32_t generations = 0;
 
     /// Copies of the geometry's bits: G + 1 ring slots of a windowed filter, 1 for a block filter.
+    /// Each shard holds its blocks once per slot, slot after slot (its regions).
     [[nodiscard]] std::uint64_t slots() const noexcept { return std::uint64_t{generations} + 1; }
-    /// Shards of one slot: slot j's are j·shards_per_slot() to (j + 1)·shards_per_slot() − 1.
-    [[nodiscard]] std::uint64_t shards_per_slot() const noexcept { return shards / slots(); }
     /// 512-bit blocks of one slot (of the whole filter, for a block filter).
     [[nodiscard]] std::uint64_t blocks() const noexcept { return geometry.bits / 512; }
-    /// Blocks held by shard `s` (the last shard of a slot may hold fewer).
+    /// Blocks of each slot held by shard `s` (the last shard may hold fewer).
     [[nodiscard]] std::uint64_t shard_blocks(std::uint64_t s) const noexcept;
-    /// Bytes of shard `s`: header and blocks.
+    /// Bytes of shard `s`: header and a region of shard_blocks(s) blocks per slot.
     [[nodiscard]] std::uint64_t shard_bytes(std::uint64_t s) const noexcept;
     /// "NAME:s".
     [[nodiscard]] std::string shard_key(std::uint64_t s) const;

@@ -149,8 +149,8 @@ public:
     [[nodiscard]] std::vector<slot_state> slot_states() const;
     /// No bit is set in any slot: the filter holds no key, live or not.
     [[nodiscard]] bool empty() const;
-    /// The slots whose generation is live at `t` (or at the newest label, when that is ahead),
-    /// newest first.
+    /// The slots holding keys of a generation live at `t` (or at the newest label, when that is
+    /// ahead), newest first.
     [[nodiscard]] std::vector<slot_state> live_slots(time_point t) const;
     /// The distinct keys the generations live at `t` hold, estimated from their fill.
     [[nodiscard]] double approximate_count(time_point t) const;

@@ -75,49 +75,63 @@ void require_shards(client& c, const filter_description& d, const filter_options
     if (refused) throw_not_ours(d, refused->first, refused->second);
 }
 
+std::uint64_t shard_fill::set_bits() const noexcept {
+    std::uint64_t sum = 0;
+    for (const std::uint64_t bits : region_bits) sum += bits;
+    return sum;
+}
+
 std::vector<shard_fill> shard_fills(client& c, const filter_description& d, const filter_options& o) {
+    const std::uint64_t regions = d.slots();
     command_batch batch;
     for (std::uint64_t s = 0; s < d.shards; ++s) {
-        batch.start(4, "BITCOUNT", d.shard_key(s), false);
-        batch.argument(filter_description::header_bytes);
-        batch.argument(d.shard_bytes(s) - 1);
         read_generation(batch, d.shard_key(s));
+        const std::uint64_t region_bytes = d.shard_blocks(s) * 64;
+        for (std::uint64_t j = 0; j < regions; ++j) {
+            batch.start(4, "BITCOUNT", d.shard_key(s), false);
+            batch.argument(filter_description::header_bytes + j * region_bytes);
+            batch.argument(filter_description::header_bytes + (j + 1) * region_bytes - 1);
+        }
     }
     std::vector<shard_fill> fills(d.shards);
     std::optional<std::pair<std::uint64_t, std::uint64_t>> refused;  // shard, generation found
     router_of(c).run(batch, run_options_of(c, o, false), [&](std::size_t i, const redisReply& r) {
-        shard_fill& fill = fills[i / 2];
-        if (i % 2 == 0) {
-            if (r.type != REDIS_REPLY_INTEGER)
-                throw server_error("BITCOUNT " + std::string(batch.key(i)) + ": not an integer reply");
-            fill.set_bits = static_cast<std::uint64_t>(r.integer);
+        shard_fill& fill = fills[i / (regions + 1)];
+        if (i % (regions + 1) == 0) {
+            const auto [found, label] = generation_read(batch, i, r);
+            fill.label = label;
+            if (found != d.generation && !refused) refused.emplace(i / (regions + 1), found);
             return;
         }
-        const auto [found, label] = generation_read(batch, i, r);
-        fill.label = label;
-        if (found != d.generation && !refused) refused.emplace(i / 2, found);
+        if (r.type != REDIS_REPLY_INTEGER)
+            throw server_error("BITCOUNT " + std::string(batch.key(i)) + ": not an integer reply");
+        fill.region_bits.push_back(static_cast<std::uint64_t>(r.integer));
     });
     if (refused) throw_not_ours(d, refused->first, refused->second);
     return fills;
 }
 
-std::vector<std::uint64_t> read_shards(client& c, const filter_description& d, const filter_options& o,
-                                       const std::function<std::uint64_t*(std::uint64_t shard)>& words_of) {
+std::vector<std::uint64_t> read_shards(
+    client& c, const filter_description& d, const filter_options& o,
+    const std::function<std::uint64_t*(std::uint64_t shard, std::uint64_t region)>& words_of) {
     std::vector<std::uint64_t> labels(d.shards);
     for (std::uint64_t s = 0; s < d.shards; ++s) {
-        // Its label and generation first (bytes 112–127), then the blocks a chunk at a time.
+        // Its label and generation first (bytes 112–127), then each region a chunk at a time.
         const std::string key = d.shard_key(s);
         const std::uint64_t bytes = d.shard_blocks(s) * 64;
         command_batch batch;
         batch.start(4, "GETRANGE", key, false);
         batch.argument(label_offset);
         batch.argument(generation_offset + 7);
-        for (std::uint64_t offset = 0; offset < bytes; offset += transfer_chunk) {
-            batch.start(4, "GETRANGE", key, false);
-            batch.argument(filter_description::header_bytes + offset);
-            batch.argument(filter_description::header_bytes + std::min(offset + transfer_chunk, bytes) - 1);
-        }
-        std::uint64_t* words = words_of(s);
+        std::vector<std::pair<std::uint64_t, std::uint64_t>> chunks;  // region, offset in it
+        for (std::uint64_t j = 0; j < d.slots(); ++j)
+            for (std::uint64_t offset = 0; offset < bytes; offset += transfer_chunk) {
+                const std::uint64_t start = filter_description::header_bytes + j * bytes + offset;
+                batch.start(4, "GETRANGE", key, false);
+                batch.argument(start);
+                batch.argument(start + std::min(transfer_chunk, bytes - offset) - 1);
+                chunks.emplace_back(j, offset);
+            }
         router_of(c).run(batch, run_options_of(c, o, false), [&](std::size_t i, const redisReply& r) {
             if (r.type != REDIS_REPLY_STRING) throw server_error("GETRANGE " + key + ": not a string reply");
             if (i == 0) {
@@ -127,10 +141,10 @@ std::vector<std::uint64_t> read_shards(client& c, const filter_description& d, c
                 labels[s] = generation_from(tail.substr(0, 8));
                 return;
             }
-            const std::uint64_t offset = (i - 1) * transfer_chunk;
+            const auto [region, offset] = chunks[i - 1];
             const std::uint64_t expected = std::min(transfer_chunk, bytes - offset);
             if (r.len != expected) throw_not_ours(d, s, 0);  // gone since its generation was read
-            redis_to_words(r.str, expected / 8, words + offset / 8);
+            redis_to_words(r.str, expected / 8, words_of(s, region) + offset / 8);
         });
     }
     return labels;

@@ -14,20 +14,23 @@ namespace bloomkit::redis::detail {
 /// Throws shard_missing or filter_replaced unless every shard of `d` holds its generation.
 void require_shards(client& c, const filter_description& d, const filter_options& o);
 
-/// A shard's set bits (BITCOUNT of its blocks) and its label (a windowed filter's generation of
-/// time; 0 for a block filter).
+/// A shard's set bits (BITCOUNT of each region: of its blocks, for a block filter) and its label
+/// (a windowed filter's newest generation of time; 0 for a block filter).
 struct shard_fill {
-    std::uint64_t set_bits = 0;
+    std::vector<std::uint64_t> region_bits;
     std::uint64_t label = 0;
+    /// Over all its regions.
+    [[nodiscard]] std::uint64_t set_bits() const noexcept;
 };
 /// Every shard's fill, in shard order; throws as require_shards does.
 [[nodiscard]] std::vector<shard_fill> shard_fills(client& c, const filter_description& d, const filter_options& o);
 
-/// Copies each shard's blocks into the shard_blocks(s)·8 words at words_of(s), in the file's
-/// order, shard after shard (so the copy holds every key added before the call began). Returns
-/// each shard's label; throws as require_shards does, also for a shard gone meanwhile.
-std::vector<std::uint64_t> read_shards(client& c, const filter_description& d, const filter_options& o,
-                                       const std::function<std::uint64_t*(std::uint64_t shard)>& words_of);
+/// Copies region j of each shard s into the shard_blocks(s)·8 words at words_of(s, j), in the
+/// file's order, shard after shard (so the copy holds every key added before the call began).
+/// Returns each shard's label; throws as require_shards does, also for a shard gone meanwhile.
+std::vector<std::uint64_t> read_shards(
+    client& c, const filter_description& d, const filter_options& o,
+    const std::function<std::uint64_t*(std::uint64_t shard, std::uint64_t region)>& words_of);
 
 /// Empties every shard, their headers kept; a lost shard is reported before anything is cleared.
 void clear_shards(client& c, const filter_description& d, const filter_options& o);

@@ -28,7 +28,7 @@ block_bloom_filter bloom_filter::pull() const {
     block_bloom_filter::storage_type storage(d.blocks() * 8);
     std::uint64_t* words = storage.mutable_data();
     (void)detail::read_shards(*client_, d, options_,
-                              [&](std::uint64_t s) { return words + s * d.blocks_per_shard * 8; });
+                              [&](std::uint64_t s, std::uint64_t) { return words + s * d.blocks_per_shard * 8; });
     block_bloom_filter local(d.geometry, hasher_, std::move(storage), d.target, d.inserted);
     local.record_key_format(d.keys);
     return local;
@@ -56,18 +56,19 @@ void bloom_filter::run_key_commands(std::span<const digest> digests, bool write,
     for (const digest& key : digests) {
         const auto p = layout_.locate(key);
         const std::uint64_t shard = p.block / d.blocks_per_shard;
-        detail::append_key_command(batch, layout_, p.pattern, shards_.keys[shard], shards_.slots[shard],
-                                   detail::first_block_bit + (p.block - shard * d.blocks_per_shard) * 512, write,
-                                   detail::key_command_reads::generation);
+        detail::start_key_command(batch, shards_.keys[shard], shards_.slots[shard], d.geometry.hashes,
+                                  detail::key_command_reads::generation, 1, write ? 1 : 0);
+        detail::append_probes(batch, layout_, p.pattern,
+                              detail::first_block_bit + (p.block - shard * d.blocks_per_shard) * 512, write);
         shard_of.push_back(shard);
     }
     detail::shard_refusals refusals;
     detail::router_of(*client_).run(
         batch, detail::run_options_of(*client_, options_, write), [&](std::size_t i, const redisReply& r) {
             const detail::key_reply read =
-                detail::read_key_reply(batch, i, r, d.geometry.hashes, detail::key_command_reads::generation);
+                detail::read_key_reply(batch, i, r, d.geometry.hashes, detail::key_command_reads::generation, 1);
             if (read.generation != d.generation) return refusals.note(shard_of[i], read.generation);
-            answers[i] = write ? !read.all_set : read.all_set;  // an add is new if any of its bits was clear
+            answers[i] = write ? !read.all_set[0] : read.all_set[0];  // an add is new if any of its bits was clear
         });
     refusals.raise(*client_, d, options_, write);
 }
@@ -86,7 +87,7 @@ void bloom_filter::require_shards() const { detail::require_shards(*client_, des
 
 std::uint64_t bloom_filter::set_bit_count() const {
     std::uint64_t set = 0;
-    for (const detail::shard_fill& fill : detail::shard_fills(*client_, description_, options_)) set += fill.set_bits;
+    for (const detail::shard_fill& fill : detail::shard_fills(*client_, description_, options_)) set += fill.set_bits();
     return set;
 }
 

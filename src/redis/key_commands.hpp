@@ -10,6 +10,7 @@
 // blocks' little-endian bytes: push and pull copy bytes.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -18,6 +19,7 @@
 
 #include "bloomkit/layouts/block.hpp"
 #include "bloomkit/redis.hpp"
+#include "bloomkit/sizing/windowed_bloom.hpp"
 #include "command_batch.hpp"
 #include "node_router.hpp"
 #include "shard_header.hpp"
@@ -30,21 +32,30 @@ inline constexpr std::uint64_t first_block_bit = filter_description::header_byte
 /// What a key command asks of its shard besides the key's bits.
 enum class key_command_reads { generation, generation_and_label };
 
-/// Appends `BITFIELD key GET i64 960 [GET i64 896] SET u1 o 1 …` (`write`), or the same with
-/// BITFIELD_RO and GET u1 o, for the probes `pattern` of the block whose first bit in the shard
-/// is `block_bit`.
-void append_key_command(command_batch& batch, const block_layout& layout, std::uint32_t pattern, const std::string& key,
-                        std::uint16_t slot, std::uint64_t block_bit, bool write, key_command_reads reads);
+/// Most groups of probes in one key command: a windowed filter's ring slots.
+inline constexpr std::size_t most_probe_groups = windowed_max_generations + 1;
+
+/// Starts `BITFIELD key GET i64 960 [GET i64 896]` (BITFIELD_RO when no group sets bits), to be
+/// followed by `groups` groups of a key's probes (append_probes), `sets` of them setting bits.
+void start_key_command(command_batch& batch, const std::string& key, std::uint16_t slot, std::uint32_t hashes,
+                       key_command_reads reads, std::size_t groups, std::size_t sets);
+
+/// Appends the probes `pattern` of the block whose first bit in the shard is `block_bit`:
+/// `SET u1 o 1` each (`set`), or `GET u1 o`.
+void append_probes(command_batch& batch, const block_layout& layout, std::uint32_t pattern, std::uint64_t block_bit,
+                   bool set);
 
 /// What a reply to a key command says.
 struct key_reply {
     std::uint64_t generation = 0;  ///< the filter's, or 0 for a shard that is gone
     std::uint64_t label = 0;       ///< the shard's label (key_command_reads::generation_and_label)
-    bool all_set = false;          ///< the key's k bits were all set (before the add)
+    /// Group g's probes were all set (before the command set them).
+    std::array<bool, most_probe_groups> all_set{};
 };
-/// Reads reply `i` of `batch`; server_error for a reply of the wrong shape.
+/// Reads reply `i` of `batch`, of `groups` groups of `hashes` probes; server_error for a reply
+/// of the wrong shape.
 [[nodiscard]] key_reply read_key_reply(const command_batch& batch, std::size_t i, const redisReply& r,
-                                       std::uint32_t hashes, key_command_reads reads);
+                                       std::uint32_t hashes, key_command_reads reads, std::size_t groups);
 
 /// The shards a batch found not ours, reported once every reply is in.
 class shard_refusals {

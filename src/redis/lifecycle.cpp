@@ -101,13 +101,15 @@ void copy_bits(client& c, claim& mine, const detail::pushed_bits& local, std::ui
     std::uint64_t queued = 0;
     for (std::uint64_t s = first; s < last; ++s) {
         const std::uint64_t bytes = d.shard_blocks(s) * 64;
-        const std::uint64_t* words = local.words(s);
-        for (std::uint64_t offset = 0; offset < bytes; offset += transfer_chunk) {
-            const std::uint64_t size = std::min(transfer_chunk, bytes - offset);
-            chunk.resize(size);
-            detail::words_to_redis(words + offset / 8, size / 8, chunk.data());
-            writes.write(s, filter_description::header_bytes + offset, chunk);
-            if ((queued += size) >= 16 * transfer_chunk) run_claimed(writes, mine), queued = 0;
+        for (std::uint64_t region = 0; region < d.slots(); ++region) {
+            const std::uint64_t* words = local.words(s, region);
+            for (std::uint64_t offset = 0; offset < bytes; offset += transfer_chunk) {
+                const std::uint64_t size = std::min(transfer_chunk, bytes - offset);
+                chunk.resize(size);
+                detail::words_to_redis(words + offset / 8, size / 8, chunk.data());
+                writes.write(s, filter_description::header_bytes + region * bytes + offset, chunk);
+                if ((queued += size) >= 16 * transfer_chunk) run_claimed(writes, mine), queued = 0;
+            }
         }
     }
     run_claimed(writes, mine);
@@ -184,7 +186,7 @@ filter_description create_filter(client& c, const filter_description& wanted, co
             filter_description opened = stored.description;
             if (stored.description.keys == key_format::unrecorded && wanted.keys != key_format::unrecorded) {
                 for (const shard_fill& fill : shard_fills(c, opened, options))
-                    if (fill.set_bits > 0)
+                    if (fill.set_bits() > 0)
                         throw filter_mismatch("filter " + wanted.name +
                                               " holds keys and records no key format: its keys cannot be taken for " +
                                               std::string(to_string(wanted.keys)) +
@@ -318,7 +320,8 @@ bloom_filter bloom_filter::push(client& c, std::string name, const block_bloom_f
     d.target = {local.expected_keys(), local.target_fpr()};
     d.inserted = local.inserted_count();
     const detail::pushed_bits bits{
-        .words = [&](std::uint64_t s) { return local.words().data() + s * d.blocks_per_shard * 8; }, .label = {}};
+        .words = [&](std::uint64_t s, std::uint64_t) { return local.words().data() + s * d.blocks_per_shard * 8; },
+        .label = {}};
     return bloom_filter(c, detail::push_filter(c, d, bits, options), options);
 }
 

@@ -14,8 +14,9 @@ namespace bloomkit::redis::detail {
 
 /// Where a pushed filter's bits come from.
 struct pushed_bits {
-    /// Shard s's blocks: shard_blocks(s)·8 words, in the file's order.
-    std::function<const std::uint64_t*(std::uint64_t shard)> words;
+    /// Region j of shard s (ring slot j's blocks; 0 for a block filter): shard_blocks(s)·8 words,
+    /// in the file's order.
+    std::function<const std::uint64_t*(std::uint64_t shard, std::uint64_t region)> words;
     /// A windowed filter's shard's label (shard_header.hpp); empty for a block filter.
     std::function<std::uint64_t(std::uint64_t shard)> label{};
 };

@@ -13,11 +13,11 @@
 namespace bloomkit::redis {
 
 std::uint64_t filter_description::shard_blocks(std::uint64_t s) const noexcept {
-    const std::uint64_t first = (s % shards_per_slot()) * blocks_per_shard;
+    const std::uint64_t first = s * blocks_per_shard;
     return std::min(blocks_per_shard, blocks() - std::min(blocks(), first));
 }
 std::uint64_t filter_description::shard_bytes(std::uint64_t s) const noexcept {
-    return header_bytes + shard_blocks(s) * 64;
+    return header_bytes + slots() * shard_blocks(s) * 64;
 }
 std::string filter_description::shard_key(std::uint64_t s) const { return name + ":" + std::to_string(s); }
 std::string filter_description::meta_key() const { return name + ":meta"; }
@@ -199,17 +199,17 @@ std::string impossible(const filter_description& d) {
     const bloom_geometry& g = d.geometry;
     if (g.bits == 0 || g.bits % 512 != 0 || g.hashes == 0 || g.hashes > bloomkit::max_hashes)
         return fmt::format("its geometry is impossible (bits {}, hashes {})", g.bits, g.hashes);
-    if (d.blocks_per_shard == 0 || d.blocks_per_shard > most_blocks_per_shard)
+    if (d.blocks_per_shard == 0 || d.blocks_per_shard > most_blocks_per_shard / d.slots())
         return fmt::format("{} blocks per shard is not 1 to {} (a shard of at most 512 MiB)", d.blocks_per_shard,
-                           most_blocks_per_shard);
+                           most_blocks_per_shard / d.slots());
     if (d.shards == 0 || d.shards > filter_description::max_shards)
         return fmt::format("{} shards is not 1 to {}", d.shards, filter_description::max_shards);
     if (d.generations != 0) {
         if (d.generations > windowed_max_generations || d.window_ms < static_cast<std::int64_t>(d.generations))
             return fmt::format("its window ({} ms in {} generations) is impossible", d.window_ms, d.generations);
     }
-    if (d.shards != d.slots() * ((d.blocks() + d.blocks_per_shard - 1) / d.blocks_per_shard))
-        return fmt::format("{} shards of {} blocks do not hold {} × {} blocks", d.shards, d.blocks_per_shard, d.slots(),
+    if (d.shards != (d.blocks() + d.blocks_per_shard - 1) / d.blocks_per_shard)
+        return fmt::format("{} shards of {} blocks do not hold its {} blocks", d.shards, d.blocks_per_shard,
                            d.blocks());
     if (d.generation % 2 == 0)
         return fmt::format("generation {:016x} is even (its last bit is the sentinel, 1)", d.generation);
@@ -246,22 +246,27 @@ filter_description plan_shards(std::string name, bloom_geometry geometry, std::u
     filter_description d;
     d.name = std::move(name);
     const std::uint64_t blocks = geometry.bits / 512;
-    // Our header and the blocks, with the string's own header, within the size limit's class.
-    const std::uint64_t most = (max_shard_bytes - string_overhead - filter_description::header_bytes) / 64;
-    const std::uint64_t per_slot = (blocks + most - 1) / most;
-    d.shards = per_slot * slots;
+    // Our header and the blocks of every slot, with the string's own header, within the size
+    // limit's class.
+    const std::uint64_t most = (max_shard_bytes - string_overhead - filter_description::header_bytes) / 64 / slots;
+    if (most == 0)
+        throw invalid_argument(
+            fmt::format("a shard of {} bytes cannot hold a block for each of {} ring slots: choose "
+                        "larger shards",
+                        max_shard_bytes, slots));
+    d.shards = (blocks + most - 1) / most;
     if (d.shards > filter_description::max_shards)
         throw invalid_argument(
             fmt::format("a filter of {} bytes in shards of at most {} bytes would need {} shards, more "
                         "than the {} allowed: choose larger shards",
                         blocks * 64 * slots, max_shard_bytes, d.shards, filter_description::max_shards));
-    d.blocks_per_shard = (blocks + per_slot - 1) / per_slot;
+    d.blocks_per_shard = (blocks + d.shards - 1) / d.shards;
     if (round_up) {
         const std::uint64_t allocated =
-            size_class(filter_description::header_bytes + d.blocks_per_shard * 64 + string_overhead);
+            size_class(filter_description::header_bytes + slots * d.blocks_per_shard * 64 + string_overhead);
         d.blocks_per_shard =
-            std::max(d.blocks_per_shard, (allocated - string_overhead - filter_description::header_bytes) / 64);
-        geometry.bits = per_slot * d.blocks_per_shard * 512;
+            std::max(d.blocks_per_shard, (allocated - string_overhead - filter_description::header_bytes) / 64 / slots);
+        geometry.bits = d.shards * d.blocks_per_shard * 512;
     }
     d.geometry = geometry;
     return d;

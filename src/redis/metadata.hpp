@@ -63,8 +63,8 @@ struct stored_meta {
 /// "" when they describe the same filter. Key formats differ when both are recorded and unequal.
 [[nodiscard]] std::string first_difference(const filter_description& stored, const filter_description& wanted);
 
-/// Shards for `slots` copies of `geometry`'s blocks (a windowed filter's ring slots; 1 for a block
-/// filter): for each, as few as fit in max_shard_bytes each, equal but for the last.
+/// Shards for `geometry`'s blocks, each holding them once per slot (a windowed filter's G + 1 ring
+/// slots; 1 for a block filter): as few as fit in max_shard_bytes each, equal but for the last.
 /// With `round_up`, each shard then grows to fill its allocation (a created filter: the bits
 /// would be allocated anyway, so they lower the FPR instead of being wasted); a pushed filter
 /// keeps its geometry. Throws invalid_argument for a shard size out of range or a filter that

@@ -89,28 +89,44 @@ return 1
 )lua";
 
 /// KEYS[1] a windowed filter's shard; ARGV[1], ARGV[2] as for write_if_ours; ARGV[3]: the byte
-/// offset of its label; ARGV[4]: a label (8 bytes, big-endian). If the shard holds that
-/// generation and an older label, it is emptied as clear_if_ours does and takes the new label:
-/// the ring slot moves on to a new generation of time, and the keys of the old one are gone.
-/// The labels are compared byte by byte (big-endian: as numbers). Returns 1 when the shard now
-/// holds that label or a newer one, or the 8 bytes found in place of the generation.
+/// offset of its label; ARGV[4]: a label (8 bytes, big-endian); ARGV[5]: the bytes of one
+/// region; ARGV[6]: the regions (G + 1); ARGV[7]: the byte offset of region 0. If the shard holds
+/// that generation and an older label, the shard moves on to the new one: each generation after
+/// the old label up to the new one takes its region (e mod (G + 1)), emptied — every region, as
+/// clear_if_ours does, when the ring turned whole — and the label is written. Labels are
+/// generations of time, below 2^53: exact as Lua's numbers. Returns 1 when the shard now holds
+/// that label or a newer one, or the 8 bytes found in place of the generation.
 inline constexpr std::string_view rotate_if_ours = R"lua(
 local found = redis.call('GETRANGE', KEYS[1], ARGV[1], ARGV[1] + 7)
 if found ~= ARGV[2] then return found end
-local label = redis.call('GETRANGE', KEYS[1], ARGV[3], ARGV[3] + 7)
-for i = 1, 8 do
-    local held, wanted = string.byte(label, i), string.byte(ARGV[4], i)
-    if held > wanted then return 1 end
-    if held < wanted then
-        local size = redis.call('STRLEN', KEYS[1])
-        local head = redis.call('GETRANGE', KEYS[1], 0, 127)
-        redis.call('UNLINK', KEYS[1])
-        redis.call('SETRANGE', KEYS[1], size - 1, '\0')
-        redis.call('SETRANGE', KEYS[1], 0, head)
-        redis.call('SETRANGE', KEYS[1], ARGV[3], ARGV[4])
-        return 1
+local function number(bytes)
+    local n = 0
+    for i = 1, 8 do n = n * 256 + string.byte(bytes, i) end
+    return n
+end
+local held = number(redis.call('GETRANGE', KEYS[1], ARGV[3], ARGV[3] + 7))
+local wanted = number(ARGV[4])
+if held >= wanted then return 1 end
+local region, regions, first = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])
+if wanted - held >= regions then
+    local size = redis.call('STRLEN', KEYS[1])
+    local head = redis.call('GETRANGE', KEYS[1], 0, first - 1)
+    redis.call('UNLINK', KEYS[1])
+    redis.call('SETRANGE', KEYS[1], size - 1, '\0')
+    redis.call('SETRANGE', KEYS[1], 0, head)
+else
+    local zeros = string.rep('\0', math.min(region, 1048576))
+    for g = held + 1, wanted do
+        local start = first + (g % regions) * region
+        local done = 0
+        while done < region do
+            local n = math.min(#zeros, region - done)
+            redis.call('SETRANGE', KEYS[1], start + done, n == #zeros and zeros or string.sub(zeros, 1, n))
+            done = done + n
+        end
     end
 end
+redis.call('SETRANGE', KEYS[1], ARGV[3], ARGV[4])
 return 1
 )lua";
 

@@ -87,7 +87,7 @@ std::optional<shard_header> decode_header(std::string_view bytes) {
     for (std::size_t i = 0; i < 8; ++i)
         d.generation = (d.generation << 8) | static_cast<std::uint8_t>(bytes[generation_offset + i]);
     if (d.blocks_per_shard == 0) return std::nullopt;
-    d.shards = d.slots() * ((d.blocks() + d.blocks_per_shard - 1) / d.blocks_per_shard);
+    d.shards = (d.blocks() + d.blocks_per_shard - 1) / d.blocks_per_shard;
     if (!impossible(d).empty()) return std::nullopt;
     return t;
 }

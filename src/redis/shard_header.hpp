@@ -24,8 +24,10 @@
 //       64      8  window W in ms (windowed; 0 for a block filter)
 //       72      4  generations G (windowed; 0 for a block filter)
 //       76     36  0
-//      112      8  windowed: the generation of time whose keys the shard's blocks hold, big-endian
-//                  (BITFIELD's `GET i64 896`; 0 in a new shard); 0 for a block filter
+//      112      8  windowed: the label, the newest generation of time the shard has opened, big-
+//                  endian (BITFIELD's `GET i64 896`; 0 in a new shard); 0 for a block filter.
+//                  Region j (the blocks of ring slot j) holds the newest generation e ≤ label with
+//                  e mod (G + 1) = j, or nothing
 //      120      8  generation, big-endian (as BITFIELD's i64 reads it): odd, so the header's
 //                  last bit — bit 1023 of the shard, the sentinel — is 1
 #pragma once
@@ -41,7 +43,7 @@ namespace bloomkit::redis::detail {
 
 inline constexpr std::uint64_t header_complete_offset = 5;
 inline constexpr std::uint64_t header_keys_offset = 7;
-/// Where a windowed filter's shard holds the generation of time of its keys (its label).
+/// Where a windowed filter's shard holds its label: the newest generation of time it has opened.
 inline constexpr std::uint64_t label_offset = 112;
 /// Where every shard's generation is, in bytes from its start.
 inline constexpr std::uint64_t generation_offset = filter_description::header_bytes - 8;

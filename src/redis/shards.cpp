@@ -110,10 +110,13 @@ void shard_writes::clear(std::uint64_t shard) {
 }
 
 void shard_writes::rotate(std::uint64_t shard, std::uint64_t label) {
-    batch_.start_script(scripts::rotate_if_ours, d_->shard_key(shard), 4, true);
+    batch_.start_script(scripts::rotate_if_ours, d_->shard_key(shard), 7, true);
     generation_arguments(batch_, *d_);
     batch_.argument(label_offset);
     batch_.argument(generation_bytes(label));
+    batch_.argument(d_->shard_blocks(shard) * 64);
+    batch_.argument(d_->slots());
+    batch_.argument(filter_description::header_bytes);
     shards_.push_back(shard);
 }
 

@@ -49,8 +49,8 @@ public:
     void write(std::uint64_t shard, std::uint64_t offset, std::string_view bytes);
     /// Sets every bit of shard `shard`'s blocks to 0 (its header kept).
     void clear(std::uint64_t shard);
-    /// A windowed filter's shard `shard`, holding a label older than `label`, is emptied and
-    /// takes it (scripts::rotate_if_ours); one holding `label` or a newer one is left alone.
+    /// A windowed filter's shard `shard`, holding a label older than `label`, moves on to it
+    /// (scripts::rotate_if_ours); one holding `label` or a newer one is left alone.
     void rotate(std::uint64_t shard, std::uint64_t label);
     [[nodiscard]] std::size_t size() const noexcept { return shards_.size(); }
     /// Sends them. Returns the first shard that did not hold the generation, with the one it

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <optional>
 
 #include <fmt/core.h>
 
@@ -51,6 +52,13 @@ window_parameters parameters_of(const filter_description& d) {
     throw filter_mismatch("filter " + d.name +
                           " in Redis has generations of another size than its window's parameters give: it was "
                           "written by another bloomkit, or not by bloomkit");
+}
+
+// The generation region j of a shard labelled `label` holds: the newest e ≤ label with
+// e mod regions = j, or nothing.
+std::optional<std::uint64_t> region_generation(std::uint64_t label, std::uint64_t j, std::uint64_t regions) {
+    if (label < j) return std::nullopt;
+    return label - (label - j) % regions;
 }
 
 }  // namespace
@@ -108,17 +116,16 @@ windowed_filter windowed_filter::push(client& c, std::string name, const bloomki
     d.window_ms = params.window.count();
     d.generations = params.generations;
     d.inserted = local.inserted_count();
-    const std::uint64_t per_slot = d.shards_per_slot();
+    // Every shard's label is the newest generation a slot holds: the others hold the generations
+    // before it, each in its place, as region_generation reads them back.
+    std::uint64_t newest = 0;
+    for (const std::uint64_t label : local.slot_generations())
+        if (label != bloomkit::windowed_filter::no_generation) newest = std::max(newest, label);
     const detail::pushed_bits bits{.words =
-                                       [&](std::uint64_t s) {
-                                           return local.slots()[s / per_slot].words().data() +
-                                                  (s % per_slot) * d.blocks_per_shard * 8;
+                                       [&](std::uint64_t s, std::uint64_t region) {
+                                           return local.slots()[region].words().data() + s * d.blocks_per_shard * 8;
                                        },
-                                   .label =
-                                       [&](std::uint64_t s) {
-                                           const std::uint64_t label = local.slot_generations()[s / per_slot];
-                                           return label == bloomkit::windowed_filter::no_generation ? 0 : label;
-                                       }};
+                                   .label = [newest](std::uint64_t) { return newest; }};
     return windowed_filter(c, detail::push_filter(c, d, bits, options), options);
 }
 
@@ -154,7 +161,8 @@ windowed_filter::pass_result windowed_filter::run_pass(std::span<const digest> d
                                                        std::span<const std::size_t> which, std::uint64_t e, bool write,
                                                        bool* answers) const {
     const filter_description& d = description_;
-    const std::uint64_t ring = d.slots(), per_slot = d.shards_per_slot(), current = e % ring;
+    const std::uint64_t ring = d.slots(), current = e % ring;
+    const std::uint32_t k = d.geometry.hashes;
     thread_local command_batch batch;
     thread_local std::vector<std::uint64_t> shard_of;
     thread_local std::vector<detail::key_reply> replies;
@@ -162,40 +170,41 @@ windowed_filter::pass_result windowed_filter::run_pass(std::span<const digest> d
     shard_of.clear();
     for (const std::size_t key : which) {
         const auto p = layout_.locate(digests[key]);
+        const std::uint64_t shard = p.block / d.blocks_per_shard;
+        const std::uint64_t region_bits = d.shard_blocks(shard) * 512;
         const std::uint64_t block_bit = detail::first_block_bit + (p.block % d.blocks_per_shard) * 512;
-        for (std::uint64_t slot = 0; slot < ring; ++slot) {
-            const std::uint64_t shard = slot * per_slot + p.block / d.blocks_per_shard;
-            detail::append_key_command(batch, layout_, p.pattern, shards_.keys[shard], shards_.slots[shard], block_bit,
-                                       write && slot == current, detail::key_command_reads::generation_and_label);
-            shard_of.push_back(shard);
-        }
+        detail::start_key_command(batch, shards_.keys[shard], shards_.slots[shard], k,
+                                  detail::key_command_reads::generation_and_label, ring, write ? 1 : 0);
+        for (std::uint64_t slot = 0; slot < ring; ++slot)
+            detail::append_probes(batch, layout_, p.pattern, block_bit + slot * region_bits, write && slot == current);
+        shard_of.push_back(shard);
     }
     replies.assign(batch.size(), {});
     detail::shard_refusals refusals;
     detail::router_of(*client_).run(
         batch, detail::run_options_of(*client_, options_, write), [&](std::size_t i, const redisReply& r) {
-            replies[i] =
-                detail::read_key_reply(batch, i, r, d.geometry.hashes, detail::key_command_reads::generation_and_label);
+            replies[i] = detail::read_key_reply(batch, i, r, k, detail::key_command_reads::generation_and_label, ring);
             if (replies[i].generation != d.generation) refusals.note(shard_of[i], replies[i].generation);
         });
     refusals.raise(*client_, d, options_, write);
 
     pass_result result;
-    for (std::size_t k = 0; k < which.size(); ++k) {
-        const std::span<const detail::key_reply> slots(replies.data() + k * ring, ring);
-        if (write && slots[current].label < e) {  // its slot still holds an older generation
-            result.stale_shards.push_back(shard_of[k * ring + current]);
-            result.retry.push_back(which[k]);
+    for (std::size_t i = 0; i < which.size(); ++i) {
+        const detail::key_reply& reply = replies[i];
+        if (write && reply.label < e) {  // the shard has not opened generation e yet
+            result.stale_shards.push_back(shard_of[i]);
+            result.retry.push_back(which[i]);
             continue;
         }
         // Time never runs backwards for a key: a label ahead of `e` (a clock read later, or a
         // time passed ahead of it) is the newest generation, and the window ends there.
-        std::uint64_t newest = e;
-        for (const detail::key_reply& slot : slots) newest = std::max(newest, slot.label);
+        const std::uint64_t newest = std::max(e, reply.label);
         bool held = false;
-        for (const detail::key_reply& slot : slots)
-            held = held || (slot.all_set && slot.label + params_.generations >= newest);
-        answers[which[k]] = write ? !held : held;
+        for (std::uint64_t slot = 0; slot < ring; ++slot) {
+            const auto g = region_generation(reply.label, slot, ring);
+            held = held || (reply.all_set[slot] && g && *g + params_.generations >= newest);
+        }
+        answers[which[i]] = write ? !held : held;
     }
     return result;
 }
@@ -230,13 +239,16 @@ void windowed_filter::clear() { detail::clear_shards(*client_, description_, opt
 
 std::vector<windowed_filter::slot_state> windowed_filter::slot_states() const {
     const std::vector<detail::shard_fill> fills = detail::shard_fills(*client_, description_, options_);
-    const std::uint64_t per_slot = description_.shards_per_slot();
-    std::vector<slot_state> slots(description_.slots());
-    for (std::uint64_t s = 0; s < fills.size(); ++s) {
-        slot_state& slot = slots[s / per_slot];
-        if (fills[s].label > slot.generation) slot = {fills[s].label, 0};
-        if (fills[s].label == slot.generation) slot.set_bits += fills[s].set_bits;
-    }
+    const std::uint64_t ring = description_.slots();
+    std::vector<slot_state> slots(ring);
+    for (const detail::shard_fill& fill : fills)
+        for (std::uint64_t j = 0; j < ring; ++j) {
+            const auto g = region_generation(fill.label, j, ring);
+            if (!g) continue;
+            slot_state& slot = slots[j];
+            if (*g > slot.generation) slot = {*g, 0};
+            if (*g == slot.generation) slot.set_bits += fill.region_bits[j];
+        }
     return slots;
 }
 
@@ -244,7 +256,9 @@ std::vector<windowed_filter::slot_state> windowed_filter::live_slots(time_point 
     std::vector<slot_state> slots = slot_states();
     std::uint64_t newest = generation_at(t);
     for (const slot_state& slot : slots) newest = std::max(newest, slot.generation);
-    std::erase_if(slots, [&](const slot_state& slot) { return slot.generation + params_.generations < newest; });
+    std::erase_if(slots, [&](const slot_state& slot) {
+        return slot.set_bits == 0 || slot.generation + params_.generations < newest;  // empty, or out of the window
+    });
     std::sort(slots.begin(), slots.end(), [](const auto& a, const auto& b) { return a.generation > b.generation; });
     return slots;
 }
@@ -270,38 +284,35 @@ windowed_filter::time_point windowed_filter::generation_start(std::uint64_t gene
 
 bloomkit::windowed_filter windowed_filter::pull() const {
     const filter_description& d = description_;
-    const std::uint64_t ring = d.slots(), per_slot = d.shards_per_slot();
+    const std::uint64_t ring = d.slots();
     std::vector<block_bloom_filter::storage_type> storage;
     for (std::uint64_t j = 0; j < ring; ++j) storage.emplace_back(d.blocks() * 8);
-    const std::vector<std::uint64_t> labels = detail::read_shards(*client_, d, options_, [&](std::uint64_t s) {
-        return storage[s / per_slot].mutable_data() + (s % per_slot) * d.blocks_per_shard * 8;
-    });
+    const std::vector<std::uint64_t> labels =
+        detail::read_shards(*client_, d, options_, [&](std::uint64_t s, std::uint64_t region) {
+            return storage[region].mutable_data() + s * d.blocks_per_shard * 8;
+        });
 
-    // Each slot holds its newest shard's generation; a shard still labelled older holds a dead
-    // generation's bits, which no lookup counts: they are not copied.
+    // Each slot holds the newest generation any shard's region holds for it; a shard that has
+    // not opened it yet holds an older generation's bits there, which no lookup counts: they
+    // are not copied.
     std::vector<std::uint64_t> slot_labels(ring, 0);
-    for (std::uint64_t s = 0; s < d.shards; ++s)
-        slot_labels[s / per_slot] = std::max(slot_labels[s / per_slot], labels[s]);
     std::uint64_t newest = generation_at(server_time());
-    for (std::uint64_t j = 0; j < ring; ++j) {
-        if (slot_labels[j] % ring != j && slot_labels[j] != 0)
-            throw filter_mismatch(
-                fmt::format("filter {}: a shard of ring slot {} holds generation {}, which belongs "
-                            "in slot {}: it was not written by bloomkit",
-                            d.name, j, slot_labels[j], slot_labels[j] % ring));
-        newest = std::max(newest, slot_labels[j]);
+    for (const std::uint64_t label : labels) {
+        newest = std::max(newest, label);
+        for (std::uint64_t j = 0; j < ring; ++j)
+            if (const auto g = region_generation(label, j, ring)) slot_labels[j] = std::max(slot_labels[j], *g);
     }
     std::vector<block_bloom_filter> slots;
     std::vector<std::uint64_t> generations(ring, bloomkit::windowed_filter::no_generation);
     const windowed_plan plan = plan_windowed_bloom(params_);
     for (std::uint64_t j = 0; j < ring; ++j) {
         const bool live = slot_labels[j] % ring == j && slot_labels[j] + params_.generations >= newest;
-        std::uint64_t* words = storage[j].mutable_data();
         std::uint64_t set_bits = 0;
-        for (std::uint64_t s = j * per_slot; s < (j + 1) * per_slot; ++s) {
-            std::uint64_t* shard_words = words + (s % per_slot) * d.blocks_per_shard * 8;
-            if (!live || labels[s] != slot_labels[j]) std::fill_n(shard_words, d.shard_blocks(s) * 8, std::uint64_t{0});
-            for (std::uint64_t w = 0; w < d.shard_blocks(s) * 8; ++w) set_bits += std::popcount(shard_words[w]);
+        for (std::uint64_t s = 0; s < d.shards; ++s) {
+            std::uint64_t* words = storage[j].mutable_data() + s * d.blocks_per_shard * 8;
+            if (!live || region_generation(labels[s], j, ring) != slot_labels[j])
+                std::fill_n(words, d.shard_blocks(s) * 8, std::uint64_t{0});
+            for (std::uint64_t w = 0; w < d.shard_blocks(s) * 8; ++w) set_bits += std::popcount(words[w]);
         }
         if (live && set_bits > 0) generations[j] = slot_labels[j];
         const auto inserted =
@@ -324,7 +335,7 @@ key_format windowed_filter::refresh_key_format() {
 
 bool windowed_filter::empty() const {
     return std::ranges::all_of(detail::shard_fills(*client_, description_, options_),
-                               [](const detail::shard_fill& fill) { return fill.set_bits == 0; });
+                               [](const detail::shard_fill& fill) { return fill.set_bits() == 0; });
 }
 
 void windowed_filter::record_first_keys(key_format keys) {

@@ -59,8 +59,10 @@ void add_at(redis::windowed_filter& f, const std::vector<std::uint64_t>& keys, t
 TEST_F(Standalone, TheSameGenerationsAsALocalWindowedFilter) {
     redis::client c = connect(servers());
     redis::windowed_filter shared = redis::windowed_filter::create(c, "feed", 400000, 0.01, 4s, 4, small_shards);
-    ASSERT_GT(shared.description().shards_per_slot(), 1U);
-    ASSERT_EQ(shared.description().shards, 5 * shared.description().shards_per_slot());
+    // Several shards, each holding its blocks once per ring slot.
+    const redis::filter_description& d = shared.description();
+    ASSERT_GT(d.shards, 1U);
+    ASSERT_EQ(d.shard_bytes(0), redis::filter_description::header_bytes + 5 * d.blocks_per_shard * 64);
     windowed_filter local(400000, 0.01, 4s, {.generations = 4});
     const time_point start = ahead_of(shared);
     // Seven steps of 1.5 s: the ring turns more than once, and every slot is emptied on the way.
