@@ -3,20 +3,20 @@
 // (library bloomkit::redis, src/redis/windowed_filter.cpp; the design: docs/design/redis.md, "A
 // windowed filter").
 //
-// - Layout: the G + 1 ring slots of a local windowed_filter of the same parameters, one after
-//   another, each sharded as a block filter is (redis.hpp): slot j is shards j·S … (j + 1)·S − 1.
-//   Each shard's header holds, beside the filter's generation, its label: the generation of time
-//   whose keys its blocks hold. push() and pull() carry a filter between Redis and a file.
+// - Layout: the G + 1 ring slots of a local windowed_filter of the same parameters, sharded
+//   together: each shard holds its blocks once per slot, slot after slot, and a label — the
+//   newest generation of time it has opened; each slot's copy then holds the newest generation
+//   before it that falls in that slot. push() and pull() carry a filter between Redis and a file.
 // - Time: the generation of time is ⌊t·G/W⌋ of the time t of the server that serves hash slot 0,
 //   so clients whose clocks disagree agree on it. A client reads that clock (TIME) at most a
 //   second before it uses it and advances it by its own steady clock, so its idea of the time is
 //   never ahead of the server's: it opens a generation late rather than early, and no key is
 //   forgotten before its window has passed.
-// - An add sets the key's bits in its generation's slot and reads that shard's label in the same
-//   command; when the label is older, the shard is emptied and takes the new label in one script
-//   (only if it is still older: every client may find it so at once), and the add is made again.
-//   A lookup reads the key's block in every slot with each shard's label, and counts the slots
-//   whose label is live: G + 1 commands a key, pipelined.
+// - A key is one command on its shard, which reads the label with the key's bits in every slot
+//   (and sets them in the current one, for an add). An add that finds an older label runs a
+//   script that moves the shard on — only if it is still behind: every client may find it so at
+//   once — emptying the slots of the generations it opens, and is made again. A lookup counts
+//   the slots whose generation is live.
 // - Fail-closed as every filter in Redis: a shard gone, or of another filter, is an error.
 //
 // Thread safety: a client and the filters opened through it are used by one thread at a time.
