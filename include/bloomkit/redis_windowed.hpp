@@ -29,6 +29,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 #include "bloomkit/redis.hpp"
@@ -218,5 +219,11 @@ private:
     // The server's clock when last read, and this client's steady clock just before it asked.
     mutable std::optional<std::pair<std::int64_t, std::chrono::steady_clock::time_point>> server_clock_;
 };
+
+/// A filter in Redis of either kind.
+using shared_filter = std::variant<bloom_filter, windowed_filter>;
+
+/// NAME, opened as the kind Redis holds (describe_filter); throws as bloom_filter::open.
+[[nodiscard]] shared_filter open_shared(client& c, const std::string& name, filter_options options = {});
 
 }  // namespace bloomkit::redis

@@ -64,14 +64,7 @@ where where_of(py::handle url, py::handle cluster, py::handle user, py::handle p
             arguments::word(password, "password"), arguments::real(timeout, "timeout")};
 }
 
-/// A filter in Redis of either kind: a block Bloom filter, or a windowed one.
-using shared_filter = std::variant<redis::bloom_filter, redis::windowed_filter>;
-
-/// NAME, opened as the kind Redis holds.
-shared_filter open_shared(redis::client& c, const std::string& name) {
-    if (redis::describe_filter(c, name).generations != 0) return redis::windowed_filter::open(c, name);
-    return redis::bloom_filter::open(c, name);
-}
+using redis::shared_filter;
 
 /// A Redis filter and the client it talks through, one call at a time. The client belongs to
 /// the process that made it: after a fork (multiprocessing, gunicorn --preload, Celery) the
@@ -91,7 +84,7 @@ public:
         const std::lock_guard held(lock_);
         if (::getpid() != pid_) {
             const std::string name = std::visit([](const auto& f) { return f.name(); }, *filter_);
-            connect([&](redis::client& c) { return open_shared(c, name); });
+            connect([&](redis::client& c) { return redis::open_shared(c, name); });
         }
         return std::visit(run, *filter_);
     }
@@ -109,7 +102,7 @@ public:
     /// Another handle of the same filter, with a connection of its own.
     [[nodiscard]] std::unique_ptr<redis_filter> reopened() {
         const std::string name = locked([](const auto& r) { return r.name(); });
-        return std::make_unique<redis_filter>(at_, [&](redis::client& c) { return open_shared(c, name); });
+        return std::make_unique<redis_filter>(at_, [&](redis::client& c) { return redis::open_shared(c, name); });
     }
 
 private:
@@ -292,7 +285,8 @@ void bind_redis_filter(py::module_& m) {
         const std::string named = arguments::word(name, "name");
         const where at = where_of(url, cluster, user, password, timeout);
         py::gil_scoped_release unlocked;
-        return std::make_unique<redis_filter>(at, [&](redis::client& client) { return open_shared(client, named); });
+        return std::make_unique<redis_filter>(at,
+                                              [&](redis::client& client) { return redis::open_shared(client, named); });
     });
     c.def_static("push", [](py::handle local_value, py::handle name, py::handle url, py::handle cluster,
                             py::handle user, py::handle password, py::handle timeout, py::handle shard_bytes) {

@@ -131,16 +131,17 @@ return 1
 )lua";
 
 /// KEYS[1] a shard; ARGV[1], ARGV[2] as for write_if_ours; ARGV[3]: a length, or "". Deletes
-/// the shard if it holds that generation — or, given a length, if it is a string shorter than
+/// the shard if it holds that generation — or, given a length, if it is a string no longer than
 /// that which starts with no header: the bits of an add that ran after the shard was gone
-/// (BITFIELD SET makes the key it writes to). Returns 1 if it deleted the key, else 0.
+/// (BITFIELD SET makes the key it writes to, as long as its last bit, which may be the shard's
+/// last). Returns 1 if it deleted the key, else 0.
 inline constexpr std::string_view delete_if_ours = R"lua(
 if redis.call('TYPE', KEYS[1]).ok ~= 'string' then return 0 end
 if redis.call('GETRANGE', KEYS[1], ARGV[1], ARGV[1] + 7) == ARGV[2] then
     redis.call('UNLINK', KEYS[1])
     return 1
 end
-if ARGV[3] ~= '' and redis.call('STRLEN', KEYS[1]) < tonumber(ARGV[3]) and
+if ARGV[3] ~= '' and redis.call('STRLEN', KEYS[1]) <= tonumber(ARGV[3]) and
         redis.call('GETRANGE', KEYS[1], 0, 3) ~= 'BKRS' and redis.call('GETRANGE', KEYS[1], 0, 3) ~= 'BKRW' then
     redis.call('UNLINK', KEYS[1])
     return 1

@@ -69,8 +69,8 @@ private:
 };
 
 /// Deletes each of `shards` of `d` that holds d's generation — and, with `orphans`, that is a
-/// string shorter than the shard which starts with no header (what an add wrote after the shard
-/// was gone). Returns how many keys it deleted.
+/// string no longer than the shard which starts with no header (what an add wrote after the
+/// shard was gone). Returns how many keys it deleted.
 std::uint64_t delete_shards(client& c, const filter_description& d, std::span<const std::uint64_t> shards, bool orphans,
                             const filter_options& o);
 /// The same for shards [first, last).

@@ -343,4 +343,9 @@ void windowed_filter::record_first_keys(key_format keys) {
     if (empty()) record_key_format(keys);
 }
 
+shared_filter open_shared(client& c, const std::string& name, filter_options options) {
+    if (describe_filter(c, name, options).generations != 0) return windowed_filter::open(c, name, options);
+    return bloom_filter::open(c, name, options);
+}
+
 }  // namespace bloomkit::redis

@@ -190,6 +190,31 @@ TEST_F(Standalone, ALostOrReplacedShardIsAnErrorNeverAnAbsentKey) {
     EXPECT_THROW((void)found_at(f, keys, t), redis::filter_replaced);
 }
 
+TEST_F(Standalone, AnAddToALostShardLeavesNothingEvenAtTheShardsLastBit) {
+    // The string an add makes of a lost shard reaches its last bit when the key sets the last
+    // bit of the last region: as long as a shard, and still removed.
+    redis::client c = connect(servers());
+    redis::windowed_filter f = redis::windowed_filter::create(c, "edge", 40000, 0.01, 1h, 2, small_shards);
+    const redis::filter_description& d = f.description();
+    const block_layout layout(d.geometry);
+    const std::uint64_t last_block = d.blocks() - 1;
+    std::uint64_t key = 0;
+    for (bool found = false; !found; ++key) {
+        const auto p = layout.locate(f.hash_function()(key));
+        layout.for_each_bit(p.pattern, [&](std::uint32_t word, std::uint64_t mask) {
+            found = found || (p.block == last_block && word == 7 && mask == std::uint64_t{1} << 56);  // Redis bit 511
+        });
+    }
+    --key;
+    // A time whose generation lives in the last region, ahead of the server's clock.
+    time_point t = ahead_of(f);
+    while (f.generation_at(t) % 3 != 2) t += 20min;
+    const std::string last_shard = d.shard_key(d.shards - 1);
+    servers().cli(port(), "DEL", last_shard);
+    EXPECT_THROW(add_at(f, {key}, t), redis::shard_missing);
+    EXPECT_EQ(servers().cli(port(), "EXISTS", last_shard), "0");
+}
+
 TEST_F(Standalone, ALostRecordIsRebuiltWithItsWindow) {
     redis::client c = connect(servers());
     redis::windowed_filter f = redis::windowed_filter::create(c, "kept", 20000, 0.001, 90s, 3, small_shards);

@@ -159,13 +159,10 @@ std::string describe(const redis::filter_description& d) {
 
 // --- NAME, of whichever kind Redis holds -----------------------------------------------------
 
-using named_filter = std::variant<redis::bloom_filter, redis::windowed_filter>;
 using time_point = redis::windowed_filter::time_point;
 
-named_filter open_named(redis::client& c, const redis_options& o) {
-    const redis::filter_options f = filter_options_of(o);
-    if (redis::describe_filter(c, o.name, f).generations != 0) return redis::windowed_filter::open(c, o.name, f);
-    return redis::bloom_filter::open(c, o.name, f);
+redis::shared_filter open_named(redis::client& c, const redis_options& o) {
+    return redis::open_shared(c, o.name, filter_options_of(o));
 }
 
 // An add at --now, or by the server's clock; a filter that does not forget has no time.
@@ -289,14 +286,14 @@ int add_lines(Filter& filter, jobs::line_reader& lines, const lines_options& o) 
 int run_add(const lines_options& o) {
     jobs::line_reader lines(o.inputs);
     redis::client c = connect(o.where);
-    named_filter named = open_named(c, o.where);
+    redis::shared_filter named = open_named(c, o.where);
     return std::visit([&](auto& filter) { return add_lines(filter, lines, o); }, named);
 }
 
 int run_check(const lines_options& o) {
     jobs::line_reader lines(o.inputs);
     redis::client c = connect(o.where);
-    const named_filter named = open_named(c, o.where);
+    const redis::shared_filter named = open_named(c, o.where);
     const auto check = [&](const auto& filter, const auto& asked) {
         const key_format keys = key_format_for(filter.recorded_key_format(), o.key, filter.name());
         unrecorded_format_warning warning(filter.recorded_key_format(), o.key, filter.name());
@@ -396,7 +393,7 @@ void print_window(const redis::windowed_filter& f, const fill_facts& facts) {
 
 int run_info(const info_options& o) {
     redis::client c = connect(o.where);
-    const named_filter named = open_named(c, o.where);
+    const redis::shared_filter named = open_named(c, o.where);
     const auto* windowed = std::get_if<redis::windowed_filter>(&named);
     const redis::filter_description& d =
         std::visit([](const auto& f) -> const redis::filter_description& { return f.description(); }, named);
@@ -493,7 +490,7 @@ int run_push(const transfer_options& o) {
 
 int run_pull(const transfer_options& o) {
     redis::client c = connect(o.where);
-    const named_filter named = open_named(c, o.where);
+    const redis::shared_filter named = open_named(c, o.where);
     jobs::write_filter(std::visit([](const auto& f) { return any_filter(f.pull()); }, named), o.file);
     return success;
 }
